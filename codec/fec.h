@@ -1,0 +1,201 @@
+/*
+ * The one decoder interface every family implements, and the family table.
+ *
+ * A code is described by a struct fec_spec (family + that family's parameters). A decoder built from
+ * it is immutable and may be shared by threads; each thread passes its own scratch memory. Decoding
+ * works on batches of jobs laid out at fixed strides, so that a CPU thread pool or a GPU kernel can
+ * take a batch as it is:
+ *   - stream decoders (continuous input) decode overlapping blocks: a job owns own_len symbols and
+ *     sees head_len symbols before them and the rest of in_len after them (the seed's PBVD blocks);
+ *   - frame decoders decode one frame per job, of fixed or variable length (in_len per job).
+ * Output is hard bits, packed MSB first, and, where the family has it, soft values per output bit or
+ * symbol (float LLRs or probabilities) for an outer decoder.
+ *
+ * Soft input inside fecd is always int8 LLR: log(P0/P1) scaled, positive favours 0, 0 is neutral
+ * (erased or depunctured), range -127..127. softbits.h converts every wire format to it.
+ *
+ * Functions return 0 or a negative FEC_E* code; fec_strerror names it. The library never prints.
+ */
+#ifndef FEC_H
+#define FEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fecd_proto.h"
+#include "conv.h"
+
+#define FEC_ERRNO_MAP(X)                                                                           \
+	X(INVAL, "invalid argument")                                                               \
+	X(RANGE, "parameter out of range")                                                         \
+	X(NOMEM, "out of memory")                                                                  \
+	X(NOTSUP, "not supported for this code")                                                   \
+	X(FAMILY, "unknown decoder family")                                                        \
+	X(PARAM, "unknown parameter")                                                              \
+	X(SHORT, "input too short")                                                                \
+	X(LONG, "input too long")
+
+enum fec_err {
+	FEC_OK = 0,
+#define X(name, msg) FEC_E##name,
+	FEC_ERRNO_MAP(X)
+#undef X
+};
+
+const char *fec_strerror(int err);
+
+/* A code: its family and that family's parameters. Plain data: copy it by assignment. */
+struct fec_spec {
+	enum fecd_family family;
+	union {
+		struct conv_spec conv; /* FECD_FAMILY_VITERBI */
+	} u;
+};
+
+/* ---- Parameter schema: one table per family drives config files, channel.create and codes.list. */
+
+enum fec_param_type {
+	FEC_PARAM_INT,      /* integer within [min, max] */
+	FEC_PARAM_ENUM,     /* one of the names in choices (NULL-terminated) */
+	FEC_PARAM_BOOL,
+	FEC_PARAM_OCT_LIST, /* list of 1..max_items octal numbers, given as strings "171" or integers */
+	FEC_PARAM_STRING,   /* free text up to max bytes (pattern strings, preset names, file paths) */
+};
+
+struct fec_param_desc {
+	const char *name;
+	enum fec_param_type type;
+	long min, max;            /* INT: bounds; OCT_LIST: value bounds; STRING: max length */
+	unsigned max_items;       /* OCT_LIST only */
+	const char *const *choices; /* ENUM only */
+	const char *def;          /* default as text, NULL when required or derived */
+	const char *help;         /* one line: what it is and what is expected */
+};
+
+/* A parameter value as the caller parsed it (from JSON, command line, ...). */
+struct fec_param_value {
+	enum fec_param_type type;
+	long i;                   /* INT, BOOL, ENUM index */
+	const char *s;            /* STRING */
+	const uint32_t *items;    /* OCT_LIST, already converted from octal */
+	unsigned nitems;
+};
+
+/* ---- Decoders. */
+
+enum fec_kind { FEC_KIND_STREAM = 1, FEC_KIND_FRAME = 2 };
+
+struct fec_info {
+	enum fecd_family family;
+	enum fec_kind kind;
+	/* Symbols are decoded in units: unit_syms input symbols carry unit_bits output bits (one
+	 * puncturing period; for an unpunctured rate-1/n code, n symbols and 1 bit). Every job's
+	 * own_len and head_len is a multiple of unit_syms. */
+	uint32_t unit_syms, unit_bits;
+	/* Streams: a full block owns block_syms symbols and needs head_syms before it and tail_syms
+	 * after it (fewer only at the stream's start and end). */
+	uint32_t block_syms, head_syms, tail_syms;
+	/* Frames: frame_syms symbols per frame, or 0 when frames vary, up to max_frame_syms. */
+	uint32_t frame_syms, max_frame_syms;
+	/* Largest number of output bits and soft values one job can produce. */
+	uint32_t max_out_bits, max_soft;
+	bool has_soft;              /* the family can produce soft output */
+	size_t scratch_bytes;       /* scratch one thread needs for fec_decode */
+};
+
+/* One job of a batch. The caller fills the input fields, the decoder the output ones. */
+#define FEC_JOB_STREAM_START 0x1u /* stream job whose head is the stream's start (encoder state 0) */
+#define FEC_JOB_STREAM_END 0x2u   /* stream job ending at the stream's end: no tail follows */
+struct fec_job {
+	uint32_t in_len;   /* symbols present in this job's input slot */
+	uint32_t head_len; /* streams: symbols before the owned part; frames: 0 */
+	uint32_t own_len;  /* streams: owned symbols; frames: = in_len */
+	uint32_t flags;    /* FEC_JOB_* */
+	/* outputs */
+	uint32_t out_bits;   /* decoded bits written */
+	uint32_t soft_count; /* soft values written */
+	uint8_t status;      /* enum fecd_status */
+	uint16_t iterations;
+	float metric;
+};
+
+struct fec_batch {
+	uint32_t count;      /* jobs */
+	struct fec_job *jobs;
+	const int8_t *in;    /* job i's symbols start at in + i * in_stride */
+	size_t in_stride;
+	uint8_t *out;        /* job i's packed bits start at out + i * out_stride bytes */
+	size_t out_stride;
+	float *soft;         /* NULL: no soft output wanted; else soft + i * soft_stride */
+	size_t soft_stride;
+};
+
+struct fec_decoder;
+
+int fec_decoder_create(const struct fec_spec *spec, struct fec_decoder **out);
+void fec_decoder_destroy(struct fec_decoder *dec);
+const struct fec_info *fec_decoder_info(const struct fec_decoder *dec);
+const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec);
+
+/* Decodes jobs [first, first + count) of the batch; scratch holds info->scratch_bytes bytes owned by
+ * the calling thread. Thread-safe for disjoint job ranges. */
+int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
+	       uint32_t count);
+
+/* ---- Encoders, for the feed, the sink and the tests. Stateful: one per stream. */
+
+struct fec_encoder;
+
+int fec_encoder_create(const struct fec_spec *spec, struct fec_encoder **out);
+void fec_encoder_destroy(struct fec_encoder *enc);
+/* Encodes nbits information bits (one per byte, 0 or 1) into code bits (one per byte, before
+ * BPSK; punctured positions already removed). Stream codes keep their state between calls; frame
+ * codes encode one whole frame per call (terminated: tail appended). *nout gets the count written;
+ * out must hold fec_encoded_len(spec, nbits) bytes. */
+int fec_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbits, uint8_t *out, size_t *nout);
+size_t fec_encoded_len(const struct fec_spec *spec, size_t nbits);
+/* Resets a stream encoder to its initial state (and puncturing phase). */
+void fec_encoder_reset(struct fec_encoder *enc);
+
+/* ---- The family table: one entry per implemented family. */
+
+struct fec_family_ops {
+	enum fecd_family family;
+	const char *name;
+	const struct fec_param_desc *params; /* terminated by an entry with name == NULL */
+	void (*spec_default)(struct fec_spec *spec);
+	/* Sets one parameter; on error writes a message naming the parameter and what was expected. */
+	int (*spec_set)(struct fec_spec *spec, const char *name, const struct fec_param_value *v,
+			char *err, size_t errlen);
+	/* Checks the whole spec after all parameters are set (cross-field rules), deriving what is
+	 * derived (e.g. a preset's polynomials). */
+	int (*spec_finish)(struct fec_spec *spec, char *err, size_t errlen);
+	/* Reads one parameter back as a value (for channel.get); *buf backs strings and lists. */
+	int (*spec_get)(const struct fec_spec *spec, const char *name, struct fec_param_value *v,
+			void *buf, size_t buflen);
+	/* A short human-readable description: "CCSDS K=7 r=1/2 stream D=2048 L=42". */
+	void (*spec_describe)(const struct fec_spec *spec, char *buf, size_t len);
+	int (*decoder_create)(const struct fec_spec *spec, struct fec_decoder **out);
+	int (*encoder_create)(const struct fec_spec *spec, struct fec_encoder **out);
+};
+
+/* Implemented families, and lookups. */
+const struct fec_family_ops *fec_family_by_id(int family);
+const struct fec_family_ops *fec_family_by_name(const char *name);
+unsigned fec_family_count(void);
+const struct fec_family_ops *fec_family_at(unsigned i);
+/* Named code presets across families ("ccsds", "voyager", ...): spec defaults of the family with
+ * the preset's parameters applied. */
+struct fec_preset {
+	const char *name;
+	enum fecd_family family;
+	const char *description;
+};
+unsigned fec_preset_count(void);
+const struct fec_preset *fec_preset_at(unsigned i);
+int fec_preset_apply(const char *name, struct fec_spec *spec);
+
+bool fec_spec_equal(const struct fec_spec *a, const struct fec_spec *b);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * Decoder backends: where batches are decoded. The CPU backend is a pool of worker threads; the
+ * CUDA backend (cuda/) plugs in behind the same operations. Completion is reported on a backend
+ * thread through task->done; the service hands it back to its loop with uv_async, so the loop never
+ * waits for a decode.
+ */
+#ifndef FECD_BACKEND_H
+#define FECD_BACKEND_H
+
+#include <stddef.h>
+
+#include "fec.h"
+
+struct cJSON;
+struct backend;
+
+struct backend_task {
+	const struct fec_decoder *dec; /* kept alive by the submitter until done runs */
+	struct fec_batch batch;
+	int status;                    /* set before done: 0 or a negative FEC_E* code */
+	void (*done)(struct backend_task *t); /* on a backend thread */
+	void *arg;
+};
+
+struct backend_ops {
+	const char *name;
+	int (*submit)(struct backend *b, struct backend_task *t);
+	/* Host memory for batch buffers (pinned where the backend copies to a device). */
+	void *(*host_alloc)(struct backend *b, size_t len);
+	void (*host_free)(struct backend *b, void *p);
+	/* Fills a JSON object for backend.info. */
+	void (*info)(struct backend *b, struct cJSON *obj);
+	/* Waits for submitted tasks to finish, then frees the backend. */
+	void (*destroy)(struct backend *b);
+};
+
+struct backend {
+	const struct backend_ops *ops;
+};
+
+int backend_cpu_create(unsigned threads, struct backend **out);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * The service's internal API: configuration structures, the channel operations that control and
+ * configuration reloads call, and statistics. The data path (ingest -> batch -> backend -> publish)
+ * lives behind these functions; control sits beside it and only calls them from the loop thread.
+ */
+#ifndef FECD_H
+#define FECD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "fec.h"
+
+#define FECD_NAME_MAX 64
+#define FECD_ENDPOINT_MAX 256
+#define FECD_PATH_MAX 108 /* sun_path */
+#define FECD_MAX_CHANNELS 256
+
+enum sock_kind { SOCK_PULL = 1, SOCK_SUB, SOCK_PUSH, SOCK_PUB };
+
+struct endpoint_config {
+	char endpoint[FECD_ENDPOINT_MAX]; /* ZMQ endpoint, e.g. tcp://127.0.0.1:5550 */
+	enum sock_kind kind;              /* input: PULL or SUB; output: PUSH or PUB */
+	bool bind;                        /* bind (true) or connect (false) */
+	uint32_t hwm;                     /* ZMQ high-water mark, messages */
+};
+
+enum in_proto { IN_NATIVE = 1, IN_GNURADIO };   /* fecd headers, or raw gr-zeromq items */
+enum out_proto { OUT_NATIVE = 1, OUT_PDU };     /* fecd headers, or GNU Radio PMT PDUs */
+enum gr_tags_mode { GR_TAGS_AUTO = 1, GR_TAGS_ON, GR_TAGS_OFF };
+
+struct chan_config {
+	uint32_t id;                     /* the wire's channel number; unique */
+	char name[FECD_NAME_MAX];        /* unique, [A-Za-z0-9_.-] */
+	struct fec_spec spec;            /* the code */
+	/* input */
+	struct endpoint_config in;
+	enum in_proto in_proto;
+	enum fecd_format gr_format;      /* gnuradio input: item format (f32, s8, u8) */
+	enum gr_tags_mode gr_tags;       /* gnuradio input: pass_tags header expected? */
+	bool gr_polarity_one;            /* gnuradio input: positive LLR / low u8 favours 1 */
+	float llr_scale;                 /* f32 LLR -> int8: round(llr * scale), clamped */
+	uint32_t raw_frame_syms;         /* gnuradio input into a frame code: symbols per frame */
+	/* output */
+	struct endpoint_config out;
+	enum out_proto out_proto;
+	bool pdu_unpacked;               /* PDU vector: one bit per byte instead of packed */
+	bool soft_out;                   /* publish soft values where the family has them */
+	/* batching */
+	uint32_t batch_jobs;             /* blocks or frames per batch */
+	uint32_t batch_deadline_ms;      /* flush a partial batch after this long (latency bound) */
+	uint32_t max_inflight;           /* batches in flight per channel (2 = double buffering) */
+};
+
+struct fecd_config {
+	char control_socket[FECD_PATH_MAX]; /* Unix socket path for JSON-RPC */
+	char control_tcp[64];               /* "127.0.0.1:PORT" or empty: no TCP control */
+	uint32_t control_max_line;          /* bytes per JSON-RPC request line */
+	uint32_t control_max_depth;         /* JSON nesting limit */
+	char backend[16];                   /* "cpu" (later "cuda", "auto") */
+	uint32_t workers;                   /* CPU backend threads; 0 = one per core */
+	uint32_t linger_ms;                 /* how long output may take to leave on shutdown */
+	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
+	char log_level[16];
+	uint32_t nchannels;
+	struct chan_config channels[FECD_MAX_CHANNELS];
+};
+
+/* Per-channel statistics snapshot. */
+struct chan_stats {
+	uint64_t msgs_in, symbols_in, bytes_in;
+	uint64_t bad_msgs;        /* rejected input messages (parse/validation errors) */
+	uint64_t gaps, gap_msgs;  /* SUB: sequence gaps seen and messages missing in them */
+	uint64_t frames_out, bits_out, msgs_out;
+	uint64_t failures;        /* frames with status not_converged or erased */
+	uint64_t frame_errors;    /* frames dropped at assembly (length mismatch, no end) */
+	uint64_t queue_syms;      /* symbols accepted and not yet published */
+	uint32_t batches_inflight;
+	uint32_t code_gen;
+	double in_syms_per_s, out_bits_per_s; /* over the last stats interval */
+	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms; /* accept -> publish */
+};
+
+struct fecd;
+struct channel;
+
+/* Defaults: one CCSDS Viterbi stream channel on the documented endpoints (config.c). */
+void fecd_config_defaults(struct fecd_config *cfg);
+void chan_config_defaults(struct chan_config *cc, uint32_t id);
+
+/* Channel operations; all on the loop thread. err gets a message naming what was wrong. */
+int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err, size_t errlen);
+/* Switches the channel to a new configuration. Symbols from sender sequence at_seq on are decoded
+ * with the new code (UINT64_MAX: from the next message); those before it with the old one. Only the
+ * code, batching, llr_scale and output options may change; endpoints may not. */
+int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc, uint64_t at_seq,
+			char *err, size_t errlen);
+/* Stops reading, decodes and publishes what was accepted, then closes the channel. */
+int fecd_channel_delete(struct fecd *d, uint32_t id, char *err, size_t errlen);
+
+struct channel *fecd_channel_find(struct fecd *d, uint32_t id);
+struct channel *fecd_channel_find_name(struct fecd *d, const char *name);
+/* Iteration in creation order: first with prev == NULL; NULL at the end. */
+struct channel *fecd_channel_next(struct fecd *d, struct channel *prev);
+const struct chan_config *channel_config(const struct channel *ch);
+void channel_get_stats(const struct channel *ch, struct chan_stats *out);
+
+/* The running configuration (global part and channels as they are now). */
+const struct fecd_config *fecd_running_config(const struct fecd *d);
+struct backend *fecd_backend(struct fecd *d);
+uv_loop_t *fecd_loop(struct fecd *d);
+
+/* Configuration (config.c): JSON <-> structures, checked against the settings table's bounds. */
+int fecd_config_load(const char *path, struct fecd_config *cfg, char *err, size_t errlen);
+int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, char *err,
+		      size_t errlen);
+/* Applies a JSON object of channel settings on top of base (absent keys keep base's value). */
+struct cJSON;
+int chan_config_from_json(const struct cJSON *obj, const struct chan_config *base,
+			  struct chan_config *out, char *err, size_t errlen);
+struct cJSON *chan_config_to_json(const struct chan_config *cc);
+/* Code spec <-> JSON through the family's parameter table. */
+int fec_spec_from_json(const struct cJSON *obj, const struct fec_spec *base, struct fec_spec *out,
+		       char *err, size_t errlen);
+struct cJSON *fec_spec_to_json(const struct fec_spec *spec);
+/* Reconciles the running channels with a freshly loaded configuration (SIGHUP): creates new
+ * channels, updates changed ones, deletes removed ones. */
+int fecd_config_apply(struct fecd *d, const struct fecd_config *cfg, char *err, size_t errlen);
+
+/* Control server (control.c): JSON-RPC 2.0, one request per line, on the Unix socket and
+ * optionally TCP on 127.0.0.1. */
+struct control;
+int control_start(struct fecd *d, const struct fecd_config *cfg, struct control **out);
+void control_stop(struct control *c); /* closes listeners and clients */
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * fecd wire protocol: the one header shared by the daemon, the clients and the tests.
+ *
+ * Every multi-byte field on the wire is little-endian; structures here are the parsed, host-order
+ * view and are never sent with memcpy. PROTOCOL.md is the prose specification; the enums below are
+ * append-only and each is listed there as a table. GNU Radio compatibility (gr-zeromq raw items with
+ * the pass_tags header in, PMT PDUs out) is specified in the same document.
+ */
+#ifndef FECD_PROTO_H
+#define FECD_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FECD_PROTO_VERSION 1u
+#define FECD_MAGIC 0x44434546u /* bytes 'F' 'E' 'C' 'D' in wire order */
+
+/* Largest payload the daemon accepts in one input message (symbols * bytes per symbol). */
+#define FECD_MAX_PAYLOAD_BYTES (64u << 20)
+
+/* Message types (append-only). */
+#define FECD_MSG_TYPE_MAP(X)                                                                       \
+	X(SYMBOLS, 1, "symbols")                                                                   \
+	X(DECODED, 2, "decoded")
+
+enum fecd_msg_type {
+#define X(name, val, str) FECD_MSG_##name = val,
+	FECD_MSG_TYPE_MAP(X)
+#undef X
+};
+
+/* Soft symbol formats (append-only). Polarity is a flag, not a format. */
+#define FECD_FORMAT_MAP(X)                                                                         \
+	X(F32_LLR, 1, "f32", 32)     /* float32 LLR, log(P0/P1): positive favours 0 */                \
+	X(S8_LLR, 2, "s8", 8)        /* int8 LLR, -127..127 (-128 read as -127), 0 = erased */       \
+	X(U8_OFFSET, 3, "u8", 8)     /* uint8 offset binary: 0 = strong 0, 255 = strong 1 */        \
+	X(S4_PACKED, 4, "s4", 4)     /* 4-bit two's complement LLR, two per byte, first in high nibble */
+
+enum fecd_format {
+#define X(name, val, str, bits) FECD_FMT_##name = val,
+	FECD_FORMAT_MAP(X)
+#undef X
+};
+
+/* Decoder families (append-only; also the "family" byte of a decoded message). */
+#define FECD_FAMILY_MAP(X)                                                                         \
+	X(VITERBI, 1, "viterbi")                                                                   \
+	X(FANO, 2, "fano")                                                                         \
+	X(LDPC, 3, "ldpc")                                                                         \
+	X(NBLDPC, 4, "nbldpc")                                                                     \
+	X(IDS, 5, "ids")
+
+enum fecd_family {
+#define X(name, val, str) FECD_FAMILY_##name = val,
+	FECD_FAMILY_MAP(X)
+#undef X
+};
+
+/* Input flags (append-only bits). */
+#define FECD_IN_FRAME_START 0x0001u   /* first message of a frame */
+#define FECD_IN_FRAME_END 0x0002u     /* last message of a frame */
+#define FECD_IN_END_OF_STREAM 0x0004u /* sender is done: flush and decode everything */
+#define FECD_IN_POLARITY_ONE 0x0008u  /* inverted polarity: positive LLR (or low u8) favours 1 */
+#define FECD_IN_FLAGS_KNOWN 0x000fu
+
+/* Decoded-frame status (append-only). */
+#define FECD_STATUS_MAP(X)                                                                         \
+	X(DECODED, 0, "decoded")                                                                   \
+	X(NOT_CONVERGED, 1, "not_converged")                                                       \
+	X(ERASED, 2, "erased")
+
+enum fecd_status {
+#define X(name, val, str) FECD_STATUS_##name = val,
+	FECD_STATUS_MAP(X)
+#undef X
+};
+
+/* Output flags (append-only bits). */
+#define FECD_OUT_STREAM 0x0001u        /* a run of a continuous stream; out_bit_offset is valid */
+#define FECD_OUT_END_OF_STREAM 0x0002u /* last message for the stream the sender ended */
+#define FECD_OUT_SOFT 0x0004u          /* a third part carries float32 soft values */
+#define FECD_OUT_CODE_CHANGED 0x0008u  /* first message decoded with a new code generation */
+
+/* Input header: part 1 of a native input message; part 2 is the payload. */
+#define FECD_IN_HDR_LEN 32u
+struct fecd_in_hdr {
+	uint8_t version;       /* FECD_PROTO_VERSION */
+	uint8_t type;          /* FECD_MSG_SYMBOLS */
+	uint16_t hdr_len;      /* bytes of header on the wire, >= FECD_IN_HDR_LEN */
+	uint32_t channel;      /* channel id */
+	uint8_t format;        /* enum fecd_format */
+	uint16_t flags;        /* FECD_IN_* */
+	uint64_t seq;          /* sender sequence number, +1 per message */
+	uint32_t symbol_count; /* symbols in the payload */
+	uint32_t frame_len;    /* frame families: symbols in the whole frame; 0 for streams */
+};
+
+/* Output header: part 1 of a native decoded message; part 2 the packed bits, part 3 soft values. */
+#define FECD_OUT_HDR_LEN 64u
+struct fecd_out_hdr {
+	uint8_t version;
+	uint8_t type;            /* FECD_MSG_DECODED */
+	uint16_t hdr_len;        /* >= FECD_OUT_HDR_LEN */
+	uint32_t channel;
+	uint8_t family;          /* enum fecd_family */
+	uint8_t status;          /* enum fecd_status */
+	uint16_t flags;          /* FECD_OUT_* */
+	uint32_t code_gen;       /* channel code generation that decoded this (1 at creation, +1 per update) */
+	uint64_t frame_seq;      /* per channel, +1 per decoded message, from 0 */
+	uint64_t in_first;       /* index of the first input symbol owned by this output, per channel */
+	uint64_t in_seq;         /* sender sequence number of the message holding in_first */
+	uint64_t out_bit_offset; /* streams: index of the first decoded bit in the decoded stream */
+	uint32_t in_count;       /* input symbols owned by this output */
+	uint32_t payload_bits;   /* decoded bits in part 2, packed MSB first */
+	uint32_t soft_count;     /* float32 values in part 3 (0 without FECD_OUT_SOFT) */
+	uint16_t iterations;     /* iterative families: iterations used; 0 otherwise */
+	uint16_t reserved;
+	float metric;            /* family metric: Viterbi best path metric, else 0 */
+};
+
+/* Errors returned (negated) by the parsers; one table gives the enum and the messages. */
+#define FECD_PROTO_ERRNO_MAP(X)                                                                    \
+	X(TRUNCATED, "message shorter than its header says")                                       \
+	X(MAGIC, "bad magic: not a fecd message")                                                  \
+	X(VERSION, "unsupported protocol version")                                                 \
+	X(TYPE, "unexpected message type")                                                         \
+	X(HDRLEN, "header length out of range")                                                    \
+	X(FORMAT, "unknown symbol format")                                                         \
+	X(FLAGS, "unknown flag bits set")                                                          \
+	X(LENGTH, "payload length does not match symbol count and format")                         \
+	X(TOO_LARGE, "payload larger than the daemon accepts")                                     \
+	X(PARTS, "wrong number of message parts")                                                  \
+	X(GR_TAGS, "malformed GNU Radio tag header")                                               \
+	X(PMT, "malformed or unsupported PMT")                                                     \
+	X(NOSPACE, "output buffer too small")
+
+enum fecd_proto_err {
+	FECD_PROTO_OK = 0,
+#define X(name, msg) FECD_PROTO_E##name,
+	FECD_PROTO_ERRNO_MAP(X)
+#undef X
+};
+
+/* Message for a (negative or positive) parser error code. */
+const char *fecd_proto_strerror(int err);
+
+/* Enum names <-> values; names are the lowercase strings in the tables above. NULL/-1 if unknown. */
+const char *fecd_format_name(int fmt);
+int fecd_format_from_name(const char *name);
+const char *fecd_family_name(int family);
+int fecd_family_from_name(const char *name);
+const char *fecd_status_name(int status);
+
+/* Bytes that nsyms symbols of a format occupy (4-bit: rounded up), 0 for an unknown format. */
+size_t fecd_format_bytes(int fmt, size_t nsyms);
+
+/* Native input. parse checks magic, version, type, hdr_len, format and flags, then that
+ * payload_len matches symbol_count in that format and is within FECD_MAX_PAYLOAD_BYTES.
+ * Returns 0 or a negative FECD_PROTO_E* code. */
+int fecd_in_hdr_parse(const void *buf, size_t len, struct fecd_in_hdr *out);
+int fecd_in_payload_check(const struct fecd_in_hdr *h, size_t payload_len);
+void fecd_in_hdr_pack(const struct fecd_in_hdr *h, uint8_t buf[FECD_IN_HDR_LEN]);
+
+/* Native output. */
+int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out);
+void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LEN]);
+
+/* GNU Radio gr-zeromq pass_tags header (magic 0x5FF0, version 1, u64 offset, u64 tag count, tags of
+ * u64 offset + three serialized PMTs): on success *hdr_len is the bytes to skip and *offset the
+ * item offset it carries. Returns 0, or -FECD_PROTO_EGR_TAGS / -FECD_PROTO_EPMT if buf does not
+ * start with a complete, well-formed header. */
+#define FECD_GR_TAG_MAGIC 0x5FF0u
+#define FECD_GR_TAG_VERSION 1u
+int fecd_gr_tag_header_parse(const void *buf, size_t len, size_t *hdr_len, uint64_t *offset);
+
+/* Bytes one serialized PMT at buf occupies (any type GNU Radio serializes), or a negative error. */
+long fecd_pmt_skip(const void *buf, size_t len);
+
+/* GNU Radio PDU out: pmt::serialize(cons(dict, u8vector)) as gr-zeromq's message sources expect.
+ * The dict holds the output header's fields (channel, frame_seq, status, in_first, in_count,
+ * payload_bits, ...); the vector holds the decoded bits packed MSB first, or one bit per byte when
+ * unpacked is set. Returns bytes written or a negative error (-FECD_PROTO_ENOSPC... see NOSPACE). */
+long fecd_pdu_write(const struct fecd_out_hdr *h, const uint8_t *packed_bits, bool unpacked,
+		    uint8_t *buf, size_t cap);
+/* Upper bound on fecd_pdu_write's output for payload_bits decoded bits. */
+size_t fecd_pdu_max_len(uint32_t payload_bits, bool unpacked);
+
+/* Parse a PDU back (for sinks and tests): fills the header fields found in the dict and points
+ * *bytes / *nbytes at the vector inside buf. */
+int fecd_pdu_parse(const void *buf, size_t len, struct fecd_out_hdr *h, const uint8_t **bytes,
+		   size_t *nbytes);
+
+#endif
