@@ -197,5 +197,15 @@ const struct fec_preset *fec_preset_at(unsigned i);
 int fec_preset_apply(const char *name, struct fec_spec *spec);
 
 bool fec_spec_equal(const struct fec_spec *a, const struct fec_spec *b);
+/* True when two specs describe the same code (same trellis, outputs and puncturing), so a stream
+ * can carry on across a change between them (e.g. only the block geometry differs). */
+bool fec_spec_same_code(const struct fec_spec *a, const struct fec_spec *b);
+
+/* Text form for command lines: "PRESET[,key=value...]" or "FAMILY[,key=value...]"; list values are
+ * separated by ':' ("polys=171:133"). Starts from the preset's or family's defaults. */
+int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size_t errlen);
+void fec_spec_to_string(const struct fec_spec *spec, char *buf, size_t len);
+/* Code rate (information bits per sent symbol) after puncturing. */
+double fec_spec_rate(const struct fec_spec *spec);
 
 #endif

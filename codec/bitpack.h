@@ -1,0 +1,16 @@
+/* Bit packing, MSB first: bit i of a sequence is bit (7 - i % 8) of byte i / 8. */
+#ifndef FEC_BITPACK_H
+#define FEC_BITPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* bits: one bit per byte (0 or nonzero). packed: (n + 7) / 8 bytes; trailing bits are zero. */
+void fec_pack_bits(const uint8_t *bits, size_t n, uint8_t *packed);
+void fec_unpack_bits(const uint8_t *packed, size_t n, uint8_t *bits);
+/* Copies n packed bits starting at bit src_off of src to bit dst_off of dst. */
+void fec_copy_bits(uint8_t *dst, size_t dst_off, const uint8_t *src, size_t src_off, size_t n);
+/* Number of differing bits among the first n of two packed sequences. */
+size_t fec_count_bit_errors(const uint8_t *a, const uint8_t *b, size_t n);
+
+#endif

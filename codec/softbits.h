@@ -1,0 +1,29 @@
+/*
+ * Soft symbols: conversion of every wire format to fecd's internal int8 LLR (log(P0/P1) scaled,
+ * positive favours 0, 0 neutral, -127..127), and quantizers from float LLRs to every wire format
+ * (for the feed and the tests). The rules, which PROTOCOL.md repeats:
+ *   f32: round(llr * scale) half away from zero, clamped to +-127; NaN -> 0.
+ *   s8 : as is, -128 -> -127.
+ *   u8 : offset binary, 0 = strong 0, 255 = strong 1: v <= 127 -> 127 - v, v >= 128 -> 128 - v.
+ *   s4 : 4-bit two's complement, first symbol in the high nibble; -8 -> -7; times 18.
+ * Inverted polarity (FECD_IN_POLARITY_ONE) negates the result.
+ */
+#ifndef FEC_SOFTBITS_H
+#define FEC_SOFTBITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Converts nsyms symbols of format fmt (enum fecd_format) at src into dst. Returns 0, or
+ * -FEC_EINVAL for an unknown format. scale only matters for f32. For s4, src starts at a byte
+ * boundary. */
+int fec_syms_to_s8(int fmt, const void *src, size_t nsyms, bool polarity_one, float scale,
+		   int8_t *dst);
+
+/* Converts nsyms float LLRs (positive favours 0) into format fmt at dst (fecd_format_bytes(fmt,
+ * nsyms) bytes). f32 is copied as is (times polarity); s8/u8/s4 quantize llr * scale first. */
+int fec_llr_quantize(int fmt, const float *llr, size_t nsyms, bool polarity_one, float scale,
+		     void *dst);
+
+#endif
