@@ -1,0 +1,20 @@
+#!/bin/bash
+# Installs what fecd needs to build, test and run on Debian 12: the compiler and CMake, the three
+# libraries (libzmq, libuv, cJSON) and, for the GNU Radio example and its test, GNU Radio itself.
+# Set FECD_NO_GNURADIO=1 to skip GNU Radio (the example's test then skips).
+set -euo pipefail
+pkgs="build-essential cmake pkg-config libzmq3-dev libuv1-dev libcjson-dev"
+[ "${FECD_NO_GNURADIO:-0}" = 1 ] || pkgs="$pkgs gnuradio python3-zmq"
+missing=$(dpkg-query -W -f='${Package} ${Status}\n' $pkgs 2>/dev/null | awk '$NF != "installed" {print $1}' || true)
+for p in $pkgs; do dpkg-query -W "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
+if [ -z "${missing// /}" ]; then
+	echo "deps: all present"
+	exit 0
+fi
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+echo "deps: installing $missing"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: done"
