@@ -8,6 +8,7 @@
 #define FECD_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fec.h"
 
@@ -20,6 +21,10 @@ struct backend_task {
 	int status;                    /* set before done: 0 or a negative FEC_E* code */
 	void (*done)(struct backend_task *t); /* on a backend thread */
 	void *arg;
+	/* The backend's own bookkeeping while the task is queued or running; the submitter leaves
+	 * these alone. */
+	struct backend_task *next_;
+	uint32_t claimed_, finished_;
 };
 
 struct backend_ops {

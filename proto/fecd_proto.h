@@ -3,8 +3,8 @@
  *
  * Every multi-byte field on the wire is little-endian; structures here are the parsed, host-order
  * view and are never sent with memcpy. PROTOCOL.md is the prose specification; the enums below are
- * append-only and each is listed there as a table. GNU Radio compatibility (gr-zeromq raw items with
- * the pass_tags header in, PMT PDUs out) is specified in the same document.
+ * append-only and each is listed there as a table. GNU Radio compatibility (gr-zeromq raw items
+ * with the pass_tags header in, PMT PDUs out) is specified in the same document.
  */
 #ifndef FECD_PROTO_H
 #define FECD_PROTO_H
@@ -18,6 +18,8 @@
 
 /* Largest payload the daemon accepts in one input message (symbols * bytes per symbol). */
 #define FECD_MAX_PAYLOAD_BYTES (64u << 20)
+/* Largest hdr_len a receiver accepts: room for later versions to append fields. */
+#define FECD_HDR_MAX_LEN 1024u
 
 /* Message types (append-only). */
 #define FECD_MSG_TYPE_MAP(X)                                                                       \
@@ -35,7 +37,7 @@ enum fecd_msg_type {
 	X(F32_LLR, 1, "f32", 32)     /* float32 LLR, log(P0/P1): positive favours 0 */                \
 	X(S8_LLR, 2, "s8", 8)        /* int8 LLR, -127..127 (-128 read as -127), 0 = erased */       \
 	X(U8_OFFSET, 3, "u8", 8)     /* uint8 offset binary: 0 = strong 0, 255 = strong 1 */        \
-	X(S4_PACKED, 4, "s4", 4)     /* 4-bit two's complement LLR, two per byte, first in high nibble */
+	X(S4_PACKED, 4, "s4", 4)     /* 4-bit two's complement LLR, two per byte, high nibble first */
 
 enum fecd_format {
 #define X(name, val, str, bits) FECD_FMT_##name = val,
@@ -81,8 +83,10 @@ enum fecd_status {
 #define FECD_OUT_END_OF_STREAM 0x0002u /* last message for the stream the sender ended */
 #define FECD_OUT_SOFT 0x0004u          /* a third part carries float32 soft values */
 #define FECD_OUT_CODE_CHANGED 0x0008u  /* first message decoded with a new code generation */
+#define FECD_OUT_FLAGS_KNOWN 0x000fu
 
-/* Input header: part 1 of a native input message; part 2 is the payload. */
+/* Input header: part 1 of a native input message; part 2 is the payload. On the wire (PROTOCOL.md
+ * has the byte table) it starts with FECD_MAGIC, and one reserved zero byte follows format. */
 #define FECD_IN_HDR_LEN 32u
 struct fecd_in_hdr {
 	uint8_t version;       /* FECD_PROTO_VERSION */
@@ -96,8 +100,11 @@ struct fecd_in_hdr {
 	uint32_t frame_len;    /* frame families: symbols in the whole frame; 0 for streams */
 };
 
-/* Output header: part 1 of a native decoded message; part 2 the packed bits, part 3 soft values. */
-#define FECD_OUT_HDR_LEN 64u
+/* Output header: part 1 of a native decoded message; part 2 the packed bits, part 3 soft values.
+ * On the wire it starts with FECD_MAGIC; the fields below follow in order, each naturally aligned,
+ * with 4 reserved zero bytes after code_gen and 4 at the end: 80 bytes (the fields alone need 72,
+ * so the 64 first written here could not hold them). */
+#define FECD_OUT_HDR_LEN 80u
 struct fecd_out_hdr {
 	uint8_t version;
 	uint8_t type;            /* FECD_MSG_DECODED */
@@ -106,7 +113,7 @@ struct fecd_out_hdr {
 	uint8_t family;          /* enum fecd_family */
 	uint8_t status;          /* enum fecd_status */
 	uint16_t flags;          /* FECD_OUT_* */
-	uint32_t code_gen;       /* channel code generation that decoded this (1 at creation, +1 per update) */
+	uint32_t code_gen;       /* code generation that decoded this: 1 at creation, +1 per update */
 	uint64_t frame_seq;      /* per channel, +1 per decoded message, from 0 */
 	uint64_t in_first;       /* index of the first input symbol owned by this output, per channel */
 	uint64_t in_seq;         /* sender sequence number of the message holding in_first */
@@ -133,7 +140,9 @@ struct fecd_out_hdr {
 	X(PARTS, "wrong number of message parts")                                                  \
 	X(GR_TAGS, "malformed GNU Radio tag header")                                               \
 	X(PMT, "malformed or unsupported PMT")                                                     \
-	X(NOSPACE, "output buffer too small")
+	X(NOSPACE, "output buffer too small")                                                      \
+	X(FAMILY, "unknown decoder family")                                                        \
+	X(STATUS, "unknown frame status")
 
 enum fecd_proto_err {
 	FECD_PROTO_OK = 0,
@@ -145,50 +154,68 @@ enum fecd_proto_err {
 /* Message for a (negative or positive) parser error code. */
 const char *fecd_proto_strerror(int err);
 
-/* Enum names <-> values; names are the lowercase strings in the tables above. NULL/-1 if unknown. */
+/* Enum names <-> values (the lowercase strings of the tables above); NULL or -1 if unknown. */
 const char *fecd_format_name(int fmt);
 int fecd_format_from_name(const char *name);
 const char *fecd_family_name(int family);
 int fecd_family_from_name(const char *name);
 const char *fecd_status_name(int status);
+int fecd_status_from_name(const char *name);
 
-/* Bytes that nsyms symbols of a format occupy (4-bit: rounded up), 0 for an unknown format. */
+/* Bytes that nsyms symbols of a format occupy (4-bit: rounded up), 0 for an unknown format;
+ * SIZE_MAX when the product would overflow. */
 size_t fecd_format_bytes(int fmt, size_t nsyms);
 
-/* Native input. parse checks magic, version, type, hdr_len, format and flags, then that
- * payload_len matches symbol_count in that format and is within FECD_MAX_PAYLOAD_BYTES.
- * Returns 0 or a negative FECD_PROTO_E* code. */
+/* Native input. parse checks (in this order, PROTOCOL.md 2.4) length, magic, version, type,
+ * hdr_len (FECD_IN_HDR_LEN..FECD_HDR_MAX_LEN and within len), format, flags, a symbol_count of 0
+ * only with END_OF_STREAM, and the payload size limit; payload_check then checks that part 2 is
+ * exactly symbol_count symbols in that format. pack writes magic, version, type and hdr_len
+ * itself and zeroes the reserved byte. Each returns 0 or a negative FECD_PROTO_E* code. */
 int fecd_in_hdr_parse(const void *buf, size_t len, struct fecd_in_hdr *out);
 int fecd_in_payload_check(const struct fecd_in_hdr *h, size_t payload_len);
 void fecd_in_hdr_pack(const struct fecd_in_hdr *h, uint8_t buf[FECD_IN_HDR_LEN]);
 
-/* Native output. */
+/* Native output: as the input header, plus known family, status and flags, and no soft_count
+ * without FECD_OUT_SOFT. pack writes magic, version, type, hdr_len and zero reserved bytes. */
 int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out);
 void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LEN]);
+/* Checks part 2 (payload_len bytes: payload_bits packed MSB first, rounded up to whole bytes) and
+ * part 3 (soft_len bytes: soft_count float32, only with FECD_OUT_SOFT; 0 when it is absent). */
+int fecd_out_payload_check(const struct fecd_out_hdr *h, size_t payload_len, size_t soft_len);
 
 /* GNU Radio gr-zeromq pass_tags header (magic 0x5FF0, version 1, u64 offset, u64 tag count, tags of
  * u64 offset + three serialized PMTs): on success *hdr_len is the bytes to skip and *offset the
- * item offset it carries. Returns 0, or -FECD_PROTO_EGR_TAGS / -FECD_PROTO_EPMT if buf does not
- * start with a complete, well-formed header. */
+ * item offset it carries; the items follow in the same ZMQ frame (PROTOCOL.md 8.1). Returns 0,
+ * or -FECD_PROTO_EGR_TAGS / -FECD_PROTO_EPMT if buf does not start with a complete, well-formed
+ * header. */
 #define FECD_GR_TAG_MAGIC 0x5FF0u
 #define FECD_GR_TAG_VERSION 1u
 int fecd_gr_tag_header_parse(const void *buf, size_t len, size_t *hdr_len, uint64_t *offset);
 
-/* Bytes one serialized PMT at buf occupies (any type GNU Radio serializes), or a negative error. */
+/* Bytes one serialized PMT at buf occupies (any type GNU Radio serializes), or a negative error.
+ * Nesting deeper than FECD_PMT_MAX_DEPTH containers is refused. */
+#define FECD_PMT_MAX_DEPTH 32
 long fecd_pmt_skip(const void *buf, size_t len);
 
 /* GNU Radio PDU out: pmt::serialize(cons(dict, u8vector)) as gr-zeromq's message sources expect.
  * The dict holds the output header's fields (channel, frame_seq, status, in_first, in_count,
  * payload_bits, ...); the vector holds the decoded bits packed MSB first, or one bit per byte when
- * unpacked is set. Returns bytes written or a negative error (-FECD_PROTO_ENOSPC... see NOSPACE). */
+ * unpacked is set. packed_bits holds payload_bits bits packed MSB first either way. Returns bytes
+ * written or a negative error (-FECD_PROTO_ENOSPACE when cap is too small, -FECD_PROTO_ESTATUS /
+ * -FECD_PROTO_EFAMILY for a value without a name). */
 long fecd_pdu_write(const struct fecd_out_hdr *h, const uint8_t *packed_bits, bool unpacked,
 		    uint8_t *buf, size_t cap);
-/* Upper bound on fecd_pdu_write's output for payload_bits decoded bits. */
+/* Upper bound on fecd_pdu_write's output for payload_bits decoded bits (reached with every
+ * optional key and the longest names). */
 size_t fecd_pdu_max_len(uint32_t payload_bits, bool unpacked);
 
-/* Parse a PDU back (for sinks and tests): fills the header fields found in the dict and points
- * *bytes / *nbytes at the vector inside buf. */
+/* Parse a PDU back (for sinks and tests): fills the header fields found in the dict (version and
+ * type as for a native message, hdr_len 0, absent optional keys 0) and points *bytes / *nbytes at
+ * the vector inside buf. Unknown keys are skipped; see PROTOCOL.md 8.3 for what is refused. */
 int fecd_pdu_parse(const void *buf, size_t len, struct fecd_out_hdr *h, const uint8_t **bytes,
 		   size_t *nbytes);
+/* The same, also saying whether the vector holds one bit per byte (*unpacked may be NULL). */
+int fecd_pdu_parse_ex(const void *buf, size_t len, struct fecd_out_hdr *h, const uint8_t **bytes,
+		      size_t *nbytes, bool *unpacked);
 
 #endif

@@ -1,0 +1,301 @@
+/*
+ * fecdctl: calls one JSON-RPC method of a running fecd and prints the result.
+ *
+ *   fecdctl [--socket PATH | --tcp HOST:PORT] [--timeout SECONDS] METHOD [PARAMS-JSON]
+ *
+ * The result is printed as indented JSON on stdout (exit 0). A JSON-RPC error is printed as
+ * "fecdctl: error CODE: MESSAGE" on stderr (exit 1). Usage errors, PARAMS-JSON that is not a JSON
+ * object (checked here before anything is sent), and connection problems exit 2.
+ * Without --socket or --tcp the socket is found by the daemon's own rule (daemon/ctlpath.c).
+ *
+ * Build note: this file needs daemon/ctlpath.c as an extra source
+ * (FECDCTL_EXTRA_SOURCES = ${PROJECT_SOURCE_DIR}/daemon/ctlpath.c); it includes its header by a
+ * relative path, so no include directory is needed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../daemon/ctlpath.h"
+
+#define EXIT_RPC_ERROR 1
+#define EXIT_TROUBLE   2
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fecdctl [--socket PATH | --tcp HOST:PORT] [--timeout SECONDS] METHOD "
+	           "[PARAMS-JSON]\n"
+	           "  calls one JSON-RPC method of fecd and prints the result as JSON\n"
+	           "  methods: channel.list, channel.get, channel.create, channel.update,\n"
+	           "           channel.delete, stats.get, backend.info, codes.list, config.get,\n"
+	           "           methods.list\n"
+	           "  example: fecdctl channel.update '{\"id\": 1, \"batch\": {\"jobs\": 32}}'\n"
+	           "  exit: 0 result printed, 1 fecd answered with an error, 2 usage or connection "
+	           "problem\n");
+}
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* -1 with errno set, or with *gai set to getaddrinfo's message. */
+static int connect_tcp(const char *spec, const char **gai)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
+	const char *colon = strrchr(spec, ':');
+	char host[256];
+	int fd = -1, ret;
+
+	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(host)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(host, spec, (size_t)(colon - spec));
+	host[colon - spec] = '\0';
+	ret = getaddrinfo(host, colon + 1, &hints, &res);
+	if (ret) {
+		*gai = gai_strerror(ret);
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+static int send_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads up to the first '\n'. Returns the line (malloc'd) or NULL with *why set. */
+static char *read_line(int fd, int timeout_ms, const char **why)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap), *nl;
+
+	while (buf) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int pr = poll(&pfd, 1, timeout_ms);
+		ssize_t n;
+
+		if (pr == 0) {
+			*why = "no response before the timeout";
+			break;
+		}
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (len == cap) {
+			char *b = realloc(buf, cap * 2);
+
+			if (!b)
+				break;
+			buf = b;
+			cap *= 2;
+		}
+		n = pr < 0 ? -1 : recv(fd, buf + len, cap - len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*why = n == 0 ? "fecd closed the connection before answering"
+			              : strerror(errno);
+			break;
+		}
+		nl = memchr(buf + len, '\n', (size_t)n);
+		len += (size_t)n;
+		if (nl) {
+			*nl = '\0';
+			return buf;
+		}
+	}
+	if (!buf)
+		*why = "out of memory";
+	free(buf);
+	return NULL;
+}
+
+/* PARAMS-JSON must be one JSON object; says what is wrong and where before anything is sent.
+ * NULL when it is not. */
+static cJSON *parse_params(const char *text)
+{
+	const char *end = NULL;
+	cJSON *p = cJSON_ParseWithOpts(text, &end, 1);
+
+	if (!p) {
+		size_t off = end && end >= text ? (size_t)(end - text) : 0;
+
+		fprintf(stderr, "fecdctl: PARAMS-JSON: invalid JSON at offset %zu: %.20s%s\n", off,
+		        text + (off <= strlen(text) ? off : 0),
+		        strlen(text) > off + 20 ? "..." : "");
+		return NULL;
+	}
+	if (!cJSON_IsObject(p)) {
+		fprintf(stderr,
+		        "fecdctl: PARAMS-JSON: expected a JSON object of named parameters "
+		        "({\"id\": 1}), got %s\n",
+		        cJSON_IsArray(p) ? "an array" : "a single value");
+		cJSON_Delete(p);
+		return NULL;
+	}
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
+	                                     {"tcp", required_argument, NULL, 't'},
+	                                     {"timeout", required_argument, NULL, 'T'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {0}};
+	const char *sock = NULL, *tcp = NULL, *why = NULL, *gai = NULL, *method;
+	char path[128], *line, *text, *end;
+	cJSON *req, *params = NULL, *resp, *err, *result;
+	double timeout_s = 30;
+	int c, fd;
+
+	while ((c = getopt_long(argc, argv, "s:t:T:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 't':
+			tcp = optarg;
+			break;
+		case 'T':
+			timeout_s = strtod(optarg, &end);
+			if (*end || !(timeout_s > 0 && timeout_s <= 86400)) {
+				fprintf(stderr,
+				        "fecdctl: --timeout: expected seconds in (0, 86400], "
+				        "got '%s'\n",
+				        optarg);
+				return EXIT_TROUBLE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_TROUBLE;
+		}
+	}
+	if (sock && tcp) {
+		fprintf(stderr, "fecdctl: give --socket or --tcp, not both\n");
+		return EXIT_TROUBLE;
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
+		usage(stderr);
+		return EXIT_TROUBLE;
+	}
+	method = argv[optind];
+	if (argc - optind == 2) {
+		params = parse_params(argv[optind + 1]);
+		if (!params)
+			return EXIT_TROUBLE;
+	}
+
+	if (!sock && !tcp) {
+		if (fecd_control_path_default(path, sizeof(path), false, NULL) != 0) {
+			fprintf(stderr, "fecdctl: no usable default socket path; use --socket\n");
+			return EXIT_TROUBLE;
+		}
+		sock = path;
+	}
+	fd = tcp ? connect_tcp(tcp, &gai) : connect_unix(sock);
+	if (fd < 0) {
+		fprintf(stderr, "fecdctl: cannot connect to %s: %s (is fecd running? %s)\n",
+		        tcp ? tcp : sock, gai ? gai : strerror(errno),
+		        tcp ? "--tcp takes HOST:PORT" : "--socket PATH names another socket");
+		return EXIT_TROUBLE;
+	}
+
+	req = cJSON_CreateObject();
+	cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(req, "id", 1);
+	cJSON_AddStringToObject(req, "method", method);
+	if (params)
+		cJSON_AddItemToObject(req, "params", params);
+	text = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	if (!text || send_all(fd, text, strlen(text)) != 0 || send_all(fd, "\n", 1) != 0) {
+		fprintf(stderr, "fecdctl: sending to %s: %s\n", tcp ? tcp : sock,
+		        text ? strerror(errno) : "out of memory");
+		return EXIT_TROUBLE;
+	}
+	cJSON_free(text);
+
+	line = read_line(fd, (int)(timeout_s * 1000), &why);
+	close(fd);
+	if (!line) {
+		fprintf(stderr, "fecdctl: %s: %s\n", tcp ? tcp : sock, why);
+		return EXIT_TROUBLE;
+	}
+	resp = cJSON_Parse(line);
+	err = cJSON_GetObjectItemCaseSensitive(resp, "error");
+	result = cJSON_GetObjectItemCaseSensitive(resp, "result");
+	if (err) {
+		cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
+		cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
+
+		fprintf(stderr, "fecdctl: error %d: %s\n",
+		        cJSON_IsNumber(code) ? code->valueint : 0,
+		        cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+		return EXIT_RPC_ERROR;
+	}
+	if (!result) {
+		fprintf(stderr, "fecdctl: not a JSON-RPC response: %.200s\n", line);
+		return EXIT_TROUBLE;
+	}
+	text = cJSON_Print(result);
+	if (!text) {
+		fprintf(stderr, "fecdctl: out of memory\n");
+		return EXIT_TROUBLE;
+	}
+	printf("%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(resp);
+	free(line);
+	return fflush(stdout) == 0 ? 0 : EXIT_TROUBLE;
+}

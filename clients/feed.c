@@ -1,0 +1,503 @@
+/*
+ * fecd-feed: the transmit side of a simulated link, for demos, tests and measurements.
+ *
+ * Information bits (a seeded fec_bitstream, so that fecd-sink can regenerate bit i from the seed,
+ * or the bits of a file, MSB first) are encoded with any code fecd knows (given as text, e.g.
+ * "ccsds" or "ccsds,mode=terminated"), mapped to BPSK, passed through AWGN at a given Eb/N0,
+ * turned into channel LLRs, quantized to a wire format and sent over ZeroMQ, as native fecd
+ * messages or as the raw items a gr-zeromq sink sends (optionally with the pass_tags header).
+ *
+ * Streams: the information bits form one stream; --switch SEQ:CODE restarts the encoder with
+ * another code from message SEQ on while the information bits carry on (paired with a
+ * channel.update at_seq=SEQ on the daemon). Frames: one frame per message, or --split K messages
+ * per frame; frame lengths are fixed (--frame-bits B) or drawn from a seeded schedule
+ * (--frame-bits MIN:MAX) that the sink regenerates (common.h).
+ *
+ * Test hooks: --skip-seq drops chosen messages (SUB gap counting), --inject-bad sends a table of
+ * malformed native messages between the good ones (feed_wire.h), --stamps writes (seq, send time)
+ * records for the sink's latency figures.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <zmq.h>
+
+#include "awgn.h"
+#include "fec.h"
+#include "fecd_proto.h"
+#include "prng.h"
+#include "softbits.h"
+
+#include "common.h"
+#include "feed.h"
+#include "feed_wire.h"
+
+/* The code in use: rebuilt at every --switch. */
+struct feed_code {
+	struct fec_spec spec;
+	struct fec_encoder *enc;
+	struct fec_info info;
+	double sigma;
+	float scale;
+};
+
+struct feed {
+	struct feed_opts o;
+	struct feed_code code;
+	void *zctx, *zsock;
+	struct info_source src;
+	struct frame_table frames;
+	struct fec_prng noise;
+	FILE *stamps;
+	/* buffers sized once for the largest message */
+	uint8_t *bits, *cbits, *wire, *grmsg;
+	float *llr;
+	size_t cap_bits, cap_syms;
+	/* counters */
+	uint64_t seq, msgs, syms, info_bits, frames_sent, items_sent, bad_sent, skipped;
+	uint64_t t0;
+};
+
+static volatile sig_atomic_t feed_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	feed_stop = 1;
+}
+
+/* Builds the code from its text form; kind, units and frame limits come from its decoder. */
+static int code_open(struct feed *f, const char *text, struct feed_code *fc)
+{
+	struct fec_decoder *dec;
+	char err[256];
+	int rc;
+
+	memset(fc, 0, sizeof(*fc));
+	if (fec_spec_from_string(text, &fc->spec, err, sizeof(err))) {
+		fprintf(stderr, "fecd-feed: code '%s': %s\n", text, err);
+		return -1;
+	}
+	rc = fec_decoder_create(&fc->spec, &dec);
+	if (rc) {
+		fprintf(stderr, "fecd-feed: code '%s': %s\n", text, fec_strerror(rc));
+		return -1;
+	}
+	fc->info = *fec_decoder_info(dec);
+	fec_decoder_destroy(dec);
+	rc = fec_encoder_create(&fc->spec, &fc->enc);
+	if (rc) {
+		fprintf(stderr, "fecd-feed: code '%s': no encoder: %s\n", text, fec_strerror(rc));
+		return -1;
+	}
+	double rate = fec_spec_rate(&fc->spec);
+	fc->sigma = f->o.noiseless ? 0.0 : fec_awgn_sigma(f->o.ebn0, rate);
+	/* Automatic scale: the mean |LLR| (2 / sigma^2, or 1 when noiseless) becomes 40 of int8's
+	 * 127, leaving headroom for the noise's spread without wasting resolution. */
+	double mean = fc->sigma > 0.0 ? 2.0 / (fc->sigma * fc->sigma) : 1.0;
+	fc->scale = f->o.scale > 0.0f ? f->o.scale : (float)(40.0 / mean);
+	return 0;
+}
+
+static void code_close(struct feed_code *fc)
+{
+	if (fc->enc)
+		fec_encoder_destroy(fc->enc);
+	fc->enc = NULL;
+}
+
+static bool code_is_frame(const struct feed_code *fc)
+{
+	return fc->info.kind == FEC_KIND_FRAME;
+}
+
+/* Information bits carried by one stream message of about msg_syms symbols: whole puncturing
+ * periods, so every message ends on a period boundary. */
+static size_t stream_msg_bits(const struct feed *f)
+{
+	const struct fec_info *in = &f->code.info;
+	size_t units = f->o.msg_syms / in->unit_syms;
+
+	return (units ? units : 1) * in->unit_bits;
+}
+
+static bool seq_skipped(const struct feed *f, uint64_t seq)
+{
+	for (unsigned i = 0; i < f->o.nskips; i++)
+		if (f->o.skips[i] == seq)
+			return true;
+	return false;
+}
+
+static void pace(struct feed *f)
+{
+	if (f->o.rate <= 0.0)
+		return;
+	uint64_t due = f->t0 + (uint64_t)((double)f->syms * 1e9 / f->o.rate);
+	struct timespec ts = {.tv_sec = (time_t)(due / 1000000000u),
+	                      .tv_nsec = (long)(due % 1000000000u)};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !feed_stop)
+		;
+}
+
+/* Sends one ZMQ part; returns 0 or -1 after printing why (a timeout names the likely cause). */
+static int send_part(struct feed *f, const void *buf, size_t len, int more)
+{
+	while (zmq_send(f->zsock, buf, len, more ? ZMQ_SNDMORE : 0) < 0) {
+		if (errno == EINTR && !feed_stop)
+			continue;
+		if (errno == EAGAIN)
+			fprintf(stderr,
+			        "fecd-feed: send blocked for %d ms: is the daemon reading?\n",
+			        f->o.send_timeout_ms);
+		else if (!feed_stop)
+			fprintf(stderr, "fecd-feed: zmq_send: %s\n", zmq_strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Encodes nbits information bits (already in f->bits), modulates, adds noise and quantizes into
+ * f->wire; returns the symbol count, or 0 after printing why. */
+static size_t modulate(struct feed *f, size_t nbits)
+{
+	size_t nsyms = 0;
+	int rc;
+
+	if (fec_encoded_len(&f->code.spec, nbits) > f->cap_syms) {
+		fprintf(stderr,
+		        "fecd-feed: %zu bits of this code do not fit the buffers sized for the "
+		        "first code; lower --msg-syms or --frame-bits\n",
+		        nbits);
+		return 0;
+	}
+	rc = fec_encode(f->code.enc, f->bits, nbits, f->cbits, &nsyms);
+	if (rc) {
+		fprintf(stderr, "fecd-feed: encoding %zu bits: %s\n", nbits, fec_strerror(rc));
+		return 0;
+	}
+	fec_awgn_llr(&f->noise, f->cbits, nsyms, f->code.sigma, 1.0f, f->llr);
+	fec_llr_quantize(f->o.format, f->llr, nsyms, f->o.polarity_one, f->code.scale, f->wire);
+	return nsyms;
+}
+
+static void write_stamp(struct feed *f, uint64_t seq)
+{
+	uint8_t rec[STAMP_RECORD_LEN];
+
+	put_le64(rec, seq);
+	put_le64(rec + 8, now_ns());
+	fwrite(rec, 1, sizeof(rec), f->stamps);
+}
+
+/* gr-zeromq sends items alone, or behind a pass_tags header: one part either way. */
+static int send_gnuradio(struct feed *f, uint64_t seq, const uint8_t *items, size_t len, size_t n)
+{
+	size_t hlen = 0;
+
+	if (f->o.gr_tags)
+		hlen = gr_tag_header_write(f->grmsg, f->items_sent,
+		                           seq == f->o.seq_start || seq % 16 == 0, f->o.seed);
+	memcpy(f->grmsg + hlen, items, len);
+	if (send_part(f, f->grmsg, hlen + len, 0))
+		return -1;
+	f->items_sent += n;
+	return 0;
+}
+
+static int send_native(struct feed *f, uint64_t seq, const uint8_t *payload, size_t len, size_t n,
+                       uint16_t flags, uint32_t frame_len)
+{
+	struct fecd_in_hdr h = {
+	    .version = FECD_PROTO_VERSION,
+	    .type = FECD_MSG_SYMBOLS,
+	    .hdr_len = FECD_IN_HDR_LEN,
+	    .channel = f->o.channel,
+	    .format = (uint8_t)f->o.format,
+	    .flags = (uint16_t)(flags | (f->o.polarity_one ? FECD_IN_POLARITY_ONE : 0)),
+	    .seq = seq,
+	    .symbol_count = (uint32_t)n,
+	    .frame_len = frame_len,
+	};
+	uint8_t hdr[FECD_IN_HDR_LEN];
+
+	fecd_in_hdr_pack(&h, hdr);
+	if (send_part(f, hdr, sizeof(hdr), 1) || send_part(f, payload, len, 0))
+		return -1;
+	if (f->o.inject_bad && f->bad_sent < feed_bad_count()) {
+		if (feed_bad_send(f->zsock, &h, payload, len, (unsigned)f->bad_sent))
+			return -1;
+		f->bad_sent++;
+	}
+	return 0;
+}
+
+/* Sends symbols [first, first + n) of the modulated buffer as one message. */
+static int send_msg(struct feed *f, size_t first, size_t n, uint16_t flags, uint32_t frame_len)
+{
+	size_t off = fecd_format_bytes(f->o.format, first), len = fecd_format_bytes(f->o.format, n);
+	uint64_t seq = f->seq++;
+	int rc;
+
+	if (f->o.format == FECD_FMT_S4_PACKED && (first & 1)) {
+		fprintf(stderr, "fecd-feed: s4 messages must start on a byte boundary\n");
+		return -1;
+	}
+	if (seq_skipped(f, seq)) {
+		f->skipped++;
+		return 0;
+	}
+	pace(f);
+	if (f->stamps)
+		write_stamp(f, seq);
+	if (f->o.gnuradio)
+		rc = send_gnuradio(f, seq, f->wire + off, len, n);
+	else
+		rc = send_native(f, seq, f->wire + off, len, n, flags, frame_len);
+	if (rc)
+		return -1;
+	f->msgs++;
+	f->syms += n;
+	return 0;
+}
+
+/* The switch that takes effect at message seq, if any. */
+static const char *switch_at(const struct feed *f, uint64_t seq)
+{
+	for (unsigned i = 0; i < f->o.nswitches; i++)
+		if (f->o.switches[i].seq == seq)
+			return f->o.switches[i].code;
+	return NULL;
+}
+
+static int apply_switch(struct feed *f)
+{
+	const char *text = switch_at(f, f->seq);
+	struct feed_code next;
+
+	if (!text)
+		return 0;
+	if (code_open(f, text, &next))
+		return -1;
+	if (code_is_frame(&next) != code_is_frame(&f->code)) {
+		fprintf(stderr,
+		        "fecd-feed: --switch %s: cannot switch between stream and frame "
+		        "codes\n",
+		        text);
+		code_close(&next);
+		return -1;
+	}
+	code_close(&f->code);
+	f->code = next;
+	return 0;
+}
+
+static int run_stream(struct feed *f)
+{
+	uint64_t left = f->o.bits;
+
+	while (left && !feed_stop) {
+		if (apply_switch(f))
+			return -1;
+		size_t nbits = stream_msg_bits(f);
+		if (nbits > f->cap_bits) {
+			fprintf(stderr, "fecd-feed: --switch code needs larger messages than the "
+			                "first code; lower --msg-syms\n");
+			return -1;
+		}
+		if (nbits > left)
+			nbits = (size_t)left;
+		if (info_source_read(&f->src, f->info_bits, nbits, f->bits))
+			goto short_file;
+		size_t nsyms = modulate(f, nbits);
+		if (!nsyms)
+			return -1;
+		left -= nbits;
+		uint16_t flags =
+		    (!left && !f->o.no_eos && !f->o.gnuradio) ? FECD_IN_END_OF_STREAM : 0;
+		if (send_msg(f, 0, nsyms, flags, 0))
+			return -1;
+		f->info_bits += nbits;
+	}
+	return 0;
+short_file:
+	fprintf(stderr, "fecd-feed: %s holds only %" PRIu64 " bits\n", f->o.input,
+	        info_source_len(&f->src));
+	return -1;
+}
+
+static int run_frames(struct feed *f)
+{
+	for (uint64_t fr = 0; fr < f->o.frames && !feed_stop; fr++) {
+		if (apply_switch(f))
+			return -1;
+		uint64_t first_bit;
+		uint32_t nbits;
+
+		if (frame_table_get(&f->frames, fr, &first_bit, &nbits)) {
+			fprintf(stderr, "fecd-feed: out of memory\n");
+			return -1;
+		}
+		if (info_source_read(&f->src, first_bit, nbits, f->bits)) {
+			fprintf(stderr, "fecd-feed: %s ends before frame %" PRIu64 "\n", f->o.input,
+			        fr);
+			return -1;
+		}
+		size_t nsyms = modulate(f, nbits);
+		if (!nsyms)
+			return -1;
+		size_t per = (nsyms + f->o.split - 1) / f->o.split;
+
+		if (f->o.format == FECD_FMT_S4_PACKED)
+			per += per & 1;
+		for (size_t first = 0; first < nsyms; first += per) {
+			size_t n = nsyms - first < per ? nsyms - first : per;
+			uint16_t flags = 0;
+
+			if (first == 0)
+				flags |= FECD_IN_FRAME_START;
+			if (first + n == nsyms) {
+				flags |= FECD_IN_FRAME_END;
+				if (fr + 1 == f->o.frames && !f->o.no_eos)
+					flags |= FECD_IN_END_OF_STREAM;
+			}
+			if (send_msg(f, first, n, flags, (uint32_t)nsyms))
+				return -1;
+		}
+		f->info_bits += nbits;
+		f->frames_sent++;
+	}
+	return 0;
+}
+
+static int open_socket(struct feed *f)
+{
+	int linger = 10000;
+
+	f->zctx = zmq_ctx_new();
+	f->zsock = f->zctx ? zmq_socket(f->zctx, f->o.sock_type) : NULL;
+	if (!f->zsock) {
+		fprintf(stderr, "fecd-feed: zmq socket: %s\n", zmq_strerror(errno));
+		return -1;
+	}
+	zmq_setsockopt(f->zsock, ZMQ_SNDHWM, &f->o.hwm, sizeof(f->o.hwm));
+	zmq_setsockopt(f->zsock, ZMQ_LINGER, &linger, sizeof(linger));
+	if (f->o.send_timeout_ms >= 0)
+		zmq_setsockopt(f->zsock, ZMQ_SNDTIMEO, &f->o.send_timeout_ms,
+		               sizeof(f->o.send_timeout_ms));
+	if ((f->o.bind ? zmq_bind : zmq_connect)(f->zsock, f->o.endpoint)) {
+		fprintf(stderr, "fecd-feed: %s %s: %s\n", f->o.bind ? "bind" : "connect",
+		        f->o.endpoint, zmq_strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int alloc_buffers(struct feed *f)
+{
+	if (code_is_frame(&f->code)) {
+		f->cap_bits = f->o.sched.max_bits;
+		if (f->code.info.max_frame_syms &&
+		    fec_encoded_len(&f->code.spec, f->cap_bits) > f->code.info.max_frame_syms) {
+			fprintf(stderr,
+			        "fecd-feed: --frame-bits %u is longer than the code's frames "
+			        "(max_frame_bits)\n",
+			        f->o.sched.max_bits);
+			return -1;
+		}
+	} else {
+		/* A message of msg_syms symbols never carries more bits than symbols (rate <= 1).
+		 */
+		f->cap_bits =
+		    f->o.msg_syms > stream_msg_bits(f) ? f->o.msg_syms : stream_msg_bits(f);
+	}
+	/* Room for later --switch codes of lower rate: up to 4 symbols per bit plus a period. */
+	f->cap_syms = fec_encoded_len(&f->code.spec, f->cap_bits);
+	if (f->cap_syms < 4 * f->cap_bits + 64)
+		f->cap_syms = 4 * f->cap_bits + 64;
+	f->bits = malloc(f->cap_bits);
+	f->cbits = malloc(f->cap_syms);
+	f->llr = malloc(f->cap_syms * sizeof(float));
+	f->wire = malloc(f->cap_syms * sizeof(float));
+	f->grmsg = f->o.gnuradio ? malloc(GR_TAG_HEADER_MAX + f->cap_syms * sizeof(float)) : NULL;
+	if (!f->bits || !f->cbits || !f->llr || !f->wire || (f->o.gnuradio && !f->grmsg)) {
+		fprintf(stderr, "fecd-feed: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct feed f = {0};
+	int rc = 1;
+
+	if (feed_parse_args(argc, argv, &f.o))
+		return 2;
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	if (code_open(&f, f.o.code, &f.code))
+		goto out;
+	if (info_source_open(&f.src, f.o.input, f.o.seed, "fecd-feed"))
+		goto out_code;
+	if (f.o.input && !f.o.bits_set)
+		f.o.bits = info_source_len(&f.src);
+	if (frame_table_init(&f.frames, &f.o.sched, f.o.seed))
+		goto out_src;
+	fec_prng_seed(&f.noise, f.o.seed ^ FEED_NOISE_SEED_XOR);
+	f.seq = f.o.seq_start;
+	if (alloc_buffers(&f) || open_socket(&f))
+		goto out_sock;
+	if (f.o.stamps && !(f.stamps = fopen(f.o.stamps, "wb"))) {
+		fprintf(stderr, "fecd-feed: %s: %s\n", f.o.stamps, strerror(errno));
+		goto out_sock;
+	}
+	if (f.o.start_delay_ms > 0) {
+		struct timespec ts = {f.o.start_delay_ms / 1000,
+		                      (f.o.start_delay_ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	f.t0 = now_ns();
+	rc = code_is_frame(&f.code) ? run_frames(&f) : run_stream(&f);
+	rc = rc ? 1 : 0;
+	double secs = (double)(now_ns() - f.t0) * 1e-9;
+	printf("fecd-feed: messages=%" PRIu64 " symbols=%" PRIu64 " bits=%" PRIu64
+	       " frames=%" PRIu64 " bad=%" PRIu64 " skipped=%" PRIu64
+	       " seconds=%.3f rate=%.0f sym/s%s\n",
+	       f.msgs, f.syms, f.info_bits, f.frames_sent, f.bad_sent, f.skipped, secs,
+	       secs > 0 ? (double)f.syms / secs : 0.0, feed_stop ? " (interrupted)" : "");
+	fflush(stdout);
+	if (f.stamps && fclose(f.stamps)) {
+		fprintf(stderr, "fecd-feed: %s: %s\n", f.o.stamps, strerror(errno));
+		rc = 1;
+	}
+out_sock:
+	if (f.zsock) {
+		if (rc || feed_stop) {
+			int zero = 0;
+			zmq_setsockopt(f.zsock, ZMQ_LINGER, &zero, sizeof(zero));
+		}
+		zmq_close(f.zsock);
+	}
+	if (f.zctx)
+		zmq_ctx_term(f.zctx);
+	free(f.bits);
+	free(f.cbits);
+	free(f.llr);
+	free(f.wire);
+	free(f.grmsg);
+	frame_table_free(&f.frames);
+out_src:
+	info_source_close(&f.src);
+out_code:
+	code_close(&f.code);
+out:
+	return rc;
+}

@@ -1,0 +1,55 @@
+/*
+ * fecd-sink's state, shared by the receiver (sink.c) and the report (sink_report.c).
+ */
+#ifndef FECD_SINK_H
+#define FECD_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "sink_track.h"
+
+#define SINK_MAX_PARTS 4
+#define SINK_MAX_GENS  64
+
+struct sink_opts {
+	const char *endpoint, *input, *stamps;
+	int sock_type;
+	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
+	int hwm, timeout_ms, deadline_ms;
+	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos;
+	uint32_t split;
+	struct frame_sched sched;
+	double max_ber, max_fer;
+};
+
+struct sink {
+	struct sink_opts o;
+	void *zctx, *zsock;
+	struct info_source src;
+	struct frame_table frames;
+	uint8_t *ref, *refpk, *pk; /* reference bits unpacked / packed, received bits packed */
+	size_t cap_bits;
+	/* streams */
+	uint64_t base, cur_end;
+	bool cur_has_bits, stream_ended;
+	struct track bits_track, frame_track;
+	/* counts */
+	uint64_t msgs, stream_msgs, frame_msgs, bits, bit_errors, msg_errors, malformed, eos_seen;
+	uint64_t status[3], status_other, code_changed, restarts;
+	uint32_t gens[SINK_MAX_GENS];
+	unsigned ngens;
+	/* latency: (in_seq, receive time) per message, matched with the stamps at the end */
+	uint64_t *lat_seq, *lat_rx;
+	size_t nlat, cap_lat;
+	struct lat lat;
+	uint64_t t_first, t_last;
+};
+
+/* Matches the receive times with the feed's stamps file into s->lat. Returns 0 or -1. */
+int sink_stamps_match(struct sink *s);
+/* Prints the report (text or JSON); returns true when every expectation held. */
+bool sink_report(struct sink *s);
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * The decoder interface's front door: error strings, the table of implemented families, the named
+ * presets, and the generic decoder/encoder calls that dispatch to a family's vtable. Specs, their
+ * text form and their comparison live in fec_spec.c.
+ *
+ * A preset is data: a family and that family's parameters in the text form ("k=7,polys=171:133"),
+ * applied over the family's defaults by the same parser that reads command lines, so presets and
+ * user input can never disagree about what a parameter means.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fec_impl.h"
+
+/* ---- Errors. */
+
+const char *fec_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case FEC_OK:
+		return "success";
+#define X(name, msg)                                                                               \
+	case FEC_E##name:                                                                          \
+		return msg;
+		FEC_ERRNO_MAP(X)
+#undef X
+	}
+	return "unknown error";
+}
+
+int fec__err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -code;
+}
+
+/* ---- Families. */
+
+static const struct fec_family_impl *const families[] = {
+#define X(fam, impl) &impl,
+	FEC_FAMILY_IMPL_MAP(X)
+#undef X
+};
+
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+const struct fec_family_impl *fec__family_impl(int family)
+{
+	for (unsigned i = 0; i < NFAMILIES; i++)
+		if ((int)families[i]->ops->family == family)
+			return families[i];
+	return NULL;
+}
+
+const struct fec_family_ops *fec_family_by_id(int family)
+{
+	const struct fec_family_impl *impl = fec__family_impl(family);
+
+	return impl ? impl->ops : NULL;
+}
+
+const struct fec_family_ops *fec_family_by_name(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (unsigned i = 0; i < NFAMILIES; i++)
+		if (strcmp(families[i]->ops->name, name) == 0)
+			return families[i]->ops;
+	return NULL;
+}
+
+unsigned fec_family_count(void)
+{
+	return NFAMILIES;
+}
+
+const struct fec_family_ops *fec_family_at(unsigned i)
+{
+	return i < NFAMILIES ? families[i]->ops : NULL;
+}
+
+/* ---- Presets. Polynomials are octal with the top bit tapping the current input (conv.h). */
+
+struct preset_entry {
+	struct fec_preset pub;
+	const char *params; /* text form applied over the family's defaults */
+};
+
+#define V FECD_FAMILY_VITERBI
+static const struct preset_entry presets[] = {
+	{{"ccsds", V, "CCSDS 131.0-B K=7 r=1/2: G1=171 then G2=133, G2 inverted"},
+	 "k=7,polys=171:133,invert=01,puncture=none"},
+	{{"nasa-dsn", V,
+	  "NASA-DSN K=7 r=1/2, libfec's NASA-DSN convention: 133 inverted, then 171"},
+	 "k=7,polys=133:171,invert=10,puncture=none"},
+	{{"voyager", V,
+	  "Voyager K=7 r=1/2 as libfec's viterbi27 and gr-fec's default: 133 then 171, no "
+	  "inversion (the polynomials of ccsds and nasa-dsn)"},
+	 "k=7,polys=133:171,invert=none,puncture=none"},
+	{{"wifi-1/2", V, "IEEE 802.11 K=7 r=1/2: A=133, B=171"},
+	 "k=7,polys=133:171,invert=none,puncture=none"},
+	{{"wifi-2/3", V, "IEEE 802.11 K=7 r=2/3: A=133 B=171 punctured A=11 B=10"},
+	 "k=7,polys=133:171,invert=none,puncture=11:10"},
+	{{"wifi-3/4", V, "IEEE 802.11 K=7 r=3/4: A=133 B=171 punctured A=110 B=101"},
+	 "k=7,polys=133:171,invert=none,puncture=110:101"},
+	{{"wifi-5/6", V, "IEEE 802.11n K=7 r=5/6: A=133 B=171 punctured A=11010 B=10101"},
+	 "k=7,polys=133:171,invert=none,puncture=11010:10101"},
+	{{"dvbs-1/2", V, "DVB-S (EN 300 421) K=7 r=1/2: X=171, Y=133"},
+	 "k=7,polys=171:133,invert=none,puncture=none"},
+	{{"dvbs-2/3", V, "DVB-S K=7 r=2/3: X=171 Y=133 punctured X=10 Y=11"},
+	 "k=7,polys=171:133,invert=none,puncture=2/3"},
+	{{"dvbs-3/4", V, "DVB-S K=7 r=3/4: X=171 Y=133 punctured X=101 Y=110"},
+	 "k=7,polys=171:133,invert=none,puncture=3/4"},
+	{{"dvbs-5/6", V, "DVB-S K=7 r=5/6: X=171 Y=133 punctured X=10101 Y=11010"},
+	 "k=7,polys=171:133,invert=none,puncture=5/6"},
+	{{"dvbs-7/8", V, "DVB-S K=7 r=7/8: X=171 Y=133 punctured X=1000101 Y=1111010"},
+	 "k=7,polys=171:133,invert=none,puncture=7/8"},
+	{{"lte", V, "3GPP LTE K=7 r=1/3: 133, 171, 165 (here without tail-biting)"},
+	 "k=7,polys=133:171:165,invert=none,puncture=none"},
+	{{"gsm", V, "GSM K=5 r=1/2: G0=23, G1=33"}, "k=5,polys=23:33,invert=none,puncture=none"},
+	{{"is95-fwd", V, "IS-95 forward link K=9 r=1/2: 753, 561"},
+	 "k=9,polys=753:561,invert=none,puncture=none"},
+	{{"is95-rev", V, "IS-95 reverse link K=9 r=1/3: 557, 663, 711"},
+	 "k=9,polys=557:663:711,invert=none,puncture=none"},
+	{{"cdma2000", V, "cdma2000 K=9 r=1/4: 765, 671, 513, 473"},
+	 "k=9,polys=765:671:513:473,invert=none,puncture=none"},
+};
+#undef V
+
+#define NPRESETS (sizeof(presets) / sizeof(presets[0]))
+
+unsigned fec_preset_count(void)
+{
+	return NPRESETS;
+}
+
+const struct fec_preset *fec_preset_at(unsigned i)
+{
+	return i < NPRESETS ? &presets[i].pub : NULL;
+}
+
+static const struct preset_entry *preset_find(const char *name)
+{
+	for (unsigned i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].pub.name, name) == 0)
+			return &presets[i];
+	return NULL;
+}
+
+int fec__preset_start(const char *name, struct fec_spec *spec, char *err, size_t errlen)
+{
+	const struct preset_entry *p = preset_find(name);
+	const struct fec_family_ops *ops;
+	char params[256];
+
+	if (!p)
+		return -FEC_EINVAL;
+	ops = fec_family_by_id(p->pub.family);
+	if (!ops)
+		return fec__err(err, errlen, FEC_EFAMILY, "preset %s: family not built", name);
+	memset(spec, 0, sizeof(*spec));
+	spec->family = p->pub.family;
+	ops->spec_default(spec);
+	snprintf(params, sizeof(params), "%s", p->params);
+	return fec__apply_params(ops, spec, params, err, errlen);
+}
+
+int fec_preset_apply(const char *name, struct fec_spec *spec)
+{
+	struct fec_spec tmp;
+	int ret;
+
+	if (!name || !spec)
+		return -FEC_EINVAL;
+	ret = fec__preset_start(name, &tmp, NULL, 0);
+	if (ret)
+		return ret;
+	ret = fec_family_by_id(tmp.family)->spec_finish(&tmp, NULL, 0);
+	if (ret)
+		return ret;
+	*spec = tmp;
+	return 0;
+}
+
+const struct fec_preset *fec__preset_for_code(const struct fec_spec *spec, unsigned *matches)
+{
+	const struct fec_family_impl *impl = fec__family_impl(spec->family);
+	const struct fec_preset *first = NULL;
+	unsigned n = 0;
+
+	for (unsigned i = 0; impl && i < NPRESETS; i++) {
+		struct fec_spec tmp;
+
+		if (presets[i].pub.family != spec->family)
+			continue;
+		if (fec_preset_apply(presets[i].pub.name, &tmp))
+			continue;
+		if (impl->same_trellis(spec, &tmp)) {
+			if (!first)
+				first = &presets[i].pub;
+			n++;
+		}
+	}
+	if (matches)
+		*matches = n;
+	return first;
+}
+
+/* ---- Decoders and encoders: checks common to every family, then the family's vtable. */
+
+int fec_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
+{
+	const struct fec_family_ops *ops;
+
+	if (!spec || !out)
+		return -FEC_EINVAL;
+	ops = fec_family_by_id(spec->family);
+	if (!ops)
+		return -FEC_EFAMILY;
+	return ops->decoder_create(spec, out);
+}
+
+void fec_decoder_destroy(struct fec_decoder *dec)
+{
+	if (dec)
+		dec->vt->destroy(dec);
+}
+
+const struct fec_info *fec_decoder_info(const struct fec_decoder *dec)
+{
+	return &dec->info;
+}
+
+const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec)
+{
+	return &dec->spec;
+}
+
+int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
+	       uint32_t count)
+{
+	if (!dec || !b || (count && (!b->jobs || !b->in || !b->out)))
+		return -FEC_EINVAL;
+	if (first > b->count || count > b->count - first)
+		return -FEC_EINVAL;
+	if (count && dec->info.scratch_bytes && !scratch)
+		return -FEC_EINVAL;
+	if (count == 0)
+		return 0;
+	return dec->vt->decode(dec, scratch, b, first, count);
+}
+
+int fec_encoder_create(const struct fec_spec *spec, struct fec_encoder **out)
+{
+	const struct fec_family_ops *ops;
+
+	if (!spec || !out)
+		return -FEC_EINVAL;
+	ops = fec_family_by_id(spec->family);
+	if (!ops)
+		return -FEC_EFAMILY;
+	return ops->encoder_create(spec, out);
+}
+
+void fec_encoder_destroy(struct fec_encoder *enc)
+{
+	if (enc)
+		enc->vt->destroy(enc);
+}
+
+int fec_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbits, uint8_t *out, size_t *nout)
+{
+	if (!enc || !nout || (nbits && !bits) || !out)
+		return -FEC_EINVAL;
+	return enc->vt->encode(enc, bits, nbits, out, nout);
+}
+
+void fec_encoder_reset(struct fec_encoder *enc)
+{
+	if (enc)
+		enc->vt->reset(enc);
+}
+
+size_t fec_encoded_len(const struct fec_spec *spec, size_t nbits)
+{
+	const struct fec_family_impl *impl = spec ? fec__family_impl(spec->family) : NULL;
+
+	return impl ? impl->encoded_len(spec, nbits) : 0;
+}
+
+double fec_spec_rate(const struct fec_spec *spec)
+{
+	const struct fec_family_impl *impl = spec ? fec__family_impl(spec->family) : NULL;
+
+	return impl ? impl->rate(spec) : 0.0;
+}
+
+bool fec_spec_same_code(const struct fec_spec *a, const struct fec_spec *b)
+{
+	const struct fec_family_impl *impl;
+
+	if (!a || !b || a->family != b->family)
+		return false;
+	impl = fec__family_impl(a->family);
+	return impl && impl->same_code(a, b);
+}

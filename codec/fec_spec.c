@@ -1,0 +1,403 @@
+/*
+ * Specs as data: checking parameter values against a family's schema, the command-line text form
+ * ("PRESET[,key=value...]" / "FAMILY[,key=value...]", lists separated by ':'), and comparing specs.
+ * Everything goes through the family's parameter table and its spec_set/spec_get, so one parser
+ * and one printer serve every family, and adding a parameter to a table is all it takes to make it
+ * settable from the command line, the config file and channel.create alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fec_impl.h"
+
+#define TEXT_MAX 1024 /* longest text form accepted */
+
+/* spec_get's backing store: lists of numbers or a string. */
+union value_buf {
+	uint32_t items[64];
+	char s[256];
+};
+
+const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params, const char *name)
+{
+	for (const struct fec_param_desc *d = params; d && d->name; d++)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
+}
+
+static const char *const type_names[] = {
+	[FEC_PARAM_INT] = "an integer",
+	[FEC_PARAM_ENUM] = "one of a set of names",
+	[FEC_PARAM_BOOL] = "true or false",
+	[FEC_PARAM_OCT_LIST] = "a list of octal numbers",
+	[FEC_PARAM_STRING] = "a string",
+};
+
+static unsigned choice_count(const struct fec_param_desc *d)
+{
+	unsigned n = 0;
+
+	while (d->choices && d->choices[n])
+		n++;
+	return n;
+}
+
+/* "a, b, c" into buf. */
+static void join_choices(const struct fec_param_desc *d, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; d->choices && d->choices[i] && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 d->choices[i]);
+}
+
+int fec__param_check(const struct fec_param_desc *d, const struct fec_param_value *v, char *err,
+		     size_t errlen)
+{
+	char list[160];
+
+	if (v->type != d->type)
+		return fec__err(err, errlen, FEC_EINVAL, "%s: expected %s", d->name,
+				type_names[d->type]);
+	switch (d->type) {
+	case FEC_PARAM_INT:
+		if (v->i < d->min || v->i > d->max)
+			return fec__err(err, errlen, FEC_ERANGE,
+					"%s: expected an integer in %ld..%ld, got %ld", d->name,
+					d->min, d->max, v->i);
+		break;
+	case FEC_PARAM_BOOL:
+		if (v->i != 0 && v->i != 1)
+			return fec__err(err, errlen, FEC_EINVAL, "%s: expected true or false",
+					d->name);
+		break;
+	case FEC_PARAM_ENUM:
+		if (v->i < 0 || v->i >= (long)choice_count(d)) {
+			join_choices(d, list, sizeof(list));
+			return fec__err(err, errlen, FEC_EINVAL, "%s: expected one of %s", d->name,
+					list);
+		}
+		break;
+	case FEC_PARAM_OCT_LIST:
+		if (v->nitems < 1 || v->nitems > d->max_items || !v->items)
+			return fec__err(err, errlen, FEC_ERANGE,
+					"%s: expected 1..%u octal numbers, got %u", d->name,
+					d->max_items, v->nitems);
+		for (unsigned i = 0; i < v->nitems; i++)
+			if ((long)v->items[i] < d->min || (long)v->items[i] > d->max)
+				return fec__err(err, errlen, FEC_ERANGE,
+						"%s: %o is out of range %lo..%lo (octal)", d->name,
+						v->items[i], d->min, d->max);
+		break;
+	case FEC_PARAM_STRING:
+		if (!v->s)
+			return fec__err(err, errlen, FEC_EINVAL, "%s: expected a string", d->name);
+		if ((long)strlen(v->s) > d->max)
+			return fec__err(err, errlen, FEC_ERANGE,
+					"%s: expected at most %ld characters, got %zu", d->name,
+					d->max, strlen(v->s));
+		break;
+	}
+	return 0;
+}
+
+/* Reads one value of the text form. items backs OCT_LIST values (max_items entries). */
+static int parse_value(const struct fec_param_desc *d, char *text, struct fec_param_value *v,
+		       uint32_t *items, char *err, size_t errlen)
+{
+	char list[160];
+	char *end;
+
+	memset(v, 0, sizeof(*v));
+	v->type = d->type;
+	switch (d->type) {
+	case FEC_PARAM_INT:
+		errno = 0;
+		v->i = strtol(text, &end, 10);
+		if (!*text || *end || errno)
+			return fec__err(err, errlen, FEC_EINVAL,
+					"%s: expected an integer in %ld..%ld, got '%s'", d->name,
+					d->min, d->max, text);
+		break;
+	case FEC_PARAM_BOOL:
+		if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "yes"))
+			v->i = 1;
+		else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "no"))
+			v->i = 0;
+		else
+			return fec__err(err, errlen, FEC_EINVAL,
+					"%s: expected true or false, got '%s'", d->name, text);
+		break;
+	case FEC_PARAM_ENUM:
+		v->i = -1;
+		for (unsigned i = 0; d->choices && d->choices[i]; i++)
+			if (!strcmp(text, d->choices[i]))
+				v->i = i;
+		if (v->i < 0) {
+			join_choices(d, list, sizeof(list));
+			return fec__err(err, errlen, FEC_EINVAL, "%s: expected one of %s, got '%s'",
+					d->name, list, text);
+		}
+		break;
+	case FEC_PARAM_OCT_LIST:
+		v->items = items;
+		for (char *save = NULL, *tok = strtok_r(text, ":", &save); tok;
+		     tok = strtok_r(NULL, ":", &save)) {
+			if (v->nitems == d->max_items)
+				return fec__err(err, errlen, FEC_ERANGE,
+						"%s: expected at most %u octal numbers", d->name,
+						d->max_items);
+			if (strspn(tok, "01234567") != strlen(tok) || strlen(tok) > 10)
+				return fec__err(err, errlen, FEC_EINVAL,
+						"%s: '%s' is not an octal number", d->name, tok);
+			items[v->nitems++] = (uint32_t)strtoul(tok, NULL, 8);
+		}
+		break;
+	case FEC_PARAM_STRING:
+		v->s = text;
+		break;
+	}
+	return fec__param_check(d, v, err, errlen);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+static void list_params(const struct fec_family_ops *ops, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const struct fec_param_desc *d = ops->params; d->name && used < len; d++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 d == ops->params ? "" : ", ", d->name);
+}
+
+int fec__apply_params(const struct fec_family_ops *ops, struct fec_spec *spec, char *text,
+		      char *err, size_t errlen)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct fec_param_desc *d;
+		struct fec_param_value v;
+		uint32_t items[64];
+		char *eq, *key, *val, list[200];
+		int ret;
+
+		key = trim(tok);
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq)
+			return fec__err(err, errlen, FEC_EINVAL, "expected key=value, got '%s'", key);
+		*eq = '\0';
+		key = trim(key);
+		val = trim(eq + 1);
+		d = fec__param_find(ops->params, key);
+		if (!d) {
+			list_params(ops, list, sizeof(list));
+			return fec__err(err, errlen, FEC_EPARAM,
+					"unknown parameter '%s' for %s (expected one of %s)", key,
+					ops->name, list);
+		}
+		ret = parse_value(d, val, &v, items, err, errlen);
+		if (ret)
+			return ret;
+		ret = ops->spec_set(spec, d->name, &v, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void list_codes(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < fec_preset_count() && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 fec_preset_at(i)->name);
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "; families:");
+	for (unsigned i = 0; i < fec_family_count() && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, " %s", fec_family_at(i)->name);
+}
+
+int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size_t errlen)
+{
+	const struct fec_family_ops *ops;
+	const struct fec_preset *preset;
+	struct fec_spec spec;
+	char buf[TEXT_MAX], list[400], *name, *rest;
+	int ret;
+
+	if (!text || !out)
+		return fec__err(err, errlen, FEC_EINVAL, "no code given");
+	if (strlen(text) >= sizeof(buf))
+		return fec__err(err, errlen, FEC_ELONG, "code text longer than %zu characters",
+				sizeof(buf) - 1);
+	strcpy(buf, text);
+	rest = strchr(buf, ',');
+	if (rest)
+		*rest++ = '\0';
+	name = trim(buf);
+
+	preset = NULL;
+	for (unsigned i = 0; i < fec_preset_count(); i++)
+		if (!strcmp(fec_preset_at(i)->name, name))
+			preset = fec_preset_at(i);
+	if (preset) {
+		ret = fec__preset_start(name, &spec, err, errlen);
+		if (ret)
+			return ret;
+	} else {
+		ops = fec_family_by_name(name);
+		if (!ops) {
+			list_codes(list, sizeof(list));
+			return fec__err(err, errlen, FEC_EFAMILY,
+					"unknown code '%s': expected a preset or a family (%s)",
+					name, list);
+		}
+		memset(&spec, 0, sizeof(spec));
+		spec.family = ops->family;
+		ops->spec_default(&spec);
+	}
+	ops = fec_family_by_id(spec.family);
+	if (rest) {
+		ret = fec__apply_params(ops, &spec, rest, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = ops->spec_finish(&spec, err, errlen);
+	if (ret)
+		return ret;
+	*out = spec;
+	return 0;
+}
+
+static bool values_equal(const struct fec_param_value *a, const struct fec_param_value *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case FEC_PARAM_INT:
+	case FEC_PARAM_BOOL:
+	case FEC_PARAM_ENUM:
+		return a->i == b->i;
+	case FEC_PARAM_OCT_LIST:
+		return a->nitems == b->nitems &&
+		       !memcmp(a->items, b->items, a->nitems * sizeof(a->items[0]));
+	case FEC_PARAM_STRING:
+		return a->s && b->s && !strcmp(a->s, b->s);
+	}
+	return false;
+}
+
+/* Appends ",name=value" in the text form; returns the new length used. */
+static size_t append_value(char *buf, size_t len, size_t used, const struct fec_param_desc *d,
+			   const struct fec_param_value *v)
+{
+	if (used >= len)
+		return used;
+	used += (size_t)snprintf(buf + used, len - used, ",%s=", d->name);
+	for (unsigned i = 0; used < len; i++) {
+		switch (v->type) {
+		case FEC_PARAM_INT:
+			return used + (size_t)snprintf(buf + used, len - used, "%ld", v->i);
+		case FEC_PARAM_BOOL:
+			return used + (size_t)snprintf(buf + used, len - used, "%s",
+						       v->i ? "true" : "false");
+		case FEC_PARAM_ENUM:
+			return used + (size_t)snprintf(buf + used, len - used, "%s",
+						       d->choices[v->i]);
+		case FEC_PARAM_STRING:
+			return used + (size_t)snprintf(buf + used, len - used, "%s", v->s);
+		case FEC_PARAM_OCT_LIST:
+			if (i == v->nitems)
+				return used;
+			used += (size_t)snprintf(buf + used, len - used, "%s%o", i ? ":" : "",
+						 v->items[i]);
+			break;
+		}
+	}
+	return used;
+}
+
+void fec_spec_to_string(const struct fec_spec *spec, char *buf, size_t len)
+{
+	const struct fec_family_impl *impl;
+	const struct fec_preset *preset;
+	const struct fec_param_desc *d;
+	struct fec_spec base;
+	const char *name;
+	unsigned matches;
+	size_t used;
+
+	if (!buf || !len)
+		return;
+	impl = spec ? fec__family_impl(spec->family) : NULL;
+	if (!impl) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	/* Print the differences from the one preset with this code, else from the family's
+	 * defaults: short, and fec_spec_from_string reads it back to an equal spec. */
+	preset = fec__preset_for_code(spec, &matches);
+	if (preset && matches == 1 && fec_preset_apply(preset->name, &base) == 0) {
+		name = preset->name;
+	} else {
+		memset(&base, 0, sizeof(base));
+		base.family = spec->family;
+		impl->ops->spec_default(&base);
+		impl->ops->spec_finish(&base, NULL, 0);
+		name = impl->ops->name;
+	}
+	used = (size_t)snprintf(buf, len, "%s", name);
+	for (d = impl->ops->params; d->name; d++) {
+		union value_buf ba, bb;
+		struct fec_param_value va, vb;
+
+		if (impl->ops->spec_get(spec, d->name, &va, &ba, sizeof(ba)) ||
+		    impl->ops->spec_get(&base, d->name, &vb, &bb, sizeof(bb)))
+			continue;
+		if (!values_equal(&va, &vb))
+			used = append_value(buf, len, used, d, &va);
+	}
+}
+
+bool fec_spec_equal(const struct fec_spec *a, const struct fec_spec *b)
+{
+	const struct fec_family_impl *impl;
+
+	if (!a || !b || a->family != b->family)
+		return false;
+	impl = fec__family_impl(a->family);
+	if (!impl)
+		return false;
+	for (const struct fec_param_desc *d = impl->ops->params; d->name; d++) {
+		union value_buf ba, bb;
+		struct fec_param_value va, vb;
+
+		if (impl->ops->spec_get(a, d->name, &va, &ba, sizeof(ba)) ||
+		    impl->ops->spec_get(b, d->name, &vb, &bb, sizeof(bb)) ||
+		    !values_equal(&va, &vb))
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,275 @@
+/*
+ * Internal to the data path: one channel's state and the functions its parts share. A channel
+ * moves symbols through ingest (ZMQ in -> int8 LLRs), the batcher (stream blocks or frames -> batch
+ * slots), the backend (decode on worker threads) and publish (in order -> ZMQ out). Everything
+ * here runs on the loop thread except the backend's done callback, which only queues the batch
+ * under done_lock and wakes the loop.
+ *
+ * Code generations ("epochs"): every create or update makes an epoch holding the configuration and
+ * the decoder it implies. Ingest switches to a pending epoch at the sender sequence number the
+ * update named; the batcher cuts stream blocks with the epoch in force where each block starts
+ * (same-code updates) or ends the stream at the switch (code changes). Batches hold a reference,
+ * so a decoder lives until the last batch that used it is published.
+ */
+#ifndef FECD_CHANNEL_H
+#define FECD_CHANNEL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+#include <zmq.h>
+
+#include "backend.h"
+#include "fecd.h"
+#include "stats.h"
+
+#define CHAN_PENDING_MAX 4       /* updates waiting for their sequence number */
+#define CHAN_IN_BUDGET_MSGS 64   /* messages per turn before other channels get a go */
+#define CHAN_IN_BUDGET_SYMS (1u << 22)
+#define CHAN_STREAM_MARGIN 65536 /* stream buffer room beyond two jobs' input */
+
+struct epoch {
+	unsigned refs;
+	uint32_t gen;
+	struct chan_config cfg;
+	struct fec_decoder *dec;
+	const struct fec_info *info;
+	uint64_t at_seq;    /* pending: first sender sequence number it applies to */
+	uint64_t start_abs; /* stream, same code: first block start cut with it */
+	size_t in_stride;   /* symbols per job slot */
+	size_t out_stride;  /* bytes per job's packed output */
+	size_t soft_stride; /* floats per job's soft output; 0: no soft output */
+};
+
+enum batch_state { BATCH_FREE, BATCH_FILLING, BATCH_CLOSED, BATCH_INFLIGHT, BATCH_DONE };
+
+/* What publish needs of each job beyond struct fec_job. */
+struct job_meta {
+	uint64_t in_first; /* channel index of the first owned symbol */
+	uint64_t in_seq;   /* sender sequence number of the message holding it */
+	uint64_t accept_ns;
+};
+
+struct batch {
+	struct channel *ch;
+	enum batch_state state;
+	uint64_t seq;       /* per channel: publish order */
+	struct epoch *ep;   /* referenced while the batch is in use */
+	uint32_t count;     /* jobs */
+	bool stream;        /* one output message for all jobs */
+	bool stream_start;  /* the first job starts a stream: decoded-bit offsets restart */
+	bool end_of_stream; /* the output ends the stream (or the sender's frames) */
+	struct job_meta eos_meta; /* a job-less end-of-stream marker's position */
+	uint64_t first_ns;
+	struct backend_task task;
+	struct batch *next; /* closed queue */
+	/* buffers, grown only when the geometry grows */
+	uint32_t cap_jobs;
+	struct fec_job *jobs;
+	struct job_meta *meta;
+	int8_t *in;
+	size_t in_cap;
+	uint8_t *out;
+	size_t out_cap;
+	float *soft;
+	size_t soft_cap;
+	uint8_t *msg;       /* a stream batch's bits back to back */
+	size_t msg_cap;
+	float *msg_soft;    /* and its soft values */
+	size_t msg_soft_cap;
+	uint8_t *pdu;       /* one PDU */
+	size_t pdu_cap;
+	/* publishing progress, kept across EAGAIN */
+	bool pub_started, pub_built, pub_failed;
+	uint32_t pub_job;   /* next message (frames: job index) */
+	unsigned pub_part;  /* next part of the current message */
+	unsigned nparts;
+	const void *part[3];
+	size_t part_len[3];
+	struct fecd_out_hdr pub_hdr;
+	uint8_t hdr[FECD_OUT_HDR_LEN];
+};
+
+/* The received message being consumed (it may stop halfway when batch slots run out). */
+struct in_msg {
+	bool active;
+	zmq_msg_t part[2];
+	unsigned nparts;
+	const uint8_t *data; /* the symbols, inside the last part */
+	size_t nsyms, done;  /* symbols in the message, consumed so far */
+	int format;
+	bool polarity_one;
+	uint16_t flags;      /* FECD_IN_* */
+	uint64_t seq;
+	uint32_t frame_len;
+	uint64_t accept_ns;
+	bool started;        /* pending updates checked */
+	bool eos_done;
+	bool skip;           /* frames: the rest of this message is dropped */
+	unsigned frame_stage;
+};
+
+/* Where each message's symbols start, so outputs can name the sender sequence number. */
+struct msg_mark {
+	uint64_t abs;
+	uint64_t seq;
+	uint64_t accept_ns;
+};
+
+struct mark_ring {
+	struct msg_mark *v;
+	size_t cap, head, len; /* cap is a power of two */
+};
+
+struct stream_buf {
+	int8_t *buf;
+	size_t cap;
+	uint64_t base;    /* channel index of buf[0] */
+	uint64_t end;     /* one past the last symbol held */
+	uint64_t start;   /* first symbol of the current stream */
+	uint64_t cursor;  /* first symbol not yet owned by a job */
+	bool open;        /* a stream has begun and not ended */
+	size_t keep_head; /* history kept before the cursor: the largest head any epoch needs */
+};
+
+struct frame_asm {
+	bool active;
+	uint32_t want; /* symbols the frame should have */
+	uint32_t have;
+	uint64_t in_first, in_seq, accept_ns;
+	struct batch *b; /* the frame is written into slot b->count of this batch */
+};
+
+enum chan_state { CHAN_RUNNING, CHAN_CLOSING, CHAN_CLOSED };
+
+struct channel {
+	struct fecd *d;
+	struct channel *next;   /* service list, creation order */
+	struct chan_config cfg; /* as configured now (the last update) */
+	uint32_t gen;           /* generation of cfg */
+	enum chan_state state;
+
+	struct epoch *in_ep;    /* in force at ingest */
+	struct epoch *pending[CHAN_PENDING_MAX];
+	unsigned npending;
+	struct epoch *cut_ep;   /* streams: cuts the next block */
+	struct epoch *cut_next[CHAN_PENDING_MAX]; /* streams: same-code successors by start_abs */
+	unsigned ncut_next;
+
+	void *in_sock, *out_sock;
+	uv_poll_t in_poll, out_poll;
+	uv_idle_t in_resume;
+	uv_timer_t deadline, bind_timer, linger;
+	uv_async_t done_async;
+	unsigned open_handles;
+	bool in_poll_open, out_poll_open, in_resume_open, deadline_open, bind_timer_open,
+		linger_open, async_open;
+	unsigned bind_wait;     /* bit 0 input, bit 1 output: bind retried until released */
+	uint64_t bind_give_up_ns;
+
+	/* ingest */
+	struct in_msg msg;
+	bool in_busy;           /* inside ingest_drain */
+	bool in_blocked;        /* waiting for a free batch slot */
+	bool in_stopped;        /* closing: read no more */
+	bool have_seq;
+	uint64_t last_seq;
+	uint64_t gr_msgs;       /* GNU Radio input: messages so far, used as seq */
+	uint64_t abs_next;      /* channel index of the next accepted symbol */
+	struct mark_ring marks;
+	struct stream_buf sb;
+	struct frame_asm fr;
+
+	/* batches */
+	struct batch **pool;
+	unsigned npool;
+	struct batch *filling;
+	struct batch *closed_head, *closed_tail; /* waiting for an in-flight place */
+	bool deadline_armed, flush_due;
+	unsigned inflight;
+	uint64_t next_batch_seq, next_pub_seq;
+	pthread_mutex_t done_lock;
+	struct batch *done_head; /* decoded on backend threads, not yet taken by the loop */
+
+	/* publish */
+	bool in_publish;
+	bool out_blocked;       /* the output socket said EAGAIN */
+	bool out_abandoned;     /* closing and out of time: drop what cannot leave */
+	uint64_t frame_seq;
+	uint64_t stream_bits;   /* decoded bits of the current stream published */
+	uint32_t pub_gen;       /* generation of the last published output */
+
+	struct chan_stats_acc stats;
+	struct ratelimit rl_bad, rl_frame, rl_gap, rl_send, rl_decode;
+
+	/* closing */
+	bool flushed;
+	uint64_t close_deadline_ns;
+	void (*on_closed)(struct channel *ch, void *arg);
+	void *on_closed_arg;
+};
+
+uint64_t now_ns(void);
+
+/* channel.c */
+struct epoch *epoch_create(const struct chan_config *cc, uint32_t gen, char *err, size_t errlen);
+void epoch_put(struct epoch *ep);
+static inline struct epoch *epoch_get(struct epoch *ep)
+{
+	ep->refs++;
+	return ep;
+}
+/* Binds or connects a socket; a bind refused because a closing channel still holds the endpoint
+ * is retried until it is released. */
+int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
+		   const char *what, char *err, size_t errlen);
+/* Closing: moves on as far as it can (flush, wait for publishing, release). */
+void channel_close_pump(struct channel *ch);
+void channel_handle_closed(struct channel *ch);
+
+/* ingest.c */
+int ingest_open(struct channel *ch, char *err, size_t errlen);
+void ingest_start(struct channel *ch);
+void ingest_drain(struct channel *ch);   /* reads what is there, within the fairness budget */
+void ingest_unblock(struct channel *ch); /* something freed: go on from the loop's idle phase */
+void ingest_stop(struct channel *ch);    /* closes the input socket; the message in hand goes on */
+void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int marks_push(struct mark_ring *r, uint64_t abs, uint64_t seq, uint64_t accept_ns);
+/* The mark of the message holding symbol abs; forgets the marks before it. */
+bool marks_find(struct mark_ring *r, uint64_t abs, struct msg_mark *out);
+
+/* batcher.c */
+int batcher_prepare(struct channel *ch, const struct epoch *ep);
+void batcher_free(struct channel *ch);
+bool batcher_idle(const struct channel *ch); /* every slot free: all accepted is published */
+/* The batch open for jobs of ep (a new one from the pool if needed); NULL when no slot is free. */
+struct batch *batch_filling(struct channel *ch, struct epoch *ep, bool stream);
+void batch_job_added(struct channel *ch, struct batch *b);
+void batch_close(struct channel *ch, struct batch *b);
+void batch_release(struct channel *ch, struct batch *b);
+void batcher_submit_ready(struct channel *ch);
+/* Marks the end of the sender's stream on the open batch, or in a job-less batch. False when no
+ * slot is free. */
+bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t seq);
+void batcher_arm_deadline(struct channel *ch);
+void batcher_flush_due(struct channel *ch);
+/* Streams. */
+void stream_begin(struct channel *ch);
+size_t stream_room(struct channel *ch); /* free symbols at the buffer's end (after compaction) */
+bool stream_cut(struct channel *ch);    /* cuts every block whose tail is here; false: no slot */
+/* Ends the stream: everything left is cut, the last job flagged STREAM_END; with eos the output
+ * says END_OF_STREAM even when no stream was open. False when it must wait for a slot. */
+bool stream_finish(struct channel *ch, bool eos, uint64_t seq);
+/* Same code, new geometry: blocks starting at or after at_abs are cut with ep. */
+void stream_queue_epoch(struct channel *ch, struct epoch *ep, uint64_t at_abs);
+
+/* publish.c */
+int publish_open(struct channel *ch, char *err, size_t errlen);
+void publish_task_done(struct backend_task *t); /* backend thread */
+void publish_run(struct channel *ch);
+void publish_abandon(struct channel *ch);
+
+#endif

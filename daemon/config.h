@@ -1,0 +1,33 @@
+/*
+ * Configuration helpers beyond the declarations in fecd.h (config.c, reload.c): the whole
+ * configuration as JSON (config.get, --print-config), and the channel-level parsing and
+ * cross-checks shared by the file loader and the control methods.
+ */
+#ifndef FECD_CONFIG_H
+#define FECD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fecd.h"
+
+struct cJSON;
+
+/* The configuration as a JSON object shaped like the file (fecd_config_parse reads it back). */
+struct cJSON *fecd_config_to_json(const struct fecd_config *cfg);
+
+/* Reads one channel object. base NULL: a new channel (defaults, "id" required, "name" defaults to
+ * "ch<id>"); else obj applies on top of base. prefix is obj's JSON path for messages. */
+int chan_config_parse(const struct cJSON *obj, const struct chan_config *base,
+                      struct chan_config *out, const char *prefix, char *err, size_t errlen);
+
+/* Checks that no two of n channels share an id, a name or a bound endpoint, and that a channel
+ * does not bind the same endpoint for input and output. names[i] (optional) is channel i's JSON
+ * path for messages; NULL uses "channels[i]". */
+int chan_configs_check_unique(const struct chan_config *const *chans, unsigned n,
+                              const char *const *names, char *err, size_t errlen);
+
+/* The default control-socket path (ctlpath.h), logging which rule chose it. */
+void config_default_socket(char *buf, size_t len);
+
+#endif

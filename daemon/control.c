@@ -1,0 +1,632 @@
+/*
+ * The JSON-RPC 2.0 control server: a Unix socket (mode 0660) and optionally TCP on 127.0.0.1, one
+ * request per line, one response per line. Everything here runs on the loop thread and nothing a
+ * client sends can make it wait or grow without bound:
+ *   - a line longer than control.max_line gets -32600 and the rest of it is discarded, and the
+ *     connection goes on;
+ *   - nesting deeper than control.max_depth is refused by a scan before cJSON parses anything
+ *     (the same scan rejects NUL bytes and bytes that are not UTF-8);
+ *   - responses a client does not read are buffered up to OUT_CAP bytes, then the client is
+ *     dropped; at most MAX_CLIENTS connections are served at once.
+ * Batch requests (JSON arrays) are refused with -32600: fecdctl and scripts send one request per
+ * line, and a batch would let one line cost an unbounded amount of work. Notifications (no "id")
+ * are carried out and get no response.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "fecd.h"
+#include "log.h"
+#include "rpc.h"
+#include "settings.h"
+
+#define MAX_CLIENTS 64
+#define READ_CHUNK  16384
+#define OUT_CAP_MIN (1u << 20)
+
+struct client {
+	union {
+		uv_handle_t handle;
+		uv_stream_t stream;
+		uv_pipe_t pipe;
+		uv_tcp_t tcp;
+	} h;
+	struct control *ctl;
+	struct client *next, *prev;
+	char *line;      /* the request being assembled */
+	size_t len, cap; /* bytes in line, bytes allocated (<= max_line) */
+	bool discarding; /* the current line went over max_line: drop it up to its '\n' */
+	bool closing;
+	unsigned serial; /* for log lines */
+	char rbuf[READ_CHUNK];
+};
+
+struct control {
+	struct fecd *d;
+	uv_pipe_t pipe;
+	uv_tcp_t tcp;
+	bool have_pipe, have_tcp, stopping;
+	unsigned
+	    open_handles; /* listeners and clients not yet closed: free at zero when stopping */
+	unsigned nclients, serial;
+	struct client *clients;
+	size_t max_line, out_cap;
+	unsigned max_depth;
+	char sock_path[FECD_PATH_MAX];
+};
+
+struct out_req {
+	uv_write_t req;
+	struct client *cl;
+	size_t len;
+	char data[];
+};
+
+static void handle_closed(struct control *c)
+{
+	if (--c->open_handles == 0 && c->stopping)
+		free(c);
+}
+
+static void client_closed(uv_handle_t *h)
+{
+	struct client *cl = h->data;
+	struct control *c = cl->ctl;
+
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		c->clients = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	c->nclients--;
+	free(cl->line);
+	free(cl);
+	handle_closed(c);
+}
+
+static void client_close(struct client *cl, const char *why)
+{
+	if (cl->closing)
+		return;
+	cl->closing = true;
+	if (why)
+		log_info("control: client %u: %s; closing", cl->serial, why);
+	uv_close(&cl->h.handle, client_closed);
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+	struct out_req *w = (struct out_req *)req;
+
+	if (status < 0 && status != UV_ECANCELED)
+		client_close(w->cl, uv_strerror(status));
+	free(w);
+}
+
+/* Queues one response line; a client that lets OUT_CAP bytes pile up is dropped. */
+static void client_send(struct client *cl, const char *text)
+{
+	size_t len = strlen(text);
+	struct out_req *w;
+	uv_buf_t buf;
+
+	if (cl->closing)
+		return;
+	if (uv_stream_get_write_queue_size(&cl->h.stream) + len + 1 > cl->ctl->out_cap) {
+		client_close(cl, "does not read its responses (output buffer full)");
+		return;
+	}
+	w = malloc(sizeof(*w) + len + 1);
+	if (!w) {
+		client_close(cl, "out of memory for a response");
+		return;
+	}
+	w->cl = cl;
+	w->len = len + 1;
+	memcpy(w->data, text, len);
+	w->data[len] = '\n';
+	buf = uv_buf_init(w->data, (unsigned)w->len);
+	if (uv_write(&w->req, &cl->h.stream, &buf, 1, on_written) != 0) {
+		free(w);
+		client_close(cl, "write failed");
+	}
+}
+
+static void send_response(struct client *cl, const cJSON *id, cJSON *result, int code,
+                          const char *msg)
+{
+	cJSON *resp = cJSON_CreateObject(), *err;
+	char *text = NULL;
+
+	if (!resp)
+		goto out;
+	cJSON_AddStringToObject(resp, "jsonrpc", "2.0");
+	if (code) {
+		err = cJSON_AddObjectToObject(resp, "error");
+		if (err) {
+			cJSON_AddNumberToObject(err, "code", code);
+			cJSON_AddStringToObject(err, "message", msg);
+		}
+	} else {
+		cJSON_AddItemToObject(resp, "result", result ? result : cJSON_CreateNull());
+		result = NULL;
+	}
+	cJSON_AddItemToObject(resp, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+	text = cJSON_PrintUnformatted(resp);
+out:
+	if (text)
+		client_send(cl, text);
+	else
+		client_close(cl, "out of memory for a response");
+	cJSON_free(text);
+	cJSON_Delete(resp);
+	cJSON_Delete(result);
+}
+
+/* Length of the UTF-8 sequence at s (n bytes left), or 0 when it is not valid UTF-8. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f; /* no UTF-16 surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* Checks what cJSON would not: NUL bytes, UTF-8, and the nesting depth (so that a line of 60000
+ * '[' costs a scan, not a recursion). Returns 0 or an RPC error code with msg set. */
+static int prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	bool in_str = false, esc = false;
+	unsigned depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == 0) {
+			snprintf(msg, len, "invalid JSON: NUL byte at offset %zu", i);
+			return RPC_EPARSE;
+		}
+		if (s[i] >= 0x80) {
+			size_t l = utf8_len(s + i, n - i);
+
+			if (!l) {
+				snprintf(msg, len,
+				         "invalid JSON: byte 0x%02x at offset %zu is not UTF-8",
+				         s[i], i);
+				return RPC_EPARSE;
+			}
+			i += l - 1;
+			esc = false;
+			continue;
+		}
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (s[i] == '\\')
+				esc = true;
+			else if (s[i] == '"')
+				in_str = false;
+		} else if (s[i] == '"') {
+			in_str = true;
+		} else if (s[i] == '[' || s[i] == '{') {
+			if (++depth > max_depth) {
+				snprintf(msg, len, "nesting deeper than %u (at offset %zu)",
+				         max_depth, i);
+				return RPC_EINVALID_REQUEST;
+			}
+		} else if ((s[i] == ']' || s[i] == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
+static bool valid_id(const cJSON *id)
+{
+	if (cJSON_IsString(id) || cJSON_IsNull(id))
+		return true;
+	return cJSON_IsNumber(id) && isfinite(id->valuedouble) &&
+	       id->valuedouble == floor(id->valuedouble) &&
+	       fabs(id->valuedouble) <= 9007199254740992.0;
+}
+
+/* Checks the request envelope. Returns 0 or an error code with msg set; *id is the id to answer
+ * with (NULL: answer with null) and *notify says the request has no id. */
+static int check_envelope(const cJSON *req, const cJSON **id, bool *notify, char *msg, size_t len)
+{
+	static const char *const members[] = {"jsonrpc", "method", "params", "id"};
+	const cJSON *v;
+	char got[96];
+
+	*id = NULL;
+	*notify = false;
+	if (cJSON_IsArray(req)) {
+		snprintf(msg, len,
+		         "batch requests are not supported: send one request object per line");
+		return RPC_EINVALID_REQUEST;
+	}
+	if (!cJSON_IsObject(req)) {
+		json_describe(req, got, sizeof(got));
+		snprintf(msg, len, "expected a request object, got %s", got);
+		return RPC_EINVALID_REQUEST;
+	}
+	for (const cJSON *c = req->child; c; c = c->next) {
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++)
+			known |= strcmp(c->string, members[i]) == 0;
+		for (const cJSON *e = req->child; known && e != c; e = e->next) {
+			if (strcmp(e->string, c->string) == 0) {
+				snprintf(msg, len, "member \"%s\" given twice", c->string);
+				return RPC_EINVALID_REQUEST;
+			}
+		}
+		if (!known) {
+			json_describe(&(cJSON){.type = cJSON_String, .valuestring = c->string}, got,
+			              sizeof(got));
+			snprintf(msg, len,
+			         "unknown member %s (a request has jsonrpc, method, params and id)",
+			         got);
+			return RPC_EINVALID_REQUEST;
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "id");
+	if (v && !valid_id(v)) {
+		json_describe(v, got, sizeof(got));
+		snprintf(msg, len,
+		         "id: expected a string, an integer of magnitude <= 2^53 or null, got %s",
+		         got);
+		return RPC_EINVALID_REQUEST;
+	}
+	*id = v;
+	*notify = !v;
+	v = cJSON_GetObjectItemCaseSensitive(req, "jsonrpc");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, "2.0") != 0) {
+		if (v)
+			json_describe(v, got, sizeof(got));
+		snprintf(msg, len, "jsonrpc: expected \"2.0\", got %s", v ? got : "nothing");
+		return RPC_EINVALID_REQUEST;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "method");
+	if (!cJSON_IsString(v)) {
+		if (v)
+			json_describe(v, got, sizeof(got));
+		snprintf(msg, len, "method: expected a method name (a string), got %s",
+		         v ? got : "nothing");
+		return RPC_EINVALID_REQUEST;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "params");
+	if (v && !cJSON_IsObject(v)) {
+		json_describe(v, got, sizeof(got));
+		snprintf(msg, len, "params: expected an object of named parameters, got %s", got);
+		return RPC_EINVALID_PARAMS;
+	}
+	return 0;
+}
+
+static void handle_line(struct client *cl, const char *text, size_t n)
+{
+	struct control *c = cl->ctl;
+	const cJSON *id = NULL;
+	cJSON *req = NULL, *result = NULL;
+	const char *end = NULL;
+	char msg[1024];
+	bool notify = false;
+	int code;
+
+	while (n && (text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return; /* blank lines are allowed between requests */
+	code = prescan(text, n, c->max_depth, msg, sizeof(msg));
+	if (code)
+		goto out_reply;
+	req = cJSON_ParseWithLengthOpts(text, n, &end, false);
+	if (!req) {
+		code = RPC_EPARSE;
+		if (end && end >= text && end <= text + n)
+			snprintf(msg, sizeof(msg), "invalid JSON at offset %zu",
+			         (size_t)(end - text));
+		else
+			snprintf(msg, sizeof(msg), "invalid JSON");
+		goto out_reply;
+	}
+	while (end < text + n && strchr(" \t\r", *end))
+		end++;
+	if (end < text + n) {
+		code = RPC_EPARSE;
+		snprintf(msg, sizeof(msg),
+		         "invalid JSON: unexpected text after the request at offset %zu",
+		         (size_t)(end - text));
+		goto out_reply;
+	}
+	code = check_envelope(req, &id, &notify, msg, sizeof(msg));
+	if (code)
+		goto out_reply;
+	code = rpc_call(c->d, cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring,
+	                cJSON_GetObjectItemCaseSensitive(req, "params"), &result, msg, sizeof(msg));
+	if (notify) {
+		cJSON_Delete(result);
+		goto out_req;
+	}
+out_reply:
+	if (code)
+		log_debug("control: client %u: error %d: %s", cl->serial, code, msg);
+	send_response(cl, id, result, code, msg);
+out_req:
+	cJSON_Delete(req);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct client *cl = h->data;
+
+	(void)suggested;
+	*buf = uv_buf_init(cl->rbuf, sizeof(cl->rbuf));
+}
+
+/* Appends to the line being assembled; false when that would pass max_line. */
+static bool line_append(struct client *cl, const char *p, size_t n)
+{
+	size_t max = cl->ctl->max_line;
+
+	if (cl->len + n > max)
+		return false;
+	if (cl->len + n > cl->cap) {
+		size_t cap = cl->cap ? cl->cap : 1024;
+		char *line;
+
+		while (cap < cl->len + n)
+			cap *= 2;
+		cap = cap < max ? cap : max;
+		line = realloc(cl->line, cap);
+		if (!line)
+			return false;
+		cl->line = line;
+		cl->cap = cap;
+	}
+	memcpy(cl->line + cl->len, p, n);
+	cl->len += n;
+	return true;
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	struct client *cl = s->data;
+	const char *p = buf->base, *end = buf->base + (nread > 0 ? nread : 0);
+	char msg[96];
+
+	if (nread < 0) {
+		/* Going away mid-line is fine: the partial request is dropped with the client. */
+		client_close(cl, nread == UV_EOF ? NULL : uv_strerror((int)nread));
+		return;
+	}
+	while (p < end && !cl->closing) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (!cl->discarding && !line_append(cl, p, n)) {
+			snprintf(msg, sizeof(msg), "request exceeds %zu bytes", cl->ctl->max_line);
+			send_response(cl, NULL, NULL, RPC_EINVALID_REQUEST, msg);
+			cl->discarding = true;
+			cl->len = 0;
+		}
+		if (!nl)
+			break;
+		if (!cl->discarding)
+			handle_line(cl, cl->line ? cl->line : "", cl->len);
+		cl->discarding = false;
+		cl->len = 0;
+		p = nl + 1;
+	}
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	struct control *c = server->data;
+	struct client *cl;
+	int ret;
+
+	if (status < 0) {
+		log_warn("control: accept: %s", uv_strerror(status));
+		return;
+	}
+	cl = calloc(1, sizeof(*cl));
+	if (!cl) {
+		log_err("control: out of memory for a client");
+		return;
+	}
+	if (server == (uv_stream_t *)&c->tcp)
+		ret = uv_tcp_init(fecd_loop(c->d), &cl->h.tcp);
+	else
+		ret = uv_pipe_init(fecd_loop(c->d), &cl->h.pipe, 0);
+	if (ret) {
+		free(cl);
+		log_err("control: %s", uv_strerror(ret));
+		return;
+	}
+	cl->h.handle.data = cl;
+	cl->ctl = c;
+	cl->serial = ++c->serial;
+	cl->next = c->clients;
+	if (c->clients)
+		c->clients->prev = cl;
+	c->clients = cl;
+	c->nclients++;
+	c->open_handles++;
+	ret = uv_accept(server, &cl->h.stream);
+	if (ret == 0 && c->nclients > MAX_CLIENTS) {
+		log_warn("control: more than %d clients; refusing client %u", MAX_CLIENTS,
+		         cl->serial);
+		ret = UV_EBUSY;
+	}
+	if (ret == 0)
+		ret = uv_read_start(&cl->h.stream, on_alloc, on_read);
+	if (ret) {
+		client_close(cl, uv_strerror(ret));
+		return;
+	}
+	log_debug("control: client %u connected", cl->serial);
+}
+
+/* A socket file left by a fecd that died is removed; one that a live fecd answers on is not, and
+ * neither is anything that is not a socket. */
+static int clear_stale_socket(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		log_err("control: %s exists and is not a socket; not removing it", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : -errno;
+	close(fd);
+	if (ret == 0 || ret == -EAGAIN) {
+		log_err("control: %s is in use by a running process (another fecd?)", path);
+		return -EADDRINUSE;
+	}
+	log_info("control: removing stale socket %s", path);
+	return unlink(path) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+static int listen_unix(struct control *c, const char *path)
+{
+	mode_t old;
+	int ret;
+
+	ret = clear_stale_socket(path);
+	if (ret)
+		return ret;
+	ret = uv_pipe_init(fecd_loop(c->d), &c->pipe, 0);
+	if (ret)
+		return ret;
+	c->pipe.data = c;
+	c->have_pipe = true;
+	c->open_handles++;
+	old = umask(0117); /* the socket is born 0660: no moment when others may connect */
+	ret = uv_pipe_bind(&c->pipe, path);
+	umask(old);
+	if (ret)
+		return ret;
+	snprintf(c->sock_path, sizeof(c->sock_path), "%s", path);
+	if (chmod(path, 0660) != 0)
+		log_warn("control: chmod 0660 %s: %s", path, strerror(errno));
+	return uv_listen((uv_stream_t *)&c->pipe, 16, on_connection);
+}
+
+static int listen_tcp(struct control *c, const char *spec)
+{
+	char msg[256];
+	struct sockaddr_in sa;
+	int ret;
+
+	/* The settings table already insists on 127.0.0.1; check again for a hand-built config. */
+	if (check_control_tcp(spec, msg, sizeof(msg)) != 0) {
+		log_err("control.tcp: expected %s, got \"%s\"", msg, spec);
+		return -EINVAL;
+	}
+	ret = uv_ip4_addr("127.0.0.1", atoi(strchr(spec, ':') + 1), &sa);
+	if (ret)
+		return ret;
+	ret = uv_tcp_init(fecd_loop(c->d), &c->tcp);
+	if (ret)
+		return ret;
+	c->tcp.data = c;
+	c->have_tcp = true;
+	c->open_handles++;
+	ret = uv_tcp_bind(&c->tcp, (const struct sockaddr *)&sa, 0);
+	return ret ? ret : uv_listen((uv_stream_t *)&c->tcp, 16, on_connection);
+}
+
+static void listener_closed(uv_handle_t *h)
+{
+	handle_closed(h->data);
+}
+
+int control_start(struct fecd *d, const struct fecd_config *cfg, struct control **out)
+{
+	struct control *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->d = d;
+	c->max_line = cfg->control_max_line;
+	c->max_depth = cfg->control_max_depth;
+	/* Room for a few full-size responses (config.get of many channels is the largest). */
+	c->out_cap = 16 * c->max_line > OUT_CAP_MIN ? 16 * c->max_line : OUT_CAP_MIN;
+	ret = listen_unix(c, cfg->control_socket);
+	if (ret) {
+		log_err("control: cannot listen on %s: %s", cfg->control_socket, uv_strerror(ret));
+		goto out_stop;
+	}
+	log_notice("control: listening on unix:%s", cfg->control_socket);
+	if (cfg->control_tcp[0]) {
+		ret = listen_tcp(c, cfg->control_tcp);
+		if (ret) {
+			log_err("control: cannot listen on tcp:%s: %s", cfg->control_tcp,
+			        uv_strerror(ret));
+			goto out_stop;
+		}
+		log_notice("control: listening on tcp:%s", cfg->control_tcp);
+	}
+	*out = c;
+	return 0;
+out_stop:
+	control_stop(c);
+	return ret;
+}
+
+void control_stop(struct control *c)
+{
+	if (!c || c->stopping)
+		return;
+	c->stopping = true;
+	for (struct client *cl = c->clients; cl; cl = cl->next)
+		client_close(cl, NULL);
+	if (c->have_pipe)
+		uv_close((uv_handle_t *)&c->pipe, listener_closed);
+	if (c->have_tcp)
+		uv_close((uv_handle_t *)&c->tcp, listener_closed);
+	if (c->sock_path[0])
+		unlink(c->sock_path);
+	if (c->open_handles == 0)
+		free(c);
+}

@@ -1,0 +1,513 @@
+/*
+ * The control methods, described as data: one table of name, handler, accepted parameter keys,
+ * a parameter summary and help. rpc_call looks a method up in the table, rejects unknown
+ * parameter keys, and runs the handler; the handlers only read and call the channel operations of
+ * fecd.h. Channel objects are read through the settings table (config.c), so channel.create takes
+ * exactly what a configuration file's "channels" entries hold, and channel.get gives it back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "backend.h"
+#include "code_json.h"
+#include "config.h"
+#include "rpc.h"
+#include "settings.h"
+
+#define SEQ_MAX 9007199254740992.0 /* 2^53: the largest integer JSON numbers carry exactly */
+
+typedef int (*method_fn)(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                         size_t len);
+
+struct method {
+	const char *name;
+	method_fn fn;
+	const char *const *keys; /* accepted parameter keys; NULL: the handler checks them */
+	const char *params;      /* what to send */
+	const char *help;
+};
+
+static const char *const no_keys[] = {NULL};
+static const char *const select_keys[] = {"id", "name", NULL};
+
+static int bad_param(char *msg, size_t len, const char *key, const char *expected, const cJSON *v)
+{
+	char got[96];
+
+	json_describe(v, got, sizeof(got));
+	snprintf(msg, len, "params.%s: expected %s, got %s", key, expected, got);
+	return RPC_EINVALID_PARAMS;
+}
+
+static void list_channels(struct fecd *d, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (struct channel *ch = fecd_channel_next(d, NULL); ch && o < len;
+	     ch = fecd_channel_next(d, ch))
+		o += (size_t)snprintf(buf + o, len - o, "%s%u \"%s\"", o ? ", " : "",
+		                      (unsigned)channel_config(ch)->id, channel_config(ch)->name);
+	if (!o)
+		snprintf(buf, len, "none");
+}
+
+/* The channel that params' "id" and/or "name" select. */
+static int select_channel(struct fecd *d, const cJSON *params, struct channel **out, char *msg,
+                          size_t len)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "id");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	struct channel *by_id = NULL, *by_name = NULL;
+	unsigned long long v = 0;
+	char list[512], what[128];
+
+	if (!id && !name) {
+		snprintf(msg, len,
+		         "params: expected \"id\" (an integer) or \"name\" (a string) of a "
+		         "channel");
+		return RPC_EINVALID_PARAMS;
+	}
+	if (id && json_get_uint(id, 0, 4294967295.0, &v) != 0)
+		return bad_param(msg, len, "id", "a channel id, an integer in 0..4294967295", id);
+	if (name && !cJSON_IsString(name))
+		return bad_param(msg, len, "name", "a channel name (a string)", name);
+	if (id)
+		by_id = fecd_channel_find(d, (uint32_t)v);
+	if (name)
+		by_name = fecd_channel_find_name(d, name->valuestring);
+	if ((id && !by_id) || (name && !by_name)) {
+		list_channels(d, list, sizeof(list));
+		if (id && !by_id) {
+			snprintf(msg, len,
+			         "channel not found: no channel has id %llu (channels: %s)", v,
+			         list);
+		} else {
+			json_describe(name, what, sizeof(what));
+			snprintf(msg, len,
+			         "channel not found: no channel is named %s (channels: %s)", what,
+			         list);
+		}
+		return RPC_ENOT_FOUND;
+	}
+	if (id && name && by_id != by_name) {
+		json_describe(name, what, sizeof(what));
+		snprintf(msg, len, "params: id %llu and name %s are different channels", v, what);
+		return RPC_EINVALID_PARAMS;
+	}
+	*out = by_id ? by_id : by_name;
+	return 0;
+}
+
+static cJSON *channel_summary(const struct channel *ch)
+{
+	const struct chan_config *cc = channel_config(ch);
+	const struct fec_family_ops *fam = fec_family_by_id(cc->spec.family);
+	struct chan_stats st;
+	char desc[160] = "";
+	cJSON *o = cJSON_CreateObject();
+
+	channel_get_stats(ch, &st);
+	if (fam && fam->spec_describe)
+		fam->spec_describe(&cc->spec, desc, sizeof(desc));
+	cJSON_AddNumberToObject(o, "id", cc->id);
+	cJSON_AddStringToObject(o, "name", cc->name);
+	cJSON_AddNumberToObject(o, "code_gen", st.code_gen);
+	cJSON_AddStringToObject(o, "description", desc);
+	cJSON_AddNumberToObject(o, "rate", fec_spec_rate(&cc->spec));
+	cJSON_AddStringToObject(o, "input", cc->in.endpoint);
+	cJSON_AddStringToObject(o, "output", cc->out.endpoint);
+	return o;
+}
+
+static int m_channel_list(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                          size_t len)
+{
+	cJSON *arr;
+
+	(void)params, (void)msg, (void)len;
+	*result = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(*result, "channels");
+	for (struct channel *ch = fecd_channel_next(d, NULL); ch; ch = fecd_channel_next(d, ch))
+		cJSON_AddItemToArray(arr, channel_summary(ch));
+	return 0;
+}
+
+static cJSON *channel_full(const struct channel *ch)
+{
+	cJSON *o = channel_summary(ch);
+
+	cJSON_AddItemToObject(o, "config", chan_config_to_json(channel_config(ch)));
+	return o;
+}
+
+static int m_channel_get(struct fecd *d, const cJSON *params, cJSON **result, char *msg, size_t len)
+{
+	struct channel *ch;
+	int ret = select_channel(d, params, &ch, msg, len);
+
+	if (ret == 0)
+		*result = channel_full(ch);
+	return ret;
+}
+
+static int m_channel_create(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                            size_t len)
+{
+	const struct chan_config *ptrs[FECD_MAX_CHANNELS + 1];
+	const char *names[FECD_MAX_CHANNELS + 1];
+	char labels[FECD_MAX_CHANNELS][80], err[512];
+	struct chan_config cc;
+	unsigned n = 0;
+	int ret;
+
+	ret = chan_config_parse(params, NULL, &cc, "params", msg, len);
+	if (ret)
+		return RPC_EINVALID_PARAMS;
+	for (struct channel *ch = fecd_channel_next(d, NULL); ch && n < FECD_MAX_CHANNELS;
+	     ch = fecd_channel_next(d, ch), n++) {
+		ptrs[n] = channel_config(ch);
+		snprintf(labels[n], sizeof(labels[n]), "channel \"%s\"", ptrs[n]->name);
+		names[n] = labels[n];
+	}
+	if (n >= FECD_MAX_CHANNELS) {
+		snprintf(msg, len, "channel limit reached: fecd runs at most %d channels",
+		         FECD_MAX_CHANNELS);
+		return RPC_ELIMIT;
+	}
+	ptrs[n] = &cc;
+	names[n] = "params";
+	if (chan_configs_check_unique(ptrs, n + 1, names, msg, len) != 0)
+		return RPC_EEXISTS;
+	ret = fecd_channel_create(d, &cc, err, sizeof(err));
+	if (ret) {
+		snprintf(msg, len, "channel.create failed: %s", err);
+		return RPC_EFAILED;
+	}
+	*result = channel_full(fecd_channel_find(d, cc.id));
+	return 0;
+}
+
+static int m_channel_update(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                            size_t len)
+{
+	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(params, "at_seq");
+	unsigned long long at_seq = UINT64_MAX;
+	struct chan_config neu;
+	const struct chan_config *cur;
+	struct chan_stats st;
+	struct channel *ch;
+	char now[128], asked[128], err[512];
+	cJSON *settings, *changed;
+	size_t o;
+	int ret;
+
+	ret = select_channel(d, params, &ch, msg, len);
+	if (ret)
+		return ret;
+	cur = channel_config(ch);
+	if (seq && json_get_uint(seq, 0, SEQ_MAX, &at_seq) != 0)
+		return bad_param(
+		    msg, len, "at_seq",
+		    "a sender sequence number, an integer in 0..2^53 (9007199254740992)", seq);
+	settings = cJSON_Duplicate(params, true);
+	if (!settings) {
+		snprintf(msg, len, "out of memory");
+		return RPC_EINTERNAL;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(settings, "at_seq");
+	ret = chan_config_parse(settings, cur, &neu, "params", msg, len);
+	cJSON_Delete(settings);
+	if (ret)
+		return RPC_EINVALID_PARAMS;
+	for (const struct setting *s = settings_next_diff(fecd_chan_settings, cur, &neu); s;
+	     s = settings_next_diff(s + 1, cur, &neu)) {
+		if (s->flags & SET_LIVE)
+			continue;
+		settings_value_text(s, cur, now, sizeof(now));
+		settings_value_text(s, &neu, asked, sizeof(asked));
+		o = (size_t)snprintf(
+		    msg, len,
+		    "update refused: %s cannot change on a running channel (it is %s, "
+		    "asked for %s); delete the channel and create it again. Live "
+		    "settings:",
+		    s->path, now, asked);
+		for (const struct setting *l = fecd_chan_settings; l->path && o < len; l++)
+			if (l->flags & SET_LIVE)
+				o += (size_t)snprintf(msg + o, len - o, " %s", l->path);
+		return RPC_EREFUSED;
+	}
+	*result = cJSON_CreateObject();
+	changed = cJSON_CreateArray();
+	for (const struct setting *s = settings_next_diff(fecd_chan_settings, cur, &neu); s;
+	     s = settings_next_diff(s + 1, cur, &neu))
+		cJSON_AddItemToArray(changed, cJSON_CreateString(s->path));
+	if (cJSON_GetArraySize(changed) > 0) {
+		ret = fecd_channel_update(d, neu.id, &neu, at_seq, err, sizeof(err));
+		if (ret) {
+			cJSON_Delete(changed);
+			cJSON_Delete(*result);
+			*result = NULL;
+			snprintf(msg, len, "channel.update failed: %s", err);
+			return RPC_EFAILED;
+		}
+	}
+	channel_get_stats(ch, &st);
+	cJSON_AddNumberToObject(*result, "id", neu.id);
+	cJSON_AddStringToObject(*result, "name", neu.name);
+	cJSON_AddNumberToObject(*result, "code_gen", st.code_gen);
+	if (seq)
+		cJSON_AddNumberToObject(*result, "at_seq", (double)at_seq);
+	else
+		cJSON_AddNullToObject(*result, "at_seq");
+	cJSON_AddItemToObject(*result, "changed", changed);
+	return 0;
+}
+
+static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                            size_t len)
+{
+	struct channel *ch;
+	char name[FECD_NAME_MAX], err[512];
+	uint32_t id;
+	int ret = select_channel(d, params, &ch, msg, len);
+
+	if (ret)
+		return ret;
+	id = channel_config(ch)->id;
+	snprintf(name, sizeof(name), "%s", channel_config(ch)->name);
+	ret = fecd_channel_delete(d, id, err, sizeof(err));
+	if (ret) {
+		snprintf(msg, len, "channel.delete failed: %s", err);
+		return RPC_EFAILED;
+	}
+	*result = cJSON_CreateObject();
+	cJSON_AddNumberToObject(*result, "id", id);
+	cJSON_AddStringToObject(*result, "name", name);
+	cJSON_AddTrueToObject(*result, "deleted");
+	return 0;
+}
+
+#define STATS_FIELDS(X)                                                                            \
+	X(msgs_in)                                                                                 \
+	X(symbols_in) X(bytes_in) X(bad_msgs) X(gaps) X(gap_msgs) X(frames_out) X(bits_out)        \
+	    X(msgs_out) X(failures) X(frame_errors) X(queue_syms) X(batches_inflight) X(code_gen)  \
+	        X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms) X(lat_p90_ms) X(lat_p99_ms)       \
+	            X(lat_max_ms)
+
+static cJSON *channel_stats_json(const struct channel *ch)
+{
+	const struct chan_config *cc = channel_config(ch);
+	struct chan_stats st;
+	cJSON *o = cJSON_CreateObject();
+
+	channel_get_stats(ch, &st);
+	cJSON_AddNumberToObject(o, "id", cc->id);
+	cJSON_AddStringToObject(o, "name", cc->name);
+#define X(f) cJSON_AddNumberToObject(o, #f, (double)st.f);
+	STATS_FIELDS(X)
+#undef X
+	return o;
+}
+
+static int m_stats_get(struct fecd *d, const cJSON *params, cJSON **result, char *msg, size_t len)
+{
+	struct channel *ch;
+	cJSON *arr;
+	int ret;
+
+	if (params && params->child) {
+		ret = select_channel(d, params, &ch, msg, len);
+		if (ret == 0)
+			*result = channel_stats_json(ch);
+		return ret;
+	}
+	*result = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(*result, "channels");
+	for (ch = fecd_channel_next(d, NULL); ch; ch = fecd_channel_next(d, ch))
+		cJSON_AddItemToArray(arr, channel_stats_json(ch));
+	return 0;
+}
+
+static int m_backend_info(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                          size_t len)
+{
+	const struct fecd_config *cfg = fecd_running_config(d);
+	struct backend *b = fecd_backend(d);
+	cJSON *o = cJSON_CreateObject(), *arr;
+	unsigned n = 0;
+
+	(void)params, (void)msg, (void)len;
+	if (b && b->ops) {
+		cJSON_AddStringToObject(o, "name", b->ops->name);
+		if (b->ops->info)
+			b->ops->info(b, o);
+	}
+	cJSON_AddStringToObject(o, "configured", cfg->backend);
+	cJSON_AddNumberToObject(o, "workers_configured", cfg->workers);
+	cJSON_AddNumberToObject(o, "cpus", uv_available_parallelism());
+	cJSON_AddNumberToObject(o, "protocol_version", FECD_PROTO_VERSION);
+	cJSON_AddNumberToObject(o, "max_payload_bytes", FECD_MAX_PAYLOAD_BYTES);
+	cJSON_AddNumberToObject(o, "max_channels", FECD_MAX_CHANNELS);
+	for (struct channel *ch = fecd_channel_next(d, NULL); ch; ch = fecd_channel_next(d, ch))
+		n++;
+	cJSON_AddNumberToObject(o, "channels", n);
+	arr = cJSON_AddArrayToObject(o, "families");
+	for (unsigned i = 0; arr && i < fec_family_count(); i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(fec_family_at(i)->name));
+	arr = cJSON_AddArrayToObject(o, "formats");
+#define X(name, val, str, bits) cJSON_AddItemToArray(arr, cJSON_CreateString(str));
+	FECD_FORMAT_MAP(X)
+#undef X
+	*result = o;
+	return 0;
+}
+
+static int m_codes_list(struct fecd *d, const cJSON *params, cJSON **result, char *msg, size_t len)
+{
+	(void)d, (void)params, (void)msg, (void)len;
+	*result = codes_list_json();
+	return 0;
+}
+
+static int m_config_get(struct fecd *d, const cJSON *params, cJSON **result, char *msg, size_t len)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+
+	(void)params, (void)msg, (void)len;
+	settings_to_json(fecd_global_settings, fecd_running_config(d), o);
+	arr = cJSON_AddArrayToObject(o, "channels");
+	for (struct channel *ch = fecd_channel_next(d, NULL); ch; ch = fecd_channel_next(d, ch))
+		cJSON_AddItemToArray(arr, chan_config_to_json(channel_config(ch)));
+	*result = o;
+	return 0;
+}
+
+static int m_methods_list(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                          size_t len);
+
+static const struct method methods[] = {
+    {"channel.list", m_channel_list, no_keys, "{}", "the channels: id, name, code, endpoints"},
+    {"channel.get", m_channel_get, select_keys, "{id | name}",
+     "one channel: summary and its full configuration (\"config\", as channel.create takes it)"},
+    {"channel.create", m_channel_create, NULL, "{id, name?, code?, input?, output?, batch?}",
+     "creates a channel from a channel object, as in the configuration file"},
+    {"channel.update", m_channel_update, NULL,
+     "{id | name, at_seq?, ...the channel's live settings (code, batch, ...)}",
+     "changes live settings; a new code applies from sender sequence at_seq (default: the "
+     "next message); returns code_gen"},
+    {"channel.delete", m_channel_delete, select_keys, "{id | name}",
+     "stops reading, publishes what was accepted, closes the channel"},
+    {"stats.get", m_stats_get, select_keys, "{id | name}?",
+     "counters, throughput and latency percentiles of one channel, or of all"},
+    {"backend.info", m_backend_info, no_keys, "{}", "the decoder backend and build facts"},
+    {"codes.list", m_codes_list, no_keys, "{}",
+     "code families with their parameter tables, and presets"},
+    {"config.get", m_config_get, no_keys, "{}",
+     "the running configuration, shaped like the configuration file"},
+    {"methods.list", m_methods_list, no_keys, "{}", "these methods"},
+};
+
+#define NMETHODS (sizeof(methods) / sizeof(methods[0]))
+
+static int m_methods_list(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                          size_t len)
+{
+	cJSON *arr;
+
+	(void)d, (void)params, (void)msg, (void)len;
+	*result = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(*result, "methods");
+	for (size_t i = 0; arr && i < NMETHODS; i++) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "name", methods[i].name);
+		cJSON_AddStringToObject(m, "params", methods[i].params);
+		cJSON_AddStringToObject(m, "help", methods[i].help);
+		cJSON_AddItemToArray(arr, m);
+	}
+	return 0;
+}
+
+static int check_keys(const struct method *m, const cJSON *params, char *msg, size_t len)
+{
+	char got[96];
+	size_t o = 0;
+
+	for (const cJSON *c = params ? params->child : NULL; c; c = c->next) {
+		bool known = false;
+
+		for (const char *const *k = m->keys; *k && !known; k++)
+			known = strcmp(*k, c->string) == 0;
+		for (const cJSON *e = params->child; known && e != c; e = e->next) {
+			if (strcmp(e->string, c->string) == 0) {
+				snprintf(msg, len, "params.%s: key given twice", c->string);
+				return RPC_EINVALID_PARAMS;
+			}
+		}
+		if (known)
+			continue;
+		json_describe(&(cJSON){.type = cJSON_String, .valuestring = c->string}, got,
+		              sizeof(got));
+		if (!*m->keys) {
+			snprintf(msg, len, "params: unknown key %s (%s takes no parameters)", got,
+			         m->name);
+			return RPC_EINVALID_PARAMS;
+		}
+		o = (size_t)snprintf(msg, len, "params: unknown key %s (valid keys:", got);
+		for (const char *const *k = m->keys; *k && o < len; k++)
+			o += (size_t)snprintf(msg + o, len - o, "%s %s", k == m->keys ? "" : ",",
+			                      *k);
+		if (o < len)
+			snprintf(msg + o, len - o, ")");
+		return RPC_EINVALID_PARAMS;
+	}
+	return 0;
+}
+
+int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **result, char *msg,
+             size_t len)
+{
+	const struct method *m = NULL;
+	char got[96];
+	size_t o;
+	int ret;
+
+	*result = NULL;
+	for (size_t i = 0; i < NMETHODS && !m; i++)
+		if (strcmp(methods[i].name, method) == 0)
+			m = &methods[i];
+	if (!m) {
+		json_describe(&(cJSON){.type = cJSON_String, .valuestring = (char *)method}, got,
+		              sizeof(got));
+		o = (size_t)snprintf(msg, len, "method not found: %s (methods:", got);
+		for (size_t i = 0; i < NMETHODS && o < len; i++)
+			o += (size_t)snprintf(msg + o, len - o, "%s %s", i ? "," : "",
+			                      methods[i].name);
+		if (o < len)
+			snprintf(msg + o, len - o, ")");
+		return RPC_EMETHOD_NOT_FOUND;
+	}
+	if (m->keys) {
+		ret = check_keys(m, params, msg, len);
+		if (ret)
+			return ret;
+	}
+	if (!params && !m->keys) {
+		snprintf(msg, len, "params: %s needs parameters: %s", m->name, m->params);
+		return RPC_EINVALID_PARAMS;
+	}
+	ret = m->fn(d, params, result, msg, len);
+	if (ret == 0 && !*result) {
+		snprintf(msg, len, "out of memory building the result");
+		return RPC_EINTERNAL;
+	}
+	if (ret && *result) {
+		cJSON_Delete(*result);
+		*result = NULL;
+	}
+	return ret;
+}

@@ -1,0 +1,38 @@
+/*
+ * Between the JSON-RPC server (control.c: framing, envelope, limits) and the methods (methods.c:
+ * one table of names, handlers and parameter summaries). One X-macro table lists the error codes
+ * the daemon answers with; -32000..-32099 are fecd's own, each with one meaning.
+ */
+#ifndef FECD_RPC_H
+#define FECD_RPC_H
+
+#include <stddef.h>
+
+#include "fecd.h"
+
+struct cJSON;
+
+#define RPC_ERR_MAP(X)                                                                             \
+	X(PARSE, -32700, "parse error")                                                            \
+	X(INVALID_REQUEST, -32600, "invalid request")                                              \
+	X(METHOD_NOT_FOUND, -32601, "method not found")                                            \
+	X(INVALID_PARAMS, -32602, "invalid params")                                                \
+	X(INTERNAL, -32603, "internal error")                                                      \
+	X(NOT_FOUND, -32000, "channel not found")                                                  \
+	X(EXISTS, -32001, "channel already exists (id, name or bound endpoint in use)")            \
+	X(REFUSED, -32002, "update refused (a setting that cannot change on a running channel)")   \
+	X(FAILED, -32003, "the service could not carry out the operation")                         \
+	X(LIMIT, -32004, "limit reached")
+
+enum rpc_err {
+#define X(name, code, text) RPC_E##name = code,
+	RPC_ERR_MAP(X)
+#undef X
+};
+
+/* Calls a method. Returns 0 with *result set (caller frees), or an RPC_E* code with msg saying
+ * what was wrong and what was expected. params may be NULL (absent). */
+int rpc_call(struct fecd *d, const char *method, const struct cJSON *params, struct cJSON **result,
+             char *msg, size_t msglen);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * Per-channel statistics on the loop thread: counters, throughput over the last stats interval,
+ * and accept->publish latency in a fixed histogram of logarithmic buckets (eight per octave of
+ * microseconds), so recording a sample never allocates. Percentiles cover the current interval and
+ * the one before it, so they follow changes without going empty between samples.
+ */
+#ifndef FECD_STATS_H
+#define FECD_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct chan_stats;
+
+#define LAT_SUB 8                      /* buckets per octave */
+#define LAT_OCTAVES 36                 /* 1 us .. 2^36 us */
+#define LAT_BUCKETS (1 + LAT_OCTAVES * LAT_SUB)
+
+struct lat_hist {
+	uint32_t n[LAT_BUCKETS];
+	uint64_t count;
+	uint64_t max_ns;
+};
+
+struct chan_stats_acc {
+	uint64_t msgs_in, symbols_in, bytes_in;
+	uint64_t bad_msgs, gaps, gap_msgs;
+	uint64_t frames_out, bits_out, msgs_out;
+	uint64_t failures, frame_errors;
+	uint64_t syms_out;     /* accepted symbols whose outputs were published */
+	uint64_t syms_dropped; /* accepted symbols that will never be published */
+	/* throughput window */
+	uint64_t win_ns, win_syms, win_bits;
+	double in_rate, out_rate;
+	struct lat_hist cur, prev;
+};
+
+/* One log line per second at most for a kind of problem; the next says how many were held back. */
+struct ratelimit {
+	uint64_t last_ns;
+	unsigned suppressed;
+};
+
+void stats_init(struct chan_stats_acc *s, uint64_t now);
+void stats_latency(struct chan_stats_acc *s, uint64_t ns);
+/* Closes the throughput window and rotates the latency histograms. */
+void stats_tick(struct chan_stats_acc *s, uint64_t now);
+void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out);
+
+/* True when a line may be logged now; *suppressed gets how many were skipped since the last. */
+bool ratelimit_ok(struct ratelimit *rl, uint64_t now, unsigned *suppressed);
+
+#endif

@@ -1,0 +1,107 @@
+/* Test helpers: see codec_util.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "awgn.h"
+#include "bitpack.h"
+#include "codec_util.h"
+#include "prng.h"
+#include "softbits.h"
+
+long util_decode_stream(const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
+			uint32_t block_syms, uint8_t *bits, unsigned *erased)
+{
+	const struct fec_info *info = fec_decoder_info(dec);
+	uint32_t block = block_syms ? block_syms : info->block_syms;
+	size_t njobs = (nsym + block - 1) / block, stride = info->head_syms + block + info->tail_syms;
+	size_t out_stride = (info->max_out_bits + 7) / 8;
+	struct fec_job *jobs = calloc(njobs ? njobs : 1, sizeof(*jobs));
+	int8_t *in = calloc(njobs ? njobs : 1, stride);
+	uint8_t *out = calloc(njobs ? njobs : 1, out_stride);
+	void *scratch = malloc(info->scratch_bytes);
+	struct fec_batch b = {.count = (uint32_t)njobs, .jobs = jobs, .in = in, .in_stride = stride,
+			      .out = out, .out_stride = out_stride};
+	long total = 0;
+	int ret = -FEC_ENOMEM;
+
+	*erased = 0;
+	if (!jobs || !in || !out || !scratch)
+		goto out_free;
+	for (size_t j = 0; j < njobs; j++) {
+		size_t own_at = j * block;
+		size_t own = nsym - own_at < block ? nsym - own_at : block;
+		size_t head = own_at < info->head_syms ? own_at : info->head_syms;
+		size_t rest = nsym - own_at - own;
+		size_t tail = rest < info->tail_syms ? rest : info->tail_syms;
+
+		memcpy(in + j * stride, syms + own_at - head, head + own + tail);
+		jobs[j].in_len = (uint32_t)(head + own + tail);
+		jobs[j].head_len = (uint32_t)head;
+		jobs[j].own_len = (uint32_t)own;
+		jobs[j].flags = (own_at == 0 ? FEC_JOB_STREAM_START : 0) |
+				(rest == 0 ? FEC_JOB_STREAM_END : 0);
+	}
+	/* Two calls over disjoint ranges, as two worker threads would. */
+	ret = fec_decode(dec, scratch, &b, 0, (uint32_t)(njobs / 2));
+	if (!ret)
+		ret = fec_decode(dec, scratch, &b, (uint32_t)(njobs / 2),
+				 (uint32_t)(njobs - njobs / 2));
+	if (ret)
+		goto out_free;
+	for (size_t j = 0; j < njobs; j++) {
+		if (jobs[j].status != FECD_STATUS_DECODED)
+			(*erased)++;
+		fec_unpack_bits(out + j * out_stride, jobs[j].out_bits, bits + total);
+		total += jobs[j].out_bits;
+	}
+	ret = 0;
+out_free:
+	free(scratch);
+	free(out);
+	free(in);
+	free(jobs);
+	return ret ? ret : total;
+}
+
+long util_decode_frame(const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
+		       uint8_t *bits, float *metric)
+{
+	const struct fec_info *info = fec_decoder_info(dec);
+	struct fec_job job = {.in_len = (uint32_t)nsym, .own_len = (uint32_t)nsym};
+	size_t out_len = (info->max_out_bits + 7) / 8 + 1;
+	uint8_t *out = calloc(1, out_len);
+	void *scratch = malloc(info->scratch_bytes);
+	struct fec_batch b = {.count = 1, .jobs = &job, .in = syms, .out = out};
+	long ret = -FEC_ENOMEM;
+
+	if (!out || !scratch)
+		goto out_free;
+	ret = fec_decode(dec, scratch, &b, 0, 1);
+	if (ret)
+		goto out_free;
+	if (job.status != FECD_STATUS_DECODED) {
+		ret = -1;
+		goto out_free;
+	}
+	fec_unpack_bits(out, job.out_bits, bits);
+	if (metric)
+		*metric = job.metric;
+	ret = job.out_bits;
+out_free:
+	free(scratch);
+	free(out);
+	return ret;
+}
+
+void util_channel_s8(struct fec_prng *p, const uint8_t *code, size_t n, double ebn0_db, double rate,
+		     float llr_scale, int8_t *out)
+{
+	float *llr = malloc(n * sizeof(*llr) + 1);
+	double sigma = ebn0_db >= 100.0 ? 0.0 : fec_awgn_sigma(ebn0_db, rate);
+
+	if (!llr)
+		abort();
+	fec_awgn_llr(p, code, n, sigma, 100.0f, llr);
+	fec_llr_quantize(FECD_FMT_S8_LLR, llr, n, false, llr_scale, out);
+	free(llr);
+}

@@ -1,0 +1,576 @@
+/*
+ * Integration test of the control socket: starts the real fecd with a temporary configuration,
+ * sends a table of bad requests (each must get its specific error code and a message with a key
+ * phrase, and the daemon must still answer a valid request afterwards on the same connection),
+ * checks notifications, clients that hang up mid-line, many clients, a client that never reads,
+ * and the TCP listener; then the good path (create, get, update, list, stats, delete), fecdctl
+ * when its path is given, and finally SIGTERM, after which fecd must exit with status 0.
+ *
+ * Usage: test_control_rpc FECD [FECDCTL]. Ports 27100-27199 on 127.0.0.1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "check.h"
+#include "rpc_client.h"
+
+#define TIMEOUT_MS 5000
+#define MAX_LINE   4096
+#define MAX_DEPTH  8
+#define TCP_PORT   27100
+
+static char tmpdir[64], sock_path[128], log_path[128];
+static pid_t fecd_pid;
+
+struct bad_req {
+	const char *name;
+	const char *line; /* sent as is, then '\n' */
+	size_t len;       /* 0: strlen(line) */
+	int code;
+	const char *phrase;
+};
+
+#define REQ(method, params)                                                                        \
+	"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"" method "\",\"params\":" params "}"
+
+static const struct bad_req bad_reqs[] = {
+    {"truncated JSON", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.li", 0, -32700,
+     "invalid JSON at offset"},
+    {"invalid JSON", "{\"jsonrpc\":\"2.0\",}", 0, -32700, "invalid JSON at offset"},
+    {"not JSON", "hello", 0, -32700, "invalid JSON"},
+    {"trailing text", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.list\"} x", 0, -32700,
+     "unexpected text after the request"},
+    {"wrong version", "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"channel.list\"}", 0, -32600,
+     "jsonrpc: expected \"2.0\", got \"1.0\""},
+    {"no version", "{\"id\":1,\"method\":\"channel.list\"}", 0, -32600,
+     "jsonrpc: expected \"2.0\", got nothing"},
+    {"empty object", "{}", 0, -32600, "jsonrpc: expected \"2.0\""},
+    {"scalar request", "42", 0, -32600, "expected a request object, got 42"},
+    {"batch", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.list\"}]", 0, -32600,
+     "batch requests are not supported"},
+    {"unknown member", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.list\",\"parms\":{}}", 0,
+     -32600, "unknown member \"parms\""},
+    {"member twice", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"method\":\"channel.list\"}",
+     0, -32600, "member \"method\" given twice"},
+    {"method not a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", 0, -32600,
+     "method: expected a method name (a string), got 5"},
+    {"id object", "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"channel.list\"}", 0, -32600,
+     "id: expected a string, an integer"},
+    {"id 1e400", "{\"jsonrpc\":\"2.0\",\"id\":1e400,\"method\":\"channel.list\"}", 0, -32600,
+     "id: expected a string, an integer of magnitude <= 2^53 or null, got a number too large"},
+    {"id fraction", "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"channel.list\"}", 0, -32600,
+     "id: expected a string, an integer"},
+    {"unknown method", REQ("channel.frobnicate", "{}"), 0, -32601,
+     "method not found: \"channel.frobnicate\" (methods: channel.list, channel.get"},
+    {"params array", REQ("channel.get", "[1]"), 0, -32602,
+     "params: expected an object of named parameters, got an array"},
+    {"params string", REQ("channel.get", "\"x\""), 0, -32602,
+     "params: expected an object of named parameters, got \"x\""},
+    {"id as string", REQ("channel.get", "{\"id\":\"1\"}"), 0, -32602,
+     "params.id: expected a channel id, an integer in 0..4294967295, got \"1\""},
+    {"id negative", REQ("channel.get", "{\"id\":-1}"), 0, -32602,
+     "params.id: expected a channel id, an integer in 0..4294967295, got -1"},
+    {"id 2^64", REQ("channel.get", "{\"id\":18446744073709551616}"), 0, -32602,
+     "params.id: expected a channel id, an integer in 0..4294967295, got 1.8446744073709552e+19"},
+    {"id 1e400", REQ("stats.get", "{\"id\":1e400}"), 0, -32602,
+     "params.id: expected a channel id, an integer in 0..4294967295, got a number too large"},
+    {"name not a string", REQ("channel.get", "{\"name\":5}"), 0, -32602,
+     "params.name: expected a channel name (a string), got 5"},
+    {"no selector", REQ("channel.get", "{}"), 0, -32602, "params: expected \"id\""},
+    {"unknown key", REQ("channel.get", "{\"id\":1,\"verbose\":true}"), 0, -32602,
+     "params: unknown key \"verbose\" (valid keys: id, name)"},
+    {"params to none", REQ("channel.list", "{\"x\":1}"), 0, -32602,
+     "params: unknown key \"x\" (channel.list takes no parameters)"},
+    {"unknown channel", REQ("channel.get", "{\"id\":999}"), 0, -32000,
+     "channel not found: no channel has id 999 (channels: 1 \"c1\")"},
+    {"unknown name", REQ("channel.delete", "{\"name\":\"nope\"}"), 0, -32000,
+     "channel not found: no channel is named \"nope\""},
+    {"id and name differ", REQ("channel.get", "{\"id\":1,\"name\":\"c2\"}"), 0, -32000,
+     "no channel is named \"c2\""},
+    {"create without params", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"channel.create\"}", 0,
+     -32602, "channel.create needs parameters"},
+    {"create without id", REQ("channel.create", "{\"name\":\"x\"}"), 0, -32602,
+     "params: missing required key \"id\""},
+    {"duplicate create",
+     REQ("channel.create", "{\"id\":1,\"name\":\"other\",\"input\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:27110\"},\"output\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:27111\"}}"),
+     0, -32001, "params.id: 1 is already the id of channel \"c1\""},
+    {"duplicate name",
+     REQ("channel.create", "{\"id\":9,\"name\":\"c1\",\"input\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:27110\"},\"output\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:27111\"}}"),
+     0, -32001, "params.name: \"c1\" is already the name of channel \"c1\""},
+    {"duplicate endpoint",
+     REQ("channel.create", "{\"id\":9,\"input\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:27101\"},\"output\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:27111\"}}"),
+     0, -32001,
+     "params.input.endpoint: \"tcp://127.0.0.1:27101\" is already bound by channel \"c1\""},
+    {"bad code param", REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsds\",\"k\":12}}"),
+     0, -32602, "params.code.k: expected an integer in 3..9, got 12"},
+    {"unknown code param",
+     REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsds\",\"q\":1}}"), 0, -32602,
+     "params.code: unknown viterbi parameter \"q\""},
+    {"bad preset", REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsd\"}}"), 0, -32602,
+     "params.code.preset: expected one of \"ccsds\""},
+    {"bad batch", REQ("channel.create", "{\"id\":9,\"batch\":{\"jobs\":100000}}"), 0, -32602,
+     "params.batch.jobs: expected an integer in 1..4096, got 100000"},
+    {"update endpoint",
+     REQ("channel.update", "{\"id\":1,\"input\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:27150\"}}"),
+     0, -32002, "update refused: input.endpoint cannot change on a running channel"},
+    {"update socket", REQ("channel.update", "{\"id\":1,\"output\":{\"socket\":\"pub\"}}"), 0,
+     -32002, "update refused: output.socket cannot change"},
+    {"update typo", REQ("channel.update", "{\"id\":1,\"batch\":{\"jbos\":3}}"), 0, -32602,
+     "params.batch: unknown key \"jbos\" (valid keys: jobs, deadline_ms, inflight)"},
+    {"update bad code", REQ("channel.update", "{\"id\":1,\"code\":{\"polys\":[\"171\",\"9\"]}}"), 0,
+     -32602, "params.code.polys[1]: expected an octal number"},
+    {"update at_seq 2^64", REQ("channel.update", "{\"id\":1,\"at_seq\":18446744073709551616}"), 0,
+     -32602, "params.at_seq: expected a sender sequence number"},
+    {"update at_seq negative", REQ("channel.update", "{\"id\":1,\"at_seq\":-5}"), 0, -32602,
+     "params.at_seq: expected a sender sequence number"},
+    {"deep nesting", REQ("channel.list", "{\"a\":[[[[[[[[[[1]]]]]]]]]]}"), 0, -32600,
+     "nesting deeper than 8"},
+    {"binary garbage", "\xff\xfe\x01\x02\x80garbage\x7f", 0, -32700, "is not UTF-8"},
+    {"bad UTF-8 in a string", REQ("channel.get", "{\"name\":\"\xc3\x28\"}"), 0, -32700,
+     "is not UTF-8"},
+    {"embedded NUL", "{\"jsonrpc\":\"2.0\",\"id\":1,\0\"method\":\"channel.list\"}", 49, -32700,
+     "NUL byte at offset 24"},
+};
+
+static void write_config(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		check_skip("cannot write the temporary configuration");
+	fprintf(f,
+	        "{\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"
+	        "\"max_depth\":%d},\"workers\":2,\"log_level\":\"debug\",\"channels\":[{\"id\":1,"
+	        "\"name\":\"c1\",\"input\":{\"endpoint\":\"tcp://127.0.0.1:27101\"},\"output\":{"
+	        "\"endpoint\":\"tcp://127.0.0.1:27102\"}}]}\n",
+	        sock_path, TCP_PORT, MAX_LINE, MAX_DEPTH);
+	fclose(f);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static void dump_log(void)
+{
+	char line[1024];
+	FILE *f = fopen(log_path, "r");
+	int n = 0;
+
+	fprintf(stderr, "---- fecd log (last lines) ----\n");
+	while (f && fgets(line, sizeof(line), f))
+		if (++n > 0)
+			fputs(line, stderr);
+	if (f)
+		fclose(f);
+}
+
+static int start_fecd(const char *fecd, const char *config)
+{
+	struct rpc_conn *c = malloc(sizeof(*c));
+	int status;
+
+	fecd_pid = fork();
+	if (fecd_pid == 0) {
+		int fd = creat(log_path, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(fecd, fecd, "--config", config, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(fecd_pid, &status, WNOHANG) == fecd_pid) {
+			dump_log();
+			fprintf(stderr, "fecd exited early (status %d)\n", status);
+			free(c);
+			return -1;
+		}
+		if (rpc_connect_unix(c, sock_path) == 0) {
+			rpc_close(c);
+			free(c);
+			return 0;
+		}
+		sleep_ms(50);
+	}
+	free(c);
+	return -1;
+}
+
+/* The error code of a response, or 0 when it is a result; *msg points into resp. */
+static int resp_error(const cJSON *resp, const char **msg)
+{
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(resp, "error");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
+
+	*msg = cJSON_IsString(m) ? m->valuestring : "";
+	return err ? (int)cJSON_GetObjectItemCaseSensitive(err, "code")->valuedouble : 0;
+}
+
+/* Sends a request and returns its result (caller frees the response through *resp_out). */
+static cJSON *call(struct rpc_conn *c, const char *method, const char *params, cJSON **resp_out)
+{
+	char line[2048];
+	const char *msg;
+	cJSON *resp;
+
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"%s\"%s%s}",
+	         method, params ? ",\"params\":" : "", params ? params : "");
+	resp = rpc_roundtrip(c, line, TIMEOUT_MS);
+	*resp_out = resp;
+	CHECK(resp != NULL, "%s: no response", method);
+	if (!resp)
+		return NULL;
+	CHECK(resp_error(resp, &msg) == 0, "%s %s: error %s", method, params ? params : "", msg);
+	return cJSON_GetObjectItemCaseSensitive(resp, "result");
+}
+
+static bool still_serving(struct rpc_conn *c)
+{
+	cJSON *resp = rpc_roundtrip(
+	    c, "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"channel.list\"}", TIMEOUT_MS);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(resp, "id");
+	bool ok = resp && cJSON_GetObjectItemCaseSensitive(resp, "result") && cJSON_IsNumber(id) &&
+	          id->valuedouble == 99;
+
+	cJSON_Delete(resp);
+	return ok;
+}
+
+static void test_bad_requests(struct rpc_conn *c)
+{
+	for (size_t i = 0; i < sizeof(bad_reqs) / sizeof(bad_reqs[0]); i++) {
+		const struct bad_req *b = &bad_reqs[i];
+		size_t len = b->len ? b->len : strlen(b->line);
+		const char *msg = "";
+		char *line;
+		cJSON *resp = NULL;
+		int code = 0;
+
+		rpc_send(c, b->line, len);
+		rpc_send(c, "\n", 1);
+		line = rpc_read_line(c, TIMEOUT_MS);
+		resp = line ? cJSON_Parse(line) : NULL;
+		if (resp)
+			code = resp_error(resp, &msg);
+		CHECK(resp && code == b->code && strstr(msg, b->phrase),
+		      "%s: got %s\n  expected %d with \"%s\"", b->name, line ? line : "(nothing)",
+		      b->code, b->phrase);
+		CHECK(still_serving(c), "%s: no answer to a valid request afterwards", b->name);
+		free(line);
+		cJSON_Delete(resp);
+	}
+}
+
+static void test_framing(struct rpc_conn *c)
+{
+	char *big = malloc(3 * MAX_LINE), *line;
+	const char *msg = "";
+	cJSON *resp;
+
+	/* Over-long lines, in one write and in pieces: one error each, and the line is dropped. */
+	memset(big, 'A', 3 * MAX_LINE);
+	memcpy(big, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.list\",\"x\":\"", 53);
+	for (int pieces = 1; pieces <= 3; pieces++) {
+		for (int p = 0; p < pieces; p++) {
+			rpc_send(c, big + p * (3 * MAX_LINE / pieces), 3 * MAX_LINE / pieces);
+			sleep_ms(20);
+		}
+		rpc_send(c, "\"}\n", 3);
+		line = rpc_read_line(c, TIMEOUT_MS);
+		resp = line ? cJSON_Parse(line) : NULL;
+		CHECK(resp && resp_error(resp, &msg) == -32600 &&
+		          strstr(msg, "request exceeds 4096 bytes") &&
+		          cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(resp, "id")),
+		      "oversized line in %d pieces: %s", pieces, line ? line : "(nothing)");
+		free(line);
+		cJSON_Delete(resp);
+		CHECK(still_serving(c), "no answer after an oversized line");
+	}
+	free(big);
+
+	/* 3000 '[': refused by the depth scan, not by a deep recursion. */
+	big = malloc(3000);
+	memset(big, '[', 3000);
+	rpc_send(c, big, 3000);
+	rpc_send(c, "\n", 1);
+	free(big);
+	line = rpc_read_line(c, TIMEOUT_MS);
+	CHECK(line && strstr(line, "nesting deeper than 8"), "3000 '[': %s", line ? line : "");
+	free(line);
+
+	/* A notification gets no response: the next line is the answer to id 99. Blank lines and
+	 * CRLF are fine. */
+	rpc_send(c, "{\"jsonrpc\":\"2.0\",\"method\":\"channel.list\"}\n\n  \r\n", 47);
+	CHECK(still_serving(c), "a notification was answered or broke the connection");
+	resp = rpc_roundtrip(c, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"methods.list\"}\r",
+	                     TIMEOUT_MS);
+	CHECK(resp && cJSON_GetObjectItemCaseSensitive(resp, "result"), "CRLF request");
+	cJSON_Delete(resp);
+}
+
+static void test_clients(void)
+{
+	static struct rpc_conn many[20], flood, partial;
+	char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"codes.list\"}\n";
+	int ok = 0, n = 0;
+
+	/* A client that goes away mid-line. */
+	if (rpc_connect_unix(&partial, sock_path) == 0) {
+		rpc_send(&partial, "{\"jsonrpc\":\"2.0\",\"id\":1,\"meth", 29);
+		rpc_close(&partial);
+	}
+	/* Many clients at once, each answered. */
+	for (int i = 0; i < 20; i++)
+		CHECK(rpc_connect_unix(&many[i], sock_path) == 0, "client %d cannot connect", i);
+	for (int i = 0; i < 20; i++)
+		rpc_send(&many[i], req, strlen(req));
+	for (int i = 0; i < 20; i++) {
+		char *line = rpc_read_line(&many[i], TIMEOUT_MS);
+
+		ok += line && strstr(line, "\"result\"") != NULL;
+		free(line);
+		rpc_close(&many[i]);
+	}
+	CHECK(ok == 20, "%d of 20 concurrent clients answered", ok);
+
+	/* A client that sends and never reads is dropped once its output passes the cap; the
+	 * others are served meanwhile. */
+	CHECK(rpc_connect_unix(&flood, sock_path) == 0, "flood client");
+	for (int i = 0; i < 4000 && rpc_send(&flood, req, strlen(req)) == 0; i++)
+		n++;
+	sleep_ms(300);
+	CHECK(rpc_connect_unix(&partial, sock_path) == 0 && still_serving(&partial),
+	      "not serving while a client floods");
+	rpc_close(&partial);
+	{
+		size_t got = 0;
+		char *line;
+
+		while ((line = rpc_read_line(&flood, 2000)) != NULL) {
+			got++;
+			free(line);
+		}
+		CHECK(got < (size_t)n,
+		      "the flooding client got all %zu answers to %d requests: "
+		      "output not capped",
+		      got, n);
+	}
+	rpc_close(&flood);
+}
+
+static void test_tcp(void)
+{
+	struct rpc_conn *c = malloc(sizeof(*c));
+
+	CHECK(rpc_connect_tcp(c, "127.0.0.1", TCP_PORT) == 0, "TCP control on 127.0.0.1:%d",
+	      TCP_PORT);
+	if (c->fd >= 0)
+		CHECK(still_serving(c), "TCP control does not answer");
+	rpc_close(c);
+	free(c);
+}
+
+static void test_good_path(struct rpc_conn *c)
+{
+	cJSON *resp, *r;
+	const cJSON *v;
+	char *s;
+
+	r = call(
+	    c, "channel.create",
+	    "{\"id\":2,\"name\":\"c2\",\"code\":{\"preset\":\"voyager\"},\"input\":{\"endpoint\":"
+	    "\"tcp://127.0.0.1:27103\",\"hwm\":50},\"output\":{\"endpoint\":"
+	    "\"tcp://127.0.0.1:27104\"},\"batch\":{\"jobs\":16}}",
+	    &resp);
+	v = cJSON_GetObjectItemCaseSensitive(r, "id");
+	CHECK(cJSON_IsNumber(v) && v->valuedouble == 2, "create result id");
+	cJSON_Delete(resp);
+
+	r = call(c, "channel.get", "{\"name\":\"c2\"}", &resp);
+	s = r ? cJSON_PrintUnformatted(r) : NULL;
+	CHECK(s && strstr(s, "\"polys\":[\"133\",\"171\"]") && strstr(s, "\"jobs\":16") &&
+	          strstr(s, "\"hwm\":50"),
+	      "channel.get: %s", s ? s : "");
+	free(s);
+	cJSON_Delete(resp);
+
+	r = call(c, "channel.update",
+	         "{\"id\":2,\"at_seq\":0,\"batch\":{\"jobs\":32},\"code\":{\"decode_len\":1024}}",
+	         &resp);
+	s = r ? cJSON_PrintUnformatted(r) : NULL;
+	CHECK(s && strstr(s, "\"changed\":[\"code\",\"batch.jobs\"]"), "update result: %s",
+	      s ? s : "");
+	v = cJSON_GetObjectItemCaseSensitive(r, "code_gen");
+	CHECK(cJSON_IsNumber(v) && v->valuedouble >= 2, "code_gen after an update of the code");
+	free(s);
+	cJSON_Delete(resp);
+
+	r = call(c, "channel.get", "{\"id\":2}", &resp);
+	s = r ? cJSON_PrintUnformatted(r) : NULL;
+	CHECK(s && strstr(s, "\"jobs\":32") && strstr(s, "\"decode_len\":1024"), "after update: %s",
+	      s ? s : "");
+	free(s);
+	cJSON_Delete(resp);
+
+	r = call(c, "channel.list", NULL, &resp);
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "channels")) == 2,
+	      "channel.list: 2 channels expected");
+	cJSON_Delete(resp);
+	r = call(c, "stats.get", NULL, &resp);
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "channels")) == 2,
+	      "stats.get: 2 channels expected");
+	cJSON_Delete(resp);
+	r = call(c, "stats.get", "{\"id\":2}", &resp);
+	CHECK(cJSON_GetObjectItemCaseSensitive(r, "symbols_in") &&
+	          cJSON_GetObjectItemCaseSensitive(r, "lat_p99_ms"),
+	      "stats.get of one channel");
+	cJSON_Delete(resp);
+	r = call(c, "backend.info", NULL, &resp);
+	CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "name")), "backend.info name");
+	cJSON_Delete(resp);
+	r = call(c, "codes.list", "{}", &resp);
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "presets")) > 0, "codes.list");
+	cJSON_Delete(resp);
+	r = call(c, "config.get", NULL, &resp);
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "channels")) == 2,
+	      "config.get");
+	cJSON_Delete(resp);
+
+	r = call(c, "channel.delete", "{\"id\":2}", &resp);
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "deleted")), "channel.delete");
+	cJSON_Delete(resp);
+	resp = rpc_roundtrip(c, REQ("channel.get", "{\"id\":2}"), TIMEOUT_MS);
+	{
+		const char *msg;
+
+		CHECK(resp && resp_error(resp, &msg) == -32000,
+		      "channel 2 still there after delete");
+	}
+	cJSON_Delete(resp);
+}
+
+/* Runs fecdctl; returns its exit status and its stdout/stderr in out. */
+static int run_ctl(const char *ctl, const char *sock, const char *method, const char *params,
+                   char *out, size_t len)
+{
+	char cmd[1024];
+	FILE *p;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' %s %s%s%s 2>&1", ctl, sock, method,
+	         params ? "'" : "", params ? params : "", params ? "'" : "");
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_fecdctl(const char *ctl)
+{
+	char out[65536];
+	int st;
+
+	st = run_ctl(ctl, sock_path, "channel.list", NULL, out, sizeof(out));
+	CHECK(st == 0 && strstr(out, "\"channels\""), "fecdctl channel.list: %d %s", st, out);
+	st = run_ctl(ctl, sock_path, "channel.get", "{\"id\": 1}", out, sizeof(out));
+	CHECK(st == 0 && strstr(out, "\"c1\""), "fecdctl channel.get: %d %s", st, out);
+	st = run_ctl(ctl, sock_path, "channel.get", "{\"id\": 999}", out, sizeof(out));
+	CHECK(st == 1 && strstr(out, "fecdctl: error -32000: channel not found"),
+	      "fecdctl error: %d %s", st, out);
+	st = run_ctl(ctl, sock_path, "channel.get", "{\"id\": ", out, sizeof(out));
+	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl bad params: %d %s", st, out);
+	st = run_ctl(ctl, sock_path, "channel.get", "[1]", out, sizeof(out));
+	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl params array: %d %s", st, out);
+	st = run_ctl(ctl, "/nonexistent/fecd.sock", "channel.list", NULL, out, sizeof(out));
+	CHECK(st == 2 && strstr(out, "/nonexistent/fecd.sock"), "fecdctl no daemon: %d %s", st,
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	struct rpc_conn *c;
+	char config[128];
+	int status = -1;
+
+	if (argc < 2)
+		check_skip("usage: test_control_rpc FECD [FECDCTL]");
+	if (access(argv[1], X_OK) != 0)
+		check_skip("fecd is not built");
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fecd-rpc-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		check_skip("mkdtemp failed");
+	snprintf(sock_path, sizeof(sock_path), "%s/control.sock", tmpdir);
+	snprintf(log_path, sizeof(log_path), "%s/fecd.log", tmpdir);
+	snprintf(config, sizeof(config), "%s/fecd.json", tmpdir);
+	write_config(config);
+	signal(SIGPIPE, SIG_IGN);
+	if (start_fecd(argv[1], config) != 0) {
+		CHECK(0, "fecd did not open its control socket %s", sock_path);
+		if (fecd_pid > 0)
+			kill(fecd_pid, SIGKILL);
+		return check_done();
+	}
+	{
+		struct stat st;
+
+		CHECK(stat(sock_path, &st) == 0 && (st.st_mode & 0777) == 0660,
+		      "control socket mode %o, expected 660", st.st_mode & 0777);
+	}
+	c = malloc(sizeof(*c));
+	CHECK(rpc_connect_unix(c, sock_path) == 0, "connect");
+	test_bad_requests(c);
+	test_framing(c);
+	test_clients();
+	test_tcp();
+	test_good_path(c);
+	if (argc > 2 && argv[2][0])
+		test_fecdctl(argv[2]);
+	CHECK(still_serving(c), "not serving at the end");
+	rpc_close(c);
+	free(c);
+
+	kill(fecd_pid, SIGTERM);
+	for (int i = 0; i < 300 && waitpid(fecd_pid, &status, WNOHANG) != fecd_pid; i++)
+		sleep_ms(50);
+	if (status == -1) {
+		kill(fecd_pid, SIGKILL);
+		waitpid(fecd_pid, &status, 0);
+		CHECK(0, "fecd did not exit within 15 s of SIGTERM");
+	} else {
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "fecd exit status %d", status);
+	}
+	CHECK(access(sock_path, F_OK) != 0, "the control socket was left behind");
+	if (check_failed)
+		dump_log();
+	unlink(config);
+	unlink(log_path);
+	rmdir(tmpdir);
+	return check_done();
+}

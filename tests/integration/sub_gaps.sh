@@ -1,0 +1,28 @@
+#!/bin/bash
+# Integration h: a SUB input counts the sender's sequence gaps. A PUB feed (paced, so that PUB
+# never drops for want of a reader) skips sequence numbers 10, 20-22 and 50 on purpose: stats.get
+# must show 3 gaps and 5 missing messages, every sent message counted in, none bad. The decoded
+# output around a gap cannot match the feed's bits, so the sink only has to receive data here.
+. "$(dirname "$0")/lib.sh"
+
+write_config "$(chan_json 1 sub '{"preset": "ccsds"}' 0 1 ', "socket": "sub"')"
+start_fecd
+
+start_sink sink --endpoint "$(ep 1)" --seed 81 --timeout 5000 --allow-loss --allow-reorder --max-ber 1
+run_feed feed 60 --socket pub --endpoint "$(ep 0)" --channel 1 --seed 81 --bits 200000 \
+	--ebn0 7 --rate 1000000 --hwm 100000 --start-delay 500 --skip-seq 10,20,21,22 --skip-seq 50
+expect_eq "$(feed_field feed skipped)" 5 "messages the feed skipped"
+wait_for 10 '[ "$(chan_stat 1 msgs_in 2>/dev/null || echo 0)" -ge "$(feed_field feed messages)" ]' ||
+	fail "fecd received $(chan_stat 1 msgs_in) of $(feed_field feed messages) messages"
+st=$(ctl stats.get '{"id": 1}') || fail "stats.get"
+log "stats: $st"
+expect_eq "$(jq_get gaps <<<"$st")" 3 "stats gaps"
+expect_eq "$(jq_get gap_msgs <<<"$st")" 5 "stats gap_msgs"
+expect_eq "$(jq_get bad_msgs <<<"$st")" 0 "stats bad_msgs"
+expect_eq "$(jq_get msgs_in <<<"$st")" "$(feed_field feed messages)" "stats msgs_in"
+check_sink sink 20
+[ "$(sink_field sink bits)" -gt 0 ] || fail "no decoded output at all"
+
+stop_fecd
+expect_eq "$FECD_RC" 0 "fecd exit status after SIGTERM"
+log "PASS"
