@@ -14,9 +14,11 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "channel.h"
+#include "service.h"
 #include "log.h"
 #include "softbits.h"
 

@@ -15,6 +15,7 @@
 
 #include "bitpack.h"
 #include "channel.h"
+#include "service.h"
 #include "log.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
