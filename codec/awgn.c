@@ -13,7 +13,7 @@ double fec_awgn_sigma(double ebn0_db, double rate)
 }
 
 void fec_awgn_llr(struct fec_prng *p, const uint8_t *bits, size_t n, double sigma,
-		  float noiseless_llr, float *llr)
+                  float noiseless_llr, float *llr)
 {
 	if (sigma <= 0.0) {
 		for (size_t i = 0; i < n; i++)

@@ -16,47 +16,48 @@
 #include "conv_code.h"
 #include "fec_impl.h"
 
-#define LEN_MAX (1L << 20)
+#define LEN_MAX  (1L << 20)
 #define EDGE_MAX (1L << 16)
 
 static const char *const mode_names[] = {"stream", "terminated", "truncated", NULL};
 
 static const struct fec_param_desc conv_params[] = {
-	{"k", FEC_PARAM_INT, CONV_K_MIN, CONV_K_MAX, 0, NULL, "7",
-	 "constraint length K (K-1 memory bits): an integer in 3..9"},
-	{"polys", FEC_PARAM_OCT_LIST, 1, 0777, CONV_N_MAX, NULL, "171:133",
-	 "generator polynomials in octal, 2..4 (one per output, sent in this order); the top of "
-	 "the K bits taps the current input bit"},
-	{"invert", FEC_PARAM_STRING, 0, CONV_N_MAX, 0, NULL, "01",
-	 "output inversion: one 0/1 character per output in polys order (\"01\": the second "
-	 "output is inverted, as CCSDS), or none"},
-	{"puncture", FEC_PARAM_STRING, 0, CONV_N_MAX * (CONV_PUNCT_MAX + 1), 0, NULL, "none",
-	 "puncturing: none, a DVB-S pattern for 2 outputs (2/3, 3/4, 5/6, 7/8), or one row of "
-	 "0/1 per output separated by ':' or ',' (1 = sent), up to 16 steps, e.g. 101:110"},
-	{"mode", FEC_PARAM_ENUM, 0, 0, 0, mode_names, "stream",
-	 "stream (continuous, decoded in overlapping blocks), terminated (frames ending with K-1 "
-	 "zero bits) or truncated (frames without tail)"},
-	{"decode_len", FEC_PARAM_INT, 1, LEN_MAX, 0, NULL, "2048",
-	 "stream: decoded bits per block (D), rounded up to whole puncturing periods"},
-	{"traceback_len", FEC_PARAM_INT, 1, EDGE_MAX, 0, NULL, "64",
-	 "stream: trellis stages after each block for the traceback (L, 5K or more), rounded up to "
-	 "whole puncturing periods"},
-	{"head_len", FEC_PARAM_INT, 0, EDGE_MAX, 0, NULL, NULL,
-	 "stream: stages before each block to warm the path metrics up (M); 0 or absent: the same "
-	 "as traceback_len; rounded up to whole puncturing periods"},
-	{"max_frame_bits", FEC_PARAM_INT, 1, LEN_MAX, 0, NULL, "8192",
-	 "frames: largest number of information bits in one frame"},
-	{NULL},
+    {"k", FEC_PARAM_INT, CONV_K_MIN, CONV_K_MAX, 0, NULL, "7",
+     "constraint length K (K-1 memory bits): an integer in 3..9"},
+    {"polys", FEC_PARAM_OCT_LIST, 1, 0777, CONV_N_MAX, NULL, "171:133",
+     "generator polynomials in octal, 2..4 (one per output, sent in this order); the top of "
+     "the K bits taps the current input bit"},
+    {"invert", FEC_PARAM_STRING, 0, CONV_N_MAX, 0, NULL, "01",
+     "output inversion: one 0/1 character per output in polys order (\"01\": the second "
+     "output is inverted, as CCSDS), or none"},
+    {"puncture", FEC_PARAM_STRING, 0, CONV_N_MAX *(CONV_PUNCT_MAX + 1), 0, NULL, "none",
+     "puncturing: none, a DVB-S pattern for 2 outputs (2/3, 3/4, 5/6, 7/8), or one row of "
+     "0/1 per output (1 = sent, up to 16 steps) separated by ':' (',' also in JSON), e.g. "
+     "101:110"},
+    {"mode", FEC_PARAM_ENUM, 0, 0, 0, mode_names, "stream",
+     "stream (continuous, decoded in overlapping blocks), terminated (frames ending with K-1 "
+     "zero bits) or truncated (frames without tail)"},
+    {"decode_len", FEC_PARAM_INT, 1, LEN_MAX, 0, NULL, "2048",
+     "stream: decoded bits per block (D), rounded up to whole puncturing periods"},
+    {"traceback_len", FEC_PARAM_INT, 1, EDGE_MAX, 0, NULL, "64",
+     "stream: trellis stages after each block for the traceback (L, 5K or more), rounded up to "
+     "whole puncturing periods"},
+    {"head_len", FEC_PARAM_INT, 0, EDGE_MAX, 0, NULL, NULL,
+     "stream: stages before each block to warm the path metrics up (M); 0 or absent: the same "
+     "as traceback_len; rounded up to whole puncturing periods"},
+    {"max_frame_bits", FEC_PARAM_INT, 1, LEN_MAX, 0, NULL, "8192",
+     "frames: largest number of information bits in one frame"},
+    {NULL},
 };
 
 /* DVB-S (EN 300 421) puncturing, rows X (output 1) then Y (output 2). */
 static const struct {
 	const char *name, *x, *y;
 } dvbs_punct[] = {
-	{"2/3", "10", "11"},
-	{"3/4", "101", "110"},
-	{"5/6", "10101", "11010"},
-	{"7/8", "1000101", "1111010"},
+    {"2/3", "10", "11"},
+    {"3/4", "101", "110"},
+    {"5/6", "10101", "11010"},
+    {"7/8", "1000101", "1111010"},
 };
 
 static void conv_spec_default(struct fec_spec *spec)
@@ -92,7 +93,7 @@ static uint16_t row_bits(const char *row, size_t len)
 static int set_puncture(struct conv_spec *c, const char *s, char *err, size_t errlen)
 {
 	static const char expected[] = "expected none, 2/3, 3/4, 5/6, 7/8 or one row of 0/1 per "
-				       "output like 101:110";
+	                               "output like 101:110";
 	unsigned rows = 0;
 	size_t period = 0;
 
@@ -120,19 +121,19 @@ static int set_puncture(struct conv_spec *c, const char *s, char *err, size_t er
 
 		if (rows == CONV_N_MAX)
 			return fec__err(err, errlen, FEC_ERANGE,
-					"puncture: at most %d rows (one per output), got more in "
-					"'%s'",
-					CONV_N_MAX, s);
+			                "puncture: at most %d rows (one per output), got more in "
+			                "'%s'",
+			                CONV_N_MAX, s);
 		if (len == 0 || len > CONV_PUNCT_MAX)
 			return fec__err(err, errlen, FEC_ERANGE,
-					"puncture: rows of 1..%d steps expected, got one of %zu in "
-					"'%s'",
-					CONV_PUNCT_MAX, len, s);
+			                "puncture: rows of 1..%d steps expected, got one of %zu in "
+			                "'%s'",
+			                CONV_PUNCT_MAX, len, s);
 		if (period && len != period)
 			return fec__err(err, errlen, FEC_EINVAL,
-					"puncture: all rows must have the same length, got %zu and "
-					"%zu in '%s'",
-					period, len, s);
+			                "puncture: all rows must have the same length, got %zu and "
+			                "%zu in '%s'",
+			                period, len, s);
 		period = len;
 		punct[rows++] = row_bits(p, len);
 		p += len;
@@ -155,9 +156,9 @@ static int set_invert(struct conv_spec *c, const char *s, char *err, size_t errl
 	}
 	if (len > CONV_N_MAX || strspn(s, "01") != len)
 		return fec__err(err, errlen, FEC_EINVAL,
-				"invert: expected one 0/1 character per output (e.g. 01) or none, "
-				"got '%s'",
-				s);
+		                "invert: expected one 0/1 character per output (e.g. 01) or none, "
+		                "got '%s'",
+		                s);
 	for (size_t r = 0; r < len; r++)
 		if (s[r] == '1')
 			mask |= (uint8_t)(1u << r);
@@ -166,7 +167,7 @@ static int set_invert(struct conv_spec *c, const char *s, char *err, size_t errl
 }
 
 static int conv_spec_set(struct fec_spec *spec, const char *name, const struct fec_param_value *v,
-			 char *err, size_t errlen)
+                         char *err, size_t errlen)
 {
 	const struct fec_param_desc *d = fec__param_find(conv_params, name);
 	struct conv_spec *c = &spec->u.conv;
@@ -174,7 +175,7 @@ static int conv_spec_set(struct fec_spec *spec, const char *name, const struct f
 
 	if (!d)
 		return fec__err(err, errlen, FEC_EPARAM, "unknown parameter '%s' for viterbi",
-				name ? name : "(null)");
+		                name ? name : "(null)");
 	ret = fec__param_check(d, v, err, errlen);
 	if (ret)
 		return ret;
@@ -183,9 +184,9 @@ static int conv_spec_set(struct fec_spec *spec, const char *name, const struct f
 	} else if (!strcmp(name, "polys")) {
 		if (v->nitems < CONV_N_MIN)
 			return fec__err(err, errlen, FEC_ERANGE,
-					"polys: expected %d..%d octal numbers (one per output), "
-					"got %u",
-					CONV_N_MIN, CONV_N_MAX, v->nitems);
+			                "polys: expected %d..%d octal numbers (one per output), "
+			                "got %u",
+			                CONV_N_MIN, CONV_N_MAX, v->nitems);
 		memset(c->polys, 0, sizeof(c->polys));
 		for (unsigned r = 0; r < v->nitems; r++)
 			c->polys[r] = (uint16_t)v->items[r];
@@ -209,7 +210,7 @@ static int conv_spec_set(struct fec_spec *spec, const char *name, const struct f
 }
 
 static int conv_spec_get(const struct fec_spec *spec, const char *name, struct fec_param_value *v,
-			 void *buf, size_t buflen)
+                         void *buf, size_t buflen)
 {
 	const struct fec_param_desc *d = fec__param_find(conv_params, name);
 	const struct conv_spec *c = &spec->u.conv;
@@ -249,8 +250,8 @@ static int conv_spec_get(const struct fec_spec *spec, const char *name, struct f
 			if (r)
 				s[used++] = ':';
 			for (unsigned t = 0; t < c->punct_period; t++)
-				s[used++] = (c->punct[r] >> (c->punct_period - 1 - t) & 1) ? '1'
-											   : '0';
+				s[used++] =
+				    (c->punct[r] >> (c->punct_period - 1 - t) & 1) ? '1' : '0';
 		}
 		s[used] = '\0';
 		v->s = s;
@@ -286,18 +287,18 @@ static int check_puncture(struct conv_spec *c, char *err, size_t errlen)
 	}
 	if (p > CONV_PUNCT_MAX)
 		return fec__err(err, errlen, FEC_ERANGE, "puncture: period %u is above %d", p,
-				CONV_PUNCT_MAX);
+		                CONV_PUNCT_MAX);
 	for (unsigned r = 0; r < CONV_N_MAX; r++) {
 		c->punct[r] &= (uint16_t)((1u << p) - 1);
 		if (r < c->n && !c->punct[r])
 			return fec__err(err, errlen, FEC_EINVAL,
-					"puncture: output %u sends nothing: expected one row per "
-					"output (%u rows)",
-					r + 1, c->n);
+			                "puncture: output %u sends nothing: expected one row per "
+			                "output (%u rows)",
+			                r + 1, c->n);
 		if (r >= c->n && c->punct[r])
 			return fec__err(err, errlen, FEC_EINVAL,
-					"puncture: %u rows given but the code has %u outputs",
-					r + 1, c->n);
+			                "puncture: %u rows given but the code has %u outputs",
+			                r + 1, c->n);
 	}
 	for (unsigned t = 0; t < p; t++) {
 		unsigned any = 0;
@@ -306,8 +307,8 @@ static int check_puncture(struct conv_spec *c, char *err, size_t errlen)
 			any |= c->punct[r] >> (p - 1 - t) & 1u;
 		if (!any)
 			return fec__err(err, errlen, FEC_EINVAL,
-					"puncture: step %u sends no symbol: every column needs a 1",
-					t + 1);
+			                "puncture: step %u sends no symbol: every column needs a 1",
+			                t + 1);
 	}
 	return 0;
 }
@@ -322,8 +323,8 @@ int conv_spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 		return fec__err(err, errlen, FEC_EFAMILY, "not a viterbi spec");
 	if (c->n < CONV_N_MIN || c->n > CONV_N_MAX)
 		return fec__err(err, errlen, FEC_ERANGE,
-				"polys: expected %d..%d octal numbers (one per output), got %u",
-				CONV_N_MIN, CONV_N_MAX, c->n);
+		                "polys: expected %d..%d octal numbers (one per output), got %u",
+		                CONV_N_MIN, CONV_N_MAX, c->n);
 	ret = check_puncture(c, err, errlen);
 	if (ret)
 		return ret;
@@ -341,31 +342,40 @@ int conv_spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 	for (unsigned r = 0; r < c->n; r++) {
 		if (c->polys[r] >> c->k)
 			return fec__err(err, errlen, FEC_ERANGE,
-					"polys: %o has more than k=%u bits", c->polys[r], c->k);
+			                "polys: %o has more than k=%u bits", c->polys[r], c->k);
 		top |= c->polys[r] >> (c->k - 1) & 1u;
 		bottom |= c->polys[r] & 1u;
 	}
 	for (unsigned r = c->n; r < CONV_N_MAX; r++)
 		c->polys[r] = 0;
 	if (!top)
-		return fec__err(err, errlen, FEC_EINVAL,
-				"polys: none taps the current input (bit %u of k=%u bits): is k too "
-				"large for these polynomials?",
-				c->k - 1, c->k);
+		return fec__err(
+		    err, errlen, FEC_EINVAL,
+		    "polys: none taps the current input (bit %u of k=%u bits): is k too "
+		    "large for these polynomials?",
+		    c->k - 1, c->k);
 	if (!bottom)
-		return fec__err(err, errlen, FEC_EINVAL,
-				"polys: none taps the oldest bit (the lowest of k=%u bits): is k too "
-				"large for these polynomials?",
-				c->k);
+		return fec__err(
+		    err, errlen, FEC_EINVAL,
+		    "polys: none taps the oldest bit (the lowest of k=%u bits): is k too "
+		    "large for these polynomials?",
+		    c->k);
 	if (c->invert >> c->n)
 		return fec__err(err, errlen, FEC_EINVAL,
-				"invert: an output beyond the code's %u is inverted", c->n);
+		                "invert: an output beyond the code's %u is inverted", c->n);
 	if (c->head_len == 0)
 		c->head_len = c->traceback_len;
 	c->decode_len = round_up(c->decode_len, c->punct_period);
 	c->traceback_len = round_up(c->traceback_len, c->punct_period);
 	c->head_len = round_up(c->head_len, c->punct_period);
 	return 0;
+}
+
+/* Enough of a spec to build its tables without undefined behaviour (finished specs always are). */
+static bool conv_spec_sane(const struct conv_spec *c)
+{
+	return c->k >= CONV_K_MIN && c->k <= CONV_K_MAX && c->n >= CONV_N_MIN &&
+	       c->n <= CONV_N_MAX && c->punct_period <= CONV_PUNCT_MAX;
 }
 
 static void rate_text(const struct conv_spec *c, char *buf, size_t len)
@@ -392,21 +402,25 @@ static void conv_spec_describe(const struct fec_spec *spec, char *buf, size_t le
 	char rate[16], polys[40] = "";
 	unsigned matches, used = 0;
 
+	if (!conv_spec_sane(c)) {
+		snprintf(buf, len, "viterbi (invalid: K=%u, %u outputs)", c->k, c->n);
+		return;
+	}
 	rate_text(c, rate, sizeof(rate));
 	preset = fec__preset_for_code(spec, &matches);
 	for (unsigned r = 0; r < c->n && r < CONV_N_MAX; r++)
-		used += (unsigned)snprintf(polys + used, sizeof(polys) - used, "%s%o%s",
-					   r ? ":" : "", c->polys[r],
-					   (c->invert >> r & 1) ? "~" : "");
+		used +=
+		    (unsigned)snprintf(polys + used, sizeof(polys) - used, "%s%o%s", r ? ":" : "",
+		                       c->polys[r], (c->invert >> r & 1) ? "~" : "");
 	if (c->mode == CONV_MODE_STREAM)
 		snprintf(buf, len, "%s K=%u r=%s %s stream D=%u L=%u M=%u",
-			 matches == 1 ? preset->name : "viterbi", c->k, rate, polys, c->decode_len,
-			 c->traceback_len, c->head_len);
+		         matches == 1 ? preset->name : "viterbi", c->k, rate, polys, c->decode_len,
+		         c->traceback_len, c->head_len);
 	else
 		snprintf(buf, len, "%s K=%u r=%s %s %s frames up to %u bits",
-			 matches == 1 ? preset->name : "viterbi", c->k, rate, polys,
-			 c->mode == CONV_MODE_TERMINATED ? "terminated" : "truncated",
-			 c->max_frame_bits);
+		         matches == 1 ? preset->name : "viterbi", c->k, rate, polys,
+		         c->mode == CONV_MODE_TERMINATED ? "terminated" : "truncated",
+		         c->max_frame_bits);
 }
 
 static bool conv_same_trellis(const struct fec_spec *a, const struct fec_spec *b)
@@ -425,13 +439,6 @@ static bool conv_same_trellis(const struct fec_spec *a, const struct fec_spec *b
 static bool conv_same_code(const struct fec_spec *a, const struct fec_spec *b)
 {
 	return conv_same_trellis(a, b) && a->u.conv.mode == b->u.conv.mode;
-}
-
-/* Enough of a spec to build its tables without undefined behaviour (finished specs always are). */
-static bool conv_spec_sane(const struct conv_spec *c)
-{
-	return c->k >= CONV_K_MIN && c->k <= CONV_K_MAX && c->n >= CONV_N_MIN &&
-	       c->n <= CONV_N_MAX && c->punct_period <= CONV_PUNCT_MAX;
 }
 
 static double conv_rate(const struct fec_spec *spec)
@@ -493,22 +500,22 @@ void conv_code_init(struct conv_code *c, const struct conv_spec *s)
 }
 
 static const struct fec_family_ops conv_ops = {
-	.family = FECD_FAMILY_VITERBI,
-	.name = "viterbi",
-	.params = conv_params,
-	.spec_default = conv_spec_default,
-	.spec_set = conv_spec_set,
-	.spec_finish = conv_spec_finish,
-	.spec_get = conv_spec_get,
-	.spec_describe = conv_spec_describe,
-	.decoder_create = conv_decoder_create,
-	.encoder_create = conv_encoder_create,
+    .family = FECD_FAMILY_VITERBI,
+    .name = "viterbi",
+    .params = conv_params,
+    .spec_default = conv_spec_default,
+    .spec_set = conv_spec_set,
+    .spec_finish = conv_spec_finish,
+    .spec_get = conv_spec_get,
+    .spec_describe = conv_spec_describe,
+    .decoder_create = conv_decoder_create,
+    .encoder_create = conv_encoder_create,
 };
 
 const struct fec_family_impl conv_family = {
-	.ops = &conv_ops,
-	.encoded_len = conv_encoded_len,
-	.same_trellis = conv_same_trellis,
-	.same_code = conv_same_code,
-	.rate = conv_rate,
+    .ops = &conv_ops,
+    .encoded_len = conv_encoded_len,
+    .same_trellis = conv_same_trellis,
+    .same_code = conv_same_code,
+    .rate = conv_rate,
 };

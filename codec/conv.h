@@ -6,6 +6,13 @@
  * convention of the CCSDS and DVB-S standards: CCSDS K=7 is G1 = 171, G2 = 133, sent G1 first with
  * G2 inverted). Puncturing deletes code bits by a pattern of one row per output and `period`
  * columns; the symbols that survive are sent time-major (all outputs of step t before step t+1).
+ *
+ * Every block and frame starts at puncturing step 0, so stream geometry (decode_len,
+ * traceback_len, head_len, in trellis stages = decoded bits) is rounded up to whole periods when
+ * a spec is finished, and a frame must span whole periods: nbits (+ K-1 when terminated) a
+ * multiple of punct_period, or the encoder refuses it and the decoder returns it ERASED.
+ * conv.c's parameter table documents each parameter's text form; viterbi.c documents the
+ * decoder's exact arithmetic.
  */
 #ifndef CONV_H
 #define CONV_H

@@ -15,15 +15,15 @@
 
 struct conv_code {
 	unsigned k, n;
-	unsigned nstates;             /* 2^(k-1) */
-	unsigned period;              /* puncturing period P, in stages (1: not punctured) */
-	unsigned unit_syms;           /* symbols sent per period U */
+	unsigned nstates;   /* 2^(k-1) */
+	unsigned period;    /* puncturing period P, in stages (1: not punctured) */
+	unsigned unit_syms; /* symbols sent per period U */
 	enum conv_mode mode;
 	/* Branch code words: for the register reg = input << (k-1) | state, bit r is output r's
 	 * code bit (parity(reg & poly_r) ^ invert_r). */
 	uint8_t word[2 * CONV_STATES_MAX];
-	uint8_t sent[CONV_PUNCT_MAX];     /* bit r: output r is sent at step t of the period */
-	uint8_t cum[CONV_PUNCT_MAX + 1];  /* symbols sent in the first t steps of a period */
+	uint8_t sent[CONV_PUNCT_MAX];    /* bit r: output r is sent at step t of the period */
+	uint8_t cum[CONV_PUNCT_MAX + 1]; /* symbols sent in the first t steps of a period */
 };
 
 /* spec must be finished (conv_spec_finish succeeded). */

@@ -35,7 +35,7 @@ static size_t encode_stage(struct conv_encoder *e, unsigned bit, uint8_t *out)
 }
 
 static int conv_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbits, uint8_t *out,
-		       size_t *nout)
+                       size_t *nout)
 {
 	struct conv_encoder *e = (struct conv_encoder *)enc;
 	const struct conv_code *c = &e->code;
@@ -73,9 +73,9 @@ static void conv_encoder_destroy(struct fec_encoder *enc)
 }
 
 static const struct fec_encoder_vtbl conv_encoder_vtbl = {
-	.encode = conv_encode,
-	.reset = conv_encoder_reset,
-	.destroy = conv_encoder_destroy,
+    .encode = conv_encode,
+    .reset = conv_encoder_reset,
+    .destroy = conv_encoder_destroy,
 };
 
 int conv_encoder_create(const struct fec_spec *spec, struct fec_encoder **out)

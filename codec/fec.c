@@ -47,7 +47,7 @@ int fec__err(char *err, size_t errlen, int code, const char *fmt, ...)
 
 static const struct fec_family_impl *const families[] = {
 #define X(fam, impl) &impl,
-	FEC_FAMILY_IMPL_MAP(X)
+    FEC_FAMILY_IMPL_MAP(X)
 #undef X
 };
 
@@ -97,42 +97,41 @@ struct preset_entry {
 
 #define V FECD_FAMILY_VITERBI
 static const struct preset_entry presets[] = {
-	{{"ccsds", V, "CCSDS 131.0-B K=7 r=1/2: G1=171 then G2=133, G2 inverted"},
-	 "k=7,polys=171:133,invert=01,puncture=none"},
-	{{"nasa-dsn", V,
-	  "NASA-DSN K=7 r=1/2, libfec's NASA-DSN convention: 133 inverted, then 171"},
-	 "k=7,polys=133:171,invert=10,puncture=none"},
-	{{"voyager", V,
-	  "Voyager K=7 r=1/2 as libfec's viterbi27 and gr-fec's default: 133 then 171, no "
-	  "inversion (the polynomials of ccsds and nasa-dsn)"},
-	 "k=7,polys=133:171,invert=none,puncture=none"},
-	{{"wifi-1/2", V, "IEEE 802.11 K=7 r=1/2: A=133, B=171"},
-	 "k=7,polys=133:171,invert=none,puncture=none"},
-	{{"wifi-2/3", V, "IEEE 802.11 K=7 r=2/3: A=133 B=171 punctured A=11 B=10"},
-	 "k=7,polys=133:171,invert=none,puncture=11:10"},
-	{{"wifi-3/4", V, "IEEE 802.11 K=7 r=3/4: A=133 B=171 punctured A=110 B=101"},
-	 "k=7,polys=133:171,invert=none,puncture=110:101"},
-	{{"wifi-5/6", V, "IEEE 802.11n K=7 r=5/6: A=133 B=171 punctured A=11010 B=10101"},
-	 "k=7,polys=133:171,invert=none,puncture=11010:10101"},
-	{{"dvbs-1/2", V, "DVB-S (EN 300 421) K=7 r=1/2: X=171, Y=133"},
-	 "k=7,polys=171:133,invert=none,puncture=none"},
-	{{"dvbs-2/3", V, "DVB-S K=7 r=2/3: X=171 Y=133 punctured X=10 Y=11"},
-	 "k=7,polys=171:133,invert=none,puncture=2/3"},
-	{{"dvbs-3/4", V, "DVB-S K=7 r=3/4: X=171 Y=133 punctured X=101 Y=110"},
-	 "k=7,polys=171:133,invert=none,puncture=3/4"},
-	{{"dvbs-5/6", V, "DVB-S K=7 r=5/6: X=171 Y=133 punctured X=10101 Y=11010"},
-	 "k=7,polys=171:133,invert=none,puncture=5/6"},
-	{{"dvbs-7/8", V, "DVB-S K=7 r=7/8: X=171 Y=133 punctured X=1000101 Y=1111010"},
-	 "k=7,polys=171:133,invert=none,puncture=7/8"},
-	{{"lte", V, "3GPP LTE K=7 r=1/3: 133, 171, 165 (here without tail-biting)"},
-	 "k=7,polys=133:171:165,invert=none,puncture=none"},
-	{{"gsm", V, "GSM K=5 r=1/2: G0=23, G1=33"}, "k=5,polys=23:33,invert=none,puncture=none"},
-	{{"is95-fwd", V, "IS-95 forward link K=9 r=1/2: 753, 561"},
-	 "k=9,polys=753:561,invert=none,puncture=none"},
-	{{"is95-rev", V, "IS-95 reverse link K=9 r=1/3: 557, 663, 711"},
-	 "k=9,polys=557:663:711,invert=none,puncture=none"},
-	{{"cdma2000", V, "cdma2000 K=9 r=1/4: 765, 671, 513, 473"},
-	 "k=9,polys=765:671:513:473,invert=none,puncture=none"},
+    {{"ccsds", V, "CCSDS 131.0-B K=7 r=1/2: G1=171 then G2=133, G2 inverted"},
+     "k=7,polys=171:133,invert=01,puncture=none"},
+    {{"nasa-dsn", V, "NASA-DSN K=7 r=1/2, libfec's NASA-DSN convention: 133 inverted, then 171"},
+     "k=7,polys=133:171,invert=10,puncture=none"},
+    {{"voyager", V,
+      "Voyager K=7 r=1/2 as libfec's viterbi27 and gr-fec's default: 133 then 171, no "
+      "inversion (the polynomials of ccsds and nasa-dsn)"},
+     "k=7,polys=133:171,invert=none,puncture=none"},
+    {{"wifi-1/2", V, "IEEE 802.11 K=7 r=1/2: A=133, B=171"},
+     "k=7,polys=133:171,invert=none,puncture=none"},
+    {{"wifi-2/3", V, "IEEE 802.11 K=7 r=2/3: A=133 B=171 punctured A=11 B=10"},
+     "k=7,polys=133:171,invert=none,puncture=11:10"},
+    {{"wifi-3/4", V, "IEEE 802.11 K=7 r=3/4: A=133 B=171 punctured A=110 B=101"},
+     "k=7,polys=133:171,invert=none,puncture=110:101"},
+    {{"wifi-5/6", V, "IEEE 802.11n K=7 r=5/6: A=133 B=171 punctured A=11010 B=10101"},
+     "k=7,polys=133:171,invert=none,puncture=11010:10101"},
+    {{"dvbs-1/2", V, "DVB-S (EN 300 421) K=7 r=1/2: X=171, Y=133"},
+     "k=7,polys=171:133,invert=none,puncture=none"},
+    {{"dvbs-2/3", V, "DVB-S K=7 r=2/3: X=171 Y=133 punctured X=10 Y=11"},
+     "k=7,polys=171:133,invert=none,puncture=2/3"},
+    {{"dvbs-3/4", V, "DVB-S K=7 r=3/4: X=171 Y=133 punctured X=101 Y=110"},
+     "k=7,polys=171:133,invert=none,puncture=3/4"},
+    {{"dvbs-5/6", V, "DVB-S K=7 r=5/6: X=171 Y=133 punctured X=10101 Y=11010"},
+     "k=7,polys=171:133,invert=none,puncture=5/6"},
+    {{"dvbs-7/8", V, "DVB-S K=7 r=7/8: X=171 Y=133 punctured X=1000101 Y=1111010"},
+     "k=7,polys=171:133,invert=none,puncture=7/8"},
+    {{"lte", V, "3GPP LTE K=7 r=1/3: 133, 171, 165 (here without tail-biting)"},
+     "k=7,polys=133:171:165,invert=none,puncture=none"},
+    {{"gsm", V, "GSM K=5 r=1/2: G0=23, G1=33"}, "k=5,polys=23:33,invert=none,puncture=none"},
+    {{"is95-fwd", V, "IS-95 forward link K=9 r=1/2: 753, 561"},
+     "k=9,polys=753:561,invert=none,puncture=none"},
+    {{"is95-rev", V, "IS-95 reverse link K=9 r=1/3: 557, 663, 711"},
+     "k=9,polys=557:663:711,invert=none,puncture=none"},
+    {{"cdma2000", V, "cdma2000 K=9 r=1/4: 765, 671, 513, 473"},
+     "k=9,polys=765:671:513:473,invert=none,puncture=none"},
 };
 #undef V
 
@@ -246,7 +245,7 @@ const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec)
 }
 
 int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
-	       uint32_t count)
+               uint32_t count)
 {
 	if (!dec || !b || (count && (!b->jobs || !b->in || !b->out)))
 		return -FEC_EINVAL;
@@ -277,7 +276,8 @@ void fec_encoder_destroy(struct fec_encoder *enc)
 		enc->vt->destroy(enc);
 }
 
-int fec_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbits, uint8_t *out, size_t *nout)
+int fec_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbits, uint8_t *out,
+               size_t *nout)
 {
 	if (!enc || !nout || (nbits && !bits) || !out)
 		return -FEC_EINVAL;

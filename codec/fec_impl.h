@@ -12,7 +12,7 @@
 
 struct fec_decoder_vtbl {
 	int (*decode)(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
-		      uint32_t first, uint32_t count);
+	              uint32_t first, uint32_t count);
 	void (*destroy)(struct fec_decoder *dec);
 };
 
@@ -24,7 +24,7 @@ struct fec_decoder {
 
 struct fec_encoder_vtbl {
 	int (*encode)(struct fec_encoder *enc, const uint8_t *bits, size_t nbits, uint8_t *out,
-		      size_t *nout);
+	              size_t *nout);
 	void (*reset)(struct fec_encoder *enc);
 	void (*destroy)(struct fec_encoder *enc);
 };
@@ -39,7 +39,8 @@ struct fec_family_impl {
 	const struct fec_family_ops *ops;
 	/* Upper bound of fec_encode's output for nbits information bits (exact for frames). */
 	size_t (*encoded_len)(const struct fec_spec *spec, size_t nbits);
-	/* Same trellis, outputs and puncturing, whatever the mode and geometry (preset matching). */
+	/* Same trellis, outputs and puncturing, whatever the mode and geometry (preset matching).
+	 */
 	bool (*same_trellis)(const struct fec_spec *a, const struct fec_spec *b);
 	/* Same trellis and same kind of decoding: a stream may carry on across the change. */
 	bool (*same_code)(const struct fec_spec *a, const struct fec_spec *b);
@@ -56,18 +57,19 @@ FEC_FAMILY_IMPL_MAP(X)
 
 const struct fec_family_impl *fec__family_impl(int family);
 
-/* Formats an error message into err (if any); returns -code so callers can `return fec__err(...)`. */
+/* Formats an error message into err (if any); returns -code so callers can `return fec__err(...)`.
+ */
 int fec__err(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params, const char *name);
 /* Checks a value against its descriptor's type and bounds; the message names the parameter. */
 int fec__param_check(const struct fec_param_desc *d, const struct fec_param_value *v, char *err,
-		     size_t errlen);
+                     size_t errlen);
 
 /* Applies "key=value,key=value" (text is modified) over spec without finishing it. */
 int fec__apply_params(const struct fec_family_ops *ops, struct fec_spec *spec, char *text,
-		      char *err, size_t errlen);
+                      char *err, size_t errlen);
 /* Family defaults with the named preset's parameters set, not yet finished; -FEC_EINVAL if no
  * preset has that name. */
 int fec__preset_start(const char *name, struct fec_spec *spec, char *err, size_t errlen);

@@ -29,11 +29,9 @@ const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params
 }
 
 static const char *const type_names[] = {
-	[FEC_PARAM_INT] = "an integer",
-	[FEC_PARAM_ENUM] = "one of a set of names",
-	[FEC_PARAM_BOOL] = "true or false",
-	[FEC_PARAM_OCT_LIST] = "a list of octal numbers",
-	[FEC_PARAM_STRING] = "a string",
+    [FEC_PARAM_INT] = "an integer",     [FEC_PARAM_ENUM] = "one of a set of names",
+    [FEC_PARAM_BOOL] = "true or false", [FEC_PARAM_OCT_LIST] = "a list of octal numbers",
+    [FEC_PARAM_STRING] = "a string",
 };
 
 static unsigned choice_count(const struct fec_param_desc *d)
@@ -52,55 +50,55 @@ static void join_choices(const struct fec_param_desc *d, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; d->choices && d->choices[i] && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-					 d->choices[i]);
+		used +=
+		    (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", d->choices[i]);
 }
 
 int fec__param_check(const struct fec_param_desc *d, const struct fec_param_value *v, char *err,
-		     size_t errlen)
+                     size_t errlen)
 {
 	char list[160];
 
 	if (v->type != d->type)
 		return fec__err(err, errlen, FEC_EINVAL, "%s: expected %s", d->name,
-				type_names[d->type]);
+		                type_names[d->type]);
 	switch (d->type) {
 	case FEC_PARAM_INT:
 		if (v->i < d->min || v->i > d->max)
 			return fec__err(err, errlen, FEC_ERANGE,
-					"%s: expected an integer in %ld..%ld, got %ld", d->name,
-					d->min, d->max, v->i);
+			                "%s: expected an integer in %ld..%ld, got %ld", d->name,
+			                d->min, d->max, v->i);
 		break;
 	case FEC_PARAM_BOOL:
 		if (v->i != 0 && v->i != 1)
 			return fec__err(err, errlen, FEC_EINVAL, "%s: expected true or false",
-					d->name);
+			                d->name);
 		break;
 	case FEC_PARAM_ENUM:
 		if (v->i < 0 || v->i >= (long)choice_count(d)) {
 			join_choices(d, list, sizeof(list));
 			return fec__err(err, errlen, FEC_EINVAL, "%s: expected one of %s", d->name,
-					list);
+			                list);
 		}
 		break;
 	case FEC_PARAM_OCT_LIST:
 		if (v->nitems < 1 || v->nitems > d->max_items || !v->items)
 			return fec__err(err, errlen, FEC_ERANGE,
-					"%s: expected 1..%u octal numbers, got %u", d->name,
-					d->max_items, v->nitems);
+			                "%s: expected 1..%u octal numbers, got %u", d->name,
+			                d->max_items, v->nitems);
 		for (unsigned i = 0; i < v->nitems; i++)
 			if ((long)v->items[i] < d->min || (long)v->items[i] > d->max)
 				return fec__err(err, errlen, FEC_ERANGE,
-						"%s: %o is out of range %lo..%lo (octal)", d->name,
-						v->items[i], d->min, d->max);
+				                "%s: %o is out of range %lo..%lo (octal)", d->name,
+				                v->items[i], d->min, d->max);
 		break;
 	case FEC_PARAM_STRING:
 		if (!v->s)
 			return fec__err(err, errlen, FEC_EINVAL, "%s: expected a string", d->name);
 		if ((long)strlen(v->s) > d->max)
 			return fec__err(err, errlen, FEC_ERANGE,
-					"%s: expected at most %ld characters, got %zu", d->name,
-					d->max, strlen(v->s));
+			                "%s: expected at most %ld characters, got %zu", d->name,
+			                d->max, strlen(v->s));
 		break;
 	}
 	return 0;
@@ -108,7 +106,7 @@ int fec__param_check(const struct fec_param_desc *d, const struct fec_param_valu
 
 /* Reads one value of the text form. items backs OCT_LIST values (max_items entries). */
 static int parse_value(const struct fec_param_desc *d, char *text, struct fec_param_value *v,
-		       uint32_t *items, char *err, size_t errlen)
+                       uint32_t *items, char *err, size_t errlen)
 {
 	char list[160];
 	char *end;
@@ -121,8 +119,8 @@ static int parse_value(const struct fec_param_desc *d, char *text, struct fec_pa
 		v->i = strtol(text, &end, 10);
 		if (!*text || *end || errno)
 			return fec__err(err, errlen, FEC_EINVAL,
-					"%s: expected an integer in %ld..%ld, got '%s'", d->name,
-					d->min, d->max, text);
+			                "%s: expected an integer in %ld..%ld, got '%s'", d->name,
+			                d->min, d->max, text);
 		break;
 	case FEC_PARAM_BOOL:
 		if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "yes"))
@@ -131,7 +129,7 @@ static int parse_value(const struct fec_param_desc *d, char *text, struct fec_pa
 			v->i = 0;
 		else
 			return fec__err(err, errlen, FEC_EINVAL,
-					"%s: expected true or false, got '%s'", d->name, text);
+			                "%s: expected true or false, got '%s'", d->name, text);
 		break;
 	case FEC_PARAM_ENUM:
 		v->i = -1;
@@ -141,7 +139,7 @@ static int parse_value(const struct fec_param_desc *d, char *text, struct fec_pa
 		if (v->i < 0) {
 			join_choices(d, list, sizeof(list));
 			return fec__err(err, errlen, FEC_EINVAL, "%s: expected one of %s, got '%s'",
-					d->name, list, text);
+			                d->name, list, text);
 		}
 		break;
 	case FEC_PARAM_OCT_LIST:
@@ -150,11 +148,11 @@ static int parse_value(const struct fec_param_desc *d, char *text, struct fec_pa
 		     tok = strtok_r(NULL, ":", &save)) {
 			if (v->nitems == d->max_items)
 				return fec__err(err, errlen, FEC_ERANGE,
-						"%s: expected at most %u octal numbers", d->name,
-						d->max_items);
+				                "%s: expected at most %u octal numbers", d->name,
+				                d->max_items);
 			if (strspn(tok, "01234567") != strlen(tok) || strlen(tok) > 10)
 				return fec__err(err, errlen, FEC_EINVAL,
-						"%s: '%s' is not an octal number", d->name, tok);
+				                "%s: '%s' is not an octal number", d->name, tok);
 			items[v->nitems++] = (uint32_t)strtoul(tok, NULL, 8);
 		}
 		break;
@@ -184,11 +182,11 @@ static void list_params(const struct fec_family_ops *ops, char *buf, size_t len)
 	buf[0] = '\0';
 	for (const struct fec_param_desc *d = ops->params; d->name && used < len; d++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 d == ops->params ? "" : ", ", d->name);
+		                         d == ops->params ? "" : ", ", d->name);
 }
 
 int fec__apply_params(const struct fec_family_ops *ops, struct fec_spec *spec, char *text,
-		      char *err, size_t errlen)
+                      char *err, size_t errlen)
 {
 	char *save = NULL;
 
@@ -204,7 +202,8 @@ int fec__apply_params(const struct fec_family_ops *ops, struct fec_spec *spec, c
 			continue;
 		eq = strchr(key, '=');
 		if (!eq)
-			return fec__err(err, errlen, FEC_EINVAL, "expected key=value, got '%s'", key);
+			return fec__err(err, errlen, FEC_EINVAL, "expected key=value, got '%s'",
+			                key);
 		*eq = '\0';
 		key = trim(key);
 		val = trim(eq + 1);
@@ -212,8 +211,8 @@ int fec__apply_params(const struct fec_family_ops *ops, struct fec_spec *spec, c
 		if (!d) {
 			list_params(ops, list, sizeof(list));
 			return fec__err(err, errlen, FEC_EPARAM,
-					"unknown parameter '%s' for %s (expected one of %s)", key,
-					ops->name, list);
+			                "unknown parameter '%s' for %s (expected one of %s)", key,
+			                ops->name, list);
 		}
 		ret = parse_value(d, val, &v, items, err, errlen);
 		if (ret)
@@ -232,7 +231,7 @@ static void list_codes(char *buf, size_t len)
 	buf[0] = '\0';
 	for (unsigned i = 0; i < fec_preset_count() && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-					 fec_preset_at(i)->name);
+		                         fec_preset_at(i)->name);
 	if (used < len)
 		used += (size_t)snprintf(buf + used, len - used, "; families:");
 	for (unsigned i = 0; i < fec_family_count() && used < len; i++)
@@ -251,7 +250,7 @@ int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size
 		return fec__err(err, errlen, FEC_EINVAL, "no code given");
 	if (strlen(text) >= sizeof(buf))
 		return fec__err(err, errlen, FEC_ELONG, "code text longer than %zu characters",
-				sizeof(buf) - 1);
+		                sizeof(buf) - 1);
 	strcpy(buf, text);
 	rest = strchr(buf, ',');
 	if (rest)
@@ -271,8 +270,8 @@ int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size
 		if (!ops) {
 			list_codes(list, sizeof(list));
 			return fec__err(err, errlen, FEC_EFAMILY,
-					"unknown code '%s': expected a preset or a family (%s)",
-					name, list);
+			                "unknown code '%s': expected a preset or a family (%s)",
+			                name, list);
 		}
 		memset(&spec, 0, sizeof(spec));
 		spec.family = ops->family;
@@ -311,7 +310,7 @@ static bool values_equal(const struct fec_param_value *a, const struct fec_param
 
 /* Appends ",name=value" in the text form; returns the new length used. */
 static size_t append_value(char *buf, size_t len, size_t used, const struct fec_param_desc *d,
-			   const struct fec_param_value *v)
+                           const struct fec_param_value *v)
 {
 	if (used >= len)
 		return used;
@@ -322,17 +321,17 @@ static size_t append_value(char *buf, size_t len, size_t used, const struct fec_
 			return used + (size_t)snprintf(buf + used, len - used, "%ld", v->i);
 		case FEC_PARAM_BOOL:
 			return used + (size_t)snprintf(buf + used, len - used, "%s",
-						       v->i ? "true" : "false");
+			                               v->i ? "true" : "false");
 		case FEC_PARAM_ENUM:
-			return used + (size_t)snprintf(buf + used, len - used, "%s",
-						       d->choices[v->i]);
+			return used +
+			       (size_t)snprintf(buf + used, len - used, "%s", d->choices[v->i]);
 		case FEC_PARAM_STRING:
 			return used + (size_t)snprintf(buf + used, len - used, "%s", v->s);
 		case FEC_PARAM_OCT_LIST:
 			if (i == v->nitems)
 				return used;
 			used += (size_t)snprintf(buf + used, len - used, "%s%o", i ? ":" : "",
-						 v->items[i]);
+			                         v->items[i]);
 			break;
 		}
 	}

@@ -36,7 +36,7 @@ static int8_t s4_nibble(unsigned nib)
 }
 
 int fec_syms_to_s8(int fmt, const void *src, size_t nsyms, bool polarity_one, float scale,
-		   int8_t *dst)
+                   int8_t *dst)
 {
 	const uint8_t *u = src;
 
@@ -78,7 +78,7 @@ int fec_syms_to_s8(int fmt, const void *src, size_t nsyms, bool polarity_one, fl
 }
 
 int fec_llr_quantize(int fmt, const float *llr, size_t nsyms, bool polarity_one, float scale,
-		     void *dst)
+                     void *dst)
 {
 	uint8_t *u = dst;
 	float sign = polarity_one ? -1.0f : 1.0f;

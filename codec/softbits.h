@@ -22,7 +22,9 @@ int fec_syms_to_s8(int fmt, const void *src, size_t nsyms, bool polarity_one, fl
 		   int8_t *dst);
 
 /* Converts nsyms float LLRs (positive favours 0) into format fmt at dst (fecd_format_bytes(fmt,
- * nsyms) bytes). f32 is copied as is (times polarity); s8/u8/s4 quantize llr * scale first. */
+ * nsyms) bytes). f32 is copied as is (times polarity); s8/u8/s4 quantize llr * scale first.
+ * s4 carries round(llr * scale / 18) clamped to +-7, so that fec_syms_to_s8 gives back about
+ * llr * scale whatever the format. */
 int fec_llr_quantize(int fmt, const float *llr, size_t nsyms, bool polarity_one, float scale,
 		     void *dst);
 

@@ -28,12 +28,14 @@
  * Traceback. From S_T = the end state, for t = T-1 down to 0: bit_t = S_t+1 >> (K-2), then
  *   S_t = (S_t+1 << 1 & (N-1)) | d_t(S_t+1).
  *
- * Jobs. A stream job runs the stages of its head, owned part and tail (only the whole stages of
- * the tail's symbols; a tail longer than the traceback length of the spec is cut there) and
- * outputs the owned stages' bits; frames output T - (K-1) bits (terminated) or T (truncated) for
- * T = in_len / U * P stages. Decisions are stored only for stages that traceback reads, one bit
- * per state, packed in 64-bit words (bit ns % 64 of word ns / 64) per stage, in caller scratch.
- * A job that breaks the geometry rules is returned ERASED with no bits; the batch goes on.
+ * Jobs. A stream job runs the stages of its head, owned part and tail and outputs the owned
+ * stages' bits. The tail counts only whole stages of its symbols, and at most decode_len +
+ * traceback_len - owned stages of them (the decision rows a job may fill); the rest is ignored.
+ * Frames output T - (K-1) bits (terminated) or T (truncated) for T = in_len / U * P stages.
+ * Decisions are stored only for stages that traceback reads, one bit per state, packed in 64-bit
+ * words (bit ns % 64 of word ns / 64) per stage, in caller scratch. A job that breaks the
+ * geometry rules (lengths not whole periods, too long, a terminated frame shorter than its tail)
+ * is returned ERASED with no bits; the batch goes on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,19 +43,20 @@
 #include "conv_code.h"
 #include "fec_impl.h"
 
-#define UNREACHABLE (-(1 << 20))
+#define UNREACHABLE  (-(1 << 20))
 #define RENORM_EVERY 32
-#define ALIGN 64
+#define ALIGN        64
 
 struct viterbi_decoder {
 	struct fec_decoder base;
 	struct conv_code code;
-	/* -1 where word[2j] has output r set, else 0: (y ^ sign) - sign is +-y without a multiply */
+	/* -1 where word[2j] has output r set, else 0: (y ^ sign) - sign is +-y without a multiply
+	 */
 	int32_t sign[CONV_N_MAX][CONV_STATES_MAX / 2];
 	unsigned bmask, tmask; /* outputs whose polynomial taps the oldest bit / the input bit */
 	bool symmetric;        /* bmask and tmask are every output */
-	uint32_t rows;  /* decision rows available in scratch: most stages traceback reads */
-	uint32_t words; /* 64-bit words per decision row */
+	uint32_t rows;         /* decision rows available in scratch: most stages traceback reads */
+	uint32_t words;        /* 64-bit words per decision row */
 };
 
 /* Scratch: two metric arrays, then the decision rows. */
@@ -90,10 +93,11 @@ static struct scratch scratch_map(void *mem)
  * j's code word for input 0 from state 2j is a_j = word[2j]; from 2j+1 it is a_j ^ B and with
  * input 1 it is a_j ^ T or a_j ^ T ^ B (B, T: the outputs whose polynomial taps the oldest bit,
  * the input bit). BM is linear in the symbols with signs from the code word, so each shape is a
- * sum over outputs of +-y_r with signs sign_r[j] fixed per decoder. When every polynomial taps both ends (all presets),
- * B = T = every output and the shapes are m, -m, -m, m: one sum serves the butterfly. */
+ * sum over outputs of +-y_r with signs sign_r[j] fixed per decoder. When every polynomial taps both
+ * ends (all presets), B = T = every output and the shapes are m, -m, -m, m: one sum serves the
+ * butterfly. */
 static void stage_metrics(const struct viterbi_decoder *v, const int32_t y[CONV_N_MAX],
-			  int32_t (*restrict m)[CONV_STATES_MAX / 2])
+                          int32_t (*restrict m)[CONV_STATES_MAX / 2])
 {
 	const unsigned half = v->code.nstates / 2, n = v->code.n;
 	const unsigned shapes = v->symmetric ? 1 : 4;
@@ -120,7 +124,7 @@ static void stage_metrics(const struct viterbi_decoder *v, const int32_t y[CONV_
 /* One add-compare-select stage over butterflies: states 2j and 2j+1 feed j (input 0) and
  * j + N/2 (input 1); decisions go to dec8 as one byte per state. */
 static void acs_stage(unsigned nstates, const int32_t (*restrict m)[CONV_STATES_MAX / 2],
-		      const int32_t *restrict old, int32_t *restrict new, uint8_t *restrict dec8)
+                      const int32_t *restrict old, int32_t *restrict new, uint8_t *restrict dec8)
 {
 	const unsigned half = nstates / 2;
 
@@ -138,8 +142,8 @@ static void acs_stage(unsigned nstates, const int32_t (*restrict m)[CONV_STATES_
 
 /* The same for symmetric codes, with shapes m, -m, -m, m. */
 static void acs_stage_symmetric(unsigned nstates, const int32_t *restrict m,
-				const int32_t *restrict old, int32_t *restrict new,
-				uint8_t *restrict dec8)
+                                const int32_t *restrict old, int32_t *restrict new,
+                                uint8_t *restrict dec8)
 {
 	const unsigned half = nstates / 2;
 
@@ -197,8 +201,7 @@ struct job_plan {
 	bool start_known, end_zero;
 };
 
-static bool plan_job(const struct viterbi_decoder *v, const struct fec_job *job,
-		     struct job_plan *p)
+static bool plan_job(const struct viterbi_decoder *v, const struct fec_job *job, struct job_plan *p)
 {
 	const struct conv_code *c = &v->code;
 	const uint32_t u = c->unit_syms, per = c->period;
@@ -237,7 +240,7 @@ static bool plan_job(const struct viterbi_decoder *v, const struct fec_job *job,
 }
 
 static void decode_job(const struct viterbi_decoder *v, struct scratch *s, const int8_t *in,
-		       const struct job_plan *p, uint8_t *out, struct fec_job *job)
+                       const struct job_plan *p, uint8_t *out, struct fec_job *job)
 {
 	const struct conv_code *c = &v->code;
 	const unsigned n = c->nstates, words = v->words;
@@ -262,7 +265,7 @@ static void decode_job(const struct viterbi_decoder *v, struct scratch *s, const
 		if (v->symmetric)
 			acs_stage_symmetric(n, m[0], old, new, dec8);
 		else
-			acs_stage(n, (const int32_t(*)[CONV_STATES_MAX / 2])m, old, new, dec8);
+			acs_stage(n, (const int32_t(*)[CONV_STATES_MAX / 2]) m, old, new, dec8);
 		if (t >= p->head)
 			pack_decisions(dec8, n, s->dec + (size_t)(t - p->head) * words);
 		tmp = old;
@@ -291,7 +294,7 @@ static void decode_job(const struct viterbi_decoder *v, struct scratch *s, const
 }
 
 static int viterbi_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
-			  uint32_t first, uint32_t count)
+                          uint32_t first, uint32_t count)
 {
 	const struct viterbi_decoder *v = (const struct viterbi_decoder *)dec;
 	struct scratch s = scratch_map(scratch);
@@ -309,7 +312,7 @@ static int viterbi_decode(const struct fec_decoder *dec, void *scratch, struct f
 			continue;
 		}
 		decode_job(v, &s, b->in + (size_t)i * b->in_stride, &plan,
-			   b->out + (size_t)i * b->out_stride, job);
+		           b->out + (size_t)i * b->out_stride, job);
 	}
 	return 0;
 }
@@ -320,8 +323,8 @@ static void viterbi_destroy(struct fec_decoder *dec)
 }
 
 static const struct fec_decoder_vtbl viterbi_vtbl = {
-	.decode = viterbi_decode,
-	.destroy = viterbi_destroy,
+    .decode = viterbi_decode,
+    .destroy = viterbi_destroy,
 };
 
 static void fill_info(struct viterbi_decoder *v)

@@ -513,7 +513,10 @@ bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
 		avail -= first;
 	}
 	if (own > 0) {
-		if (!cut_job(ch, (uint32_t)own, 0, true))
+		/* A partial unit cannot be owned (the decoder works in whole puncturing periods);
+		 * it still helps the last bits as look-ahead. */
+		uint64_t rest = avail - own, room = ep->in_stride - ep->info->head_syms - own;
+		if (!cut_job(ch, (uint32_t)own, (uint32_t)(rest < room ? rest : room), true))
 			return false;
 	} else if (!batch_mark_eos(ch, ch->cut_ep, true, seq)) {
 		return false;
@@ -521,7 +524,7 @@ bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
 	if (avail > own) {
 		ch->stats.syms_dropped += avail - own;
 		log_info("channel %s: %llu symbols at the stream's end do not fill a whole unit of "
-			 "%llu; dropped", ch->cfg.name, (unsigned long long)(avail - own),
+			 "%llu; not decoded", ch->cfg.name, (unsigned long long)(avail - own),
 			 (unsigned long long)unit);
 	}
 	sb->cursor = sb->end;

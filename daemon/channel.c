@@ -326,10 +326,10 @@ void channel_close_pump(struct channel *ch)
 		 "%llu bits published%s", ch->cfg.name, (unsigned long long)st.msgs_in,
 		 (unsigned long long)st.symbols_in, (unsigned long long)st.msgs_out,
 		 (unsigned long long)st.bits_out, ch->out_abandoned ? " (output gave up)" : "");
-	if (ch->stats.syms_dropped && ch->out_abandoned)
-		log_warn("channel %s: %llu accepted symbols were not published: the output did "
-			 "not drain within the linger time", ch->cfg.name,
-			 (unsigned long long)ch->stats.syms_dropped);
+	if (ch->stats.syms_abandoned)
+		log_warn("channel %s: the decoded output of %llu accepted symbols was not "
+			 "published: the output did not drain within the linger time", ch->cfg.name,
+			 (unsigned long long)ch->stats.syms_abandoned);
 	channel_finalize(ch);
 }
 

@@ -89,7 +89,7 @@ static int octal_value(const cJSON *v, uint32_t *out)
 static int param_value(const struct fec_param_desc *d, const cJSON *v, const char *path,
                        uint32_t *items, struct fec_param_value *out, char *err, size_t errlen)
 {
-	char what[256], ipath[PATH_LEN];
+	char what[256], ipath[PATH_LEN + 16];
 	unsigned n = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -248,8 +248,12 @@ int code_from_json(const cJSON *obj, const struct fec_spec *base, struct fec_spe
 		const struct fec_param_desc *d = NULL;
 		struct fec_param_value val;
 
-		if (strcmp(c->string, "preset") == 0 || strcmp(c->string, "family") == 0)
-			continue;
+		if (strcmp(c->string, "preset") == 0 || strcmp(c->string, "family") == 0) {
+			if (cJSON_GetObjectItemCaseSensitive(obj, c->string) == c)
+				continue;
+			snprintf(err, errlen, "%s.%s: key given twice", path, c->string);
+			return -EINVAL;
+		}
 		for (const struct fec_param_desc *p = fam->params; p && p->name && !d; p++)
 			if (strcmp(p->name, c->string) == 0)
 				d = p;

@@ -137,8 +137,9 @@ out_free:
 static const char *chan_path(const char *const *names, unsigned i, char *buf, size_t len)
 {
 	if (names && names[i])
-		return names[i];
-	snprintf(buf, len, "channels[%u]", i);
+		snprintf(buf, len, "%s", names[i]);
+	else
+		snprintf(buf, len, "channels[%u]", i);
 	return buf;
 }
 
@@ -288,9 +289,9 @@ out_root:
 	return ret;
 }
 
+/* err does not repeat the path: the caller names the file ("fecd: PATH: channels[0]..."). */
 int fecd_config_load(const char *path, struct fecd_config *cfg, char *err, size_t errlen)
 {
-	char msg[512];
 	FILE *f = fopen(path, "rb");
 	char *text;
 	long size;
@@ -298,35 +299,33 @@ int fecd_config_load(const char *path, struct fecd_config *cfg, char *err, size_
 
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s", strerror(errno));
 		return ret;
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read: %s", strerror(errno));
 		goto out_close;
 	}
 	if ((unsigned long)size > CONFIG_MAX_BYTES) {
-		snprintf(err, errlen, "%s: larger than %u bytes; not a configuration file?", path,
+		snprintf(err, errlen, "larger than %u bytes; not a configuration file?",
 		         CONFIG_MAX_BYTES);
 		ret = -EFBIG;
 		goto out_close;
 	}
 	text = malloc((size_t)size + 1);
 	if (!text) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out_close;
 	}
 	if (fread(text, 1, (size_t)size, f) != (size_t)size) {
-		snprintf(err, errlen, "%s: short read", path);
+		snprintf(err, errlen, "short read");
 		ret = -EIO;
 		goto out_text;
 	}
 	text[size] = '\0';
-	ret = fecd_config_parse(text, (size_t)size, cfg, msg, sizeof(msg));
-	if (ret)
-		snprintf(err, errlen, "%s: %s", path, msg);
+	ret = fecd_config_parse(text, (size_t)size, cfg, err, errlen);
 out_text:
 	free(text);
 out_close:

@@ -509,6 +509,8 @@ static bool ingest_consume(struct channel *ch)
 				return false;
 		}
 		m->eos_done = true;
+		/* The sender is done: its next run numbers messages afresh (for gaps and at_seq). */
+		ch->have_seq = false;
 	}
 	msg_release(m);
 	return true;

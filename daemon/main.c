@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -132,7 +133,7 @@ static void close_app_handles(struct app *a)
 
 static void on_drained(struct fecd *d)
 {
-	log_notice("drained: every channel published what it accepted; exiting");
+	log_notice("drained; exiting");
 	close_app_handles(uv_loop_get_data(fecd_loop(d)));
 }
 
@@ -169,7 +170,12 @@ static void on_hup(uv_signal_t *s, int signum)
 		log_err("reload: out of memory");
 		return;
 	}
-	notify_send("RELOADING=1");
+	struct timespec mono;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	/* MONOTONIC_USEC lets Type=notify-reload units match this reload to the signal. */
+	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
+		     (unsigned long long)mono.tv_sec * 1000000ull +
+			     (unsigned long long)mono.tv_nsec / 1000u);
 	log_notice("SIGHUP: reloading %s", a->config_path);
 	if (load_config(a, cfg, false) == 0) {
 		int rc = fecd_config_apply(a->d, cfg, err, sizeof(err));

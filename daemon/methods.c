@@ -219,6 +219,11 @@ static int m_channel_update(struct fecd *d, const cJSON *params, cJSON **result,
 		return RPC_EINTERNAL;
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(settings, "at_seq");
+	if (cJSON_GetObjectItemCaseSensitive(settings, "at_seq")) {
+		cJSON_Delete(settings);
+		snprintf(msg, len, "params.at_seq: key given twice");
+		return RPC_EINVALID_PARAMS;
+	}
 	ret = chan_config_parse(settings, cur, &neu, "params", msg, len);
 	cJSON_Delete(settings);
 	if (ret)
@@ -293,8 +298,9 @@ static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result,
 
 #define STATS_FIELDS(X)                                                                            \
 	X(msgs_in)                                                                                 \
-	X(symbols_in) X(bytes_in) X(bad_msgs) X(gaps) X(gap_msgs) X(frames_out) X(bits_out)        \
-	    X(msgs_out) X(failures) X(frame_errors) X(queue_syms) X(batches_inflight) X(code_gen)  \
+	X(symbols_in)                                                                              \
+	X(bytes_in) X(bad_msgs) X(gaps) X(gap_msgs) X(frames_out) X(bits_out) X(msgs_out)          \
+	    X(failures) X(frame_errors) X(queue_syms) X(batches_inflight) X(code_gen)              \
 	        X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms) X(lat_p90_ms) X(lat_p99_ms)       \
 	            X(lat_max_ms)
 

@@ -268,6 +268,7 @@ static void account(struct channel *ch, struct batch *b, const struct fecd_out_h
 			stats_latency(&ch->stats, now_ns() - accept_ns);
 	} else {
 		ch->stats.syms_dropped += h->in_count;
+		ch->stats.syms_abandoned += h->in_count;
 	}
 	if (h->flags & FECD_OUT_STREAM)
 		ch->stream_bits += h->payload_bits;

@@ -44,9 +44,12 @@ static void apply_globals(const struct fecd_config *run, const struct fecd_confi
 {
 	for (const struct setting *s = settings_next_diff(fecd_global_settings, run, cfg); s;
 	     s = settings_next_diff(s + 1, run, cfg)) {
-		if (strcmp(s->path, "log_level") == 0) {
-			log_set_level((enum log_level)log_level_from_name(cfg->log_level));
-			log_notice("reload: log_level is now %s", cfg->log_level);
+		if (s->flags & SET_LIVE) {
+			char val[64];
+
+			/* main.c applies it (the log level, minding a --log-level option) */
+			settings_value_text(s, cfg, val, sizeof(val));
+			log_notice("reload: %s changes to %s", s->path, val);
 		} else {
 			log_warn("reload: %s changed; it takes effect when fecd restarts", s->path);
 		}

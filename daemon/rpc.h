@@ -6,6 +6,7 @@
 #ifndef FECD_RPC_H
 #define FECD_RPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fecd.h"
@@ -29,6 +30,14 @@ enum rpc_err {
 	RPC_ERR_MAP(X)
 #undef X
 };
+
+/* Checks a raw request line (n bytes, no '\n') for NUL bytes, invalid UTF-8 and nesting deeper
+ * than max_depth. Returns 0 or RPC_EPARSE / RPC_EINVALID_REQUEST with msg set. */
+int rpc_prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_t len);
+/* Checks a parsed request's envelope. Returns 0 or an RPC_E* code with msg set; *id is the id to
+ * answer with (NULL: null) and *notify tells a notification (no "id": no response). */
+int rpc_check_envelope(const struct cJSON *req, const struct cJSON **id, bool *notify, char *msg,
+                       size_t len);
 
 /* Calls a method. Returns 0 with *result set (caller frees), or an RPC_E* code with msg saying
  * what was wrong and what was expected. params may be NULL (absent). */

@@ -168,12 +168,14 @@ static void level_keys(const struct setting *tab, const char *tpath, char *buf, 
 
 	buf[0] = '\0';
 	for (const struct setting *s = tab; s->path; s++) {
-		const char *rest = s->path + tl;
-		size_t kl = strcspn(rest, ".");
+		const char *rest;
+		size_t kl;
 		bool seen = false;
 
 		if (strncmp(s->path, tpath, tl) != 0)
 			continue;
+		rest = s->path + tl;
+		kl = strcspn(rest, ".");
 		for (const struct setting *q = tab; q < s && !seen; q++)
 			seen = strncmp(q->path, tpath, tl) == 0 &&
 			       strncmp(q->path + tl, rest, kl) == 0 &&

@@ -29,6 +29,7 @@ struct chan_stats_acc {
 	uint64_t failures, frame_errors;
 	uint64_t syms_out;     /* accepted symbols whose outputs were published */
 	uint64_t syms_dropped; /* accepted symbols that will never be published */
+	uint64_t syms_abandoned; /* of those, decoded but not sent: closing ran out of time */
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
 	double in_rate, out_rate;

@@ -9,18 +9,23 @@
 #include "softbits.h"
 
 long util_decode_stream(const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
-			uint32_t block_syms, uint8_t *bits, unsigned *erased)
+                        uint32_t block_syms, uint8_t *bits, unsigned *erased)
 {
 	const struct fec_info *info = fec_decoder_info(dec);
 	uint32_t block = block_syms ? block_syms : info->block_syms;
-	size_t njobs = (nsym + block - 1) / block, stride = info->head_syms + block + info->tail_syms;
+	size_t njobs = (nsym + block - 1) / block,
+	       stride = info->head_syms + block + info->tail_syms;
 	size_t out_stride = (info->max_out_bits + 7) / 8;
 	struct fec_job *jobs = calloc(njobs ? njobs : 1, sizeof(*jobs));
 	int8_t *in = calloc(njobs ? njobs : 1, stride);
 	uint8_t *out = calloc(njobs ? njobs : 1, out_stride);
 	void *scratch = malloc(info->scratch_bytes);
-	struct fec_batch b = {.count = (uint32_t)njobs, .jobs = jobs, .in = in, .in_stride = stride,
-			      .out = out, .out_stride = out_stride};
+	struct fec_batch b = {.count = (uint32_t)njobs,
+	                      .jobs = jobs,
+	                      .in = in,
+	                      .in_stride = stride,
+	                      .out = out,
+	                      .out_stride = out_stride};
 	long total = 0;
 	int ret = -FEC_ENOMEM;
 
@@ -38,14 +43,14 @@ long util_decode_stream(const struct fec_decoder *dec, const int8_t *syms, size_
 		jobs[j].in_len = (uint32_t)(head + own + tail);
 		jobs[j].head_len = (uint32_t)head;
 		jobs[j].own_len = (uint32_t)own;
-		jobs[j].flags = (own_at == 0 ? FEC_JOB_STREAM_START : 0) |
-				(rest == 0 ? FEC_JOB_STREAM_END : 0);
+		jobs[j].flags =
+		    (own_at == 0 ? FEC_JOB_STREAM_START : 0) | (rest == 0 ? FEC_JOB_STREAM_END : 0);
 	}
 	/* Two calls over disjoint ranges, as two worker threads would. */
 	ret = fec_decode(dec, scratch, &b, 0, (uint32_t)(njobs / 2));
 	if (!ret)
 		ret = fec_decode(dec, scratch, &b, (uint32_t)(njobs / 2),
-				 (uint32_t)(njobs - njobs / 2));
+		                 (uint32_t)(njobs - njobs / 2));
 	if (ret)
 		goto out_free;
 	for (size_t j = 0; j < njobs; j++) {
@@ -64,7 +69,7 @@ out_free:
 }
 
 long util_decode_frame(const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
-		       uint8_t *bits, float *metric)
+                       uint8_t *bits, float *metric)
 {
 	const struct fec_info *info = fec_decoder_info(dec);
 	struct fec_job job = {.in_len = (uint32_t)nsym, .own_len = (uint32_t)nsym};
@@ -94,7 +99,7 @@ out_free:
 }
 
 void util_channel_s8(struct fec_prng *p, const uint8_t *code, size_t n, double ebn0_db, double rate,
-		     float llr_scale, int8_t *out)
+                     float llr_scale, int8_t *out)
 {
 	float *llr = malloc(n * sizeof(*llr) + 1);
 	double sigma = ebn0_db >= 100.0 ? 0.0 : fec_awgn_sigma(ebn0_db, rate);

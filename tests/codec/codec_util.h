@@ -17,15 +17,15 @@
  * owned blocks of block_syms (0: the decoder's info->block_syms). Returns the number of bits
  * decoded, or a negative FEC_E* code; *erased counts jobs that came back erased. */
 long util_decode_stream(const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
-			uint32_t block_syms, uint8_t *bits, unsigned *erased);
+                        uint32_t block_syms, uint8_t *bits, unsigned *erased);
 
 /* Decodes one frame of nsym symbols; returns bits decoded (or -1 when the job was erased). */
 long util_decode_frame(const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
-		       uint8_t *bits, float *metric);
+                       uint8_t *bits, float *metric);
 
 /* Code bits -> BPSK over AWGN at ebn0_db (sigma 0 when ebn0_db is huge) -> int8 LLRs through the
  * s8 quantizer with llr_scale. */
 void util_channel_s8(struct fec_prng *p, const uint8_t *code, size_t n, double ebn0_db, double rate,
-		     float llr_scale, int8_t *out);
+                     float llr_scale, int8_t *out);
 
 #endif

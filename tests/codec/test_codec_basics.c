@@ -20,8 +20,7 @@ static void test_bitpack(void)
 	const uint8_t pattern[] = {1, 0, 1, 1, 0, 0, 0, 1, 1, 1};
 
 	fec_pack_bits(pattern, 10, packed);
-	CHECK(packed[0] == 0xb1 && packed[1] == 0xc0, "MSB first: %02x %02x", packed[0],
-	      packed[1]);
+	CHECK(packed[0] == 0xb1 && packed[1] == 0xc0, "MSB first: %02x %02x", packed[0], packed[1]);
 
 	fec_prng_seed(&p, 5);
 	for (size_t n = 0; n <= 300; n += 37) {
@@ -47,8 +46,8 @@ static void test_bitpack(void)
 			for (size_t i = 0; i < n; i++) {
 				uint8_t m = (uint8_t)(0x80u >> ((dof + i) % 8));
 
-				ref[(dof + i) / 8] = (uint8_t)((ref[(dof + i) / 8] & ~m) |
-							       (bits[so + i] ? m : 0));
+				ref[(dof + i) / 8] =
+				    (uint8_t)((ref[(dof + i) / 8] & ~m) | (bits[so + i] ? m : 0));
 			}
 			CHECK(memcmp(shifted, ref, sizeof(ref)) == 0, "copy %zu bits %zu -> %zu", n,
 			      so, dof);
@@ -67,7 +66,7 @@ static void test_prng(void)
 {
 	/* Frozen: xoshiro256** seeded by splitmix64(1). Never change them. */
 	static const uint64_t seed1[] = {0xb3f2af6d0fc710c5ull, 0x853b559647364ceaull,
-					 0x92f89756082a4514ull, 0x642e1c7bc266a3a7ull};
+	                                 0x92f89756082a4514ull, 0x642e1c7bc266a3a7ull};
 	struct fec_prng p, q;
 	uint8_t a[1000], b[1000];
 	double sum = 0, sum2 = 0;
@@ -101,8 +100,8 @@ static void test_prng(void)
 		sum += g;
 		sum2 += g * g;
 	}
-	CHECK(fabs(sum / 200000) < 0.01 && fabs(sum2 / 200000 - 1.0) < 0.02,
-	      "gauss mean %g var %g", sum / 200000, sum2 / 200000);
+	CHECK(fabs(sum / 200000) < 0.01 && fabs(sum2 / 200000 - 1.0) < 0.02, "gauss mean %g var %g",
+	      sum / 200000, sum2 / 200000);
 }
 
 static void test_bitstream(void)
@@ -146,13 +145,17 @@ struct conv_case {
 
 static void test_softbits(void)
 {
-	float f[] = {0.4f, 0.5f, -0.5f, 1.5f, -2.5f, 126.6f, 1000.0f, -1000.0f,
-		     NAN, INFINITY, -INFINITY, 12.6f};
+	float f[] = {0.4f,    0.5f,     -0.5f, 1.5f,     -2.5f,     126.6f,
+	             1000.0f, -1000.0f, NAN,   INFINITY, -INFINITY, 12.6f};
 	int8_t fexp[] = {0, 1, -1, 2, -3, 127, 127, -127, 0, 127, -127, 13};
 	const struct conv_case cases[] = {
-		{FECD_FMT_S8_LLR, {0, 1, 0xff, 127, 0x81, 0x80}, 6, 1, {0, 1, -1, 127, -127, -127}},
-		{FECD_FMT_U8_OFFSET, {0, 1, 127, 128, 129, 255}, 6, 1, {127, 126, 0, 0, -1, -127}},
-		{FECD_FMT_S4_PACKED, {0x7f, 0x80, 0x19, 0xe0}, 7, 1, {126, -18, -126, 0, 18, -126, -36}},
+	    {FECD_FMT_S8_LLR, {0, 1, 0xff, 127, 0x81, 0x80}, 6, 1, {0, 1, -1, 127, -127, -127}},
+	    {FECD_FMT_U8_OFFSET, {0, 1, 127, 128, 129, 255}, 6, 1, {127, 126, 0, 0, -1, -127}},
+	    {FECD_FMT_S4_PACKED,
+	     {0x7f, 0x80, 0x19, 0xe0},
+	     7,
+	     1,
+	     {126, -18, -126, 0, 18, -126, -36}},
 	};
 	int8_t out[16];
 
@@ -164,7 +167,7 @@ static void test_softbits(void)
 	for (int i = 0; i < 11; i++)
 		CHECK(out[i] == -fexp[i], "f32 inverted %d: %d", i, out[i]);
 	CHECK(fec_syms_to_s8(FECD_FMT_F32_LLR, f, 2, false, 10.0f, out) == 0 && out[0] == 4 &&
-		      out[1] == 5,
+	          out[1] == 5,
 	      "f32 scaled: %d %d", out[0], out[1]);
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {

@@ -28,7 +28,7 @@ static size_t encode(const char *code, const uint8_t *bits, size_t nbits, uint8_
 }
 
 static void check_vector(const char *code, const uint8_t *in, size_t nin, const uint8_t *expect,
-			 size_t nexp)
+                         size_t nexp)
 {
 	uint8_t out[256];
 	size_t n = encode(code, in, nin, out);
@@ -72,15 +72,15 @@ static void known_answers(void)
 	check_vector("dvbs-2/3", in6, 6, dvbs23, sizeof(dvbs23));
 	/* nasa-dsn (133 inverted, then 171) and voyager (133, 171) on the impulse. */
 	check_vector("nasa-dsn,mode=terminated", &one, 1,
-		     (const uint8_t[]){0, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 1}, 14);
+	             (const uint8_t[]){0, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 1}, 14);
 	check_vector("voyager,mode=terminated", &one, 1,
-		     (const uint8_t[]){1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0, 1, 1}, 14);
+	             (const uint8_t[]){1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0, 1, 1}, 14);
 }
 
 /* The textbook encoder: per stage, per output r, XOR of poly bit (K-1-i) times u[t-i]; then
  * inversion; then the puncturing pattern's column t mod P. */
 static size_t reference_encode(const struct conv_spec *c, const uint8_t *u, size_t nbits,
-			       uint8_t *out)
+                               uint8_t *out)
 {
 	size_t o = 0;
 	unsigned p = c->punct_period;
@@ -147,7 +147,7 @@ static void against_reference(void)
 		if (!enc)
 			continue;
 		CHECK(fec_encode(enc, bits, n, got, &part) == 0 && part == nref &&
-			      memcmp(got, ref, nref) == 0,
+		          memcmp(got, ref, nref) == 0,
 		      "%s terminated frame of %zu bits", name, n);
 		CHECK(fec_encoded_len(&spec, n) == nref, "%s terminated encoded_len", name);
 		/* Frames restart in state 0: a second call gives the same symbols. */

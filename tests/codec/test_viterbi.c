@@ -16,7 +16,7 @@
 
 /* Encodes nbits random bits of a stream in uneven chunks (the encoder must carry its state). */
 static size_t encode_stream(struct fec_encoder *enc, const uint8_t *bits, size_t nbits,
-			    uint8_t *code)
+                            uint8_t *code)
 {
 	size_t done = 0, o = 0;
 	size_t chunks[] = {1, 7, 64, 333, 2};
@@ -34,7 +34,7 @@ static size_t encode_stream(struct fec_encoder *enc, const uint8_t *bits, size_t
 
 /* Stream: nbits (a multiple of the period) through encoder, channel and blocks. Returns errors. */
 static long stream_errors(const struct fec_spec *spec, size_t nbits, double ebn0, uint64_t seed,
-			  uint32_t block_syms, uint8_t *decoded_out)
+                          uint32_t block_syms, uint8_t *decoded_out)
 {
 	struct fec_encoder *enc = NULL;
 	struct fec_decoder *dec = NULL;
@@ -129,7 +129,7 @@ static void check_code(const struct fec_spec *base, const char *name, uint64_t s
 		size_t lens[] = {1, 40, 333, 990};
 
 		snprintf(text, sizeof(text), "mode=%s,decode_len=150,traceback_len=40,head_len=30",
-			 modes[m]);
+		         modes[m]);
 		spec.u.conv.mode = (enum conv_mode)(m + 1);
 		spec.u.conv.decode_len = 150;
 		spec.u.conv.traceback_len = 40;
@@ -183,7 +183,7 @@ static void random_codes(void)
 				g = 0;
 				for (unsigned r = 0; r < n; r++) {
 					uint32_t p = (uint32_t)(fec_prng_next(&prng) >> 40) &
-						     ((1u << k) - 1);
+					             ((1u << k) - 1);
 
 					if (r == 0)
 						p |= 1u | 1u << (k - 1);
@@ -198,18 +198,20 @@ static void random_codes(void)
 			spec.u.conv.invert = (uint8_t)(fec_prng_next(&prng) & ((1u << n) - 1));
 			spec.u.conv.punct_period = 1;
 			snprintf(name, sizeof(name), "K=%u n=%u polys %o:%o:%o:%o inv %x", k, n,
-				 spec.u.conv.polys[0], spec.u.conv.polys[1], spec.u.conv.polys[2],
-				 spec.u.conv.polys[3], spec.u.conv.invert);
+			         spec.u.conv.polys[0], spec.u.conv.polys[1], spec.u.conv.polys[2],
+			         spec.u.conv.polys[3], spec.u.conv.invert);
 			check_code(&spec, name, k * 10 + n);
 		}
 	}
 }
 
-/* A long stream at high SNR decoded in blocks of several sizes and as one truncated frame. */
-static void blocks_equal_frame(void)
+/* A long stream decoded in blocks of two sizes and as one truncated frame (the exact Viterbi
+ * answer): at high SNR all three must agree and be right; at 3 dB, where errors are plenty, the
+ * blocks may differ from the frame only in a handful of bits (mishandled block edges would add
+ * errors at every edge). */
+static void blocks_vs_frame(double ebn0, size_t nbits, long max_differ)
 {
 	struct fec_spec spec;
-	size_t nbits = 60000;
 	uint8_t *a = malloc(nbits), *b = malloc(nbits), *c = malloc(nbits + 64);
 	struct fec_encoder *enc = NULL;
 	struct fec_decoder *dec = NULL;
@@ -217,27 +219,36 @@ static void blocks_equal_frame(void)
 	uint8_t *bits = malloc(nbits), *code = malloc(2 * nbits);
 	int8_t *syms = malloc(2 * nbits);
 	size_t n = 0;
-	long ea, eb, got;
+	long ea, eb, ec = 0, differ = 0, got;
+	char text[100];
 
 	CHECK(fec_spec_from_string("ccsds", &spec, NULL, 0) == 0, "ccsds");
-	ea = stream_errors(&spec, nbits, 5.5, 1234, 0, a);
-	eb = stream_errors(&spec, nbits, 5.5, 1234, 2 * 700, b);
-	CHECK(ea == 0 && eb == 0, "errors at 5.5 dB: %ld with 2048-bit blocks, %ld with 700", ea,
-	      eb);
-	CHECK(memcmp(a, b, nbits) == 0, "block sizes disagree");
+	ea = stream_errors(&spec, nbits, ebn0, 1234, 0, a);
+	eb = stream_errors(&spec, nbits, ebn0, 1234, 2 * 700, b);
 
-	/* The same channel output decoded as one truncated frame. */
-	CHECK(fec_spec_from_string("ccsds,mode=truncated,max_frame_bits=60000", &spec, NULL, 0) ==
-		      0,
-	      "truncated");
+	snprintf(text, sizeof(text), "ccsds,mode=truncated,max_frame_bits=%zu", nbits);
+	CHECK(fec_spec_from_string(text, &spec, NULL, 0) == 0, "%s", text);
 	fec_prng_seed(&prng, 1234);
 	fec_prng_bits(&prng, bits, nbits);
 	if (fec_encoder_create(&spec, &enc) || fec_decoder_create(&spec, &dec) ||
 	    fec_encode(enc, bits, nbits, code, &n))
 		CHECK(0, "frame setup");
-	util_channel_s8(&prng, code, n, 5.5, 0.5, 1.0f, syms);
+	util_channel_s8(&prng, code, n, ebn0, 0.5, 1.0f, syms);
 	got = util_decode_frame(dec, syms, n, c, NULL);
-	CHECK(got == (long)nbits && memcmp(a, c, nbits) == 0, "blocks differ from one frame");
+	CHECK(got == (long)nbits, "frame of %zu bits: %ld", nbits, got);
+	for (size_t i = 0; i < nbits && got == (long)nbits; i++) {
+		ec += bits[i] != c[i];
+		differ += (a[i] != c[i]) + (b[i] != c[i]);
+	}
+	printf("%.1f dB, %zu bits: errors %ld (blocks of 2048), %ld (700), %ld (one frame); "
+	       "%ld bits differ from the frame\n",
+	       ebn0, nbits, ea, eb, ec, differ);
+	CHECK(differ <= max_differ, "%.1f dB: blocks differ from one frame in %ld bits", ebn0,
+	      differ);
+	if (max_differ == 0)
+		CHECK(ea == 0 && eb == 0 && ec == 0, "errors at %.1f dB", ebn0);
+	else
+		CHECK(ec > 20 * max_differ, "%.1f dB: too few errors (%ld) to compare", ebn0, ec);
 	fec_encoder_destroy(enc);
 	fec_decoder_destroy(dec);
 	free(a);
@@ -256,18 +267,18 @@ static void erased_jobs(void)
 	int8_t in[4 * 400];
 	uint8_t out[4 * 200];
 	struct fec_job jobs[4] = {
-		{.in_len = 301, .own_len = 301},           /* not whole stages (rate 3/4: 4 syms) */
-		{.in_len = 400, .own_len = 400},           /* fine */
-		{.in_len = 4000, .own_len = 4000},         /* longer than max_frame_bits */
-		{.in_len = 0, .own_len = 0},               /* empty truncated frame: 0 bits */
+	    {.in_len = 301, .own_len = 301},   /* not whole stages (rate 3/4: 4 syms) */
+	    {.in_len = 400, .own_len = 400},   /* fine */
+	    {.in_len = 4000, .own_len = 4000}, /* longer than max_frame_bits */
+	    {.in_len = 0, .own_len = 0},       /* empty truncated frame: 0 bits */
 	};
-	struct fec_batch b = {.count = 4, .jobs = jobs, .in = in, .in_stride = 400, .out = out,
-			      .out_stride = 200};
+	struct fec_batch b = {
+	    .count = 4, .jobs = jobs, .in = in, .in_stride = 400, .out = out, .out_stride = 200};
 	void *scratch;
 
 	memset(in, 50, sizeof(in));
 	CHECK(fec_spec_from_string("dvbs-3/4,mode=truncated,max_frame_bits=600", &spec, NULL, 0) ==
-		      0,
+	          0,
 	      "dvbs-3/4 truncated");
 	CHECK(fec_decoder_create(&spec, &dec) == 0, "decoder");
 	scratch = malloc(fec_decoder_info(dec)->scratch_bytes);
@@ -287,8 +298,10 @@ static void erased_jobs(void)
 	scratch = malloc(fec_decoder_info(dec)->scratch_bytes);
 	jobs[0] = (struct fec_job){.in_len = 300, .head_len = 6, .own_len = 128};
 	jobs[1] = (struct fec_job){.in_len = 300, .head_len = 8, .own_len = 132};
-	jobs[2] = (struct fec_job){.in_len = 201, .head_len = 0, .own_len = 128,
-				   .flags = FEC_JOB_STREAM_START}; /* tail of 73: 54 stages */
+	jobs[2] = (struct fec_job){.in_len = 201,
+	                           .head_len = 0,
+	                           .own_len = 128,
+	                           .flags = FEC_JOB_STREAM_START}; /* tail of 73: 54 stages */
 	b.count = 3;
 	CHECK(fec_decode(dec, scratch, &b, 0, 3) == 0, "stream batch");
 	CHECK(jobs[0].status == FECD_STATUS_ERASED, "head of 6 symbols accepted");
@@ -309,7 +322,8 @@ int main(void)
 		check_code(&spec, p->name, 1000 + i);
 	}
 	random_codes();
-	blocks_equal_frame();
+	blocks_vs_frame(5.5, 60000, 0);
+	blocks_vs_frame(2.5, 300000, 6);
 	erased_jobs();
 	return check_done();
 }

@@ -355,9 +355,7 @@ static void test_load(void)
 	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text), "temp file");
 	close(fd);
 	CHECK(fecd_config_load(path, &cfg, err, sizeof(err)) < 0, "bad file accepted");
-	CHECK(!strncmp(err, path, strlen(path)) &&
-	          strstr(err, ": channels[0].batch.jobs: expected"),
-	      "load message: %s", err);
+	CHECK(!strncmp(err, "channels[0].batch.jobs: expected", 32), "load message: %s", err);
 	unlink(path);
 	CHECK(fecd_config_load(path, &cfg, err, sizeof(err)) == -ENOENT, "missing file: %s", err);
 }

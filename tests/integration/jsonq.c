@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		if (d == floor(d) && fabs(d) < 9.007199254740992e15)
 			printf("%.0f\n", d);
 		else
-			printf("%.17g\n", d);
+			printf("%.15g\n", d);
 	} else if (cJSON_IsString(v)) {
 		printf("%s\n", v->valuestring);
 	} else {

@@ -72,8 +72,14 @@ trap it_cleanup EXIT
 trap 'echo "FAIL: $IT_NAME: interrupted" >&2; exit 1' INT
 trap 'echo "FAIL: $IT_NAME: ran past its limit of ${IT_LIMIT}s" >&2; it_dump_logs; exit 1' TERM
 
-# The whole-test deadline: a timer that sends us SIGTERM.
-(sleep "$IT_LIMIT" && kill -TERM $$ 2>/dev/null) &
+# The whole-test deadline: a timer that sends us SIGTERM. Its output goes nowhere, and ending it
+# ends its sleep too, so nothing holds ctest's pipe open after the test.
+(
+	trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+	sleep "$IT_LIMIT" &
+	sp=$!
+	wait "$sp" && kill -TERM $$
+) >/dev/null 2>&1 &
 IT_TIMER_PID=$!
 
 # Starts a background command (stdout and stderr to $IT_TMP/NAME.log); sets LAST_PID.

@@ -1,0 +1,176 @@
+/*
+ * The JSON-RPC request itself, apart from the sockets: a scan of the raw line for what cJSON
+ * would not catch (NUL bytes, invalid UTF-8, nesting deeper than the limit - counted without
+ * recursion, so a line of 60000 '[' costs a scan), and the check of the request envelope
+ * ("jsonrpc": "2.0", a string method, an object of params, an id that is a string, an integer
+ * JSON carries exactly, or null, and nothing else).
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "rpc.h"
+#include "settings.h"
+
+/* Length of the UTF-8 sequence at s (n bytes left), or 0 when it is not valid UTF-8. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f; /* no UTF-16 surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* Checks what cJSON would not: NUL bytes, UTF-8, and the nesting depth (so that a line of 60000
+ * '[' costs a scan, not a recursion). Returns 0 or an RPC error code with msg set. */
+int rpc_prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	bool in_str = false, esc = false;
+	unsigned depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == 0) {
+			snprintf(msg, len, "invalid JSON: NUL byte at offset %zu", i);
+			return RPC_EPARSE;
+		}
+		if (s[i] >= 0x80) {
+			size_t l = utf8_len(s + i, n - i);
+
+			if (!l) {
+				snprintf(msg, len,
+				         "invalid JSON: byte 0x%02x at offset %zu is not UTF-8",
+				         s[i], i);
+				return RPC_EPARSE;
+			}
+			i += l - 1;
+			esc = false;
+			continue;
+		}
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (s[i] == '\\')
+				esc = true;
+			else if (s[i] == '"')
+				in_str = false;
+		} else if (s[i] == '"') {
+			in_str = true;
+		} else if (s[i] == '[' || s[i] == '{') {
+			if (++depth > max_depth) {
+				snprintf(msg, len, "nesting deeper than %u (at offset %zu)",
+				         max_depth, i);
+				return RPC_EINVALID_REQUEST;
+			}
+		} else if ((s[i] == ']' || s[i] == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
+static bool valid_id(const cJSON *id)
+{
+	if (cJSON_IsString(id) || cJSON_IsNull(id))
+		return true;
+	return cJSON_IsNumber(id) && isfinite(id->valuedouble) &&
+	       id->valuedouble == floor(id->valuedouble) &&
+	       fabs(id->valuedouble) <= 9007199254740992.0;
+}
+
+/* Checks the request envelope. Returns 0 or an error code with msg set; *id is the id to answer
+ * with (NULL: answer with null) and *notify says the request has no id. */
+int rpc_check_envelope(const cJSON *req, const cJSON **id, bool *notify, char *msg, size_t len)
+{
+	static const char *const members[] = {"jsonrpc", "method", "params", "id"};
+	const cJSON *v;
+	char got[96];
+
+	*id = NULL;
+	*notify = false;
+	if (cJSON_IsArray(req)) {
+		snprintf(msg, len,
+		         "batch requests are not supported: send one request object per line");
+		return RPC_EINVALID_REQUEST;
+	}
+	if (!cJSON_IsObject(req)) {
+		json_describe(req, got, sizeof(got));
+		snprintf(msg, len, "expected a request object, got %s", got);
+		return RPC_EINVALID_REQUEST;
+	}
+	for (const cJSON *c = req->child; c; c = c->next) {
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++)
+			known |= strcmp(c->string, members[i]) == 0;
+		for (const cJSON *e = req->child; known && e != c; e = e->next) {
+			if (strcmp(e->string, c->string) == 0) {
+				snprintf(msg, len, "member \"%s\" given twice", c->string);
+				return RPC_EINVALID_REQUEST;
+			}
+		}
+		if (!known) {
+			json_describe(&(cJSON){.type = cJSON_String, .valuestring = c->string}, got,
+			              sizeof(got));
+			snprintf(msg, len,
+			         "unknown member %s (a request has jsonrpc, method, params and id)",
+			         got);
+			return RPC_EINVALID_REQUEST;
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "id");
+	if (v && !valid_id(v)) {
+		json_describe(v, got, sizeof(got));
+		snprintf(msg, len,
+		         "id: expected a string, an integer of magnitude <= 2^53 or null, got %s",
+		         got);
+		return RPC_EINVALID_REQUEST;
+	}
+	*id = v;
+	*notify = !v;
+	v = cJSON_GetObjectItemCaseSensitive(req, "jsonrpc");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, "2.0") != 0) {
+		if (v)
+			json_describe(v, got, sizeof(got));
+		snprintf(msg, len, "jsonrpc: expected \"2.0\", got %s", v ? got : "nothing");
+		return RPC_EINVALID_REQUEST;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "method");
+	if (!cJSON_IsString(v)) {
+		if (v)
+			json_describe(v, got, sizeof(got));
+		snprintf(msg, len, "method: expected a method name (a string), got %s",
+		         v ? got : "nothing");
+		return RPC_EINVALID_REQUEST;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "params");
+	if (v && !cJSON_IsObject(v)) {
+		json_describe(v, got, sizeof(got));
+		snprintf(msg, len, "params: expected an object of named parameters, got %s", got);
+		return RPC_EINVALID_PARAMS;
+	}
+	return 0;
+}
