@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "bitpack.h"
 #include "common.h"
 
 uint64_t now_ns(void)
@@ -121,18 +120,27 @@ int info_source_read(struct info_source *s, uint64_t pos, size_t n, uint8_t *bit
 
 int frame_sched_parse(struct frame_sched *fs, const char *text)
 {
+	unsigned long v[3] = {0, 0, 1};
+	const char *p = text;
 	char *end;
-	unsigned long a, b;
+	int n = 0;
 
-	errno = 0;
-	a = strtoul(text, &end, 10);
-	b = a;
-	if (*end == ':')
-		b = strtoul(end + 1, &end, 10);
-	if (errno || *end || !a || b < a || b > (1ul << 24))
+	for (;;) {
+		errno = 0;
+		v[n++] = strtoul(p, &end, 10);
+		if (errno || end == p)
+			return -1;
+		if (*end != ':' || n == 3)
+			break;
+		p = end + 1;
+	}
+	if (n == 1)
+		v[1] = v[0];
+	if (*end || !v[0] || v[1] < v[0] || v[1] > (1ul << 24) || !v[2] || v[2] > v[1])
 		return -1;
-	fs->min_bits = (uint32_t)a;
-	fs->max_bits = (uint32_t)b;
+	fs->min_bits = (uint32_t)v[0];
+	fs->max_bits = (uint32_t)v[1];
+	fs->step = (uint32_t)v[2];
 	return 0;
 }
 
@@ -157,7 +165,7 @@ void frame_table_free(struct frame_table *t)
 
 int frame_table_get(struct frame_table *t, uint64_t i, uint64_t *first, uint32_t *nbits)
 {
-	uint32_t span = t->sched.max_bits - t->sched.min_bits + 1;
+	uint32_t span = (t->sched.max_bits - t->sched.min_bits) / t->sched.step + 1;
 
 	while (t->count <= i) {
 		if (t->count + 1 >= t->cap) {
@@ -170,7 +178,7 @@ int frame_table_get(struct frame_table *t, uint64_t i, uint64_t *first, uint32_t
 		}
 		uint32_t len = t->sched.min_bits;
 		if (span > 1)
-			len += (uint32_t)(fec_prng_next(&t->prng) % span);
+			len += t->sched.step * (uint32_t)(fec_prng_next(&t->prng) % span);
 		t->start[t->count + 1] = t->start[t->count] + len;
 		t->count++;
 	}

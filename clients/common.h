@@ -38,12 +38,14 @@ int info_source_read(struct info_source *s, uint64_t pos, size_t n, uint8_t *bit
 /* Total bits a file holds (UINT64_MAX for the seeded stream). */
 uint64_t info_source_len(const struct info_source *s);
 
-/* Frame lengths in information bits: fixed (min == max) or uniform in [min, max] from a PRNG
- * seeded with seed ^ FRAME_SCHED_SEED_XOR, one draw per frame. */
+/* Frame lengths in information bits: fixed (min == max), or min + step * j with j uniform such
+ * that the length stays within max, drawn from a PRNG seeded with seed ^ FRAME_SCHED_SEED_XOR, one
+ * draw per frame. step exists for codes that take only some lengths (a punctured terminated code
+ * needs its bits plus tail to fill whole puncturing periods). */
 struct frame_sched {
-	uint32_t min_bits, max_bits;
+	uint32_t min_bits, max_bits, step;
 };
-/* "B" or "MIN:MAX"; returns 0 or -1. */
+/* "B", "MIN:MAX" or "MIN:MAX:STEP"; returns 0 or -1. */
 int frame_sched_parse(struct frame_sched *fs, const char *text);
 
 /* Frame index -> first information bit, for any index (lengths are drawn on demand and kept). */

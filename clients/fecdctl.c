@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,44 @@ static char *read_line(int fd, int timeout_ms, const char **why)
 	return NULL;
 }
 
+/* Indented two spaces a level; arrays of plain values stay on one line, as people write them. */
+static void print_json(const cJSON *v, int depth)
+{
+	bool flat = cJSON_IsArray(v);
+	char *text;
+
+	for (const cJSON *c = v->child; flat && c; c = c->next)
+		flat = !cJSON_IsArray(c) && !cJSON_IsObject(c);
+	if (flat && v->child) {
+		putchar('[');
+		for (const cJSON *c = v->child; c; c = c->next) {
+			print_json(c, depth);
+			fputs(c->next ? ", " : "]", stdout);
+		}
+		return;
+	}
+	if ((!cJSON_IsArray(v) && !cJSON_IsObject(v)) || !v->child) {
+		text = cJSON_PrintUnformatted(v);
+		fputs(text ? text : "null", stdout);
+		cJSON_free(text);
+		return;
+	}
+	putchar(cJSON_IsArray(v) ? '[' : '{');
+	for (const cJSON *c = v->child; c; c = c->next) {
+		printf("\n%*s", 2 * (depth + 1), "");
+		if (cJSON_IsObject(v)) {
+			cJSON key = {.type = cJSON_String, .valuestring = c->string};
+
+			print_json(&key, depth + 1);
+			fputs(": ", stdout);
+		}
+		print_json(c, depth + 1);
+		if (c->next)
+			putchar(',');
+	}
+	printf("\n%*s%c", 2 * depth, "", cJSON_IsArray(v) ? ']' : '}');
+}
+
 /* PARAMS-JSON must be one JSON object; says what is wrong and where before anything is sent.
  * NULL when it is not. */
 static cJSON *parse_params(const char *text)
@@ -166,9 +205,14 @@ static cJSON *parse_params(const char *text)
 	if (!p) {
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 
-		fprintf(stderr, "fecdctl: PARAMS-JSON: invalid JSON at offset %zu: %.20s%s\n", off,
-		        text + (off <= strlen(text) ? off : 0),
-		        strlen(text) > off + 20 ? "..." : "");
+		if (off >= strlen(text))
+			fprintf(stderr,
+			        "fecdctl: PARAMS-JSON: invalid JSON near its end (offset %zu)\n",
+			        off);
+		else
+			fprintf(stderr,
+			        "fecdctl: PARAMS-JSON: invalid JSON at offset %zu: %.20s%s\n", off,
+			        text + off, strlen(text) > off + 20 ? "..." : "");
 		return NULL;
 	}
 	if (!cJSON_IsObject(p)) {
@@ -288,13 +332,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fecdctl: not a JSON-RPC response: %.200s\n", line);
 		return EXIT_TROUBLE;
 	}
-	text = cJSON_Print(result);
-	if (!text) {
-		fprintf(stderr, "fecdctl: out of memory\n");
-		return EXIT_TROUBLE;
-	}
-	printf("%s\n", text);
-	cJSON_free(text);
+	print_json(result, 0);
+	putchar('\n');
 	cJSON_Delete(resp);
 	free(line);
 	return fflush(stdout) == 0 ? 0 : EXIT_TROUBLE;

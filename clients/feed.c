@@ -180,7 +180,11 @@ static size_t modulate(struct feed *f, size_t nbits)
 	}
 	rc = fec_encode(f->code.enc, f->bits, nbits, f->cbits, &nsyms);
 	if (rc) {
-		fprintf(stderr, "fecd-feed: encoding %zu bits: %s\n", nbits, fec_strerror(rc));
+		fprintf(stderr, "fecd-feed: encoding %zu bits: %s%s\n", nbits, fec_strerror(rc),
+		        code_is_frame(&f->code) && f->code.info.unit_bits > 1
+		            ? " (a frame of a punctured code must fill whole puncturing periods, "
+		              "tail included: pick lengths with --frame-bits MIN:MAX:STEP)"
+		            : "");
 		return 0;
 	}
 	fec_awgn_llr(&f->noise, f->cbits, nsyms, f->code.sigma, 1.0f, f->llr);
@@ -312,8 +316,21 @@ static int run_stream(struct feed *f)
 			                "first code; lower --msg-syms\n");
 			return -1;
 		}
-		if (nbits > left)
-			nbits = (size_t)left;
+		if (nbits >= left) {
+			/* A punctured stream only ends cleanly on a whole period: round up with
+			 * more bits of the same source rather than send a symbol fecd cannot use.
+			 */
+			size_t unit = f->code.info.unit_bits, want = (size_t)left;
+
+			nbits = want % unit ? want + unit - want % unit : want;
+			if (nbits != want)
+				fprintf(
+				    stderr,
+				    "fecd-feed: note: %zu bits in the last message instead of %zu, "
+				    "to end on a whole puncturing period\n",
+				    nbits, want);
+			left = nbits;
+		}
 		if (info_source_read(&f->src, f->info_bits, nbits, f->bits))
 			goto short_file;
 		size_t nsyms = modulate(f, nbits);

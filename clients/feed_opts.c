@@ -41,7 +41,8 @@ static void usage(FILE *f)
 	    "  --msg-syms N         stream codes: about N symbols per message (default 4096)\n"
 	    "  --no-eos             do not flag the last message END_OF_STREAM\n"
 	    "  --frames N           frame codes: frames (default 100)\n"
-	    "  --frame-bits B|MIN:MAX   frame codes: information bits per frame (default 1024)\n"
+	    "  --frame-bits B|MIN:MAX[:STEP]  frame codes: information bits per frame, fixed or\n"
+	    "                       seeded lengths MIN + STEP * j up to MAX (default 1024)\n"
 	    "  --split K            frame codes: messages per frame (default 1)\n"
 	    "  --gnuradio           send raw items as gr-zeromq does; --gr-tags adds the tag "
 	    "header\n"
@@ -180,7 +181,7 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 	    .ebn0 = 7.0,
 	    .scale = -1.0f,
 	    .format = FECD_FMT_S8_LLR,
-	    .sched = {.min_bits = 1024, .max_bits = 1024},
+	    .sched = {.min_bits = 1024, .max_bits = 1024, .step = 1},
 	};
 	while ((c = getopt_long(argc, argv, "h", feed_longopts, NULL)) != -1) {
 		char *arg = optarg, *colon;

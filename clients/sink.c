@@ -8,7 +8,7 @@
  *   - Frames: frame index i = (in_seq - seq_start) / split (the sender sequence number of the
  *     frame's first message, as the feed numbers them), or frame_seq with --frame-index count
  *     (for GNU Radio raw input, which has no sequence numbers). Frame i holds the bits the feed's
- *     frame schedule (--frame-bits B or MIN:MAX, same seed) gives it.
+ *     frame schedule (--frame-bits B or MIN:MAX[:STEP], same seed) gives it.
  *   - Streams: the daemon numbers a stream's bits from 0 (out_bit_offset) and starts again at 0
  *     when a stream restarts: after an END_OF_STREAM, and when a code switch ends a stream. The
  *     sink keeps `base`, the information bits of all earlier streams, and maps a bit to
@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	    "  --hwm N              receive high-water mark (default 1000)\n"
 	    "  --pdu                messages are GNU Radio PDUs, not native fecd messages\n"
 	    "  --seed N | --input FILE   the feed's information bits (default seed 1)\n"
-	    "  --frame-bits B|MIN:MAX    the feed's frame lengths (default 1024)\n"
+	    "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default 1024)\n"
 	    "  --split K, --seq-start N  the feed's messages per frame and first seq (1, 0)\n"
 	    "  --frame-index seq|count   frame index from in_seq (default) or frame_seq\n"
 	    "  --expect-bits N | --expect-frames N   stop when delivered, fail when not\n"
@@ -161,7 +161,7 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 	    .timeout_ms = 5000,
 	    .seed = 1,
 	    .split = 1,
-	    .sched = {.min_bits = 1024, .max_bits = 1024},
+	    .sched = {.min_bits = 1024, .max_bits = 1024, .step = 1},
 	};
 	while ((c = getopt_long(argc, argv, "h", sink_longopts, NULL)) != -1) {
 		const char *arg = optarg;

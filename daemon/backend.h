@@ -18,7 +18,7 @@ struct backend;
 struct backend_task {
 	const struct fec_decoder *dec; /* kept alive by the submitter until done runs */
 	struct fec_batch batch;
-	int status;                    /* set before done: 0 or a negative FEC_E* code */
+	int status;                           /* set before done: 0 or a negative FEC_E* code */
 	void (*done)(struct backend_task *t); /* on a backend thread */
 	void *arg;
 	/* The backend's own bookkeeping while the task is queued or running; the submitter leaves

@@ -17,7 +17,7 @@
 #include "backend.h"
 #include "log.h"
 
-#define CPU_ALIGN 64
+#define CPU_ALIGN       64
 #define CPU_MAX_THREADS 1024
 
 struct cpu_worker {
@@ -167,8 +167,9 @@ static void cpu_simd(cJSON *arr)
 {
 #if defined(__x86_64__) || defined(__i386__)
 #define SIMD_FEATURE_MAP(X)                                                                        \
-	X("sse2") X("ssse3") X("sse4.1") X("sse4.2") X("avx") X("avx2") X("fma") X("avx512f")     \
-		X("avx512bw") X("avx512vl")
+	X("sse2")                                                                                  \
+	X("ssse3") X("sse4.1") X("sse4.2") X("avx") X("avx2") X("fma") X("avx512f") X("avx512bw")  \
+	    X("avx512vl")
 	__builtin_cpu_init();
 #define X(name)                                                                                    \
 	if (__builtin_cpu_supports(name))                                                          \
@@ -216,12 +217,12 @@ static void cpu_destroy(struct backend *b)
 }
 
 static const struct backend_ops cpu_ops = {
-	.name = "cpu",
-	.submit = cpu_submit,
-	.host_alloc = cpu_host_alloc,
-	.host_free = cpu_host_free,
-	.info = cpu_info,
-	.destroy = cpu_destroy,
+    .name = "cpu",
+    .submit = cpu_submit,
+    .host_alloc = cpu_host_alloc,
+    .host_free = cpu_host_free,
+    .info = cpu_info,
+    .destroy = cpu_destroy,
 };
 
 int backend_cpu_create(unsigned threads, struct backend **out)

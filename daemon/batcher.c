@@ -59,7 +59,8 @@ static int batch_reserve(struct channel *ch, struct batch *b, const struct epoch
 {
 	struct backend *be = fecd_backend(ch->d);
 	size_t jobs = ep->cfg.batch_jobs, jobs_cap = b->cap_jobs, meta_cap = b->cap_jobs;
-	size_t jobs_bytes = jobs_cap * sizeof(struct fec_job), meta_bytes = meta_cap * sizeof(struct job_meta);
+	size_t jobs_bytes = jobs_cap * sizeof(struct fec_job),
+	       meta_bytes = meta_cap * sizeof(struct job_meta);
 	size_t pdu = 0;
 	int rc = 0;
 
@@ -72,17 +73,17 @@ static int batch_reserve(struct channel *ch, struct batch *b, const struct epoch
 	rc |= grow_host(be, (void **)&b->out, &b->out_cap, jobs * ep->out_stride);
 	if (ep->soft_stride)
 		rc |= grow_host(be, (void **)&b->soft, &b->soft_cap,
-				jobs * ep->soft_stride * sizeof(float));
+		                jobs * ep->soft_stride * sizeof(float));
 	if (stream) {
 		rc |= grow_plain((void **)&b->msg, &b->msg_cap, jobs * ep->out_stride);
 		if (ep->soft_stride)
 			rc |= grow_plain((void **)&b->msg_soft, &b->msg_soft_cap,
-					 jobs * ep->soft_stride * sizeof(float));
+			                 jobs * ep->soft_stride * sizeof(float));
 	}
 	if (ep->cfg.out_proto == OUT_PDU) {
 		uint64_t bits = (uint64_t)ep->info->max_out_bits * (stream ? jobs : 1);
 		pdu = fecd_pdu_max_len(bits > UINT32_MAX ? UINT32_MAX : (uint32_t)bits,
-				       ep->cfg.pdu_unpacked);
+		                       ep->cfg.pdu_unpacked);
 		rc |= grow_plain((void **)&b->pdu, &b->pdu_cap, pdu);
 	}
 	return rc ? -ENOMEM : 0;
@@ -200,7 +201,7 @@ struct batch *batch_filling(struct channel *ch, struct epoch *ep, bool stream)
 		return NULL;
 	if (batch_reserve(ch, b, ep, stream)) {
 		log_err("channel %s: out of memory for a batch of %u jobs", ch->cfg.name,
-			ep->cfg.batch_jobs);
+		        ep->cfg.batch_jobs);
 		return NULL;
 	}
 	b->state = BATCH_FILLING;
@@ -280,14 +281,14 @@ void batcher_submit_ready(struct channel *ch)
 		const struct epoch *ep = b->ep;
 		b->task.dec = ep->dec;
 		b->task.batch = (struct fec_batch){
-			.count = b->count,
-			.jobs = b->jobs,
-			.in = b->in,
-			.in_stride = ep->in_stride,
-			.out = b->out,
-			.out_stride = ep->out_stride,
-			.soft = ep->soft_stride ? b->soft : NULL,
-			.soft_stride = ep->soft_stride,
+		    .count = b->count,
+		    .jobs = b->jobs,
+		    .in = b->in,
+		    .in_stride = ep->in_stride,
+		    .out = b->out,
+		    .out_stride = ep->out_stride,
+		    .soft = ep->soft_stride ? b->soft : NULL,
+		    .soft_stride = ep->soft_stride,
 		};
 		b->task.done = publish_task_done;
 		b->task.arg = b;
@@ -296,7 +297,7 @@ void batcher_submit_ready(struct channel *ch)
 		int rc = be->ops->submit(be, &b->task);
 		if (rc < 0) {
 			log_err("channel %s: the backend refused a batch: %s", ch->cfg.name,
-				fec_strerror(rc));
+			        fec_strerror(rc));
 			ch->inflight--;
 			b->task.status = rc;
 			b->state = BATCH_DONE;
@@ -320,8 +321,8 @@ bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t 
 	if (!b)
 		return false;
 	b->end_of_stream = true;
-	b->eos_meta = (struct job_meta){.in_first = ch->abs_next, .in_seq = seq,
-					.accept_ns = now_ns()};
+	b->eos_meta =
+	    (struct job_meta){.in_first = ch->abs_next, .in_seq = seq, .accept_ns = now_ns()};
 	batch_close(ch, b);
 	return true;
 }
@@ -338,7 +339,7 @@ static uint64_t ep_max_own(const struct epoch *ep)
 {
 	const struct fec_info *in = ep->info;
 	uint64_t by_out = in->unit_bits ? (uint64_t)in->max_out_bits / in->unit_bits * ep_unit(ep)
-					: in->block_syms;
+	                                : in->block_syms;
 	uint64_t by_in = ep->in_stride - in->head_syms;
 
 	return by_out < by_in ? by_out : by_in;
@@ -360,6 +361,7 @@ void stream_begin(struct channel *ch)
 
 	sb->base = sb->end = sb->start = sb->cursor = ch->abs_next;
 	sb->open = true;
+	sb->pad_syms = sb->pad_trim = 0;
 	if (ch->cut_ep)
 		epoch_put(ch->cut_ep);
 	ch->cut_ep = epoch_get(ch->in_ep);
@@ -400,8 +402,8 @@ static void stream_drop_queued(struct channel *ch)
 size_t stream_room(struct channel *ch)
 {
 	struct stream_buf *sb = &ch->sb;
-	uint64_t keep_from = sb->cursor - sb->start > sb->keep_head ? sb->cursor - sb->keep_head
-								    : sb->start;
+	uint64_t keep_from =
+	    sb->cursor - sb->start > sb->keep_head ? sb->cursor - sb->keep_head : sb->start;
 	size_t used = (size_t)(sb->end - sb->base);
 
 	/* Slide the live part to the front once the free end runs short; the live part is below
@@ -414,8 +416,10 @@ size_t stream_room(struct channel *ch)
 	return sb->cap - used;
 }
 
-/* Cuts one job owning own symbols from the cursor, with tail symbols after them. */
-static bool cut_job(struct channel *ch, uint32_t own, uint32_t tail, bool end)
+/* Cuts one job owning own symbols from the cursor, with tail symbols after them; the last pad of
+ * them are erasures whose trim decoded bits are not published. */
+static bool cut_job(struct channel *ch, uint32_t own, uint32_t tail, bool end, uint32_t pad,
+		    uint32_t trim)
 {
 	struct stream_buf *sb = &ch->sb;
 	struct epoch *ep = ch->cut_ep;
@@ -436,11 +440,14 @@ static bool cut_job(struct channel *ch, uint32_t own, uint32_t tail, bool end)
 	j->head_len = (uint32_t)head;
 	j->own_len = own;
 	j->flags = (sb->cursor - head == sb->start ? FEC_JOB_STREAM_START : 0) |
-		   (end ? FEC_JOB_STREAM_END : 0);
+	           (end ? FEC_JOB_STREAM_END : 0);
 	if (!marks_find(&ch->marks, sb->cursor, &mark))
 		mark = (struct msg_mark){.seq = ch->last_seq, .accept_ns = now_ns()};
-	b->meta[i] = (struct job_meta){.in_first = sb->cursor, .in_seq = mark.seq,
-				       .accept_ns = mark.accept_ns};
+	b->meta[i] = (struct job_meta){.in_first = sb->cursor,
+				       .in_seq = mark.seq,
+				       .accept_ns = mark.accept_ns,
+				       .pad_syms = pad,
+				       .trim_bits = trim};
 	if (i == 0)
 		b->stream_start = sb->cursor == sb->start;
 	sb->cursor += own;
@@ -465,7 +472,7 @@ bool stream_cut(struct channel *ch)
 		const struct fec_info *in = ch->cut_ep->info;
 		if (sb->end - sb->cursor < (uint64_t)in->block_syms + in->tail_syms)
 			return true;
-		if (!cut_job(ch, in->block_syms, in->tail_syms, false))
+		if (!cut_job(ch, in->block_syms, in->tail_syms, false, 0, 0))
 			return false;
 	}
 }
@@ -486,7 +493,27 @@ static bool stream_cut_short(struct channel *ch)
 	uint64_t own = (avail - tail) / ep_unit(ep) * ep_unit(ep);
 	if (own == 0)
 		return true;
-	return cut_job(ch, (uint32_t)own, (uint32_t)tail, false);
+	return cut_job(ch, (uint32_t)own, (uint32_t)tail, false, 0, 0);
+}
+
+/* A stream that ends inside a unit (a puncturing period) still carries whole bits: fill the unit
+ * with erasures, which add nothing to any path, and publish only the bits the real symbols hold. */
+static void stream_pad_last_unit(struct channel *ch, const struct epoch *ep)
+{
+	struct stream_buf *sb = &ch->sb;
+	uint64_t unit = ep_unit(ep), rest = (sb->end - sb->cursor) % unit;
+	uint32_t bits = 0;
+
+	if (sb->pad_syms || !rest || !ep->unit_cum)
+		return;
+	while (bits + 1 < ep->info->unit_bits && ep->unit_cum[bits + 1] <= rest)
+		bits++;
+	if (!bits || stream_room(ch) < unit - rest)
+		return;
+	memset(sb->buf + (sb->end - sb->base), 0, (size_t)(unit - rest));
+	sb->end += unit - rest;
+	sb->pad_syms = (uint32_t)(unit - rest);
+	sb->pad_trim = ep->info->unit_bits - bits;
 }
 
 bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
@@ -498,6 +525,7 @@ bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
 	if (!stream_cut(ch))
 		return false;
 	const struct epoch *ep = ch->cut_ep;
+	stream_pad_last_unit(ch, ep);
 	uint64_t unit = ep_unit(ep), avail = sb->end - sb->cursor;
 	uint64_t own = avail / unit * unit, max_own = ep_max_own(ep) / unit * unit;
 
@@ -507,25 +535,26 @@ bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
 		uint64_t first = own - max_own, tail = avail - first;
 		if (tail > ep->info->tail_syms)
 			tail = ep->info->tail_syms;
-		if (!cut_job(ch, (uint32_t)first, (uint32_t)tail, false))
+		if (!cut_job(ch, (uint32_t)first, (uint32_t)tail, false, 0, 0))
 			return false;
 		own -= first;
 		avail -= first;
 	}
 	if (own > 0) {
-		/* A partial unit cannot be owned (the decoder works in whole puncturing periods);
-		 * it still helps the last bits as look-ahead. */
+		/* Symbols short of a whole stage cannot be owned; they still help the last bits as
+		 * look-ahead. */
 		uint64_t rest = avail - own, room = ep->in_stride - ep->info->head_syms - own;
-		if (!cut_job(ch, (uint32_t)own, (uint32_t)(rest < room ? rest : room), true))
+		if (!cut_job(ch, (uint32_t)own, (uint32_t)(rest < room ? rest : room), true,
+			     sb->pad_syms, sb->pad_trim))
 			return false;
 	} else if (!batch_mark_eos(ch, ch->cut_ep, true, seq)) {
 		return false;
 	}
 	if (avail > own) {
 		ch->stats.syms_dropped += avail - own;
-		log_info("channel %s: %llu symbols at the stream's end do not fill a whole unit of "
-			 "%llu; not decoded", ch->cfg.name, (unsigned long long)(avail - own),
-			 (unsigned long long)unit);
+		log_info("channel %s: %llu symbols at the stream's end do not make a whole stage of "
+			 "the code; not decoded",
+			 ch->cfg.name, (unsigned long long)(avail - own));
 	}
 	sb->cursor = sb->end;
 	sb->open = false;

@@ -14,9 +14,9 @@
 #include "log.h"
 #include "service.h"
 
-#define BIND_RETRY_MS 20
+#define BIND_RETRY_MS     20
 #define BIND_RETRY_MAX_MS 10000
-#define BATCH_BYTES_MAX (1ull << 30)
+#define BATCH_BYTES_MAX   (1ull << 30)
 
 uint64_t now_ns(void)
 {
@@ -29,6 +29,35 @@ static size_t round_up(size_t n, size_t a)
 }
 
 /* ---- Epochs */
+
+/* Learns from the code's own encoder how many symbols the first k bits of a unit are sent as (a
+ * punctured code sends a period's bits as an uneven number of symbols each). Without it, a stream
+ * that ends inside a unit loses that unit's bits. */
+static void epoch_unit_table(struct epoch *ep)
+{
+	const struct fec_info *in = ep->info;
+	struct fec_encoder *enc;
+	uint8_t zeros[256] = {0}, *code;
+
+	if (in->kind != FEC_KIND_STREAM || in->unit_bits < 2 || in->unit_bits > sizeof(zeros))
+		return;
+	if (fec_encoder_create(&ep->cfg.spec, &enc) < 0)
+		return;
+	code = malloc(fec_encoded_len(&ep->cfg.spec, in->unit_bits) + 1);
+	ep->unit_cum = calloc(in->unit_bits + 1, sizeof(*ep->unit_cum));
+	for (uint32_t k = 1; code && ep->unit_cum && k <= in->unit_bits; k++) {
+		size_t n = 0;
+		fec_encoder_reset(enc);
+		if (fec_encode(enc, zeros, k, code, &n) < 0 || n > in->unit_syms) {
+			free(ep->unit_cum);
+			ep->unit_cum = NULL;
+			break;
+		}
+		ep->unit_cum[k] = (uint32_t)n;
+	}
+	free(code);
+	fec_encoder_destroy(enc);
+}
 
 struct epoch *epoch_create(const struct chan_config *cc, uint32_t gen, char *err, size_t errlen)
 {
@@ -56,10 +85,11 @@ struct epoch *epoch_create(const struct chan_config *cc, uint32_t gen, char *err
 			snprintf(err, errlen, "code: the decoder reports no block geometry");
 			goto out_destroy;
 		}
-		ep->in_stride = round_up((size_t)in->head_syms + in->block_syms + in->tail_syms, 64);
+		ep->in_stride =
+		    round_up((size_t)in->head_syms + in->block_syms + in->tail_syms, 64);
 	} else {
-		uint32_t max = in->max_frame_syms > in->frame_syms ? in->max_frame_syms
-								   : in->frame_syms;
+		uint32_t max =
+		    in->max_frame_syms > in->frame_syms ? in->max_frame_syms : in->frame_syms;
 		if (!max || !in->max_out_bits) {
 			snprintf(err, errlen, "code: the decoder reports no frame length");
 			goto out_destroy;
@@ -69,22 +99,27 @@ struct epoch *epoch_create(const struct chan_config *cc, uint32_t gen, char *err
 		    (cc->raw_frame_syms == 0 || cc->raw_frame_syms > max ||
 		     (in->frame_syms && cc->raw_frame_syms != in->frame_syms))) {
 			if (in->frame_syms)
-				snprintf(err, errlen, "input.gnuradio.frame_len: expected %u (the "
-					 "symbols in one frame of this code), got %u", in->frame_syms,
-					 cc->raw_frame_syms);
+				snprintf(err, errlen,
+				         "input.gnuradio.frame_len: expected %u (the "
+				         "symbols in one frame of this code), got %u",
+				         in->frame_syms, cc->raw_frame_syms);
 			else
-				snprintf(err, errlen, "input.gnuradio.frame_len: expected 1..%u "
-					 "symbols per frame for this frame code, got %u", max,
-					 cc->raw_frame_syms);
+				snprintf(err, errlen,
+				         "input.gnuradio.frame_len: expected 1..%u "
+				         "symbols per frame for this frame code, got %u",
+				         max, cc->raw_frame_syms);
 			goto out_destroy;
 		}
 	}
 	ep->out_stride = round_up((in->max_out_bits + 7u) / 8u, 64);
 	if (cc->soft_out && in->has_soft && in->max_soft)
 		ep->soft_stride = round_up(in->max_soft, 16);
+	epoch_unit_table(ep);
 	if ((uint64_t)cc->batch_jobs * (ep->in_stride + ep->out_stride) > BATCH_BYTES_MAX) {
-		snprintf(err, errlen, "batch.jobs: %u jobs of this code need more than %llu MiB per "
-			 "batch; expected fewer", cc->batch_jobs, BATCH_BYTES_MAX >> 20);
+		snprintf(err, errlen,
+		         "batch.jobs: %u jobs of this code need more than %llu MiB per "
+		         "batch; expected fewer",
+		         cc->batch_jobs, BATCH_BYTES_MAX >> 20);
 		goto out_destroy;
 	}
 	return ep;
@@ -100,8 +135,10 @@ void epoch_put(struct epoch *ep)
 	if (!ep || --ep->refs)
 		return;
 	fec_decoder_destroy(ep->dec);
+	free(ep->unit_cum);
 	free(ep);
 }
+
 
 /* ---- Checks */
 
@@ -113,7 +150,7 @@ static int check_config(const struct chan_config *cc, char *err, size_t errlen)
 		snprintf(err, errlen, "output.socket: expected push or pub");
 	else if (!cc->in.endpoint[0] || !cc->out.endpoint[0])
 		snprintf(err, errlen, "%s.endpoint: expected a ZMQ endpoint",
-			 cc->in.endpoint[0] ? "output" : "input");
+		         cc->in.endpoint[0] ? "output" : "input");
 	else if (cc->in_proto != IN_NATIVE && cc->in_proto != IN_GNURADIO)
 		snprintf(err, errlen, "input.protocol: expected native or gnuradio");
 	else if (cc->out_proto != OUT_NATIVE && cc->out_proto != OUT_PDU)
@@ -121,7 +158,7 @@ static int check_config(const struct chan_config *cc, char *err, size_t errlen)
 	else if (cc->in_proto == IN_GNURADIO && fecd_format_bytes(cc->gr_format, 2) == 0)
 		snprintf(err, errlen, "input.gnuradio.format: expected f32, s8 or u8");
 	else if (cc->in_proto == IN_GNURADIO && cc->gr_tags != GR_TAGS_AUTO &&
-		 cc->gr_tags != GR_TAGS_ON && cc->gr_tags != GR_TAGS_OFF)
+	         cc->gr_tags != GR_TAGS_ON && cc->gr_tags != GR_TAGS_OFF)
 		snprintf(err, errlen, "input.gnuradio.tags: expected auto, on or off");
 	else if (!(cc->llr_scale > 0) || !isfinite(cc->llr_scale))
 		snprintf(err, errlen, "input.llr_scale: expected a positive number");
@@ -136,7 +173,7 @@ static int check_config(const struct chan_config *cc, char *err, size_t errlen)
 
 /* Settings fixed for a channel's life: its identity and its sockets. */
 static int check_fixed(const struct chan_config *a, const struct chan_config *b, char *err,
-		       size_t errlen)
+                       size_t errlen)
 {
 	const char *what = NULL;
 
@@ -164,8 +201,10 @@ static int check_fixed(const struct chan_config *a, const struct chan_config *b,
 		what = "output.hwm";
 	if (!what)
 		return 0;
-	snprintf(err, errlen, "%s cannot change on a running channel; delete the channel and "
-		 "create it again", what);
+	snprintf(err, errlen,
+	         "%s cannot change on a running channel; delete the channel and "
+	         "create it again",
+	         what);
 	return -EPERM;
 }
 
@@ -190,7 +229,7 @@ static void on_bind_retry(uv_timer_t *t)
 		} else if (errno != EADDRINUSE || now_ns() > ch->bind_give_up_ns) {
 			ch->bind_wait &= ~(1u << i);
 			log_err("channel %s: cannot bind %s: %s; the channel goes on without it",
-				ch->cfg.name, ecs[i]->endpoint, zmq_strerror(errno));
+			        ch->cfg.name, ecs[i]->endpoint, zmq_strerror(errno));
 		}
 	}
 	if (!ch->bind_wait)
@@ -198,7 +237,7 @@ static void on_bind_retry(uv_timer_t *t)
 }
 
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
-		   const char *what, char *err, size_t errlen)
+                   const char *what, char *err, size_t errlen)
 {
 	int rc = ec->bind ? zmq_bind(sock, ec->endpoint) : zmq_connect(sock, ec->endpoint);
 
@@ -212,11 +251,12 @@ int channel_attach(struct channel *ch, void *sock, const struct endpoint_config 
 		ch->bind_give_up_ns = now_ns() + (uint64_t)BIND_RETRY_MAX_MS * 1000000u;
 		uv_timer_start(&ch->bind_timer, on_bind_retry, BIND_RETRY_MS, BIND_RETRY_MS);
 		log_info("channel %s: %s endpoint %s is still held by a closing channel; binding "
-			 "when it is released", ch->cfg.name, what, ec->endpoint);
+		         "when it is released",
+		         ch->cfg.name, what, ec->endpoint);
 		return 0;
 	}
 	snprintf(err, errlen, "%s.endpoint: cannot %s %s: %s", what, ec->bind ? "bind" : "connect",
-		 ec->endpoint, zmq_strerror(rc));
+	         ec->endpoint, zmq_strerror(rc));
 	return -rc;
 }
 
@@ -282,7 +322,8 @@ static void channel_finalize(struct channel *ch)
 	if (ch->out_sock) {
 		uint64_t now = now_ns();
 		int linger = ch->close_deadline_ns > now
-				     ? (int)((ch->close_deadline_ns - now) / 1000000u) : 0;
+		                 ? (int)((ch->close_deadline_ns - now) / 1000000u)
+		                 : 0;
 		zmq_setsockopt(ch->out_sock, ZMQ_LINGER, &linger, sizeof(linger));
 		zmq_close(ch->out_sock);
 		ch->out_sock = NULL;
@@ -312,8 +353,10 @@ void channel_close_pump(struct channel *ch)
 		if (ch->sb.open && !stream_finish(ch, false, ch->last_seq))
 			return; /* waits for a batch slot */
 		if (ch->fr.active)
-			frame_drop(ch, 0, "the channel closed in the middle of a frame (%u of %u "
-					  "symbols)", ch->fr.have, ch->fr.want);
+			frame_drop(ch, 0,
+			           "the channel closed in the middle of a frame (%u of %u "
+			           "symbols)",
+			           ch->fr.have, ch->fr.want);
 		if (ch->filling)
 			batch_close(ch, ch->filling);
 		ch->flushed = true;
@@ -323,13 +366,14 @@ void channel_close_pump(struct channel *ch)
 	struct chan_stats st;
 	channel_get_stats(ch, &st);
 	log_info("channel %s closed: %llu messages and %llu symbols accepted, %llu messages and "
-		 "%llu bits published%s", ch->cfg.name, (unsigned long long)st.msgs_in,
-		 (unsigned long long)st.symbols_in, (unsigned long long)st.msgs_out,
-		 (unsigned long long)st.bits_out, ch->out_abandoned ? " (output gave up)" : "");
+	         "%llu bits published%s",
+	         ch->cfg.name, (unsigned long long)st.msgs_in, (unsigned long long)st.symbols_in,
+	         (unsigned long long)st.msgs_out, (unsigned long long)st.bits_out,
+	         ch->out_abandoned ? " (output gave up)" : "");
 	if (ch->stats.syms_abandoned)
 		log_warn("channel %s: the decoded output of %llu accepted symbols was not "
-			 "published: the output did not drain within the linger time", ch->cfg.name,
-			 (unsigned long long)ch->stats.syms_abandoned);
+		         "published: the output did not drain within the linger time",
+		         ch->cfg.name, (unsigned long long)ch->stats.syms_abandoned);
 	channel_finalize(ch);
 }
 
@@ -340,13 +384,13 @@ static void on_linger(uv_timer_t *t)
 	if (ch->state != CHAN_CLOSING)
 		return;
 	log_warn("channel %s: output still blocked after the linger time; dropping what is left",
-		 ch->cfg.name);
+	         ch->cfg.name);
 	publish_abandon(ch);
 	ingest_unblock(ch);
 }
 
 void channel_close(struct channel *ch, uint32_t linger_ms,
-		   void (*on_closed)(struct channel *ch, void *arg), void *arg)
+                   void (*on_closed)(struct channel *ch, void *arg), void *arg)
 {
 	if (ch->state != CHAN_RUNNING)
 		return;
@@ -375,7 +419,7 @@ static int init_timer(struct channel *ch, uv_timer_t *t, bool *open)
 }
 
 int channel_create(struct fecd *d, const struct chan_config *cc, struct channel **out, char *err,
-		   size_t errlen)
+                   size_t errlen)
 {
 	struct channel *ch;
 	int rc;
@@ -429,7 +473,7 @@ out_close:
 /* ---- Updates */
 
 int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at_seq, char *err,
-		   size_t errlen)
+                   size_t errlen)
 {
 	struct epoch *ep, *last = ch->npending ? ch->pending[ch->npending - 1] : NULL;
 	bool replace = false;
@@ -445,21 +489,26 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 	if (rc)
 		return rc;
 	if (at_seq != UINT64_MAX && ch->have_seq && at_seq <= ch->last_seq) {
-		snprintf(err, errlen, "at_seq %llu has already passed: the last sequence number "
-			 "received is %llu; expected a later one (or none: from the next message)",
-			 (unsigned long long)at_seq, (unsigned long long)ch->last_seq);
+		snprintf(err, errlen,
+		         "at_seq %llu has already passed: the last sequence number "
+		         "received is %llu; expected a later one (or none: from the next message)",
+		         (unsigned long long)at_seq, (unsigned long long)ch->last_seq);
 		return -ERANGE;
 	}
 	if (last) {
 		if (last->at_seq == at_seq) {
 			replace = true;
 		} else if (at_seq == UINT64_MAX || last->at_seq > at_seq) {
-			snprintf(err, errlen, "an update is already waiting for sequence number "
-				 "%llu; expected at_seq after it", (unsigned long long)last->at_seq);
+			snprintf(err, errlen,
+			         "an update is already waiting for sequence number "
+			         "%llu; expected at_seq after it",
+			         (unsigned long long)last->at_seq);
 			return -EBUSY;
 		} else if (ch->npending == CHAN_PENDING_MAX) {
-			snprintf(err, errlen, "%d updates are already waiting for their sequence "
-				 "numbers; expected fewer", CHAN_PENDING_MAX);
+			snprintf(err, errlen,
+			         "%d updates are already waiting for their sequence "
+			         "numbers; expected fewer",
+			         CHAN_PENDING_MAX);
 			return -EBUSY;
 		}
 	}
@@ -480,10 +529,10 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 	ch->gen = ep->gen;
 	if (at_seq == UINT64_MAX)
 		log_info("channel %s: code generation %u takes effect from the next message",
-			 ch->cfg.name, ep->gen);
+		         ch->cfg.name, ep->gen);
 	else
 		log_info("channel %s: code generation %u takes effect at sequence number %llu",
-			 ch->cfg.name, ep->gen, (unsigned long long)at_seq);
+		         ch->cfg.name, ep->gen, (unsigned long long)at_seq);
 	return 0;
 }
 

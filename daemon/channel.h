@@ -25,10 +25,10 @@
 #include "fecd.h"
 #include "stats.h"
 
-#define CHAN_PENDING_MAX 4       /* updates waiting for their sequence number */
-#define CHAN_IN_BUDGET_MSGS 64   /* messages per turn before other channels get a go */
+#define CHAN_PENDING_MAX    4  /* updates waiting for their sequence number */
+#define CHAN_IN_BUDGET_MSGS 64 /* messages per turn before other channels get a go */
 #define CHAN_IN_BUDGET_SYMS (1u << 22)
-#define CHAN_STREAM_MARGIN 65536 /* stream buffer room beyond two jobs' input */
+#define CHAN_STREAM_MARGIN  65536 /* stream buffer room beyond two jobs' input */
 
 struct epoch {
 	unsigned refs;
@@ -41,6 +41,9 @@ struct epoch {
 	size_t in_stride;   /* symbols per job slot */
 	size_t out_stride;  /* bytes per job's packed output */
 	size_t soft_stride; /* floats per job's soft output; 0: no soft output */
+	/* Streams with units of several bits (puncturing): unit_cum[k] is the symbols the first k
+	 * bits of a unit are sent as, so a stream ending inside a unit still yields its bits. */
+	uint32_t *unit_cum;
 };
 
 enum batch_state { BATCH_FREE, BATCH_FILLING, BATCH_CLOSED, BATCH_INFLIGHT, BATCH_DONE };
@@ -50,17 +53,19 @@ struct job_meta {
 	uint64_t in_first; /* channel index of the first owned symbol */
 	uint64_t in_seq;   /* sender sequence number of the message holding it */
 	uint64_t accept_ns;
+	uint32_t pad_syms;  /* erasures appended to fill the stream's last unit */
+	uint32_t trim_bits; /* decoded bits of those erasures, not published */
 };
 
 struct batch {
 	struct channel *ch;
 	enum batch_state state;
-	uint64_t seq;       /* per channel: publish order */
-	struct epoch *ep;   /* referenced while the batch is in use */
-	uint32_t count;     /* jobs */
-	bool stream;        /* one output message for all jobs */
-	bool stream_start;  /* the first job starts a stream: decoded-bit offsets restart */
-	bool end_of_stream; /* the output ends the stream (or the sender's frames) */
+	uint64_t seq;             /* per channel: publish order */
+	struct epoch *ep;         /* referenced while the batch is in use */
+	uint32_t count;           /* jobs */
+	bool stream;              /* one output message for all jobs */
+	bool stream_start;        /* the first job starts a stream: decoded-bit offsets restart */
+	bool end_of_stream;       /* the output ends the stream (or the sender's frames) */
 	struct job_meta eos_meta; /* a job-less end-of-stream marker's position */
 	uint64_t first_ns;
 	struct backend_task task;
@@ -75,16 +80,16 @@ struct batch {
 	size_t out_cap;
 	float *soft;
 	size_t soft_cap;
-	uint8_t *msg;       /* a stream batch's bits back to back */
+	uint8_t *msg; /* a stream batch's bits back to back */
 	size_t msg_cap;
-	float *msg_soft;    /* and its soft values */
+	float *msg_soft; /* and its soft values */
 	size_t msg_soft_cap;
-	uint8_t *pdu;       /* one PDU */
+	uint8_t *pdu; /* one PDU */
 	size_t pdu_cap;
 	/* publishing progress, kept across EAGAIN */
 	bool pub_started, pub_built, pub_failed;
-	uint32_t pub_job;   /* next message (frames: job index) */
-	unsigned pub_part;  /* next part of the current message */
+	uint32_t pub_job;  /* next message (frames: job index) */
+	unsigned pub_part; /* next part of the current message */
 	unsigned nparts;
 	const void *part[3];
 	size_t part_len[3];
@@ -101,13 +106,13 @@ struct in_msg {
 	size_t nsyms, done;  /* symbols in the message, consumed so far */
 	int format;
 	bool polarity_one;
-	uint16_t flags;      /* FECD_IN_* */
+	uint16_t flags; /* FECD_IN_* */
 	uint64_t seq;
 	uint32_t frame_len;
 	uint64_t accept_ns;
-	bool started;        /* pending updates checked */
+	bool started; /* pending updates checked */
 	bool eos_done;
-	bool skip;           /* frames: the rest of this message is dropped */
+	bool skip; /* frames: the rest of this message is dropped */
 	unsigned frame_stage;
 };
 
@@ -132,6 +137,7 @@ struct stream_buf {
 	uint64_t cursor;  /* first symbol not yet owned by a job */
 	bool open;        /* a stream has begun and not ended */
 	size_t keep_head; /* history kept before the cursor: the largest head any epoch needs */
+	uint32_t pad_syms, pad_trim; /* the stream's end: erasures filling its last unit */
 };
 
 struct frame_asm {
@@ -151,10 +157,10 @@ struct channel {
 	uint32_t gen;           /* generation of cfg */
 	enum chan_state state;
 
-	struct epoch *in_ep;    /* in force at ingest */
+	struct epoch *in_ep; /* in force at ingest */
 	struct epoch *pending[CHAN_PENDING_MAX];
 	unsigned npending;
-	struct epoch *cut_ep;   /* streams: cuts the next block */
+	struct epoch *cut_ep;                     /* streams: cuts the next block */
 	struct epoch *cut_next[CHAN_PENDING_MAX]; /* streams: same-code successors by start_abs */
 	unsigned ncut_next;
 
@@ -165,19 +171,19 @@ struct channel {
 	uv_async_t done_async;
 	unsigned open_handles;
 	bool in_poll_open, out_poll_open, in_resume_open, deadline_open, bind_timer_open,
-		linger_open, async_open;
-	unsigned bind_wait;     /* bit 0 input, bit 1 output: bind retried until released */
+	    linger_open, async_open;
+	unsigned bind_wait; /* bit 0 input, bit 1 output: bind retried until released */
 	uint64_t bind_give_up_ns;
 
 	/* ingest */
 	struct in_msg msg;
-	bool in_busy;           /* inside ingest_drain */
-	bool in_blocked;        /* waiting for a free batch slot */
-	bool in_stopped;        /* closing: read no more */
+	bool in_busy;    /* inside ingest_drain */
+	bool in_blocked; /* waiting for a free batch slot */
+	bool in_stopped; /* closing: read no more */
 	bool have_seq;
 	uint64_t last_seq;
-	uint64_t gr_msgs;       /* GNU Radio input: messages so far, used as seq */
-	uint64_t abs_next;      /* channel index of the next accepted symbol */
+	uint64_t gr_msgs;  /* GNU Radio input: messages so far, used as seq */
+	uint64_t abs_next; /* channel index of the next accepted symbol */
 	struct mark_ring marks;
 	struct stream_buf sb;
 	struct frame_asm fr;
@@ -195,11 +201,11 @@ struct channel {
 
 	/* publish */
 	bool in_publish;
-	bool out_blocked;       /* the output socket said EAGAIN */
-	bool out_abandoned;     /* closing and out of time: drop what cannot leave */
+	bool out_blocked;   /* the output socket said EAGAIN */
+	bool out_abandoned; /* closing and out of time: drop what cannot leave */
 	uint64_t frame_seq;
-	uint64_t stream_bits;   /* decoded bits of the current stream published */
-	uint32_t pub_gen;       /* generation of the last published output */
+	uint64_t stream_bits; /* decoded bits of the current stream published */
+	uint32_t pub_gen;     /* generation of the last published output */
 
 	struct chan_stats_acc stats;
 	struct ratelimit rl_bad, rl_frame, rl_gap, rl_send, rl_decode;
@@ -224,7 +230,7 @@ static inline struct epoch *epoch_get(struct epoch *ep)
 /* Binds or connects a socket; a bind refused because a closing channel still holds the endpoint
  * is retried until it is released. */
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
-		   const char *what, char *err, size_t errlen);
+                   const char *what, char *err, size_t errlen);
 /* Closing: moves on as far as it can (flush, wait for publishing, release). */
 void channel_close_pump(struct channel *ch);
 void channel_handle_closed(struct channel *ch);
@@ -235,8 +241,13 @@ void ingest_start(struct channel *ch);
 void ingest_drain(struct channel *ch);   /* reads what is there, within the fairness budget */
 void ingest_unblock(struct channel *ch); /* something freed: go on from the loop's idle phase */
 void ingest_stop(struct channel *ch);    /* closes the input socket; the message in hand goes on */
+void msg_release(struct in_msg *m);
+
+/* consume.c */
+/* Consumes the message in hand as far as batch slots allow; false when it must wait. */
+bool ingest_consume(struct channel *ch);
 void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 int marks_push(struct mark_ring *r, uint64_t abs, uint64_t seq, uint64_t accept_ns);
 /* The mark of the message holding symbol abs; forgets the marks before it. */
 bool marks_find(struct mark_ring *r, uint64_t abs, struct msg_mark *out);

@@ -26,13 +26,26 @@
 
 #define CONFIG_MAX_BYTES (16u << 20)
 
+/* The last default chosen, so that control_start can say why it listens where it does. */
+static char default_socket[FECD_PATH_MAX];
+static const char *default_socket_why;
+
 void config_default_socket(char *buf, size_t len)
 {
 	const char *why = "";
 
-	if (fecd_control_path_default(buf, len, true, &why) != 0)
+	if (fecd_control_path_default(buf, len, true, &why) != 0) {
 		snprintf(buf, len, "/tmp/fecd-control.sock");
-	log_info("control socket defaults to %s (%s)", buf, why);
+		why = "fallback: the rule's path does not fit a socket address";
+	}
+	snprintf(default_socket, sizeof(default_socket), "%s", buf);
+	default_socket_why = why;
+	log_debug("control socket defaults to %s (%s)", buf, why);
+}
+
+const char *config_default_socket_why(const char *path)
+{
+	return default_socket_why && strcmp(path, default_socket) == 0 ? default_socket_why : NULL;
 }
 
 void chan_config_defaults(struct chan_config *cc, uint32_t id)

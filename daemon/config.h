@@ -27,7 +27,9 @@ int chan_config_parse(const struct cJSON *obj, const struct chan_config *base,
 int chan_configs_check_unique(const struct chan_config *const *chans, unsigned n,
                               const char *const *names, char *err, size_t errlen);
 
-/* The default control-socket path (ctlpath.h), logging which rule chose it. */
+/* The default control-socket path (ctlpath.h). config_default_socket_why gives the rule that
+ * chose path when path is that default (for the log), else NULL. */
 void config_default_socket(char *buf, size_t len);
+const char *config_default_socket_why(const char *path);
 
 #endif

@@ -23,6 +23,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "config.h"
 #include "fecd.h"
 #include "log.h"
 #include "rpc.h"
@@ -30,7 +31,7 @@
 
 #define MAX_CLIENTS 64
 #define READ_CHUNK  16384
-#define OUT_CAP     (4u << 20) /* the largest response (config.get, 256 channels) is ~0.5 MiB */
+#define OUT_CAP     (4u << 20) /* the largest response (config.get, 256 channels) is ~0.3 MiB */
 
 struct client {
 	union {
@@ -422,6 +423,7 @@ static void listener_closed(uv_handle_t *h)
 int control_start(struct fecd *d, const struct fecd_config *cfg, struct control **out)
 {
 	struct control *c = calloc(1, sizeof(*c));
+	const char *why;
 	int ret;
 
 	if (!c)
@@ -435,7 +437,9 @@ int control_start(struct fecd *d, const struct fecd_config *cfg, struct control 
 		log_err("control: cannot listen on %s: %s", cfg->control_socket, uv_strerror(ret));
 		goto out_stop;
 	}
-	log_notice("control: listening on unix:%s", cfg->control_socket);
+	why = config_default_socket_why(cfg->control_socket);
+	log_notice("control: listening on unix:%s%s%s%s", cfg->control_socket,
+	           why ? " (default: " : "", why ? why : "", why ? ")" : "");
 	if (cfg->control_tcp[0]) {
 		ret = listen_tcp(c, cfg->control_tcp);
 		if (ret) {

@@ -1,11 +1,10 @@
 /*
- * Ingest: reads a channel's input socket and turns messages into accepted int8 symbols.
+ * Ingest: reads a channel's input socket and turns messages into accepted ones.
  *
  * ZMQ_FD only signals that something changed, so every wake-up drains the socket until EAGAIN;
  * when a drain stops early (the fairness budget, or no free batch slot) it is resumed explicitly
  * from an idle handle, never left waiting for a signal that will not come. A message is kept as
- * its zmq_msg_t parts and converted straight from the receive buffer into the stream buffer or a
- * frame's job slot; it may be consumed in several goes when batch slots run out.
+ * its zmq_msg_t parts, and consume.c converts it straight from the receive buffer.
  *
  * Native messages are [header][payload]; GNU Radio input is raw items, optionally behind the
  * pass_tags header (or with it as a first part), numbered by message count. Bad messages are
@@ -20,42 +19,8 @@
 #include "channel.h"
 #include "service.h"
 #include "log.h"
-#include "softbits.h"
 
 #define REJECT_ERR_MAX 200
-
-/* ---- Message marks: where each message's symbols start */
-
-int marks_push(struct mark_ring *r, uint64_t abs, uint64_t seq, uint64_t accept_ns)
-{
-	if (r->len == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 64;
-		struct msg_mark *nv = malloc(ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		for (size_t i = 0; i < r->len; i++)
-			nv[i] = r->v[(r->head + i) & (r->cap - 1)];
-		free(r->v);
-		r->v = nv;
-		r->cap = ncap;
-		r->head = 0;
-	}
-	r->v[(r->head + r->len) & (r->cap - 1)] = (struct msg_mark){abs, seq, accept_ns};
-	r->len++;
-	return 0;
-}
-
-bool marks_find(struct mark_ring *r, uint64_t abs, struct msg_mark *out)
-{
-	while (r->len > 1 && r->v[(r->head + 1) & (r->cap - 1)].abs <= abs) {
-		r->head = (r->head + 1) & (r->cap - 1);
-		r->len--;
-	}
-	if (r->len == 0 || r->v[r->head].abs > abs)
-		return false;
-	*out = r->v[r->head];
-	return true;
-}
 
 /* ---- Rejections */
 
@@ -63,7 +28,7 @@ static void reject(struct channel *ch, const char *fmt, ...) __attribute__((form
 
 static void reject(struct channel *ch, const char *fmt, ...)
 {
-	char why[REJECT_ERR_MAX];
+	char why[REJECT_ERR_MAX], note[48];
 	unsigned skipped;
 	va_list ap;
 
@@ -74,33 +39,12 @@ static void reject(struct channel *ch, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	log_warn("channel %s: input message rejected: %s%s", ch->cfg.name, why,
-		 skipped ? " (and earlier ones not logged)" : "");
-}
-
-void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
-{
-	char why[REJECT_ERR_MAX];
-	unsigned skipped;
-	va_list ap;
-
-	ch->stats.frame_errors++;
-	ch->stats.syms_dropped += extra_syms + (ch->fr.active ? ch->fr.have : 0);
-	ch->fr.active = false;
-	ch->fr.b = NULL;
-	if (ratelimit_ok(&ch->rl_frame, now_ns(), &skipped)) {
-		va_start(ap, fmt);
-		vsnprintf(why, sizeof(why), fmt, ap);
-		va_end(ap);
-		log_warn("channel %s: frame dropped: %s%s", ch->cfg.name, why,
-			 skipped ? " (and earlier ones not logged)" : "");
-	}
-	if (ch->flush_due)
-		batcher_flush_due(ch);
+	         ratelimit_note(skipped, note, sizeof(note)));
 }
 
 /* ---- Receiving and validating */
 
-static void msg_release(struct in_msg *m)
+void msg_release(struct in_msg *m)
 {
 	for (unsigned i = 0; i < m->nparts; i++)
 		zmq_msg_close(&m->part[i]);
@@ -117,11 +61,12 @@ static void track_seq(struct channel *ch, uint64_t seq)
 		ch->stats.gap_msgs += missing;
 		if (ratelimit_ok(&ch->rl_gap, now_ns(), &skipped))
 			log_info("channel %s: %llu input messages missing before sequence number "
-				 "%llu", ch->cfg.name, (unsigned long long)missing,
-				 (unsigned long long)seq);
+			         "%llu",
+			         ch->cfg.name, (unsigned long long)missing,
+			         (unsigned long long)seq);
 	} else if (ch->have_seq && seq <= ch->last_seq) {
 		log_debug("channel %s: sender sequence restarted at %llu (was %llu)", ch->cfg.name,
-			  (unsigned long long)seq, (unsigned long long)ch->last_seq);
+		          (unsigned long long)seq, (unsigned long long)ch->last_seq);
 	}
 	ch->have_seq = true;
 	ch->last_seq = seq;
@@ -175,11 +120,12 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 	}
 	if (m->nparts == 2) {
 		if (cc->gr_tags == GR_TAGS_OFF) {
-			reject(ch, "two parts, but input.gnuradio.tags is off (expected raw items)");
+			reject(ch,
+			       "two parts, but input.gnuradio.tags is off (expected raw items)");
 			return false;
 		}
 		rc = fecd_gr_tag_header_parse(zmq_msg_data(&m->part[0]), zmq_msg_size(&m->part[0]),
-					      &hdr, &offset);
+		                              &hdr, &offset);
 		if (rc < 0) {
 			reject(ch, "first part: %s", fecd_proto_strerror(rc));
 			return false;
@@ -202,9 +148,13 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 	} else {
 		item = fecd_format_bytes(cc->gr_format, 1);
 		if (!item || len % item) {
-			reject(ch, "%zu bytes of items is not a whole number of %s items (%zu bytes "
-				   "each)", len, fecd_format_name(cc->gr_format) ?
-				   fecd_format_name(cc->gr_format) : "?", item);
+			reject(ch,
+			       "%zu bytes of items is not a whole number of %s items (%zu bytes "
+			       "each)",
+			       len,
+			       fecd_format_name(cc->gr_format) ? fecd_format_name(cc->gr_format)
+			                                       : "?",
+			       item);
 			return false;
 		}
 		m->nsyms = len / item;
@@ -260,7 +210,7 @@ static int ingest_recv(struct channel *ch)
 		extra++;
 	}
 	bool ok = ch->cfg.in_proto == IN_GNURADIO ? parse_gnuradio(ch, m, extra)
-						  : parse_native(ch, m, extra);
+	                                          : parse_native(ch, m, extra);
 	if (!ok) {
 		msg_release(m);
 		return -1;
@@ -276,244 +226,6 @@ static int ingest_recv(struct channel *ch)
 	ch->stats.symbols_in += m->nsyms;
 	ch->stats.bytes_in += fecd_format_bytes(m->format, m->nsyms);
 	return 1;
-}
-
-/* ---- Consuming: code switches, streams, frames */
-
-static bool ep_is_stream(const struct epoch *ep)
-{
-	return ep->info->kind == FEC_KIND_STREAM;
-}
-
-/* Puts in force the updates whose sequence number has come. False when ending the old stream
- * must wait for a batch slot. */
-static bool apply_pending(struct channel *ch, struct in_msg *m)
-{
-	while (ch->npending) {
-		struct epoch *ep = ch->pending[0], *old = ch->in_ep;
-		if (ep->at_seq != UINT64_MAX && m->seq < ep->at_seq)
-			break;
-		if (ep_is_stream(old) && ch->sb.open) {
-			if (ep_is_stream(ep) && fec_spec_same_code(&old->cfg.spec, &ep->cfg.spec))
-				stream_queue_epoch(ch, ep, ch->sb.end + ep->info->head_syms);
-			else if (!stream_finish(ch, false, m->seq))
-				return false;
-		} else if (!ep_is_stream(old) && ch->fr.active) {
-			if (!(m->flags & FECD_IN_FRAME_START) || ch->cfg.in_proto != IN_NATIVE)
-				break; /* the frame in progress finishes with its code */
-			frame_drop(ch, 0, "a new frame started before FRAME_END of the last one");
-		}
-		memmove(ch->pending, ch->pending + 1, --ch->npending * sizeof(ch->pending[0]));
-		ch->in_ep = ep;
-		log_info("channel %s: code generation %u in force from sender sequence number %llu",
-			 ch->cfg.name, ep->gen, (unsigned long long)m->seq);
-		epoch_put(old);
-	}
-	return true;
-}
-
-static size_t msg_byte_offset(const struct in_msg *m, size_t syms)
-{
-	return fecd_format_bytes(m->format, syms);
-}
-
-static void convert(struct channel *ch, struct in_msg *m, size_t n, int8_t *dst)
-{
-	/* The format was validated when the message was parsed; this cannot fail. */
-	fec_syms_to_s8(m->format, m->data + msg_byte_offset(m, m->done), n, m->polarity_one,
-		       ch->in_ep->cfg.llr_scale, dst);
-}
-
-static bool consume_stream(struct channel *ch, struct in_msg *m)
-{
-	struct stream_buf *sb = &ch->sb;
-
-	if (sb->open && !stream_cut(ch))
-		return false;
-	while (m->done < m->nsyms) {
-		if (!sb->open)
-			stream_begin(ch);
-		size_t room = stream_room(ch), left = m->nsyms - m->done;
-		size_t n = left < room ? left : room;
-		if (m->format == FECD_FMT_S4_PACKED && n < left)
-			n &= ~(size_t)1; /* stay on a byte boundary */
-		if (n == 0)
-			return false; /* full until blocks can be cut */
-		convert(ch, m, n, sb->buf + (sb->end - sb->base));
-		if (m->done == 0 && marks_push(&ch->marks, sb->end, m->seq, m->accept_ns))
-			log_err("channel %s: out of memory for message marks", ch->cfg.name);
-		sb->end += n;
-		ch->abs_next += n;
-		m->done += n;
-		if (!stream_cut(ch))
-			return false;
-	}
-	return true;
-}
-
-static void frame_complete(struct channel *ch)
-{
-	struct frame_asm *fr = &ch->fr;
-	struct batch *b = fr->b;
-	uint32_t i = b->count;
-	struct fec_job *j = &b->jobs[i];
-
-	memset(j, 0, sizeof(*j));
-	j->in_len = fr->want;
-	j->own_len = fr->want;
-	b->meta[i] = (struct job_meta){fr->in_first, fr->in_seq, fr->accept_ns};
-	b->count++;
-	fr->active = false;
-	fr->b = NULL;
-	batch_job_added(ch, b);
-	if (ch->flush_due)
-		batcher_flush_due(ch);
-}
-
-static bool frame_begin(struct channel *ch, struct in_msg *m, uint32_t want)
-{
-	struct batch *b = batch_filling(ch, ch->in_ep, false);
-
-	if (!b)
-		return false;
-	ch->fr = (struct frame_asm){.active = true, .want = want, .in_first = ch->abs_next,
-				    .in_seq = m->seq, .accept_ns = m->accept_ns, .b = b};
-	return true;
-}
-
-static int8_t *frame_dst(struct channel *ch)
-{
-	struct batch *b = ch->fr.b;
-
-	return b->in + b->count * b->ep->in_stride + ch->fr.have;
-}
-
-/* Native frames: FRAME_START .. FRAME_END messages, frame_len symbols in all. */
-static bool consume_frame(struct channel *ch, struct in_msg *m)
-{
-	const struct fec_info *info = ch->in_ep->info;
-	struct frame_asm *fr = &ch->fr;
-	bool has_flags = m->flags & (FECD_IN_FRAME_START | FECD_IN_FRAME_END);
-
-	if (m->nsyms == 0 && !has_flags)
-		return true; /* a bare end-of-stream marker */
-	if (m->frame_stage == 0) {
-		if (m->flags & FECD_IN_FRAME_START) {
-			uint32_t max = info->max_frame_syms ? info->max_frame_syms : info->frame_syms;
-			if (fr->active)
-				frame_drop(ch, 0, "FRAME_START arrived before FRAME_END of the last "
-						  "frame");
-			if (m->frame_len == 0 || m->frame_len > max ||
-			    (info->frame_syms && m->frame_len != info->frame_syms)) {
-				m->skip = true;
-				if (info->frame_syms)
-					frame_drop(ch, m->nsyms, "frame_len %u; this code's frames "
-						   "are %u symbols", m->frame_len, info->frame_syms);
-				else
-					frame_drop(ch, m->nsyms, "frame_len %u; expected 1..%u",
-						   m->frame_len, max);
-			} else if (!frame_begin(ch, m, m->frame_len)) {
-				return false;
-			}
-		} else if (!fr->active) {
-			m->skip = true;
-			frame_drop(ch, m->nsyms, "a message continues a frame that never started "
-					      "(no FRAME_START)");
-		}
-		m->frame_stage = 1;
-	}
-	if (m->skip) {
-		ch->abs_next += m->nsyms;
-		return true;
-	}
-	if (m->nsyms > fr->want - fr->have) {
-		uint32_t want = fr->want;
-		frame_drop(ch, m->nsyms, "%u symbols arrived for a frame of frame_len %u",
-			   fr->have + (uint32_t)m->nsyms, want);
-		ch->abs_next += m->nsyms;
-		return true;
-	}
-	convert(ch, m, m->nsyms, frame_dst(ch));
-	fr->have += (uint32_t)m->nsyms;
-	ch->abs_next += m->nsyms;
-	m->done = m->nsyms;
-	if (m->flags & FECD_IN_FRAME_END) {
-		if (fr->have != fr->want)
-			frame_drop(ch, 0, "FRAME_END after %u of the frame's %u symbols", fr->have,
-				   fr->want);
-		else
-			frame_complete(ch);
-	}
-	return true;
-}
-
-static bool consume_stream_or_frames(struct channel *ch, struct in_msg *m);
-
-/* GNU Radio items into a frame code: a frame every raw_frame_syms symbols. */
-static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
-{
-	struct frame_asm *fr = &ch->fr;
-
-	while (m->done < m->nsyms) {
-		if (!fr->active) {
-			if (!apply_pending(ch, m))
-				return false;
-			if (ep_is_stream(ch->in_ep))
-				return consume_stream_or_frames(ch, m);
-			if (!frame_begin(ch, m, ch->in_ep->cfg.raw_frame_syms))
-				return false;
-		}
-		size_t n = m->nsyms - m->done;
-		if (n > fr->want - fr->have)
-			n = fr->want - fr->have;
-		convert(ch, m, n, frame_dst(ch));
-		fr->have += (uint32_t)n;
-		m->done += n;
-		ch->abs_next += n;
-		if (fr->have == fr->want)
-			frame_complete(ch);
-	}
-	return true;
-}
-
-static bool consume_stream_or_frames(struct channel *ch, struct in_msg *m)
-{
-	if (ep_is_stream(ch->in_ep))
-		return consume_stream(ch, m);
-	if (ch->cfg.in_proto == IN_GNURADIO)
-		return consume_raw_frames(ch, m);
-	return consume_frame(ch, m);
-}
-
-/* Consumes the active message as far as batch slots allow; false when it must wait. */
-static bool ingest_consume(struct channel *ch)
-{
-	struct in_msg *m = &ch->msg;
-
-	if (!m->started) {
-		if (!apply_pending(ch, m))
-			return false;
-		m->started = true;
-	}
-	if (!consume_stream_or_frames(ch, m))
-		return false;
-	if ((m->flags & FECD_IN_END_OF_STREAM) && !m->eos_done) {
-		if (ep_is_stream(ch->in_ep)) {
-			if (!stream_finish(ch, true, m->seq))
-				return false;
-		} else {
-			if (ch->fr.active)
-				frame_drop(ch, 0, "END_OF_STREAM in the middle of a frame (%u of %u "
-						  "symbols)", ch->fr.have, ch->fr.want);
-			if (!batch_mark_eos(ch, ch->in_ep, false, m->seq))
-				return false;
-		}
-		m->eos_done = true;
-		/* The sender is done: its next run numbers messages afresh (for gaps and at_seq). */
-		ch->have_seq = false;
-	}
-	msg_release(m);
-	return true;
 }
 
 /* ---- The loop side */

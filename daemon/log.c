@@ -30,7 +30,7 @@ static const struct {
 	const char *name;
 } log_levels[] = {
 #define X(lvl, name) {LOG_LVL_##lvl, name},
-	LOG_LEVEL_MAP(X)
+    LOG_LEVEL_MAP(X)
 #undef X
 };
 

@@ -43,25 +43,26 @@ struct app {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: fecd [--config FILE] [--check-config] [--log-level LEVEL] [--version] "
-		"[--help]\n"
-		"            [--print-config] [--print-settings]\n"
-		"\n"
-		"A forward-error-correction decoder service: soft symbols in over ZeroMQ, decoded\n"
-		"frames out, channels managed over JSON-RPC.\n"
-		"\n"
-		"  -c, --config FILE     configuration file (default " FECD_DEFAULT_CONFIG
-		"; without it,\n"
-		"                        one CCSDS Viterbi channel on the default endpoints)\n"
-		"  -n, --check-config    check the configuration and exit (0 when it is good)\n"
-		"  -l, --log-level LEVEL error, warning, notice, info or debug (overrides the file)\n"
-		"      --print-config    print the configuration in effect as JSON and exit\n"
-		"      --print-settings  print every setting as a Markdown table and exit\n"
-		"  -V, --version         print the version and exit\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Signals: SIGTERM/SIGINT drain and exit, SIGHUP reloads the configuration file.\n");
+	fprintf(
+	    f,
+	    "usage: fecd [--config FILE] [--check-config] [--log-level LEVEL] [--version] "
+	    "[--help]\n"
+	    "            [--print-config] [--print-settings]\n"
+	    "\n"
+	    "A forward-error-correction decoder service: soft symbols in over ZeroMQ, decoded\n"
+	    "frames out, channels managed over JSON-RPC.\n"
+	    "\n"
+	    "  -c, --config FILE     configuration file (default " FECD_DEFAULT_CONFIG
+	    "; without it,\n"
+	    "                        one CCSDS Viterbi channel on the default endpoints)\n"
+	    "  -n, --check-config    check the configuration and exit (0 when it is good)\n"
+	    "  -l, --log-level LEVEL error, warning, notice, info or debug (overrides the file)\n"
+	    "      --print-config    print the configuration in effect as JSON and exit\n"
+	    "      --print-settings  print every setting as a Markdown table and exit\n"
+	    "  -V, --version         print the version and exit\n"
+	    "  -h, --help            this text\n"
+	    "\n"
+	    "Signals: SIGTERM/SIGINT drain and exit, SIGHUP reloads the configuration file.\n");
 }
 
 /* Loads the file named on the command line (must exist) or the default one (may be absent). */
@@ -73,11 +74,12 @@ static int load_config(struct app *a, struct fecd_config *cfg, bool at_start)
 		if (at_start) {
 			fecd_config_defaults(cfg);
 			log_notice("no %s: running on the built-in defaults (one CCSDS Viterbi "
-				   "stream channel)", a->config_path);
+			           "stream channel)",
+			           a->config_path);
 			return 0;
 		}
 		log_notice("reload: %s does not exist; keeping the running configuration",
-			   a->config_path);
+		           a->config_path);
 		return -ENOENT;
 	}
 	int rc = fecd_config_load(a->config_path, cfg, err, sizeof(err));
@@ -85,8 +87,8 @@ static int load_config(struct app *a, struct fecd_config *cfg, bool at_start)
 		if (at_start)
 			fprintf(stderr, "fecd: %s: %s\n", a->config_path, err);
 		else
-			log_err("reload: %s: %s; keeping the running configuration",
-				a->config_path, err);
+			log_err("reload: %s: %s; keeping the running configuration", a->config_path,
+			        err);
 	}
 	return rc;
 }
@@ -99,7 +101,7 @@ static int check_decoders(const struct fecd_config *cfg)
 		int rc = fec_decoder_create(&cfg->channels[i].spec, &dec);
 		if (rc < 0) {
 			fprintf(stderr, "fecd: channels[%u] (%s): code: %s\n", i,
-				cfg->channels[i].name, fec_strerror(rc));
+			        cfg->channels[i].name, fec_strerror(rc));
 			return rc;
 		}
 		fec_decoder_destroy(dec);
@@ -146,8 +148,7 @@ static void on_stop_signal(uv_signal_t *s, int signum)
 		fecd_drain(a->d, on_drained);
 		return;
 	}
-	log_notice("%s: draining (no more input; publishing what was accepted)",
-		   strsignal(signum));
+	log_notice("%s: draining (no more input; publishing what was accepted)", strsignal(signum));
 	notify_send("STOPPING=1\nSTATUS=draining");
 	if (a->ctl) {
 		control_stop(a->ctl);
@@ -174,8 +175,8 @@ static void on_hup(uv_signal_t *s, int signum)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	/* MONOTONIC_USEC lets Type=notify-reload units match this reload to the signal. */
 	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
-		     (unsigned long long)mono.tv_sec * 1000000ull +
-			     (unsigned long long)mono.tv_nsec / 1000u);
+	             (unsigned long long)mono.tv_sec * 1000000ull +
+	                 (unsigned long long)mono.tv_nsec / 1000u);
 	log_notice("SIGHUP: reloading %s", a->config_path);
 	if (load_config(a, cfg, false) == 0) {
 		int rc = fecd_config_apply(a->d, cfg, err, sizeof(err));
@@ -185,7 +186,7 @@ static void on_hup(uv_signal_t *s, int signum)
 			log_err("reload: applied in part: %s", err);
 		else
 			log_notice("reload: done; %u channels running",
-				   fecd_running_config(a->d)->nchannels);
+			           fecd_running_config(a->d)->nchannels);
 	}
 	free(cfg);
 	notify_send("READY=1");
@@ -199,9 +200,11 @@ static void on_stats(uv_timer_t *t)
 	fecd_stats_tick(a->d);
 	fecd_totals(a->d, &tot);
 	notify_sendf("STATUS=%s%u channel%s, %.3f Msym/s in, %.3f Mb/s out, %llu bad messages, "
-		     "%llu failed frames", fecd_draining(a->d) ? "draining; " : "", tot.channels,
-		     tot.channels == 1 ? "" : "s", tot.in_syms_per_s / 1e6, tot.out_bits_per_s / 1e6,
-		     (unsigned long long)tot.bad_msgs, (unsigned long long)tot.failures);
+	             "%llu failed frames",
+	             fecd_draining(a->d) ? "draining; " : "", tot.channels,
+	             tot.channels == 1 ? "" : "s", tot.in_syms_per_s / 1e6,
+	             tot.out_bits_per_s / 1e6, (unsigned long long)tot.bad_msgs,
+	             (unsigned long long)tot.failures);
 }
 
 static void on_watchdog(uv_timer_t *t)
@@ -262,14 +265,14 @@ static int print_config(const struct fecd_config *cfg)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"check-config", no_argument, NULL, 'n'},
-		{"log-level", required_argument, NULL, 'l'},
-		{"print-config", no_argument, NULL, 'P'},
-		{"print-settings", no_argument, NULL, 'S'},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"config", required_argument, NULL, 'c'},
+	    {"check-config", no_argument, NULL, 'n'},
+	    {"log-level", required_argument, NULL, 'l'},
+	    {"print-config", no_argument, NULL, 'P'},
+	    {"print-settings", no_argument, NULL, 'S'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct app a = {.config_path = FECD_DEFAULT_CONFIG, .cmdline_level = -1};
 	bool check_only = false, print_cfg = false;
@@ -290,8 +293,10 @@ int main(int argc, char **argv)
 		case 'l':
 			a.cmdline_level = log_level_from_name(optarg);
 			if (a.cmdline_level < 0) {
-				fprintf(stderr, "fecd: --log-level: expected error, warning, notice, "
-						"info or debug, got \"%s\"\n", optarg);
+				fprintf(stderr,
+				        "fecd: --log-level: expected error, warning, notice, "
+				        "info or debug, got \"%s\"\n",
+				        optarg);
 				return 1;
 			}
 			break;
@@ -334,7 +339,8 @@ int main(int argc, char **argv)
 		else if (rc == 0)
 			printf("%s: configuration OK (%u channel%s)\n",
 			       a.config_explicit || access(a.config_path, F_OK) == 0
-				       ? a.config_path : "built-in defaults",
+			           ? a.config_path
+			           : "built-in defaults",
 			       cfg->nchannels, cfg->nchannels == 1 ? "" : "s");
 		free(cfg);
 		return rc ? 1 : 0;
@@ -357,7 +363,7 @@ int main(int argc, char **argv)
 	rc = fecd_create_channels(a.d, cfg, err, sizeof(err));
 	if (rc == 0 && (rc = control_start(a.d, cfg, &a.ctl)) != 0)
 		snprintf(err, sizeof(err), "cannot start the control server (%s)",
-			 rc < 0 ? strerror(-rc) : "see above");
+		         rc < 0 ? strerror(-rc) : "see above");
 	if (rc == 0 && (rc = start_signals_and_timers(&a, cfg)) != 0)
 		snprintf(err, sizeof(err), "cannot set up signals and timers: %s", uv_strerror(rc));
 	if (rc) {
@@ -375,10 +381,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_notice("fecd %s ready: %u channel%s, %s backend with %s workers", FECD_VERSION,
-		   cfg->nchannels, cfg->nchannels == 1 ? "" : "s", cfg->backend[0] ? cfg->backend
-		   : "cpu", cfg->workers ? "the configured" : "one per core");
+	           cfg->nchannels, cfg->nchannels == 1 ? "" : "s",
+	           cfg->backend[0] ? cfg->backend : "cpu",
+	           cfg->workers ? "the configured" : "one per core");
 	notify_sendf("READY=1\nSTATUS=%u channel%s running", cfg->nchannels,
-		     cfg->nchannels == 1 ? "" : "s");
+	             cfg->nchannels == 1 ? "" : "s");
 	free(cfg);
 
 	uv_run(&a.loop, UV_RUN_DEFAULT);

@@ -161,13 +161,14 @@ static int m_channel_create(struct fecd *d, const cJSON *params, cJSON **result,
 	const char *names[FECD_MAX_CHANNELS + 1];
 	char labels[FECD_MAX_CHANNELS][80], err[512];
 	struct chan_config cc;
+	struct channel *ch;
 	unsigned n = 0;
 	int ret;
 
 	ret = chan_config_parse(params, NULL, &cc, "params", msg, len);
 	if (ret)
 		return RPC_EINVALID_PARAMS;
-	for (struct channel *ch = fecd_channel_next(d, NULL); ch && n < FECD_MAX_CHANNELS;
+	for (ch = fecd_channel_next(d, NULL); ch && n < FECD_MAX_CHANNELS;
 	     ch = fecd_channel_next(d, ch), n++) {
 		ptrs[n] = channel_config(ch);
 		snprintf(labels[n], sizeof(labels[n]), "channel \"%s\"", ptrs[n]->name);
@@ -187,7 +188,12 @@ static int m_channel_create(struct fecd *d, const cJSON *params, cJSON **result,
 		snprintf(msg, len, "channel.create failed: %s", err);
 		return RPC_EFAILED;
 	}
-	*result = channel_full(fecd_channel_find(d, cc.id));
+	ch = fecd_channel_find(d, cc.id);
+	if (!ch) {
+		snprintf(msg, len, "channel %u was created but cannot be found", (unsigned)cc.id);
+		return RPC_EINTERNAL;
+	}
+	*result = channel_full(ch);
 	return 0;
 }
 
@@ -299,10 +305,13 @@ static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result,
 #define STATS_FIELDS(X)                                                                            \
 	X(msgs_in)                                                                                 \
 	X(symbols_in)                                                                              \
-	X(bytes_in) X(bad_msgs) X(gaps) X(gap_msgs) X(frames_out) X(bits_out) X(msgs_out)          \
-	    X(failures) X(frame_errors) X(queue_syms) X(batches_inflight) X(code_gen)              \
-	        X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms) X(lat_p90_ms) X(lat_p99_ms)       \
-	            X(lat_max_ms)
+	X(bytes_in)                                                                                \
+	X(bad_msgs)                                                                                \
+	X(gaps)                                                                                    \
+	X(gap_msgs)                                                                                \
+	X(frames_out) X(bits_out) X(msgs_out) X(failures) X(frame_errors) X(queue_syms)            \
+	    X(batches_inflight) X(code_gen) X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms)       \
+	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms)
 
 static cJSON *channel_stats_json(const struct channel *ch)
 {
@@ -348,9 +357,10 @@ static int m_backend_info(struct fecd *d, const cJSON *params, cJSON **result, c
 
 	(void)params, (void)msg, (void)len;
 	if (b && b->ops) {
-		cJSON_AddStringToObject(o, "name", b->ops->name);
 		if (b->ops->info)
 			b->ops->info(b, o);
+		if (!cJSON_GetObjectItemCaseSensitive(o, "name"))
+			cJSON_AddStringToObject(o, "name", b->ops->name);
 	}
 	cJSON_AddStringToObject(o, "configured", cfg->backend);
 	cJSON_AddNumberToObject(o, "workers_configured", cfg->workers);
@@ -397,17 +407,17 @@ static int m_methods_list(struct fecd *d, const cJSON *params, cJSON **result, c
 
 static const struct method methods[] = {
     {"channel.list", m_channel_list, no_keys, "{}", "the channels: id, name, code, endpoints"},
-    {"channel.get", m_channel_get, select_keys, "{id | name}",
+    {"channel.get", m_channel_get, select_keys, "{id or name}",
      "one channel: summary and its full configuration (\"config\", as channel.create takes it)"},
     {"channel.create", m_channel_create, NULL, "{id, name?, code?, input?, output?, batch?}",
      "creates a channel from a channel object, as in the configuration file"},
     {"channel.update", m_channel_update, NULL,
-     "{id | name, at_seq?, ...the channel's live settings (code, batch, ...)}",
+     "{id or name, at_seq?, ...the channel's live settings (code, batch, ...)}",
      "changes live settings; a new code applies from sender sequence at_seq (default: the "
      "next message); returns code_gen"},
-    {"channel.delete", m_channel_delete, select_keys, "{id | name}",
+    {"channel.delete", m_channel_delete, select_keys, "{id or name}",
      "stops reading, publishes what was accepted, closes the channel"},
-    {"stats.get", m_stats_get, select_keys, "{id | name}?",
+    {"stats.get", m_stats_get, select_keys, "{id or name} or nothing",
      "counters, throughput and latency percentiles of one channel, or of all"},
     {"backend.info", m_backend_info, no_keys, "{}", "the decoder backend and build facts"},
     {"codes.list", m_codes_list, no_keys, "{}",
@@ -516,4 +526,29 @@ int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **re
 		*result = NULL;
 	}
 	return ret;
+}
+
+int rpc_write_markdown(FILE *f)
+{
+	fputs(
+	    "### Control methods\n\n"
+	    "JSON-RPC 2.0, one request per line (`\\n`), one response per line, on the Unix socket "
+	    "`control.socket` (mode 0660) and, when `control.tcp` is set, on 127.0.0.1. Lines "
+	    "longer than `control.max_line` get -32600 and are discarded up to their `\\n`; "
+	    "nesting deeper than `control.max_depth`, NUL bytes and invalid UTF-8 are refused "
+	    "before parsing. `params` is an object (named parameters) or absent; `id` is a "
+	    "string, an integer of magnitude at most 2^53, or null; a request without `id` is a "
+	    "notification and gets no response. Batches (arrays) and unknown members are "
+	    "refused. Integers where ids and sequence numbers are expected must be whole, "
+	    "non-negative and at most 2^53.\n\n"
+	    "| Method | Params | What it does |\n|---|---|---|\n",
+	    f);
+	for (size_t i = 0; i < NMETHODS; i++)
+		fprintf(f, "| `%s` | `%s` | %s |\n", methods[i].name, methods[i].params,
+		        methods[i].help);
+	fputs("\n### Control errors\n\n| Code | Meaning |\n|---|---|\n", f);
+#define X(name, code, text) fprintf(f, "| %d | %s |\n", code, text);
+	RPC_ERR_MAP(X)
+#undef X
+	return ferror(f) ? -EIO : 0;
 }

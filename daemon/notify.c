@@ -33,8 +33,8 @@ int notify_send(const char *state)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	socklen_t salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen +
-				      (path[0] == '@' ? 0 : 1));
+	socklen_t salen =
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen + (path[0] == '@' ? 0 : 1));
 	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, salen) < 0)
 		ret = -errno;
 	close(fd);

@@ -74,7 +74,7 @@ static void batch_mark_erased(struct channel *ch, struct batch *b)
 
 	if (ratelimit_ok(&ch->rl_decode, now_ns(), &skipped))
 		log_err("channel %s: decoding a batch of %u jobs failed: %s; published as erased",
-			ch->cfg.name, b->count, fec_strerror(b->task.status));
+		        ch->cfg.name, b->count, fec_strerror(b->task.status));
 	for (uint32_t i = 0; i < b->count; i++) {
 		struct fec_job *j = &b->jobs[i];
 		uint32_t bits = job_expected_bits(b, j);
@@ -104,13 +104,13 @@ static void hdr_common(struct channel *ch, const struct batch *b, struct fecd_ou
 
 /* Lays out the current message's parts: the header (or one PDU), the bits, the soft values. */
 static int msg_layout(struct channel *ch, struct batch *b, struct fecd_out_hdr *h,
-		      const uint8_t *bits, const float *soft)
+                      const uint8_t *bits, const float *soft)
 {
 	if (b->ep->cfg.out_proto == OUT_PDU) {
 		long n = fecd_pdu_write(h, bits, b->ep->cfg.pdu_unpacked, b->pdu, b->pdu_cap);
 		if (n < 0) {
 			log_err("channel %s: cannot write a PDU: %s", ch->cfg.name,
-				fecd_proto_strerror((int)n));
+			        fecd_proto_strerror((int)n));
 			return (int)n;
 		}
 		b->part[0] = b->pdu;
@@ -148,14 +148,20 @@ static int build_stream(struct channel *ch, struct batch *b)
 	hdr_common(ch, b, h);
 	for (uint32_t i = 0; i < b->count; i++) {
 		const struct fec_job *j = &b->jobs[i];
-		fec_copy_bits(b->msg, bits, b->out + i * b->ep->out_stride, 0, j->out_bits);
-		bits += j->out_bits;
-		if (want_soft(b) && j->soft_count) {
+		const struct job_meta *m = &b->meta[i];
+		/* A padded last unit: its erasures' bits (and their soft values) stay out. */
+		uint32_t jbits = j->out_bits > m->trim_bits ? j->out_bits - m->trim_bits : 0;
+		uint32_t jsoft = j->soft_count;
+		if (m->trim_bits && jsoft == j->out_bits)
+			jsoft = jbits;
+		fec_copy_bits(b->msg, bits, b->out + i * b->ep->out_stride, 0, jbits);
+		bits += jbits;
+		if (want_soft(b) && jsoft) {
 			memcpy(b->msg_soft + soft, b->soft + i * b->ep->soft_stride,
-			       j->soft_count * sizeof(float));
-			soft += j->soft_count;
+			       jsoft * sizeof(float));
+			soft += jsoft;
 		}
-		in_count += j->own_len;
+		in_count += j->own_len - m->pad_syms;
 		if (j->status > status)
 			status = j->status;
 		if (j->iterations > iters)
@@ -204,7 +210,7 @@ static int build_frame(struct channel *ch, struct batch *b, uint32_t i)
 	h->iterations = j->iterations;
 	h->metric = j->metric;
 	return msg_layout(ch, b, h, b->out + i * b->ep->out_stride,
-			  b->soft ? b->soft + i * b->ep->soft_stride : NULL);
+	                  b->soft ? b->soft + i * b->ep->soft_stride : NULL);
 }
 
 /* ---- Sending */
@@ -247,7 +253,7 @@ static int send_parts(struct channel *ch, struct batch *b)
 		unsigned skipped;
 		if (ratelimit_ok(&ch->rl_send, now_ns(), &skipped))
 			log_err("channel %s: send failed, message dropped: %s", ch->cfg.name,
-				zmq_strerror(errno));
+			        zmq_strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -255,7 +261,7 @@ static int send_parts(struct channel *ch, struct batch *b)
 
 /* Counts one message that left (sent true) or was given up. */
 static void account(struct channel *ch, struct batch *b, const struct fecd_out_hdr *h,
-		    uint64_t accept_ns, bool sent)
+                    uint64_t accept_ns, bool sent)
 {
 	if (sent) {
 		ch->stats.msgs_out++;
@@ -292,7 +298,7 @@ static int publish_batch(struct channel *ch, struct batch *b)
 	while (b->pub_job < nmsgs) {
 		if (!b->pub_built) {
 			int rc = one_msg && b->stream ? build_stream(ch, b)
-						      : build_frame(ch, b, b->pub_job);
+			                              : build_frame(ch, b, b->pub_job);
 			b->pub_part = rc < 0 ? b->nparts : 0;
 			b->pub_failed = rc < 0;
 			b->pub_built = true;
@@ -304,7 +310,7 @@ static int publish_batch(struct channel *ch, struct batch *b)
 			return -EAGAIN;
 		const struct job_meta *m = b->count ? &b->meta[one_msg ? 0 : b->pub_job] : NULL;
 		account(ch, b, &b->pub_hdr, m ? m->accept_ns : 0,
-			rc == 0 && !ch->out_abandoned && !b->pub_failed);
+		        rc == 0 && !ch->out_abandoned && !b->pub_failed);
 		b->pub_job++;
 		b->pub_built = false;
 	}

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fecd.h"
 
@@ -43,5 +44,9 @@ int rpc_check_envelope(const struct cJSON *req, const struct cJSON **id, bool *n
  * what was wrong and what was expected. params may be NULL (absent). */
 int rpc_call(struct fecd *d, const char *method, const struct cJSON *params, struct cJSON **result,
              char *msg, size_t msglen);
+
+/* Writes the methods and error codes as Markdown (the README's control reference). Returns 0 or
+ * -EIO. */
+int rpc_write_markdown(FILE *f);
 
 #endif

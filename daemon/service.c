@@ -15,7 +15,7 @@
 #include "log.h"
 #include "service.h"
 
-#define RELEASED_MAX 16
+#define RELEASED_MAX     16
 #define RELEASED_KEEP_NS (3ull * 1000000000ull)
 
 struct released {
@@ -130,13 +130,13 @@ int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err,
 	d->nchannels++;
 	mirror_channels(d);
 	log_info("channel %s (id %u) created: input %s %s, output %s %s", cc->name, cc->id,
-		 cc->in.bind ? "bind" : "connect", cc->in.endpoint,
-		 cc->out.bind ? "bind" : "connect", cc->out.endpoint);
+	         cc->in.bind ? "bind" : "connect", cc->in.endpoint,
+	         cc->out.bind ? "bind" : "connect", cc->out.endpoint);
 	return 0;
 }
 
 int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc, uint64_t at_seq,
-			char *err, size_t errlen)
+                        char *err, size_t errlen)
 {
 	struct channel *ch = fecd_channel_find(d, id);
 	int rc;
@@ -229,7 +229,7 @@ void fecd_endpoint_released(struct fecd *d, const char *endpoint)
 /* ---- Service life */
 
 int fecd_create(uv_loop_t *loop, const struct fecd_config *cfg, struct fecd **out, char *err,
-		size_t errlen)
+                size_t errlen)
 {
 	struct fecd *d = calloc(1, sizeof(*d));
 	int rc;
@@ -248,8 +248,9 @@ int fecd_create(uv_loop_t *loop, const struct fecd_config *cfg, struct fecd **ou
 		goto out_free;
 	}
 	if (strcmp(cfg->backend, "cpu") != 0 && cfg->backend[0]) {
-		snprintf(err, errlen, "backend: \"%s\" is not built into this fecd; expected \"cpu\"",
-			 cfg->backend);
+		snprintf(err, errlen,
+		         "backend: \"%s\" is not built into this fecd; expected \"cpu\"",
+		         cfg->backend);
 		rc = -EINVAL;
 		goto out_ctx;
 	}
@@ -275,7 +276,8 @@ int fecd_create_channels(struct fecd *d, const struct fecd_config *cfg, char *er
 	for (uint32_t i = 0; i < cfg->nchannels; i++) {
 		int rc = fecd_channel_create(d, &cfg->channels[i], msg, sizeof(msg));
 		if (rc) {
-			snprintf(err, errlen, "channels[%u] (%s): %s", i, cfg->channels[i].name, msg);
+			snprintf(err, errlen, "channels[%u] (%s): %s", i, cfg->channels[i].name,
+			         msg);
 			return rc;
 		}
 	}

@@ -14,7 +14,7 @@
 /* Makes the service: ZMQ context, backend, the global settings of cfg (channels are created
  * separately with fecd_channel_create). */
 int fecd_create(uv_loop_t *loop, const struct fecd_config *cfg, struct fecd **out, char *err,
-		size_t errlen);
+                size_t errlen);
 /* Creates every channel of cfg; stops at the first failure. */
 int fecd_create_channels(struct fecd *d, const struct fecd_config *cfg, char *err, size_t errlen);
 /* Stops reading everywhere, publishes what was accepted (the output gets linger_ms to leave),
@@ -45,10 +45,10 @@ void fecd_endpoint_released(struct fecd *d, const char *endpoint);
 
 /* channel.c */
 int channel_create(struct fecd *d, const struct chan_config *cc, struct channel **out, char *err,
-		   size_t errlen);
+                   size_t errlen);
 int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at_seq, char *err,
-		   size_t errlen);
+                   size_t errlen);
 void channel_close(struct channel *ch, uint32_t linger_ms,
-		   void (*on_closed)(struct channel *ch, void *arg), void *arg);
+                   void (*on_closed)(struct channel *ch, void *arg), void *arg);
 
 #endif

@@ -2,6 +2,7 @@
  * Channel statistics: the latency histogram's bucket arithmetic, the throughput window and the
  * snapshot channel.get / stats.get report.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "fecd.h"
@@ -64,7 +65,7 @@ void stats_tick(struct chan_stats_acc *s, uint64_t now)
 }
 
 static double lat_percentile(const struct chan_stats_acc *s, double p, uint64_t total,
-			     uint64_t max_ns)
+                             uint64_t max_ns)
 {
 	uint64_t want = (uint64_t)(p * (double)total + 0.999999), seen = 0;
 
@@ -119,4 +120,12 @@ bool ratelimit_ok(struct ratelimit *rl, uint64_t now, unsigned *suppressed)
 	rl->suppressed = 0;
 	rl->last_ns = now;
 	return true;
+}
+
+const char *ratelimit_note(unsigned suppressed, char *buf, size_t len)
+{
+	if (!suppressed)
+		return "";
+	snprintf(buf, len, " (%u more like it not logged)", suppressed);
+	return buf;
 }

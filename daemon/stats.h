@@ -8,12 +8,13 @@
 #define FECD_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct chan_stats;
 
-#define LAT_SUB 8                      /* buckets per octave */
-#define LAT_OCTAVES 36                 /* 1 us .. 2^36 us */
+#define LAT_SUB     8  /* buckets per octave */
+#define LAT_OCTAVES 36 /* 1 us .. 2^36 us */
 #define LAT_BUCKETS (1 + LAT_OCTAVES * LAT_SUB)
 
 struct lat_hist {
@@ -27,8 +28,8 @@ struct chan_stats_acc {
 	uint64_t bad_msgs, gaps, gap_msgs;
 	uint64_t frames_out, bits_out, msgs_out;
 	uint64_t failures, frame_errors;
-	uint64_t syms_out;     /* accepted symbols whose outputs were published */
-	uint64_t syms_dropped; /* accepted symbols that will never be published */
+	uint64_t syms_out;       /* accepted symbols whose outputs were published */
+	uint64_t syms_dropped;   /* accepted symbols that will never be published */
 	uint64_t syms_abandoned; /* of those, decoded but not sent: closing ran out of time */
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
@@ -50,5 +51,7 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out);
 
 /* True when a line may be logged now; *suppressed gets how many were skipped since the last. */
 bool ratelimit_ok(struct ratelimit *rl, uint64_t now, unsigned *suppressed);
+/* " (N more not logged)" for a line that follows suppressed ones, "" otherwise. */
+const char *ratelimit_note(unsigned suppressed, char *buf, size_t len);
 
 #endif

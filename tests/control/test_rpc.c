@@ -21,6 +21,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bad_requests.h"
 #include "check.h"
 #include "rpc_client.h"
 
@@ -32,135 +33,21 @@
 static char tmpdir[64], sock_path[128], log_path[128];
 static pid_t fecd_pid;
 
-struct bad_req {
-	const char *name;
-	const char *line; /* sent as is, then '\n' */
-	size_t len;       /* 0: strlen(line) */
-	int code;
-	const char *phrase;
-};
+#define CONFIG_HEAD                                                                                \
+	"{\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"                \
+	"\"max_depth\":%d},\"workers\":2,\"log_level\":\"debug\",\"channels\":["
+#define CHANNEL(id, in, out, extra)                                                                \
+	"{\"id\":" #id ",\"name\":\"c" #id "\",\"input\":{\"endpoint\":\"tcp://127.0.0.1:" #in     \
+	"\"},"                                                                                     \
+	"\"output\":{\"endpoint\":\"tcp://127.0.0.1:" #out "\"}" extra "}"
 
-#define REQ(method, params)                                                                        \
-	"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"" method "\",\"params\":" params "}"
-
-static const struct bad_req bad_reqs[] = {
-    {"truncated JSON", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.li", 0, -32700,
-     "invalid JSON at offset"},
-    {"invalid JSON", "{\"jsonrpc\":\"2.0\",}", 0, -32700, "invalid JSON at offset"},
-    {"not JSON", "hello", 0, -32700, "invalid JSON"},
-    {"trailing text", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.list\"} x", 0, -32700,
-     "unexpected text after the request"},
-    {"wrong version", "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"channel.list\"}", 0, -32600,
-     "jsonrpc: expected \"2.0\", got \"1.0\""},
-    {"no version", "{\"id\":1,\"method\":\"channel.list\"}", 0, -32600,
-     "jsonrpc: expected \"2.0\", got nothing"},
-    {"empty object", "{}", 0, -32600, "jsonrpc: expected \"2.0\""},
-    {"scalar request", "42", 0, -32600, "expected a request object, got 42"},
-    {"batch", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.list\"}]", 0, -32600,
-     "batch requests are not supported"},
-    {"unknown member", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"channel.list\",\"parms\":{}}", 0,
-     -32600, "unknown member \"parms\""},
-    {"member twice", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"method\":\"channel.list\"}",
-     0, -32600, "member \"method\" given twice"},
-    {"method not a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", 0, -32600,
-     "method: expected a method name (a string), got 5"},
-    {"id object", "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"channel.list\"}", 0, -32600,
-     "id: expected a string, an integer"},
-    {"id 1e400", "{\"jsonrpc\":\"2.0\",\"id\":1e400,\"method\":\"channel.list\"}", 0, -32600,
-     "id: expected a string, an integer of magnitude <= 2^53 or null, got a number too large"},
-    {"id fraction", "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"channel.list\"}", 0, -32600,
-     "id: expected a string, an integer"},
-    {"unknown method", REQ("channel.frobnicate", "{}"), 0, -32601,
-     "method not found: \"channel.frobnicate\" (methods: channel.list, channel.get"},
-    {"params array", REQ("channel.get", "[1]"), 0, -32602,
-     "params: expected an object of named parameters, got an array"},
-    {"params string", REQ("channel.get", "\"x\""), 0, -32602,
-     "params: expected an object of named parameters, got \"x\""},
-    {"id as string", REQ("channel.get", "{\"id\":\"1\"}"), 0, -32602,
-     "params.id: expected a channel id, an integer in 0..4294967295, got \"1\""},
-    {"id negative", REQ("channel.get", "{\"id\":-1}"), 0, -32602,
-     "params.id: expected a channel id, an integer in 0..4294967295, got -1"},
-    {"id 2^64", REQ("channel.get", "{\"id\":18446744073709551616}"), 0, -32602,
-     "params.id: expected a channel id, an integer in 0..4294967295, got 1.8446744073709552e+19"},
-    {"id 1e400", REQ("stats.get", "{\"id\":1e400}"), 0, -32602,
-     "params.id: expected a channel id, an integer in 0..4294967295, got a number too large"},
-    {"name not a string", REQ("channel.get", "{\"name\":5}"), 0, -32602,
-     "params.name: expected a channel name (a string), got 5"},
-    {"no selector", REQ("channel.get", "{}"), 0, -32602, "params: expected \"id\""},
-    {"unknown key", REQ("channel.get", "{\"id\":1,\"verbose\":true}"), 0, -32602,
-     "params: unknown key \"verbose\" (valid keys: id, name)"},
-    {"params to none", REQ("channel.list", "{\"x\":1}"), 0, -32602,
-     "params: unknown key \"x\" (channel.list takes no parameters)"},
-    {"unknown channel", REQ("channel.get", "{\"id\":999}"), 0, -32000,
-     "channel not found: no channel has id 999 (channels: 1 \"c1\")"},
-    {"unknown name", REQ("channel.delete", "{\"name\":\"nope\"}"), 0, -32000,
-     "channel not found: no channel is named \"nope\""},
-    {"id and name differ", REQ("channel.get", "{\"id\":1,\"name\":\"c2\"}"), 0, -32000,
-     "no channel is named \"c2\""},
-    {"create without params", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"channel.create\"}", 0,
-     -32602, "channel.create needs parameters"},
-    {"create without id", REQ("channel.create", "{\"name\":\"x\"}"), 0, -32602,
-     "params: missing required key \"id\""},
-    {"duplicate create",
-     REQ("channel.create", "{\"id\":1,\"name\":\"other\",\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27110\"},\"output\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27111\"}}"),
-     0, -32001, "params.id: 1 is already the id of channel \"c1\""},
-    {"duplicate name",
-     REQ("channel.create", "{\"id\":9,\"name\":\"c1\",\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27110\"},\"output\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27111\"}}"),
-     0, -32001, "params.name: \"c1\" is already the name of channel \"c1\""},
-    {"duplicate endpoint",
-     REQ("channel.create", "{\"id\":9,\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27101\"},\"output\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27111\"}}"),
-     0, -32001,
-     "params.input.endpoint: \"tcp://127.0.0.1:27101\" is already bound by channel \"c1\""},
-    {"bad code param", REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsds\",\"k\":12}}"),
-     0, -32602, "params.code.k: expected an integer in 3..9, got 12"},
-    {"unknown code param",
-     REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsds\",\"q\":1}}"), 0, -32602,
-     "params.code: unknown viterbi parameter \"q\""},
-    {"bad preset", REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsd\"}}"), 0, -32602,
-     "params.code.preset: expected one of \"ccsds\""},
-    {"bad batch", REQ("channel.create", "{\"id\":9,\"batch\":{\"jobs\":100000}}"), 0, -32602,
-     "params.batch.jobs: expected an integer in 1..4096, got 100000"},
-    {"update endpoint",
-     REQ("channel.update", "{\"id\":1,\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27150\"}}"),
-     0, -32002, "update refused: input.endpoint cannot change on a running channel"},
-    {"update socket", REQ("channel.update", "{\"id\":1,\"output\":{\"socket\":\"pub\"}}"), 0,
-     -32002, "update refused: output.socket cannot change"},
-    {"update typo", REQ("channel.update", "{\"id\":1,\"batch\":{\"jbos\":3}}"), 0, -32602,
-     "params.batch: unknown key \"jbos\" (valid keys: jobs, deadline_ms, inflight)"},
-    {"update bad code", REQ("channel.update", "{\"id\":1,\"code\":{\"polys\":[\"171\",\"9\"]}}"), 0,
-     -32602, "params.code.polys[1]: expected an octal number"},
-    {"update at_seq 2^64", REQ("channel.update", "{\"id\":1,\"at_seq\":18446744073709551616}"), 0,
-     -32602, "params.at_seq: expected a sender sequence number"},
-    {"update at_seq negative", REQ("channel.update", "{\"id\":1,\"at_seq\":-5}"), 0, -32602,
-     "params.at_seq: expected a sender sequence number"},
-    {"deep nesting", REQ("channel.list", "{\"a\":[[[[[[[[[[1]]]]]]]]]]}"), 0, -32600,
-     "nesting deeper than 8"},
-    {"binary garbage", "\xff\xfe\x01\x02\x80garbage\x7f", 0, -32700, "is not UTF-8"},
-    {"bad UTF-8 in a string", REQ("channel.get", "{\"name\":\"\xc3\x28\"}"), 0, -32700,
-     "is not UTF-8"},
-    {"embedded NUL", "{\"jsonrpc\":\"2.0\",\"id\":1,\0\"method\":\"channel.list\"}", 49, -32700,
-     "NUL byte at offset 24"},
-};
-
-static void write_config(const char *path)
+static void write_config(const char *path, const char *channels)
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		check_skip("cannot write the temporary configuration");
-	fprintf(f,
-	        "{\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"
-	        "\"max_depth\":%d},\"workers\":2,\"log_level\":\"debug\",\"channels\":[{\"id\":1,"
-	        "\"name\":\"c1\",\"input\":{\"endpoint\":\"tcp://127.0.0.1:27101\"},\"output\":{"
-	        "\"endpoint\":\"tcp://127.0.0.1:27102\"}}]}\n",
-	        sock_path, TCP_PORT, MAX_LINE, MAX_DEPTH);
+	fprintf(f, CONFIG_HEAD "%s]}\n", sock_path, TCP_PORT, MAX_LINE, MAX_DEPTH, channels);
 	fclose(f);
 }
 
@@ -472,6 +359,90 @@ static void test_good_path(struct rpc_conn *c)
 	cJSON_Delete(resp);
 }
 
+/* "1,3": the ids channel.list reports, in order. */
+static void list_ids(struct rpc_conn *c, char *buf, size_t len)
+{
+	cJSON *resp = rpc_roundtrip(c, REQ("channel.list", "{}"), TIMEOUT_MS);
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(resp, "result"), "channels");
+	const cJSON *ch;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(ch, arr)
+	{
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "",
+			                      cJSON_GetObjectItemCaseSensitive(ch, "id")->valueint);
+	}
+	cJSON_Delete(resp);
+}
+
+/* Waits (up to 5 s) for SIGHUP's reconciliation to show the expected channel ids. */
+static bool wait_ids(struct rpc_conn *c, const char *want, char *got, size_t len)
+{
+	for (int i = 0; i < 100; i++) {
+		list_ids(c, got, len);
+		if (strcmp(got, want) == 0)
+			return true;
+		sleep_ms(50);
+	}
+	return false;
+}
+
+static char *channel_text(struct rpc_conn *c, int id)
+{
+	char line[128];
+	cJSON *resp;
+	char *s;
+
+	snprintf(line, sizeof(line), REQ("channel.get", "{\"id\":%d}"), id);
+	resp = rpc_roundtrip(c, line, TIMEOUT_MS);
+	s = resp ? cJSON_PrintUnformatted(resp) : NULL;
+	cJSON_Delete(resp);
+	return s;
+}
+
+static void test_reload(struct rpc_conn *c, const char *config)
+{
+	char ids[64];
+	char *s;
+
+	/* Channel 1's batch changes (updated in place), channel 3 is new. */
+	write_config(config, CHANNEL(1, 27101, 27102,
+	                             ",\"batch\":{\"jobs\":8}") "," CHANNEL(3, 27105, 27106, ""));
+	kill(fecd_pid, SIGHUP);
+	CHECK(wait_ids(c, "1,3", ids, sizeof(ids)), "after reload 1: channels %s, expected 1,3",
+	      ids);
+	s = channel_text(c, 1);
+	CHECK(s && strstr(s, "\"jobs\":8") && strstr(s, "\"endpoint\":\"tcp://127.0.0.1:27101\""),
+	      "reload 1, channel 1: %s", s ? s : "");
+	free(s);
+
+	/* Channel 1's input moves (deleted and created again), channel 3 goes away. */
+	write_config(config, CHANNEL(1, 27107, 27102, ""));
+	kill(fecd_pid, SIGHUP);
+	CHECK(wait_ids(c, "1", ids, sizeof(ids)), "after reload 2: channels %s, expected 1", ids);
+	s = NULL;
+	for (int i = 0; i < 100 && !(s && strstr(s, "27107")); i++) {
+		free(s);
+		sleep_ms(50);
+		s = channel_text(c, 1);
+	}
+	CHECK(s && strstr(s, "\"endpoint\":\"tcp://127.0.0.1:27107\"") && strstr(s, "\"jobs\":64"),
+	      "reload 2, channel 1: %s", s ? s : "");
+	free(s);
+
+	/* A bad file changes nothing. */
+	write_config(config, CHANNEL(1, 27101, 27102, ",\"batch\":{\"jobs\":0}"));
+	kill(fecd_pid, SIGHUP);
+	sleep_ms(300);
+	s = channel_text(c, 1);
+	CHECK(s && strstr(s, "27107"), "a bad file changed the running channel: %s", s ? s : "");
+	free(s);
+	CHECK(still_serving(c), "not serving after a bad reload");
+}
+
 /* Runs fecdctl; returns its exit status and its stdout/stderr in out. */
 static int run_ctl(const char *ctl, const char *sock, const char *method, const char *params,
                    char *out, size_t len)
@@ -481,8 +452,11 @@ static int run_ctl(const char *ctl, const char *sock, const char *method, const 
 	size_t n;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' %s %s%s%s 2>&1", ctl, sock, method,
-	         params ? "'" : "", params ? params : "", params ? "'" : "");
+	/* sock "tcp:HOST:PORT" selects --tcp */
+	snprintf(cmd, sizeof(cmd), "'%s' %s '%s' %s %s%s%s 2>&1", ctl,
+	         strncmp(sock, "tcp:", 4) ? "--socket" : "--tcp",
+	         strncmp(sock, "tcp:", 4) ? sock : sock + 4, method, params ? "'" : "",
+	         params ? params : "", params ? "'" : "");
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -508,6 +482,11 @@ static void test_fecdctl(const char *ctl)
 	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl bad params: %d %s", st, out);
 	st = run_ctl(ctl, sock_path, "channel.get", "[1]", out, sizeof(out));
 	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl params array: %d %s", st, out);
+	st = run_ctl(ctl, "tcp:127.0.0.1:27100", "channel.list", NULL, out, sizeof(out));
+	CHECK(st == 0 && strstr(out, "\"c1\""), "fecdctl --tcp: %d %s", st, out);
+	st = run_ctl(ctl, "tcp:127.0.0.1:27199", "channel.list", NULL, out, sizeof(out));
+	CHECK(st == 2 && strstr(out, "cannot connect to 127.0.0.1:27199"),
+	      "fecdctl --tcp refused: %d %s", st, out);
 	st = run_ctl(ctl, "/nonexistent/fecd.sock", "channel.list", NULL, out, sizeof(out));
 	CHECK(st == 2 && strstr(out, "/nonexistent/fecd.sock"), "fecdctl no daemon: %d %s", st,
 	      out);
@@ -529,7 +508,7 @@ int main(int argc, char **argv)
 	snprintf(sock_path, sizeof(sock_path), "%s/control.sock", tmpdir);
 	snprintf(log_path, sizeof(log_path), "%s/fecd.log", tmpdir);
 	snprintf(config, sizeof(config), "%s/fecd.json", tmpdir);
-	write_config(config);
+	write_config(config, CHANNEL(1, 27101, 27102, ""));
 	signal(SIGPIPE, SIG_IGN);
 	if (start_fecd(argv[1], config) != 0) {
 		CHECK(0, "fecd did not open its control socket %s", sock_path);
@@ -552,6 +531,7 @@ int main(int argc, char **argv)
 	test_good_path(c);
 	if (argc > 2 && argv[2][0])
 		test_fecdctl(argv[2]);
+	test_reload(c, config);
 	CHECK(still_serving(c), "not serving at the end");
 	rpc_close(c);
 	free(c);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Integration b: frame codes. Terminated CCSDS frames of varying length (a seeded schedule of 100
 # to 4000 bits, one message per frame), the same code with each frame split over three messages,
-# DVB-S 3/4 punctured terminated frames, and truncated 802.11 2/3 frames (noiseless: a truncated
+# DVB-S 3/4 punctured terminated frames (lengths in steps of 3, so that bits plus the 6 tail bits
+# fill whole puncturing periods), and truncated 802.11 2/3 frames (noiseless: a truncated
 # frame's last bits are weakly protected by design). Zero bit errors, zero lost frames, and the
 # daemon's frame counters agree.
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +40,7 @@ run_case() {
 
 run_case term 1 0 1 100:4000 "ccsds,mode=terminated,max_frame_bits=4096"
 run_case split 2 2 3 2000 "ccsds,mode=terminated,max_frame_bits=4096" --split=3
-run_case dvbs34 3 4 5 300:2048 "dvbs-3/4,mode=terminated,max_frame_bits=2048"
+run_case dvbs34 3 4 5 300:2046:3 "dvbs-3/4,mode=terminated,max_frame_bits=2048"
 run_case wifi23 4 6 7 1000 "wifi-2/3,mode=truncated,max_frame_bits=2048" --noiseless
 
 stop_fecd

@@ -8,6 +8,9 @@
 . "$(dirname "$0")/lib.sh"
 
 BITS=200000
+# The sinks stop once they have their bits; what fecd decodes from the held-back tail at SIGTERM
+# then has no reader, and waiting the default 10 s linger for it would only slow the test.
+IT_LINGER_MS=500
 PAD=8192
 gr_in() { echo ', "protocol": "gnuradio", "gnuradio": {"format": "'"$1"'", "tags": "'"$2"'"}'; }
 write_config \

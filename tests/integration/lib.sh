@@ -142,7 +142,7 @@ write_config() {
 	done
 	cat >"$IT_TMP/fecd.json" <<EOF
 {"control": {"socket": "$CTL_SOCK"}, "log_level": "${IT_LOG_LEVEL:-info}", "workers": 2,
- "linger_ms": 10000, "stats_interval_ms": 200, "channels": [$chans]}
+ "linger_ms": ${IT_LINGER_MS:-10000}, "stats_interval_ms": 200, "channels": [$chans]}
 EOF
 }
 

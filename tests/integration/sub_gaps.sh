@@ -8,7 +8,7 @@
 write_config "$(chan_json 1 sub '{"preset": "ccsds"}' 0 1 ', "socket": "sub"')"
 start_fecd
 
-start_sink sink --endpoint "$(ep 1)" --seed 81 --timeout 5000 --allow-loss --allow-reorder --max-ber 1
+start_sink sink --endpoint "$(ep 1)" --seed 81 --timeout 2000 --allow-loss --allow-reorder --max-ber 1
 run_feed feed 60 --socket pub --endpoint "$(ep 0)" --channel 1 --seed 81 --bits 200000 \
 	--ebn0 7 --rate 1000000 --hwm 100000 --start-delay 500 --skip-seq 10,20,21,22 --skip-seq 50
 expect_eq "$(feed_field feed skipped)" 5 "messages the feed skipped"
