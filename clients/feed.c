@@ -394,6 +394,27 @@ static int run_frames(struct feed *f)
 	return 0;
 }
 
+/* A file that cannot supply every bit asked for is refused before anything is sent, so a run
+ * never stops half way without its END_OF_STREAM. */
+static bool input_too_short(struct feed *f)
+{
+	uint64_t need = f->o.bits, first = 0;
+	uint32_t last = 0;
+
+	if (code_is_frame(&f->code) && f->o.frames) {
+		if (frame_table_get(&f->frames, f->o.frames - 1, &first, &last)) {
+			fprintf(stderr, "fecd-feed: out of memory\n");
+			return true;
+		}
+		need = first + last;
+	}
+	if (need <= info_source_len(&f->src))
+		return false;
+	fprintf(stderr, "fecd-feed: %s holds %" PRIu64 " bits; %" PRIu64 " are needed\n",
+	        f->o.input, info_source_len(&f->src), need);
+	return true;
+}
+
 static int open_socket(struct feed *f)
 {
 	int linger = 10000;
@@ -468,6 +489,8 @@ int main(int argc, char **argv)
 		f.o.bits = info_source_len(&f.src);
 	if (frame_table_init(&f.frames, &f.o.sched, f.o.seed))
 		goto out_src;
+	if (f.o.input && input_too_short(&f))
+		goto out_frames;
 	fec_prng_seed(&f.noise, f.o.seed ^ FEED_NOISE_SEED_XOR);
 	f.seq = f.o.seq_start;
 	if (alloc_buffers(&f) || open_socket(&f))
@@ -510,6 +533,7 @@ out_sock:
 	free(f.llr);
 	free(f.wire);
 	free(f.grmsg);
+out_frames:
 	frame_table_free(&f.frames);
 out_src:
 	info_source_close(&f.src);

@@ -19,6 +19,11 @@
  *     each stream arrive (always over PUSH/PULL); over a lossy SUB link a lost stream end shifts
  *     what follows and shows up as errors, never as silent success.
  *
+ * Latency (with the feed's --stamps file): the time a decoded message arrives minus the time the
+ * feed sent the message holding its first input symbol (in_seq), both CLOCK_MONOTONIC, so feed and
+ * sink must run on one host. It includes the wait for the symbols after that message that the
+ * block needs (its own and the traceback's), so it is what an application sees, not decode time.
+ *
  * Exit status 0 only when every expectation holds: at least one message; bit error rate at most
  * --max-ber (default 0: any bit error fails); frame error rate at most --max-fer when given; the
  * --expect-bits / --expect-frames count reached and --until-eos seen; and, unless --allow-loss /

@@ -211,7 +211,6 @@ struct batch *batch_filling(struct channel *ch, struct epoch *ep, bool stream)
 	b->stream_start = false;
 	b->end_of_stream = false;
 	b->count = 0;
-	b->first_ns = now_ns();
 	b->next = NULL;
 	b->pub_started = false;
 	ch->filling = b;
@@ -371,7 +370,8 @@ void stream_begin(struct channel *ch)
 void stream_queue_epoch(struct channel *ch, struct epoch *ep, uint64_t at_abs)
 {
 	if (ch->ncut_next == CHAN_PENDING_MAX) {
-		/* Cannot happen: as many as updates may wait; keep the newest geometry. */
+		/* Same-code updates faster than the blocks they govern: the newest replaces the
+		 * one queued last. The code is the same, so only that geometry goes unused. */
 		epoch_put(ch->cut_next[--ch->ncut_next]);
 	}
 	ep->start_abs = at_abs;
@@ -419,7 +419,7 @@ size_t stream_room(struct channel *ch)
 /* Cuts one job owning own symbols from the cursor, with tail symbols after them; the last pad of
  * them are erasures whose trim decoded bits are not published. */
 static bool cut_job(struct channel *ch, uint32_t own, uint32_t tail, bool end, uint32_t pad,
-		    uint32_t trim)
+                    uint32_t trim)
 {
 	struct stream_buf *sb = &ch->sb;
 	struct epoch *ep = ch->cut_ep;
@@ -444,10 +444,10 @@ static bool cut_job(struct channel *ch, uint32_t own, uint32_t tail, bool end, u
 	if (!marks_find(&ch->marks, sb->cursor, &mark))
 		mark = (struct msg_mark){.seq = ch->last_seq, .accept_ns = now_ns()};
 	b->meta[i] = (struct job_meta){.in_first = sb->cursor,
-				       .in_seq = mark.seq,
-				       .accept_ns = mark.accept_ns,
-				       .pad_syms = pad,
-				       .trim_bits = trim};
+	                               .in_seq = mark.seq,
+	                               .accept_ns = mark.accept_ns,
+	                               .pad_syms = pad,
+	                               .trim_bits = trim};
 	if (i == 0)
 		b->stream_start = sb->cursor == sb->start;
 	sb->cursor += own;
@@ -545,16 +545,17 @@ bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
 		 * look-ahead. */
 		uint64_t rest = avail - own, room = ep->in_stride - ep->info->head_syms - own;
 		if (!cut_job(ch, (uint32_t)own, (uint32_t)(rest < room ? rest : room), true,
-			     sb->pad_syms, sb->pad_trim))
+		             sb->pad_syms, sb->pad_trim))
 			return false;
 	} else if (!batch_mark_eos(ch, ch->cut_ep, true, seq)) {
 		return false;
 	}
 	if (avail > own) {
 		ch->stats.syms_dropped += avail - own;
-		log_info("channel %s: %llu symbols at the stream's end do not make a whole stage of "
-			 "the code; not decoded",
-			 ch->cfg.name, (unsigned long long)(avail - own));
+		log_info(
+		    "channel %s: %llu symbols at the stream's end do not make a whole stage of "
+		    "the code; not decoded",
+		    ch->cfg.name, (unsigned long long)(avail - own));
 	}
 	sb->cursor = sb->end;
 	sb->open = false;

@@ -139,7 +139,6 @@ void epoch_put(struct epoch *ep)
 	free(ep);
 }
 
-
 /* ---- Checks */
 
 static int check_config(const struct chan_config *cc, char *err, size_t errlen)

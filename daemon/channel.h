@@ -67,7 +67,6 @@ struct batch {
 	bool stream_start;        /* the first job starts a stream: decoded-bit offsets restart */
 	bool end_of_stream;       /* the output ends the stream (or the sender's frames) */
 	struct job_meta eos_meta; /* a job-less end-of-stream marker's position */
-	uint64_t first_ns;
 	struct backend_task task;
 	struct batch *next; /* closed queue */
 	/* buffers, grown only when the geometry grows */

@@ -15,7 +15,6 @@ IT_NAME=$(basename "$0" .sh)
 IT_LIMIT=${IT_LIMIT:-90}
 IT_PIDS=()
 IT_FECD_PID=
-IT_NOTIFY_PID=
 
 for v in FECD FEED SINK FECDCTL IT_NOTIFY IT_JSONQ IT_PORT; do
 	if [ -z "${!v:-}" ]; then
@@ -110,7 +109,7 @@ wait_pid() {
 wait_for() {
 	local secs=$1 end=$((SECONDS + $1))
 	shift
-	until eval "$@"; do
+	until eval "$*"; do
 		[ $SECONDS -ge $end ] && return 1
 		sleep 0.1
 	done
@@ -152,7 +151,6 @@ start_fecd() {
 	local notify=$IT_TMP/notify.sock
 	: >"$IT_TMP/notify.out"
 	spawn notify "$IT_NOTIFY" "$notify" "$IT_TMP/notify.out"
-	IT_NOTIFY_PID=$LAST_PID
 	wait_for 5 '[ -S "$notify" ]' || fail "it-notify did not create $notify"
 	# WATCHDOG_PID must be fecd's own PID: the subshell execs fecd, so $BASHPID is that PID.
 	(export NOTIFY_SOCKET=$notify WATCHDOG_USEC=2000000 WATCHDOG_PID=$BASHPID
