@@ -114,31 +114,22 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 	int rc;
 
 	if (m->nparts + extra > 2) {
-		reject(ch, "%s: GNU Radio input is one part (or tag header + items), got %u",
+		reject(ch, "%s: GNU Radio input is one part (or a PUB key + one part), got %u",
 		       fecd_proto_strerror(FECD_PROTO_EPARTS), m->nparts + extra);
 		return false;
 	}
-	if (m->nparts == 2) {
-		if (cc->gr_tags == GR_TAGS_OFF) {
-			reject(ch,
-			       "two parts, but input.gnuradio.tags is off (expected raw items)");
-			return false;
-		}
-		rc = fecd_gr_tag_header_parse(zmq_msg_data(&m->part[0]), zmq_msg_size(&m->part[0]),
-		                              &hdr, &offset);
-		if (rc < 0) {
-			reject(ch, "first part: %s", fecd_proto_strerror(rc));
-			return false;
-		}
-		hdr = 0;
-	} else if (cc->gr_tags != GR_TAGS_OFF) {
+	/* Two parts: a gr-zeromq PUB sink made with a key sends the key first; the tag header,
+	 * when there is one, still heads the part that carries the items. */
+	item = cc->gr_format == FECD_FMT_S4_PACKED ? 1 : fecd_format_bytes(cc->gr_format, 1);
+	if (cc->gr_tags != GR_TAGS_OFF) {
 		rc = fecd_gr_tag_header_parse(p, len, &hdr, &offset);
 		if (rc < 0 && cc->gr_tags == GR_TAGS_ON) {
 			reject(ch, "%s (input.gnuradio.tags is on: every message starts with one)",
 			       fecd_proto_strerror(rc));
 			return false;
 		}
-		if (rc < 0)
+		/* auto: raw items that merely look like a header are taken as items */
+		if (rc < 0 || (cc->gr_tags == GR_TAGS_AUTO && item && (len - hdr) % item))
 			hdr = 0;
 	}
 	p += hdr;

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "notify.h"
 #include "service.h"
+#include "rpc.h"
 #include "settings.h"
 
 #ifndef FECD_VERSION
@@ -47,7 +48,7 @@ static void usage(FILE *f)
 	    f,
 	    "usage: fecd [--config FILE] [--check-config] [--log-level LEVEL] [--version] "
 	    "[--help]\n"
-	    "            [--print-config] [--print-settings]\n"
+	    "            [--print-config] [--print-settings] [--print-methods]\n"
 	    "\n"
 	    "A forward-error-correction decoder service: soft symbols in over ZeroMQ, decoded\n"
 	    "frames out, channels managed over JSON-RPC.\n"
@@ -59,6 +60,7 @@ static void usage(FILE *f)
 	    "  -l, --log-level LEVEL error, warning, notice, info or debug (overrides the file)\n"
 	    "      --print-config    print the configuration in effect as JSON and exit\n"
 	    "      --print-settings  print every setting as a Markdown table and exit\n"
+	    "      --print-methods   print the control methods and errors as Markdown and exit\n"
 	    "  -V, --version         print the version and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
@@ -270,6 +272,7 @@ int main(int argc, char **argv)
 	    {"log-level", required_argument, NULL, 'l'},
 	    {"print-config", no_argument, NULL, 'P'},
 	    {"print-settings", no_argument, NULL, 'S'},
+	    {"print-methods", no_argument, NULL, 'M'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -305,6 +308,8 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			return settings_write_markdown(stdout) ? 1 : 0;
+		case 'M':
+			return rpc_write_markdown(stdout) ? 1 : 0;
 		case 'V':
 			printf("fecd %s\n", FECD_VERSION);
 			return 0;
