@@ -103,6 +103,7 @@ struct in_msg {
 	unsigned nparts;
 	const uint8_t *data; /* the symbols, inside the last part */
 	size_t nsyms, done;  /* symbols in the message, consumed so far */
+	uint64_t gap_syms;   /* streams: erasures still to insert before it for lost messages */
 	int format;
 	bool polarity_one;
 	uint16_t flags; /* FECD_IN_* */

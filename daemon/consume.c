@@ -125,6 +125,20 @@ static bool consume_stream(struct channel *ch, struct in_msg *m)
 
 	if (sb->open && !stream_cut(ch))
 		return false;
+	while (sb->open && m->gap_syms) {
+		/* lost messages: neutral symbols in their place */
+		size_t room = stream_room(ch);
+		size_t n = m->gap_syms < room ? (size_t)m->gap_syms : room;
+		if (n == 0)
+			return false;
+		memset(sb->buf + (sb->end - sb->base), 0, n);
+		sb->end += n;
+		ch->abs_next += n;
+		m->gap_syms -= n;
+		if (!stream_cut(ch))
+			return false;
+	}
+	m->gap_syms = 0;
 	while (m->done < m->nsyms) {
 		if (!sb->open)
 			stream_begin(ch);

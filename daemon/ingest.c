@@ -52,18 +52,30 @@ void msg_release(struct in_msg *m)
 	m->active = false;
 }
 
-static void track_seq(struct channel *ch, uint64_t seq)
+/* Largest hole in a stream bridged with erasures; past it the stream carries on unaligned. */
+#define GAP_FILL_MAX_SYMS (1u << 24)
+
+/* Counts sequence gaps. A stream's lost messages are bridged with as many erasures as they would
+ * have held had they been as long as this one (senders of streams send equal messages: fecd-feed
+ * and SDR front-ends cutting fixed blocks), so the decoded bits after a hole stay in place and
+ * only the hole itself decodes to guesses. */
+static void track_seq(struct channel *ch, struct in_msg *m, uint64_t seq)
 {
+	m->gap_syms = 0;
 	if (ch->have_seq && seq > ch->last_seq + 1) {
 		uint64_t missing = seq - ch->last_seq - 1;
+		if (missing <= GAP_FILL_MAX_SYMS && missing * m->nsyms <= GAP_FILL_MAX_SYMS)
+			m->gap_syms = missing * m->nsyms;
 		unsigned skipped;
 		ch->stats.gaps++;
 		ch->stats.gap_msgs += missing;
 		if (ratelimit_ok(&ch->rl_gap, now_ns(), &skipped))
 			log_info("channel %s: %llu input messages missing before sequence number "
-			         "%llu",
-			         ch->cfg.name, (unsigned long long)missing,
-			         (unsigned long long)seq);
+			         "%llu%s",
+			         ch->cfg.name, (unsigned long long)missing, (unsigned long long)seq,
+			         m->gap_syms || !m->nsyms ? ""
+			                                  : " (too many to bridge with erasures: "
+			                                    "stream positions after it shift)");
 	} else if (ch->have_seq && seq <= ch->last_seq) {
 		log_debug("channel %s: sender sequence restarted at %llu (was %llu)", ch->cfg.name,
 		          (unsigned long long)seq, (unsigned long long)ch->last_seq);
@@ -101,7 +113,7 @@ static bool parse_native(struct channel *ch, struct in_msg *m, unsigned extra)
 	m->flags = h.flags;
 	m->seq = h.seq;
 	m->frame_len = h.frame_len;
-	track_seq(ch, h.seq);
+	track_seq(ch, m, h.seq);
 	return true;
 }
 
@@ -151,6 +163,7 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 		m->nsyms = len / item;
 	}
 	m->data = p;
+	m->gap_syms = 0;
 	m->format = cc->gr_format;
 	m->polarity_one = cc->gr_polarity_one;
 	m->flags = 0;
