@@ -237,7 +237,7 @@ int main(int argc, char **argv)
 	char path[128], *line, *text, *end;
 	cJSON *req, *params = NULL, *resp, *err, *result;
 	double timeout_s = 30;
-	int c, fd;
+	int c, fd, rc;
 
 	while ((c = getopt_long(argc, argv, "s:t:T:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -326,15 +326,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fecdctl: error %d: %s\n",
 		        cJSON_IsNumber(code) ? code->valueint : 0,
 		        cJSON_IsString(msg) ? msg->valuestring : "(no message)");
-		return EXIT_RPC_ERROR;
-	}
-	if (!result) {
+		rc = EXIT_RPC_ERROR;
+	} else if (!result) {
 		fprintf(stderr, "fecdctl: not a JSON-RPC response: %.200s\n", line);
-		return EXIT_TROUBLE;
+		rc = EXIT_TROUBLE;
+	} else {
+		print_json(result, 0);
+		putchar('\n');
+		rc = fflush(stdout) == 0 ? 0 : EXIT_TROUBLE;
 	}
-	print_json(result, 0);
-	putchar('\n');
 	cJSON_Delete(resp);
 	free(line);
-	return fflush(stdout) == 0 ? 0 : EXIT_TROUBLE;
+	return rc;
 }

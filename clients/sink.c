@@ -351,7 +351,7 @@ static uint64_t stream_position(struct sink *s, const struct fecd_out_hdr *h)
 
 static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *rx)
 {
-	uint64_t errors;
+	uint64_t errors = 0;
 
 	if (reserve_bits(s, h->payload_bits)) {
 		fprintf(stderr, "fecd-sink: out of memory\n");
@@ -373,6 +373,10 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 		errors = compare_bits(s, pos, rx, h->payload_bits);
 		track_add(&s->bits_track, pos, pos + h->payload_bits);
 		s->stream_msgs++;
+	} else if (h->payload_bits == 0 && h->in_count == 0 &&
+	           (h->flags & FECD_OUT_END_OF_STREAM)) {
+		/* A bare end-of-stream marker (PROTOCOL.md section 5): fecd sends one when the
+		 * sender's last frame had already left in an earlier output. No frame to check. */
 	} else {
 		uint64_t idx, first;
 		uint32_t nbits;

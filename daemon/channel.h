@@ -103,6 +103,7 @@ struct in_msg {
 	unsigned nparts;
 	const uint8_t *data; /* the symbols, inside the last part */
 	size_t nsyms, done;  /* symbols in the message, consumed so far */
+	bool gap;            /* SUB: messages were lost before it (not yet acted on) */
 	uint64_t gap_syms;   /* streams: erasures still to insert before it for lost messages */
 	int format;
 	bool polarity_one;

@@ -125,6 +125,14 @@ static bool consume_stream(struct channel *ch, struct in_msg *m)
 
 	if (sb->open && !stream_cut(ch))
 		return false;
+	if (m->gap) {
+		/* A hole too large to bridge (below): what follows is not adjacent to what came
+		 * before, so the stream ends here and a new one starts with this message (an
+		 * empty END_OF_STREAM message ends it anyway). */
+		if (!m->gap_syms && m->nsyms && sb->open && !stream_finish(ch, false, m->seq))
+			return false;
+		m->gap = false;
+	}
 	while (sb->open && m->gap_syms) {
 		/* lost messages: neutral symbols in their place */
 		size_t room = stream_room(ch);
@@ -134,6 +142,7 @@ static bool consume_stream(struct channel *ch, struct in_msg *m)
 		memset(sb->buf + (sb->end - sb->base), 0, n);
 		sb->end += n;
 		ch->abs_next += n;
+		ch->stats.syms_filled += n;
 		m->gap_syms -= n;
 		if (!stream_cut(ch))
 			return false;
@@ -211,9 +220,14 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 	if (m->nsyms == 0 && !has_flags)
 		return true; /* a bare end-of-stream marker */
 	if (m->frame_stage == 0) {
+		if (m->gap && fr->active)
+			frame_drop(ch, 0, "input messages were lost in the middle of the frame");
+		m->gap = false;
 		if (m->flags & FECD_IN_FRAME_START) {
 			uint32_t max =
 			    info->max_frame_syms ? info->max_frame_syms : info->frame_syms;
+			if (m->frame_len == 0)
+				m->frame_len = info->frame_syms; /* fixed length: "the code's" */
 			if (fr->active)
 				frame_drop(ch, 0,
 				           "FRAME_START arrived before FRAME_END of the last "

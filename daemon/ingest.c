@@ -52,21 +52,25 @@ void msg_release(struct in_msg *m)
 	m->active = false;
 }
 
-/* Largest hole in a stream bridged with erasures; past it the stream carries on unaligned. */
+/* Largest hole in a stream bridged with erasures; past it the stream ends at the hole. */
 #define GAP_FILL_MAX_SYMS (1u << 24)
 
-/* Counts sequence gaps. A stream's lost messages are bridged with as many erasures as they would
- * have held had they been as long as this one (senders of streams send equal messages: fecd-feed
- * and SDR front-ends cutting fixed blocks), so the decoded bits after a hole stay in place and
- * only the hole itself decodes to guesses. */
+/* Counts sequence gaps on SUB inputs (PULL cannot lose messages: a jump there is a sender
+ * restart, as is a seq that does not grow). A stream's lost messages are bridged with as many
+ * erasures as they would have held had they been as long as this one (senders of streams send
+ * equal messages: fecd-feed and SDR front-ends cutting fixed blocks), so the decoded bits after a
+ * hole stay in place and only the hole itself decodes to guesses. */
 static void track_seq(struct channel *ch, struct in_msg *m, uint64_t seq)
 {
+	m->gap = false;
 	m->gap_syms = 0;
-	if (ch->have_seq && seq > ch->last_seq + 1) {
+	if (ch->cfg.in.kind == SOCK_SUB && ch->have_seq && seq > ch->last_seq &&
+	    seq - ch->last_seq > 1) {
 		uint64_t missing = seq - ch->last_seq - 1;
 		if (missing <= GAP_FILL_MAX_SYMS && missing * m->nsyms <= GAP_FILL_MAX_SYMS)
 			m->gap_syms = missing * m->nsyms;
 		unsigned skipped;
+		m->gap = true;
 		ch->stats.gaps++;
 		ch->stats.gap_msgs += missing;
 		if (ratelimit_ok(&ch->rl_gap, now_ns(), &skipped))
@@ -74,9 +78,9 @@ static void track_seq(struct channel *ch, struct in_msg *m, uint64_t seq)
 			         "%llu%s",
 			         ch->cfg.name, (unsigned long long)missing, (unsigned long long)seq,
 			         m->gap_syms || !m->nsyms ? ""
-			                                  : " (too many to bridge with erasures: "
-			                                    "stream positions after it shift)");
-	} else if (ch->have_seq && seq <= ch->last_seq) {
+			                                  : " (too many to bridge with erasures: a "
+			                                    "stream ends there)");
+	} else if (ch->have_seq && seq != ch->last_seq + 1) {
 		log_debug("channel %s: sender sequence restarted at %llu (was %llu)", ch->cfg.name,
 		          (unsigned long long)seq, (unsigned long long)ch->last_seq);
 	}
@@ -163,6 +167,7 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 		m->nsyms = len / item;
 	}
 	m->data = p;
+	m->gap = false;
 	m->gap_syms = 0;
 	m->format = cc->gr_format;
 	m->polarity_one = cc->gr_polarity_one;
@@ -266,10 +271,17 @@ void ingest_drain(struct channel *ch)
 		batcher_flush_due(ch);
 	for (;;) {
 		if (ch->msg.active && !ingest_consume(ch)) {
+			/* ZMQ_FD stays readable while the socket holds commands that only reading
+			 * would process: watching it now would spin the loop. A freed slot resumes
+			 * the drain from the idle handle instead. */
 			ch->in_blocked = true;
+			if (ch->in_poll_open)
+				uv_poll_stop(&ch->in_poll);
 			break;
 		}
 		ch->in_blocked = false;
+		if (ch->in_poll_open && !uv_is_active((uv_handle_t *)&ch->in_poll))
+			uv_poll_start(&ch->in_poll, UV_READABLE, ingest_on_poll);
 		if (ch->in_stopped || !ch->in_sock)
 			break;
 		if (msgs >= CHAN_IN_BUDGET_MSGS || syms >= CHAN_IN_BUDGET_SYMS) {

@@ -98,8 +98,9 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 	out->msgs_out = s->msgs_out;
 	out->failures = s->failures;
 	out->frame_errors = s->frame_errors;
-	uint64_t done = s->syms_out + s->syms_dropped;
-	out->queue_syms = s->symbols_in > done ? s->symbols_in - done : 0;
+	/* Outputs own the erasures that bridge lost messages too: count them in with the input. */
+	uint64_t done = s->syms_out + s->syms_dropped, taken = s->symbols_in + s->syms_filled;
+	out->queue_syms = taken > done ? taken - done : 0;
 	out->in_syms_per_s = s->in_rate;
 	out->out_bits_per_s = s->out_rate;
 	if (total) {

@@ -31,6 +31,7 @@ struct chan_stats_acc {
 	uint64_t syms_out;       /* accepted symbols whose outputs were published */
 	uint64_t syms_dropped;   /* accepted symbols that will never be published */
 	uint64_t syms_abandoned; /* of those, decoded but not sent: closing ran out of time */
+	uint64_t syms_filled;    /* erasures bridging lost SUB stream messages (not input) */
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
 	double in_rate, out_rate;
