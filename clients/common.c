@@ -186,3 +186,15 @@ int frame_table_get(struct frame_table *t, uint64_t i, uint64_t *first, uint32_t
 	*nbits = (uint32_t)(t->start[i + 1] - t->start[i]);
 	return 0;
 }
+
+int parse_u64_arg(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -18,6 +18,8 @@
 #define FRAME_SCHED_SEED_XOR 0x6672616d65ull
 
 uint64_t now_ns(void); /* CLOCK_MONOTONIC */
+/* A whole non-negative number (decimal, 0x hex or 0 octal) for a command-line option. */
+int parse_u64_arg(const char *s, uint64_t *out);
 void put_le64(uint8_t *p, uint64_t v);
 uint64_t get_le64(const uint8_t *p);
 

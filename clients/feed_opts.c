@@ -52,23 +52,11 @@ static void usage(FILE *f)
 	    "  --stamps FILE        write (seq, CLOCK_MONOTONIC ns) records at send\n");
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_u32(const char *s, uint32_t *out)
 {
 	uint64_t v;
 
-	if (parse_u64(s, &v) || v > UINT32_MAX)
+	if (parse_u64_arg(s, &v) || v > UINT32_MAX)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -155,7 +143,7 @@ static int parse_skips(struct feed_opts *o, char *list)
 {
 	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (o->nskips == FEED_MAX_SKIPS || parse_u64(tok, &o->skips[o->nskips]))
+		if (o->nskips == FEED_MAX_SKIPS || parse_u64_arg(tok, &o->skips[o->nskips]))
 			return -1;
 		o->nskips++;
 	}
@@ -225,12 +213,12 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			if (!colon || o->nswitches == FEED_MAX_SWITCHES)
 				goto bad;
 			*colon = '\0';
-			if (parse_u64(arg, &o->switches[o->nswitches].seq))
+			if (parse_u64_arg(arg, &o->switches[o->nswitches].seq))
 				goto bad;
 			o->switches[o->nswitches++].code = colon + 1;
 			break;
 		case OPT_SEED:
-			if (parse_u64(arg, &o->seed))
+			if (parse_u64_arg(arg, &o->seed))
 				goto bad;
 			break;
 		case OPT_INPUT:
@@ -265,11 +253,11 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 				goto bad;
 			break;
 		case OPT_SEQSTART:
-			if (parse_u64(arg, &o->seq_start))
+			if (parse_u64_arg(arg, &o->seq_start))
 				goto bad;
 			break;
 		case OPT_BITS:
-			if (parse_u64(arg, &o->bits))
+			if (parse_u64_arg(arg, &o->bits))
 				goto bad;
 			o->bits_set = true;
 			break;
@@ -281,7 +269,7 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			o->no_eos = true;
 			break;
 		case OPT_FRAMES:
-			if (parse_u64(arg, &o->frames))
+			if (parse_u64_arg(arg, &o->frames))
 				goto bad;
 			break;
 		case OPT_FRAMEBITS:

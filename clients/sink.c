@@ -131,18 +131,6 @@ static const char *opt_name(int val)
 	return "?";
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_rate(const char *s, double *out)
 {
 	char *end;
@@ -190,7 +178,7 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			o->bind = false;
 			break;
 		case OPT_HWM:
-			if (parse_u64(arg, &v) || v > INT32_MAX)
+			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
 				goto bad;
 			o->hwm = (int)v;
 			break;
@@ -198,7 +186,7 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			o->pdu = true;
 			break;
 		case OPT_SEED:
-			if (parse_u64(arg, &o->seed))
+			if (parse_u64_arg(arg, &o->seed))
 				goto bad;
 			break;
 		case OPT_INPUT:
@@ -209,12 +197,12 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 				goto bad;
 			break;
 		case OPT_SPLIT:
-			if (parse_u64(arg, &v) || !v || v > UINT32_MAX)
+			if (parse_u64_arg(arg, &v) || !v || v > UINT32_MAX)
 				goto bad;
 			o->split = (uint32_t)v;
 			break;
 		case OPT_SEQSTART:
-			if (parse_u64(arg, &o->seq_start))
+			if (parse_u64_arg(arg, &o->seq_start))
 				goto bad;
 			break;
 		case OPT_FRAMEINDEX:
@@ -223,25 +211,25 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			o->frame_index_count = !strcmp(arg, "count");
 			break;
 		case OPT_EXPBITS:
-			if (parse_u64(arg, &o->expect_bits))
+			if (parse_u64_arg(arg, &o->expect_bits))
 				goto bad;
 			break;
 		case OPT_EXPFRAMES:
-			if (parse_u64(arg, &o->expect_frames))
+			if (parse_u64_arg(arg, &o->expect_frames))
 				goto bad;
 			break;
 		case OPT_EOS:
 			o->until_eos = 1;
-			if (arg && (parse_u64(arg, &o->until_eos) || !o->until_eos))
+			if (arg && (parse_u64_arg(arg, &o->until_eos) || !o->until_eos))
 				goto bad;
 			break;
 		case OPT_TIMEOUT:
-			if (parse_u64(arg, &v) || !v || v > INT32_MAX)
+			if (parse_u64_arg(arg, &v) || !v || v > INT32_MAX)
 				goto bad;
 			o->timeout_ms = (int)v;
 			break;
 		case OPT_DEADLINE:
-			if (parse_u64(arg, &v) || v > INT32_MAX)
+			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
 				goto bad;
 			o->deadline_ms = (int)v;
 			break;
