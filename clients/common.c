@@ -3,6 +3,7 @@
  * regenerate, the seeded frame-length schedule, and little-endian fields for the stamps file.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,4 +198,12 @@ int parse_u64_arg(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+const char *opt_name(const struct option *opts, int val)
+{
+	for (const struct option *o = opts; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
 }

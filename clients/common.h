@@ -20,6 +20,9 @@
 uint64_t now_ns(void); /* CLOCK_MONOTONIC */
 /* A whole non-negative number (decimal, 0x hex or 0 octal) for a command-line option. */
 int parse_u64_arg(const char *s, uint64_t *out);
+/* The long name of the option whose getopt value is val ("?" if none), for error messages. */
+struct option;
+const char *opt_name(const struct option *opts, int val);
 void put_le64(uint8_t *p, uint64_t v);
 uint64_t get_le64(const uint8_t *p);
 

@@ -131,14 +131,6 @@ static const struct option feed_longopts[] = {
     {0, 0, 0, 0},
 };
 
-static const char *opt_name(int val)
-{
-	for (const struct option *o = feed_longopts; o->name; o++)
-		if (o->val == val)
-			return o->name;
-	return "?";
-}
-
 static int parse_skips(struct feed_opts *o, char *list)
 {
 	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
@@ -154,6 +146,7 @@ static int parse_skips(struct feed_opts *o, char *list)
 int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 {
 	int c, delay_set = 0;
+	uint64_t v;
 
 	*o = (struct feed_opts){
 	    .endpoint = "tcp://127.0.0.1:5550",
@@ -194,9 +187,9 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			o->bind = false;
 			break;
 		case OPT_HWM:
-			o->hwm = atoi(arg);
-			if (o->hwm < 0)
+			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
 				goto bad;
+			o->hwm = (int)v;
 			break;
 		case OPT_SNDTIMEO:
 			o->send_timeout_ms = atoi(arg);
@@ -311,8 +304,8 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		}
 		continue;
 	bad:
-		fprintf(stderr, "fecd-feed: bad value for --%s: '%s' (see --help)\n", opt_name(c),
-		        arg ? arg : "");
+		fprintf(stderr, "fecd-feed: bad value for --%s: '%s' (see --help)\n",
+		        opt_name(feed_longopts, c), arg ? arg : "");
 		return -1;
 	}
 	if (optind < argc) {

@@ -1,8 +1,7 @@
 /*
  * The gr-zeromq pass_tags header writer and the malformed-message table of fecd-feed (see
- * feed_wire.h). The tag header is host order in gr-zeromq, i.e. little-endian on every machine
- * GNU Radio runs on, which is what PROTOCOL.md specifies; PMTs inside it are big-endian, as
- * pmt::serialize writes them. Byte offsets of the native input header are PROTOCOL.md's table.
+ * feed_wire.h). Both wire forms come from proto/: the tag header from fecd_gr_tag_header_write,
+ * the native header from fecd_in_hdr_pack.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,74 +12,24 @@
 #include "common.h"
 #include "feed_wire.h"
 
-/* PMT serialization type bytes (pmt_serial_tags). */
-#define PST_SYMBOL 0x02
-#define PST_UINT64 0x0b
-
-/* Native input header offsets (PROTOCOL.md "Input header"). */
-#define IN_OFF_MAGIC        0
-#define IN_OFF_VERSION      4
-#define IN_OFF_TYPE         5
-#define IN_OFF_HDR_LEN      6
-#define IN_OFF_CHANNEL      8
-#define IN_OFF_FORMAT       12
-#define IN_OFF_FLAGS        14
-#define IN_OFF_SYMBOL_COUNT 24
-
-static size_t pmt_symbol(uint8_t *p, const char *s)
-{
-	size_t n = strlen(s);
-
-	p[0] = PST_SYMBOL;
-	p[1] = (uint8_t)(n >> 8);
-	p[2] = (uint8_t)n;
-	memcpy(p + 3, s, n);
-	return 3 + n;
-}
-
-static size_t pmt_u64(uint8_t *p, uint64_t v)
-{
-	p[0] = PST_UINT64;
-	for (int i = 0; i < 8; i++)
-		p[1 + i] = (uint8_t)(v >> (56 - 8 * i));
-	return 9;
-}
-
 size_t gr_tag_header_write(uint8_t *buf, uint64_t offset, bool with_tag, uint64_t tag_value)
 {
-	size_t n = 0;
+	const struct fecd_gr_tag tag = {
+	    .offset = offset, .key = "fecd_feed", .value = tag_value, .srcid = "fecd-feed"};
+	long n = fecd_gr_tag_header_write(buf, GR_TAG_HEADER_MAX, offset, &tag, with_tag ? 1 : 0);
 
-	buf[n++] = FECD_GR_TAG_MAGIC & 0xff;
-	buf[n++] = FECD_GR_TAG_MAGIC >> 8;
-	buf[n++] = FECD_GR_TAG_VERSION;
-	put_le64(buf + n, offset);
-	n += 8;
-	put_le64(buf + n, with_tag ? 1 : 0);
-	n += 8;
-	if (with_tag) {
-		put_le64(buf + n, offset);
-		n += 8;
-		n += pmt_symbol(buf + n, "fecd_feed");
-		n += pmt_u64(buf + n, tag_value);
-		n += pmt_symbol(buf + n, "fecd-feed");
-	}
-	return n;
+	return n > 0 ? (size_t)n : 0; /* cannot fail: fixed names, GR_TAG_HEADER_MAX fits them */
 }
 
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
+/* The envelope that fecd_in_hdr_pack always writes itself (PROTOCOL.md's input header table):
+ * faults in it are byte edits after packing. */
+enum { ENV_OFF_MAGIC = 0, ENV_OFF_VERSION = 4, ENV_OFF_TYPE = 5, ENV_OFF_HDR_LEN = 6 };
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* One malformed message: up to three parts, built from the good header and payload. */
+/* One malformed message: up to three parts, built from the good header and payload. A mutator
+ * changes header fields (m->h) before packing, or, when m->packed, the packed bytes. */
 struct bad_msg {
+	struct fecd_in_hdr h;
+	bool packed;
 	uint8_t hdr[FECD_IN_HDR_LEN];
 	size_t hdr_len;
 	const uint8_t *payload;
@@ -96,43 +45,50 @@ static void bad_truncated_header(struct bad_msg *m)
 }
 static void bad_magic(struct bad_msg *m)
 {
-	m->hdr[IN_OFF_MAGIC] ^= 0xff;
+	if (m->packed)
+		m->hdr[ENV_OFF_MAGIC] ^= 0xff;
 }
 static void bad_version(struct bad_msg *m)
 {
-	m->hdr[IN_OFF_VERSION] = FECD_PROTO_VERSION + 1;
+	if (m->packed)
+		m->hdr[ENV_OFF_VERSION] = FECD_PROTO_VERSION + 1;
 }
 static void bad_type(struct bad_msg *m)
 {
-	m->hdr[IN_OFF_TYPE] = FECD_MSG_DECODED;
+	if (m->packed)
+		m->hdr[ENV_OFF_TYPE] = FECD_MSG_DECODED;
 }
 static void bad_hdr_len_small(struct bad_msg *m)
 {
-	put_le16(m->hdr + IN_OFF_HDR_LEN, 16);
+	if (m->packed)
+		m->hdr[ENV_OFF_HDR_LEN] = 16; /* little-endian 16: the high byte is already 0 */
 }
 static void bad_hdr_len_past_end(struct bad_msg *m)
 {
-	put_le16(m->hdr + IN_OFF_HDR_LEN, 900);
+	if (m->packed) {
+		m->hdr[ENV_OFF_HDR_LEN] = 900 & 0xff; /* 900, little-endian */
+		m->hdr[ENV_OFF_HDR_LEN + 1] = 900 >> 8;
+	}
 }
 static void bad_format(struct bad_msg *m)
 {
-	m->hdr[IN_OFF_FORMAT] = 99;
+	if (!m->packed)
+		m->h.format = 99;
 }
 static void bad_flags(struct bad_msg *m)
 {
-	m->hdr[IN_OFF_FLAGS + 1] |= 0x80;
+	if (!m->packed)
+		m->h.flags |= 0x8000;
 }
 static void bad_length(struct bad_msg *m)
 {
-	m->payload_len--;
+	if (!m->packed)
+		m->payload_len--;
 }
 static void bad_channel(struct bad_msg *m)
 {
-	uint32_t ch = 0;
-
-	for (int i = 3; i >= 0; i--)
-		ch = ch << 8 | m->hdr[IN_OFF_CHANNEL + i];
-	put_le32(m->hdr + IN_OFF_CHANNEL, ch + 1000);
+	if (!m->packed)
+		m->h.channel += 1000;
 }
 static void bad_three_parts(struct bad_msg *m)
 {
@@ -144,11 +100,12 @@ static void bad_header_only(struct bad_msg *m)
 }
 static void bad_huge_count(struct bad_msg *m)
 {
-	put_le32(m->hdr + IN_OFF_SYMBOL_COUNT, 0xffffffffu);
+	if (!m->packed)
+		m->h.symbol_count = 0xffffffffu;
 }
 static void bad_garbage(struct bad_msg *m)
 {
-	for (size_t i = 0; i < sizeof(m->hdr); i++)
+	for (size_t i = 0; m->packed && i < sizeof(m->hdr); i++)
 		m->hdr[i] = (uint8_t)(i * 151u + 17u);
 	m->parts = 1;
 }
@@ -210,13 +167,18 @@ int feed_bad_send(void *sock, const struct fecd_in_hdr *h, const uint8_t *payloa
                   unsigned i)
 {
 	static const uint8_t extra[4] = {1, 2, 3, 4};
-	struct bad_msg m = {
-	    .hdr_len = FECD_IN_HDR_LEN, .payload = payload, .payload_len = len, .parts = 2};
+	struct bad_msg m = {.h = *h,
+	                    .hdr_len = FECD_IN_HDR_LEN,
+	                    .payload = payload,
+	                    .payload_len = len,
+	                    .parts = 2};
 
 	if (i >= feed_bad_count() || !len)
 		return -1;
-	fecd_in_hdr_pack(h, m.hdr);
-	feed_bad_table[i].mutate(&m);
+	feed_bad_table[i].mutate(&m); /* field faults */
+	fecd_in_hdr_pack(&m.h, m.hdr);
+	m.packed = true;
+	feed_bad_table[i].mutate(&m); /* byte faults */
 	if (send_or_report(sock, m.hdr, m.hdr_len, m.parts > 1 ? ZMQ_SNDMORE : 0, i))
 		return -1;
 	if (m.parts > 1 &&

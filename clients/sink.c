@@ -123,14 +123,6 @@ static const struct option sink_longopts[] = {
     {0, 0, 0, 0},
 };
 
-static const char *opt_name(int val)
-{
-	for (const struct option *o = sink_longopts; o->name; o++)
-		if (o->val == val)
-			return o->name;
-	return "?";
-}
-
 static int parse_rate(const char *s, double *out)
 {
 	char *end;
@@ -264,8 +256,8 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 		}
 		continue;
 	bad:
-		fprintf(stderr, "fecd-sink: bad value for --%s: '%s' (see --help)\n", opt_name(c),
-		        arg ? arg : "");
+		fprintf(stderr, "fecd-sink: bad value for --%s: '%s' (see --help)\n",
+		        opt_name(sink_longopts, c), arg ? arg : "");
 		return -1;
 	}
 	if (optind < argc) {

@@ -192,6 +192,20 @@ int fecd_out_payload_check(const struct fecd_out_hdr *h, size_t payload_len, siz
 #define FECD_GR_TAG_VERSION 1u
 int fecd_gr_tag_header_parse(const void *buf, size_t len, size_t *hdr_len, uint64_t *offset);
 
+/* One stream tag for fecd_gr_tag_header_write: symbol key and srcid, uint64 value. */
+struct fecd_gr_tag {
+	uint64_t offset;
+	const char *key;
+	uint64_t value;
+	const char *srcid;
+};
+
+/* Writes the pass_tags header gr-zeromq would put before items starting at item offset, with the
+ * given tags (for senders that imitate GNU Radio, and for tests). Returns the bytes written, or
+ * -FECD_PROTO_ENOSPACE when cap is too small, -FECD_PROTO_EPMT for a symbol over 1024 bytes. */
+long fecd_gr_tag_header_write(uint8_t *buf, size_t cap, uint64_t offset,
+			      const struct fecd_gr_tag *tags, unsigned ntags);
+
 /* Bytes one serialized PMT at buf occupies (any type GNU Radio serializes), or a negative error.
  * Nesting deeper than FECD_PMT_MAX_DEPTH containers is refused. */
 #define FECD_PMT_MAX_DEPTH 32
