@@ -265,7 +265,9 @@ static void account(struct channel *ch, struct batch *b, const struct fecd_out_h
 {
 	if (sent) {
 		ch->stats.msgs_out++;
-		ch->stats.frames_out++;
+		/* A bare END_OF_STREAM marker (no job) and stream messages are not frames. */
+		if (!(h->flags & FECD_OUT_STREAM) && b->count > 0)
+			ch->stats.frames_out++;
 		ch->stats.bits_out += h->payload_bits;
 		ch->stats.syms_out += h->in_count;
 		if (h->status != FECD_STATUS_DECODED)
