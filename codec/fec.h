@@ -34,7 +34,8 @@
 	X(FAMILY, "unknown decoder family")                                                        \
 	X(PARAM, "unknown parameter")                                                              \
 	X(SHORT, "input too short")                                                                \
-	X(LONG, "input too long")
+	X(LONG, "input too long")                                                                  \
+	X(DEVICE, "GPU device error")
 
 enum fec_err {
 	FEC_OK = 0,

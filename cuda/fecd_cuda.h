@@ -1,0 +1,125 @@
+/*
+ * The GPU backend as the rest of fecd sees it: plain C, no CUDA types. The daemon, fecd-bench and
+ * the tests use only this header; kernels, launchers and CUDA streams stay inside cuda/.
+ *
+ * Model. A context (struct fecd_cuda) owns one device. A GPU decoder (struct fecd_cuda_decoder) is
+ * built from a CPU decoder (codec/fec.h) and decodes the same batches with the same results, bit
+ * for bit. A lane is one CUDA stream with its own device buffers: batches submitted to one lane
+ * run in order (copy in, decode, copy out) while other lanes' batches overlap with them, which is
+ * how consecutive batches of a channel overlap their transfers and kernels (several lanes per
+ * channel: the host buffers of each in-flight batch are its own, so host memory is multi-
+ * buffered). Submitting never blocks on the device; fecd_cuda_lane_wait (on any thread) waits for
+ * the lane's oldest unfinished batch.
+ *
+ * Batches: struct fec_batch as the CPU decoders take it. For speed, host buffers (in, out, soft,
+ * jobs) should come from fecd_cuda_host_alloc (pinned, page-locked memory); others work, slower.
+ *
+ * Errors: 0 or a negative FEC_E* code (FEC_EDEVICE for CUDA failures, FEC_ENOTSUP for a code the
+ * GPU does not decode); functions that take err/errlen also write a message naming the CUDA call
+ * and error. A CUDA error can leave the device unusable (sticky errors): after FEC_EDEVICE the
+ * caller should stop using the context and decode on the CPU instead.
+ */
+#ifndef FECD_CUDA_H
+#define FECD_CUDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Devices */
+
+struct fecd_cuda_device {
+	int index;
+	char name[256];
+	int cc_major, cc_minor;      /* compute capability */
+	int sm_count;
+	int clock_khz;               /* SM clock */
+	int mem_clock_khz, mem_bus_bits;
+	size_t mem_total, mem_free;  /* bytes */
+	size_t l2_bytes, smem_per_sm, smem_per_block_optin;
+	int regs_per_sm, max_threads_per_sm, warp_size;
+	int async_engines;           /* copy engines: 2 lets both directions overlap the kernels */
+	int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0 */
+};
+
+/* Devices present; 0 when there is none or the driver cannot start (msg says why when given). */
+int fecd_cuda_device_count(char *msg, size_t msglen);
+int fecd_cuda_device_query(int index, struct fecd_cuda_device *out, char *err, size_t errlen);
+
+/* ---- Context */
+
+struct fecd_cuda;
+
+int fecd_cuda_open(int device, struct fecd_cuda **out, char *err, size_t errlen);
+/* Waits for all lanes' work, frees every lane and decoder still open, and the context. */
+void fecd_cuda_close(struct fecd_cuda *ctx);
+const struct fecd_cuda_device *fecd_cuda_device_info(const struct fecd_cuda *ctx);
+/* Lanes per channel that keep the device busy for this device (copy engines, SMs). */
+unsigned fecd_cuda_default_lanes(const struct fecd_cuda *ctx);
+
+/* Pinned host memory (cudaHostAlloc); NULL on failure. Freed with fecd_cuda_host_free only. */
+void *fecd_cuda_host_alloc(struct fecd_cuda *ctx, size_t len);
+void fecd_cuda_host_free(struct fecd_cuda *ctx, void *p);
+
+/* ---- Decoders */
+
+struct fecd_cuda_decoder;
+
+/* True when the GPU decodes this code (family and parameters); false: decode it on the CPU. */
+bool fecd_cuda_supports(const struct fec_spec *spec);
+/* Builds the GPU decoder for cpu_dec's code (uploads its tables). cpu_dec must outlive it. */
+int fecd_cuda_decoder_create(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
+			     struct fecd_cuda_decoder **out, char *err, size_t errlen);
+void fecd_cuda_decoder_destroy(struct fecd_cuda_decoder *dec);
+/* How the decoder launches on this device (kernel names, threads per block, blocks per SM, shared
+ * memory): one line for logs and backend.info. */
+const char *fecd_cuda_decoder_describe(const struct fecd_cuda_decoder *dec);
+
+/* ---- Lanes */
+
+struct fecd_cuda_lane;
+
+int fecd_cuda_lane_create(struct fecd_cuda *ctx, struct fecd_cuda_lane **out, char *err,
+			  size_t errlen);
+/* Waits for the lane's work, then frees it. */
+void fecd_cuda_lane_destroy(struct fecd_cuda_lane *lane);
+
+/* Submit options. IN_S4: b->in holds two symbols per byte (4-bit two's complement, the first
+ * symbol in the high nibble), expanded on the device exactly as softbits.h expands FECD_FORMAT_S4;
+ * in_stride is then in bytes of packed input. NO_COPY_IN / NO_COPY_OUT: the input (and jobs)
+ * already on the device from this lane's previous submit are decoded again / the results stay on
+ * the device (fecd-bench's kernel-only figures). */
+#define FECD_CUDA_IN_S4       0x1u
+#define FECD_CUDA_NO_COPY_IN  0x2u
+#define FECD_CUDA_NO_COPY_OUT 0x4u
+
+/* Enqueues one batch on the lane: jobs and input to the device, decode, output and jobs back.
+ * Returns at once; the batch's buffers must stay untouched until fecd_cuda_lane_wait has returned
+ * for it. Grows the lane's device buffers when the batch is larger than any before (that first
+ * time it synchronises the lane). */
+int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
+			  struct fec_batch *b, unsigned flags, char *err, size_t errlen);
+/* Waits for the oldest batch submitted on the lane and not yet waited for; 0 when it completed
+ * (its jobs and outputs are in the host buffers), FEC_EDEVICE with the CUDA error otherwise,
+ * -FEC_EINVAL when nothing is pending. Thread-safe against submit on another thread. */
+int fecd_cuda_lane_wait(struct fecd_cuda_lane *lane, char *err, size_t errlen);
+/* Batches submitted and not yet waited for. */
+unsigned fecd_cuda_lane_pending(const struct fecd_cuda_lane *lane);
+
+/* ---- Testing the failure path */
+
+/* Makes the lane's next submit launch a kernel that traps, as a real device fault would (a sticky
+ * error: the context is unusable afterwards). For the fallback tests only. */
+void fecd_cuda_lane_inject_fault(struct fecd_cuda_lane *lane);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
