@@ -54,6 +54,8 @@ struct feed {
 	struct info_source src;
 	struct frame_table frames;
 	struct fec_prng noise;
+	struct feed_replay replay; /* --replay: the symbols, simulated once */
+	uint64_t replay_pos;       /* --replay: next symbol of the replayed stream */
 	FILE *stamps;
 	/* buffers sized once for the largest message */
 	uint8_t *bits, *cbits, *wire, *grmsg;
@@ -331,9 +333,16 @@ static int run_stream(struct feed *f)
 				    nbits, want);
 			left = nbits;
 		}
-		if (info_source_read(&f->src, f->info_bits, nbits, f->bits))
-			goto short_file;
-		size_t nsyms = modulate(f, nbits);
+		size_t nsyms;
+		if (f->o.replay) {
+			nsyms = fec_encoded_len(&f->code.spec, nbits);
+			feed_replay_read(&f->replay, f->replay_pos, nsyms, f->wire);
+			f->replay_pos += nsyms;
+		} else {
+			if (info_source_read(&f->src, f->info_bits, nbits, f->bits))
+				goto short_file;
+			nsyms = modulate(f, nbits);
+		}
 		if (!nsyms)
 			return -1;
 		left -= nbits;
@@ -472,6 +481,30 @@ static int alloc_buffers(struct feed *f)
 	return 0;
 }
 
+/* --replay: the period rounded up to whole puncturing periods; s4 also needs whole bytes. */
+static int replay_open(struct feed *f)
+{
+	const struct feed_code *fc = &f->code;
+	uint64_t unit = fc->info.unit_bits, p = (f->o.replay + unit - 1) / unit * unit;
+	int rc;
+
+	if (code_is_frame(fc)) {
+		fprintf(stderr, "fecd-feed: --replay is for stream codes\n");
+		return -1;
+	}
+	if (f->o.format == FECD_FMT_S4_PACKED && (fec_encoded_len(&fc->spec, p) & 1))
+		p *= 2;
+	rc = feed_replay_build(&f->replay, &fc->spec, f->o.seed, p, fc->sigma, fc->scale,
+	                       f->o.format, f->o.polarity_one, &f->noise);
+	if (rc) {
+		fprintf(stderr, "fecd-feed: --replay %" PRIu64 ": %s\n", p, fec_strerror(rc));
+		return -1;
+	}
+	if (p != f->o.replay)
+		fprintf(stderr, "fecd-feed: note: --replay period %" PRIu64 " bits\n", p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct feed f = {0};
@@ -494,6 +527,8 @@ int main(int argc, char **argv)
 	fec_prng_seed(&f.noise, f.o.seed ^ FEED_NOISE_SEED_XOR);
 	f.seq = f.o.seq_start;
 	if (alloc_buffers(&f) || open_socket(&f))
+		goto out_sock;
+	if (f.o.replay && replay_open(&f))
 		goto out_sock;
 	if (f.o.stamps && !(f.stamps = fopen(f.o.stamps, "wb"))) {
 		fprintf(stderr, "fecd-feed: %s: %s\n", f.o.stamps, strerror(errno));
@@ -533,6 +568,7 @@ out_sock:
 	free(f.llr);
 	free(f.wire);
 	free(f.grmsg);
+	feed_replay_free(&f.replay);
 out_frames:
 	frame_table_free(&f.frames);
 out_src:

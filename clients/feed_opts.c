@@ -49,7 +49,11 @@ static void usage(FILE *f)
 	    "  --rate SYMS          symbols per second (default: as fast as possible)\n"
 	    "  --skip-seq A[,B..]   do not send these sequence numbers (repeatable)\n"
 	    "  --inject-bad         send the table of malformed messages between good ones\n"
-	    "  --stamps FILE        write (seq, CLOCK_MONOTONIC ns) records at send\n");
+	    "  --stamps FILE        write (seq, CLOCK_MONOTONIC ns) records at send\n"
+	    "  --replay BITS        stream codes: encode and modulate BITS seeded bits once, then\n"
+	    "                       send them again and again (bit i is seeded bit i mod BITS), to\n"
+	    "                       send faster than the channel can be simulated; fecd-sink\n"
+	    "                       --replay BITS verifies it\n");
 }
 
 static int parse_u32(const char *s, uint32_t *out)
@@ -93,6 +97,7 @@ enum {
 	OPT_SKIP,
 	OPT_BAD,
 	OPT_STAMPS,
+	OPT_REPLAY,
 	OPT_HELP,
 };
 
@@ -127,6 +132,7 @@ static const struct option feed_longopts[] = {
     {"skip-seq", 1, 0, OPT_SKIP},
     {"inject-bad", 0, 0, OPT_BAD},
     {"stamps", 1, 0, OPT_STAMPS},
+    {"replay", 1, 0, OPT_REPLAY},
     {"help", 0, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -294,6 +300,10 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		case OPT_STAMPS:
 			o->stamps = arg;
 			break;
+		case OPT_REPLAY:
+			if (parse_u64_arg(arg, &o->replay) || !o->replay || o->replay > (1ull << 32))
+				goto bad;
+			break;
 		case OPT_HELP:
 		case 'h':
 			usage(stdout);
@@ -319,6 +329,11 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 	if (o->gnuradio && (o->format == FECD_FMT_S4_PACKED || o->inject_bad || o->split > 1)) {
 		fprintf(stderr, "fecd-feed: --gnuradio sends f32, s8 or u8 items, one frame per "
 		                "message, and has no header to corrupt\n");
+		return -1;
+	}
+	if (o->replay && (o->input || o->nswitches || o->nskips)) {
+		fprintf(stderr, "fecd-feed: --replay sends seeded bits of one code: not with "
+		                "--input, --switch or --skip-seq\n");
 		return -1;
 	}
 	if (o->gr_tags && !o->gnuradio) {

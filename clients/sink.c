@@ -65,7 +65,9 @@ static void usage(FILE *f)
 	    "  --max-fer X          highest frame/message error rate that passes (default: any)\n"
 	    "  --allow-loss, --allow-reorder   do not fail on lost / duplicate / reordered data\n"
 	    "  --stamps FILE        the feed's stamps, for latency percentiles\n"
-	    "  --json               print the report as one JSON object\n");
+	    "  --json               print the report as one JSON object\n"
+	    "  --replay BITS        streams: bit i is source bit i mod BITS (fecd-feed --replay),\n"
+	    "                       checked against a packed copy at memory speed\n");
 }
 
 enum {
@@ -92,6 +94,7 @@ enum {
 	OPT_ALLOWREORDER,
 	OPT_STAMPS,
 	OPT_JSON,
+	OPT_REPLAY,
 	OPT_HELP,
 };
 
@@ -119,6 +122,7 @@ static const struct option sink_longopts[] = {
     {"allow-reorder", 0, 0, OPT_ALLOWREORDER},
     {"stamps", 1, 0, OPT_STAMPS},
     {"json", 0, 0, OPT_JSON},
+    {"replay", 1, 0, OPT_REPLAY},
     {"help", 0, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -246,6 +250,10 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 		case OPT_JSON:
 			o->json = true;
 			break;
+		case OPT_REPLAY:
+			if (parse_u64_arg(arg, &o->replay) || !o->replay || o->replay > (1ull << 32))
+				goto bad;
+			break;
 		case OPT_HELP:
 		case 'h':
 			usage(stdout);
@@ -262,6 +270,10 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "fecd-sink: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->replay && o->input) {
+		fprintf(stderr, "fecd-sink: --replay checks seeded bits, not --input\n");
 		return -1;
 	}
 	return 0;
@@ -350,7 +362,12 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 	if (h->flags & FECD_OUT_STREAM) {
 		uint64_t pos = stream_position(s, h);
 
-		errors = compare_bits(s, pos, rx, h->payload_bits);
+		if (!s->o.replay)
+			errors = compare_bits(s, pos, rx, h->payload_bits);
+		else if (sink_replay_compare(s, pos, rx, h->payload_bits, &errors)) {
+			fprintf(stderr, "fecd-sink: out of memory\n");
+			return -1;
+		}
 		track_add(&s->bits_track, pos, pos + h->payload_bits);
 		s->stream_msgs++;
 	} else if (h->payload_bits == 0 && h->in_count == 0 &&
@@ -576,6 +593,7 @@ out:
 	free(s.lat_seq);
 	free(s.lat_rx);
 	lat_free(&s.lat);
+	sink_replay_free(&s);
 	frame_table_free(&s.frames);
 	info_source_close(&s.src);
 	return rc;

@@ -18,7 +18,7 @@ struct sink_opts {
 	int sock_type;
 	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
 	int hwm, timeout_ms, deadline_ms;
-	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos;
+	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos, replay;
 	uint32_t split;
 	struct frame_sched sched;
 	double max_ber, max_fer;
@@ -45,10 +45,18 @@ struct sink {
 	size_t nlat, cap_lat;
 	struct lat lat;
 	uint64_t t_first, t_last;
+	/* --replay: the period packed eight times, copy c starting at period bit c */
+	uint8_t *rp_ref[8];
+	uint64_t rp_len;
 };
 
 /* Matches the receive times with the feed's stamps file into s->lat. Returns 0 or -1. */
 int sink_stamps_match(struct sink *s);
+/* --replay (sink_replay.c): bit errors of n received packed bits at stream bit pos, bit i being
+ * source bit i mod o.replay. Returns 0 or -1 (out of memory). */
+int sink_replay_compare(struct sink *s, uint64_t pos, const uint8_t *rx, size_t n,
+                        uint64_t *errors);
+void sink_replay_free(struct sink *s);
 /* Prints the report (text or JSON); returns true when every expectation held. */
 bool sink_report(struct sink *s);
 

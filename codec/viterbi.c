@@ -36,32 +36,27 @@
  * words (bit ns % 64 of word ns / 64) per stage, in caller scratch. A job that breaks the
  * geometry rules (lengths not whole periods, too long, a terminated frame shorter than its tail)
  * is returned ERASED with no bits; the batch goes on.
+ *
+ * SIMD. viterbi_sse2.c and viterbi_avx2.c run the same stages in int16 lanes and give identical
+ * decisions on every path traceback follows, identical end states and metrics; cpu_simd.h picks
+ * the level at run time. This file is the portable pass, the traceback and the job planning that
+ * every level shares.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv_code.h"
-#include "fec_impl.h"
+#include "cpu_simd.h"
+#include "viterbi_impl.h"
 
 #define UNREACHABLE  (-(1 << 20))
 #define RENORM_EVERY 32
 #define ALIGN        64
 
-struct viterbi_decoder {
-	struct fec_decoder base;
-	struct conv_code code;
-	/* -1 where word[2j] has output r set, else 0: (y ^ sign) - sign is +-y without a multiply
-	 */
-	int32_t sign[CONV_N_MAX][CONV_STATES_MAX / 2];
-	unsigned bmask, tmask; /* outputs whose polynomial taps the oldest bit / the input bit */
-	bool symmetric;        /* bmask and tmask are every output */
-	uint32_t rows;         /* decision rows available in scratch: most stages traceback reads */
-	uint32_t words;        /* 64-bit words per decision row */
-};
-
-/* Scratch: two metric arrays, then the decision rows. */
+/* Scratch: two metric arrays (the portable pass's), the traceback's path bits, then the
+ * decision rows. */
 struct scratch {
-	int32_t *pm[2];
+	int32_t *pm;
+	uint64_t *path;
 	uint64_t *dec;
 };
 
@@ -70,22 +65,28 @@ static size_t align_up(size_t v)
 	return (v + ALIGN - 1) / ALIGN * ALIGN;
 }
 
-static size_t scratch_size(uint32_t rows, uint32_t words)
+/* Bytes of the traceback's path bits: one per row, and the end state past them. */
+static size_t path_size(uint32_t rows)
 {
-	size_t pm = align_up(CONV_STATES_MAX * sizeof(int32_t));
-
-	return ALIGN + 2 * pm + (size_t)rows * words * sizeof(uint64_t);
+	return align_up(((size_t)rows / 64 + 2) * sizeof(uint64_t));
 }
 
-static struct scratch scratch_map(void *mem)
+static size_t scratch_size(uint32_t rows, uint32_t words)
+{
+	size_t pm = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
+
+	return ALIGN + pm + path_size(rows) + (size_t)rows * words * sizeof(uint64_t);
+}
+
+static struct scratch scratch_map(void *mem, uint32_t rows)
 {
 	uintptr_t p = ((uintptr_t)mem + ALIGN - 1) / ALIGN * ALIGN;
-	size_t pm = align_up(CONV_STATES_MAX * sizeof(int32_t));
+	size_t pm = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
 	struct scratch s;
 
-	s.pm[0] = (int32_t *)p;
-	s.pm[1] = (int32_t *)(p + pm);
-	s.dec = (uint64_t *)(p + 2 * pm);
+	s.pm = (int32_t *)p;
+	s.path = (uint64_t *)(p + pm);
+	s.dec = (uint64_t *)(p + pm + path_size(rows));
 	return s;
 }
 
@@ -194,13 +195,7 @@ static int32_t renormalise(int32_t *pm, unsigned nstates)
 	return top;
 }
 
-/* What one job decodes, worked out from its lengths; false when they break the rules. */
-struct job_plan {
-	uint32_t head, own, tail; /* stages */
-	uint32_t out_bits;
-	bool start_known, end_zero;
-};
-
+/* Works out what one job decodes from its lengths; false when they break the rules. */
 static bool plan_job(const struct viterbi_decoder *v, const struct fec_job *job, struct job_plan *p)
 {
 	const struct conv_code *c = &v->code;
@@ -239,18 +234,20 @@ static bool plan_job(const struct viterbi_decoder *v, const struct fec_job *job,
 	return true;
 }
 
-static void decode_job(const struct viterbi_decoder *v, struct scratch *s, const int8_t *in,
-                       const struct job_plan *p, uint8_t *out, struct fec_job *job)
+/* The portable forward pass (viterbi_forward_fn): the reference arithmetic, every code. */
+static unsigned forward_portable(const struct viterbi_decoder *v, const int8_t *in,
+                                 const struct job_plan *p, int32_t *pm, uint64_t *dec,
+                                 int64_t *metric)
 {
 	const struct conv_code *c = &v->code;
 	const unsigned n = c->nstates, words = v->words;
 	const uint32_t total = p->head + p->own + p->tail;
-	int32_t *old = s->pm[0], *new = s->pm[1];
+	int32_t *old = pm, *new = pm + CONV_STATES_MAX;
 	int32_t m[4][CONV_STATES_MAX / 2];
 	uint8_t dec8[CONV_STATES_MAX + 8] = {0};
 	int64_t offset = 0;
-	uint32_t pos = 0, end = 0;
-	unsigned step = 0;
+	uint32_t pos = 0;
+	unsigned step = 0, end = 0;
 
 	for (unsigned st = 0; st < n; st++)
 		old[st] = p->start_known && st ? UNREACHABLE : 0;
@@ -267,7 +264,7 @@ static void decode_job(const struct viterbi_decoder *v, struct scratch *s, const
 		else
 			acs_stage(n, (const int32_t(*)[CONV_STATES_MAX / 2]) m, old, new, dec8);
 		if (t >= p->head)
-			pack_decisions(dec8, n, s->dec + (size_t)(t - p->head) * words);
+			pack_decisions(dec8, n, dec + (size_t)(t - p->head) * words);
 		tmp = old;
 		old = new;
 		new = tmp;
@@ -279,16 +276,101 @@ static void decode_job(const struct viterbi_decoder *v, struct scratch *s, const
 		for (unsigned st = 1; st < n; st++)
 			if (old[st] > old[end])
 				end = st;
-	job->metric = (float)(offset + old[end]);
+	*metric = offset + old[end];
+	return end;
+}
 
-	memset(out, 0, (p->out_bits + 7) / 8);
-	for (uint32_t r = p->own + p->tail; r-- > 0;) {
-		const uint64_t *row = s->dec + (size_t)r * words;
+/* Bits of every byte of x reversed (bit 0 <-> bit 7 ...), the bytes left in place. */
+static uint64_t reverse_bits_in_bytes(uint64_t x)
+{
+	x = (x & 0x0f0f0f0f0f0f0f0full) << 4 | (x >> 4 & 0x0f0f0f0f0f0f0f0full);
+	x = (x & 0x3333333333333333ull) << 2 | (x >> 2 & 0x3333333333333333ull);
+	return (x & 0x5555555555555555ull) << 1 | (x >> 1 & 0x5555555555555555ull);
+}
 
-		if (r < p->out_bits && (end >> (c->k - 2) & 1u))
-			out[r / 8] |= (uint8_t)(0x80u >> (r % 8));
-		end = ((end << 1) & (n - 1)) | (unsigned)(row[end / 64] >> (end % 64) & 1u);
+/* Traceback from the end state over rows own+tail-1 .. 0; writes out_bits bits, MSB first, the
+ * last byte's spare bits 0. Each step shifts the state left and brings the decision in, so the
+ * states of the whole path are one bit string P (bit r: the decision read at row r; bits R ..
+ * R+K-2: the end state, R = own+tail), and the bit decoded at stage r, the top bit of S_r+1, is
+ * bit r+K-1 of P. The loop therefore only follows the chain and keeps P in path[] (scratch); the
+ * output is cut from P afterwards, 64 bits at a time. */
+static void traceback(const struct viterbi_decoder *v, const uint64_t *dec, unsigned end,
+                      const struct job_plan *p, uint64_t *path, uint8_t *out)
+{
+	const unsigned words = v->words, k1 = v->code.k - 1;
+	const uint64_t mask = v->code.nstates - 1;
+	const uint32_t rows = p->own + p->tail;
+	const uint64_t *row = dec + (size_t)rows * words;
+	uint64_t x = end;
+
+	path[rows / 64] = (uint64_t)end << (rows % 64);
+	path[rows / 64 + 1] = rows % 64 ? (uint64_t)end >> (64 - rows % 64) : 0;
+	if (words == 1) {
+		for (uint32_t r = rows; r-- > 0;) {
+			row -= 1;
+			x = x << 1 | (row[0] >> (x & mask) & 1u);
+			if (r % 64 == 0)
+				path[r / 64] = x;
+		}
+	} else {
+		for (uint32_t r = rows; r-- > 0;) {
+			const unsigned s = (unsigned)(x & mask);
+
+			row -= words;
+			x = x << 1 | (row[s / 64] >> (s % 64) & 1u);
+			if (r % 64 == 0)
+				path[r / 64] = x;
+		}
 	}
+	for (uint32_t at = 0; at < p->out_bits; at += 64) {
+		const uint32_t q = at + k1, left = p->out_bits - at;
+		uint64_t bits = path[q / 64] >> (q % 64);
+
+		if (q % 64)
+			bits |= path[q / 64 + 1] << (64 - q % 64);
+		if (left < 64)
+			bits &= (1ull << left) - 1;
+		bits = reverse_bits_in_bytes(bits);
+		for (unsigned b = 0; b < 8 && 8 * b < left; b++)
+			out[at / 8 + b] = (uint8_t)(bits >> (8 * b));
+	}
+}
+
+/* The forward pass for the current SIMD level; the portable one where the level has none for
+ * this code. */
+static viterbi_forward_fn pick_forward(const struct viterbi_decoder *v)
+{
+	viterbi_forward_fn f = NULL;
+
+#if defined(FECD_SIMD_X86)
+	switch (fec_simd_level()) {
+	case FEC_SIMD_AVX2:
+		f = viterbi__forward_avx2(v);
+		if (f)
+			break;
+		/* K < 6 has no AVX2 pass; AVX2 CPUs have SSE2 */
+		__attribute__((fallthrough));
+	case FEC_SIMD_SSE2:
+		f = viterbi__forward_sse2(v);
+		break;
+	default:
+		break;
+	}
+#else
+	(void)v;
+#endif
+	return f ? f : forward_portable;
+}
+
+static void decode_job(const struct viterbi_decoder *v, viterbi_forward_fn forward,
+                       struct scratch *s, const int8_t *in, const struct job_plan *p, uint8_t *out,
+                       struct fec_job *job)
+{
+	int64_t metric;
+	unsigned end = forward(v, in, p, s->pm, s->dec, &metric);
+
+	job->metric = (float)metric;
+	traceback(v, s->dec, end, p, s->path, out);
 	job->out_bits = p->out_bits;
 	job->status = FECD_STATUS_DECODED;
 }
@@ -297,7 +379,8 @@ static int viterbi_decode(const struct fec_decoder *dec, void *scratch, struct f
                           uint32_t first, uint32_t count)
 {
 	const struct viterbi_decoder *v = (const struct viterbi_decoder *)dec;
-	struct scratch s = scratch_map(scratch);
+	const viterbi_forward_fn forward = pick_forward(v);
+	struct scratch s = scratch_map(scratch, v->rows);
 
 	for (uint32_t i = first; i < first + count; i++) {
 		struct fec_job *job = &b->jobs[i];
@@ -311,7 +394,7 @@ static int viterbi_decode(const struct fec_decoder *dec, void *scratch, struct f
 			job->status = FECD_STATUS_ERASED;
 			continue;
 		}
-		decode_job(v, &s, b->in + (size_t)i * b->in_stride, &plan,
+		decode_job(v, forward, &s, b->in + (size_t)i * b->in_stride, &plan,
 		           b->out + (size_t)i * b->out_stride, job);
 	}
 	return 0;
@@ -383,6 +466,16 @@ int conv_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 		for (unsigned j = 0; j < v->code.nstates / 2; j++)
 			v->sign[r][j] = (v->code.word[2 * j] >> r & 1u) ? -1 : 0;
 	}
+	for (unsigned q = 0; q < 4; q++)
+		for (unsigned r = 0; r < v->code.n; r++)
+			for (unsigned j = 0; j < v->code.nstates / 2; j++) {
+				unsigned reg = (q >> 1) << (v->code.k - 1) | 2 * j | (q & 1);
+				bool set = v->code.word[reg] >> r & 1u;
+
+				v->mask16[q][r][j] = set ? -1 : 0;
+				v->unit16[q][r][j] = set ? -1 : 1;
+				v->wbits[q][r / 2][2 * j + r % 2] = set;
+			}
 	v->symmetric = v->bmask == (1u << v->code.n) - 1 && v->tmask == v->bmask;
 	fill_info(v);
 	*out = &v->base;

@@ -1,8 +1,8 @@
 /*
  * Decoder backends: where batches are decoded. The CPU backend is a pool of worker threads; the
- * CUDA backend (cuda/) plugs in behind the same operations. Completion is reported on a backend
- * thread through task->done; the service hands it back to its loop with uv_async, so the loop never
- * waits for a decode.
+ * CUDA backend (backend_cuda.c over cuda/) plugs in behind the same operations. Completion is
+ * reported on a backend thread through task->done; the service hands it back to its loop with
+ * uv_async, so the loop never waits for a decode.
  */
 #ifndef FECD_BACKEND_H
 #define FECD_BACKEND_H
@@ -17,6 +17,7 @@ struct backend;
 
 struct backend_task {
 	const struct fec_decoder *dec; /* kept alive by the submitter until done runs */
+	uint32_t channel; /* the submitter's channel: its batches share its GPU lanes */
 	struct fec_batch batch;
 	int status;                           /* set before done: 0 or a negative FEC_E* code */
 	void (*done)(struct backend_task *t); /* on a backend thread */
@@ -25,6 +26,7 @@ struct backend_task {
 	 * these alone. */
 	struct backend_task *next_;
 	uint32_t claimed_, finished_;
+	void *priv_;
 };
 
 struct backend_ops {
@@ -44,5 +46,18 @@ struct backend {
 };
 
 int backend_cpu_create(unsigned threads, struct backend **out);
+
+/* The GPU backend (backend_cuda.c), with an embedded CPU backend for the codes the GPU does not
+ * decode and as the fallback: when mode is "auto" or "cuda" and no device can be used, or when a
+ * CUDA error happens while running, every batch is decoded on the CPU (one log line says why).
+ * lanes: CUDA streams per channel, 0 for the device's default. Fails only when the CPU backend
+ * cannot start. */
+struct backend_cuda_config {
+	const char *mode; /* "auto" or "cuda" */
+	int device;
+	unsigned lanes;
+	unsigned workers; /* CPU backend threads, 0: one per core */
+};
+int backend_cuda_create(const struct backend_cuda_config *c, struct backend **out);
 
 #endif

@@ -279,6 +279,7 @@ void batcher_submit_ready(struct channel *ch)
 		}
 		const struct epoch *ep = b->ep;
 		b->task.dec = ep->dec;
+		b->task.channel = ch->cfg.id;
 		b->task.batch = (struct fec_batch){
 		    .count = b->count,
 		    .jobs = b->jobs,

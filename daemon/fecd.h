@@ -60,8 +60,10 @@ struct fecd_config {
 	char control_tcp[64];               /* "127.0.0.1:PORT" or empty: no TCP control */
 	uint32_t control_max_line;          /* bytes per JSON-RPC request line */
 	uint32_t control_max_depth;         /* JSON nesting limit */
-	char backend[16];                   /* "cpu" (later "cuda", "auto") */
+	char backend[16];                   /* "auto", "cuda" or "cpu" */
 	uint32_t workers;                   /* CPU backend threads; 0 = one per core */
+	uint32_t gpu_device;                /* CUDA device index */
+	uint32_t gpu_lanes;                 /* CUDA streams per channel; 0 = the device's default */
 	uint32_t linger_ms;                 /* how long output may take to leave on shutdown */
 	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
 	char log_level[16];

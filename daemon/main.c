@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "fecd.h"
+#include "fecd_cuda.h"
 #include "log.h"
 #include "notify.h"
 #include "service.h"
@@ -48,7 +49,8 @@ static void usage(FILE *f)
 	    f,
 	    "usage: fecd [--config FILE] [--check-config] [--log-level LEVEL] [--version] "
 	    "[--help]\n"
-	    "            [--print-config] [--print-settings] [--print-methods]\n"
+	    "            [--print-config] [--print-settings] [--print-methods] "
+	    "[--print-devices]\n"
 	    "\n"
 	    "A forward-error-correction decoder service: soft symbols in over ZeroMQ, decoded\n"
 	    "frames out, channels managed over JSON-RPC.\n"
@@ -61,10 +63,40 @@ static void usage(FILE *f)
 	    "      --print-config    print the configuration in effect as JSON and exit\n"
 	    "      --print-settings  print every setting as a Markdown table and exit\n"
 	    "      --print-methods   print the control methods and errors as Markdown and exit\n"
+	    "      --print-devices   list the CUDA devices and exit (1 when there is none)\n"
 	    "  -V, --version         print the version and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
 	    "Signals: SIGTERM/SIGINT drain and exit, SIGHUP reloads the configuration file.\n");
+}
+
+/* For people and for the GPU tests (which skip when this exits 1): the devices the GPU backend
+ * can use, or why there is none. */
+static int print_devices(void)
+{
+	char msg[512];
+	int n = fecd_cuda_device_count(msg, sizeof(msg));
+
+	if (n == 0) {
+		printf("no CUDA device: %s\n", msg);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct fecd_cuda_device d;
+
+		if (fecd_cuda_device_query(i, &d, msg, sizeof(msg))) {
+			printf("device %d: cannot query it: %s\n", i, msg);
+			continue;
+		}
+		printf(
+		    "device %d: %s, compute capability %d.%d, %d SMs at %d MHz, %zu MiB (%zu MiB "
+		    "free), L2 %zu KiB, %d copy engines, driver %d.%d, runtime %d.%d\n",
+		    i, d.name, d.cc_major, d.cc_minor, d.sm_count, d.clock_khz / 1000,
+		    d.mem_total >> 20, d.mem_free >> 20, d.l2_bytes >> 10, d.async_engines,
+		    d.driver_version / 1000, d.driver_version % 1000 / 10, d.runtime_version / 1000,
+		    d.runtime_version % 1000 / 10);
+	}
+	return 0;
 }
 
 /* Loads the file named on the command line (must exist) or the default one (may be absent). */
@@ -273,6 +305,7 @@ int main(int argc, char **argv)
 	    {"print-config", no_argument, NULL, 'P'},
 	    {"print-settings", no_argument, NULL, 'S'},
 	    {"print-methods", no_argument, NULL, 'M'},
+	    {"print-devices", no_argument, NULL, 'D'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -310,6 +343,8 @@ int main(int argc, char **argv)
 			return settings_write_markdown(stdout) ? 1 : 0;
 		case 'M':
 			return rpc_write_markdown(stdout) ? 1 : 0;
+		case 'D':
+			return print_devices();
 		case 'V':
 			printf("fecd %s\n", FECD_VERSION);
 			return 0;

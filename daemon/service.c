@@ -247,14 +247,18 @@ int fecd_create(uv_loop_t *loop, const struct fecd_config *cfg, struct fecd **ou
 		rc = -errno;
 		goto out_free;
 	}
-	if (strcmp(cfg->backend, "cpu") != 0 && cfg->backend[0]) {
-		snprintf(err, errlen,
-		         "backend: \"%s\" is not built into this fecd; expected \"cpu\"",
-		         cfg->backend);
-		rc = -EINVAL;
-		goto out_ctx;
+	if (strcmp(cfg->backend, "cpu") == 0) {
+		rc = backend_cpu_create(cfg->workers, &d->be);
+	} else {
+		/* "auto" and "cuda": the GPU where CUDA works, else the CPU with one log line. */
+		struct backend_cuda_config bc = {
+		    .mode = cfg->backend[0] ? cfg->backend : "auto",
+		    .device = (int)cfg->gpu_device,
+		    .lanes = cfg->gpu_lanes,
+		    .workers = cfg->workers,
+		};
+		rc = backend_cuda_create(&bc, &d->be);
 	}
-	rc = backend_cpu_create(cfg->workers, &d->be);
 	if (rc) {
 		snprintf(err, errlen, "cannot start the CPU backend: %s", strerror(-rc));
 		goto out_ctx;

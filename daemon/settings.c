@@ -8,6 +8,8 @@
  *     one client can hold.
  *   control.max_depth 4..64: a channel object nests 4 deep in a request (params.input.gnuradio).
  *   workers 0..1024 (0 = one per core); linger_ms up to 10 min; stats_interval_ms 100 ms..60 s.
+ *   gpu.device 0..63 (CUDA's device numbering); gpu.lanes 0..16 (0 = the device's default):
+ *     beyond a few streams per channel nothing more overlaps.
  *   input/output.hwm 0..10^7 messages (0 = ZMQ's "no limit").
  *   input.llr_scale 0.001..1000: float LLRs of a few units up to raw ADC-like magnitudes.
  *   batch.jobs 1..4096 jobs (a GPU wants thousands, the CPU tens); batch.deadline_ms 1..10000;
@@ -49,10 +51,17 @@ const struct setting fecd_global_settings[] = {
      .help = "longest JSON-RPC request line in bytes; longer lines get error -32600"},
     {"control.max_depth", SET_U32, G(control_max_depth), 4, 64, .def = "16",
      .help = "deepest JSON nesting accepted in a request"},
-    {"backend", SET_STRING, G(backend), .check = check_backend, .def = "cpu",
-     .help = "decoder backend"},
+    {"backend", SET_STRING, G(backend), .check = check_backend, .def = "auto",
+     .help = "decoder backend: auto (the GPU where CUDA works, else the CPU), cuda (the same, "
+             "meant for a GPU), cpu"},
     {"workers", SET_U32, G(workers), 0, 1024, .def = "0",
-     .help = "CPU decoder threads; 0: one per available core"},
+     .help = "CPU decoder threads (CPU backend, and the GPU backend's CPU fallback); 0: one per "
+             "available core"},
+    {"gpu.device", SET_U32, G(gpu_device), 0, 63, .def = "0",
+     .help = "CUDA device index the GPU backend uses (fecd --print-devices lists them)"},
+    {"gpu.lanes", SET_U32, G(gpu_lanes), 0, 16, .def = "0",
+     .help = "CUDA streams per channel, each with its own buffers (batches in flight overlap); "
+             "0: chosen from the device (copy engines, SMs)"},
     {"log_level", SET_STRING, G(log_level), .check = check_log_level, .def = "info",
      .flags = SET_LIVE, .help = "most verbose level logged: error, warning, notice, info, debug"},
     {"linger_ms", SET_U32, G(linger_ms), 0, 600000, .def = "5000",
@@ -230,9 +239,9 @@ static int check_socket_path(const char *t, char *err, size_t errlen)
 
 static int check_backend(const char *t, char *err, size_t errlen)
 {
-	if (strcmp(t, "cpu") == 0)
+	if (strcmp(t, "auto") == 0 || strcmp(t, "cuda") == 0 || strcmp(t, "cpu") == 0)
 		return 0;
-	snprintf(err, errlen, "one of \"cpu\" (the backends built into this fecd)");
+	snprintf(err, errlen, "one of \"auto\", \"cuda\", \"cpu\"");
 	return -EINVAL;
 }
 

@@ -41,7 +41,7 @@ static const struct bad_case bad_cases[] = {
      "control: unknown key \"sockett\" (valid keys: socket, tcp, max_line, max_depth)"},
     {"{\"control\": 5}", "control: expected an object, got 5"},
     {"{\"log_level\": \"loud\"}", "log_level: expected one of \"error\", \"warning\""},
-    {"{\"backend\": \"cuda\"}", "backend: expected one of \"cpu\""},
+    {"{\"backend\": \"gpu\"}", "backend: expected one of \"auto\", \"cuda\", \"cpu\""},
     {"[1, 2]", "(top level): expected an object, got an array"},
     {"{\"workers\": 1,,}", "invalid JSON at line 1, column"},
     {"{\n\"workers\": 1\n} x", "unexpected text after the JSON object at line 3, column 3"},

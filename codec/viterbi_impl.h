@@ -1,0 +1,63 @@
+/*
+ * Internal to codec/: what the Viterbi decoder's portable reference (viterbi.c) shares with its
+ * SIMD forward passes (viterbi_sse2.c, viterbi_avx2.c). A forward pass runs one job's add-compare-
+ * select stages, writes the decision rows that traceback reads in the layout viterbi.c describes,
+ * and picks the end state and its exact metric; viterbi.c plans the job, picks the pass for the
+ * run-time SIMD level (cpu_simd.h) and traces back, so every pass is only the arithmetic.
+ */
+#ifndef VITERBI_IMPL_H
+#define VITERBI_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conv_code.h"
+#include "fec_impl.h"
+
+struct viterbi_decoder {
+	struct fec_decoder base;
+	struct conv_code code;
+	/* -1 where word[2j] has output r set, else 0: (y ^ sign) - sign is +-y without a multiply
+	 */
+	int32_t sign[CONV_N_MAX][CONV_STATES_MAX / 2];
+	/* For the SIMD passes, per branch shape q (bit 0: from the odd predecessor 2j+1, bit 1:
+	 * input 1), output r and butterfly j: 0/-1 as above, and the same as +1/-1 (psignw). */
+	int16_t mask16[4][CONV_N_MAX][CONV_STATES_MAX / 2];
+	int16_t unit16[4][CONV_N_MAX][CONV_STATES_MAX / 2];
+	/* The same as 0/1 code bits in byte pairs for pmaddubsw: byte 2j + b of wbits[q][h] is the
+	 * bit of output 2h + b in butterfly j's shape q. */
+	uint8_t wbits[4][2][CONV_STATES_MAX];
+	unsigned bmask, tmask; /* outputs whose polynomial taps the oldest bit / the input bit */
+	bool symmetric;        /* bmask and tmask are every output */
+	uint32_t rows;         /* decision rows available in scratch: most stages traceback reads */
+	uint32_t words;        /* 64-bit words per decision row */
+};
+
+/* What one job decodes, worked out from its lengths. */
+struct job_plan {
+	uint32_t head, own, tail; /* stages */
+	uint32_t out_bits;
+	bool start_known, end_zero;
+};
+
+/* A forward pass: runs stages 0 .. head+own+tail-1 of the job whose symbols start at in, writes
+ * the decision row of stage t >= head at dec + (t - head) * v->words, and returns the end state
+ * (state 0 when p->end_zero, else the best, lowest index among equals) with its exact path
+ * metric in *metric. int32 scratch for the portable pass: pm, two arrays of CONV_STATES_MAX. */
+typedef unsigned (*viterbi_forward_fn)(const struct viterbi_decoder *v, const int8_t *in,
+                                       const struct job_plan *p, int32_t *pm, uint64_t *dec,
+                                       int64_t *metric);
+
+/* NULL when the pass does not handle this code (see each file for which shapes it takes). */
+viterbi_forward_fn viterbi__forward_sse2(const struct viterbi_decoder *v);
+viterbi_forward_fn viterbi__forward_avx2(const struct viterbi_decoder *v);
+
+/* The unreachable-start constant of the int16 passes: below -(2 * 508 * K) for every K, as
+ * viterbi.c requires, and far enough above -32768 that saturating adds never reach it before
+ * every state is reachable (stage K-1). */
+#define VITERBI_UNREACHABLE16 (-16384)
+/* int16 passes renormalise every this many stages: metrics then stay within
+ * -(1016 * (K-1) + 508 * 32) .. 508 * 32, inside int16 for K <= 9. */
+#define VITERBI_RENORM16 32
+
+#endif

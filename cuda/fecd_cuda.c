@@ -1,0 +1,293 @@
+/*
+ * The GPU backend's context side (fecd_cuda.h): finding and describing devices, opening a context
+ * on one, pinned host memory, and GPU decoders, which dispatch to a family's operations through
+ * GPU_FAMILY_MAP. Lanes (streams, device buffers, submit/wait) are in lane.c.
+ *
+ * A missing driver or an absent device is not an error here: the count is 0 and the message says
+ * why, so the daemon can fall back to the CPU with one clear line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_core.h"
+
+static const struct gpu_family_ops *const gpu_families[] = {
+#define X(ops) &ops,
+    GPU_FAMILY_MAP(X)
+#undef X
+};
+
+#define NFAMILIES (sizeof(gpu_families) / sizeof(gpu_families[0]))
+
+static const struct gpu_family_ops *family_ops(enum fecd_family family)
+{
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (gpu_families[i]->family == family)
+			return gpu_families[i];
+	return NULL;
+}
+
+/* ---- Devices */
+
+int fecd_cuda_device_count(char *msg, size_t msglen)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+
+	if (e != cudaSuccess) {
+		/* No driver, no device node, driver older than the runtime: all mean "no GPU". */
+		if (msg && msglen)
+			snprintf(msg, msglen, "CUDA cannot start: cudaGetDeviceCount: %s (%s)",
+			         cudaGetErrorString(e), cudaGetErrorName(e));
+		cudaGetLastError();
+		return 0;
+	}
+	if (n == 0 && msg && msglen)
+		snprintf(msg, msglen, "no CUDA device is present");
+	else if (msg && msglen)
+		snprintf(msg, msglen, "%d CUDA device%s", n, n == 1 ? "" : "s");
+	return n;
+}
+
+static int attr(int *v, enum cudaDeviceAttr a, int dev, const char *what, char *err, size_t errlen)
+{
+	cudaError_t e = cudaDeviceGetAttribute(v, a, dev);
+
+	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
+}
+
+int fecd_cuda_device_query(int index, struct fecd_cuda_device *out, char *err, size_t errlen)
+{
+	struct cudaDeviceProp p;
+	int l2 = 0, smem_sm = 0, smem_optin = 0;
+	size_t free_b = 0, total_b = 0;
+	cudaError_t e;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->index = index;
+	e = cudaGetDeviceProperties(&p, index);
+	if (e != cudaSuccess)
+		return gpu_error(e, "cudaGetDeviceProperties", err, errlen);
+	snprintf(out->name, sizeof(out->name), "%s", p.name);
+	/* Attributes rather than cudaDeviceProp fields: CUDA 13 dropped the clock fields. */
+	rc |= attr(&out->cc_major, cudaDevAttrComputeCapabilityMajor, index, "compute capability",
+	           err, errlen);
+	rc |= attr(&out->cc_minor, cudaDevAttrComputeCapabilityMinor, index, "compute capability",
+	           err, errlen);
+	rc |= attr(&out->sm_count, cudaDevAttrMultiProcessorCount, index, "SM count", err, errlen);
+	rc |= attr(&out->clock_khz, cudaDevAttrClockRate, index, "SM clock", err, errlen);
+	rc |= attr(&out->mem_clock_khz, cudaDevAttrMemoryClockRate, index, "memory clock", err,
+	           errlen);
+	rc |= attr(&out->mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, index, "memory bus", err,
+	           errlen);
+	rc |= attr(&l2, cudaDevAttrL2CacheSize, index, "L2 size", err, errlen);
+	rc |= attr(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, index, "shared memory",
+	           err, errlen);
+	rc |= attr(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, index, "shared memory",
+	           err, errlen);
+	rc |= attr(&out->regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor, index, "registers",
+	           err, errlen);
+	rc |= attr(&out->max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index,
+	           "threads per SM", err, errlen);
+	rc |= attr(&out->warp_size, cudaDevAttrWarpSize, index, "warp size", err, errlen);
+	rc |= attr(&out->async_engines, cudaDevAttrAsyncEngineCount, index, "copy engines", err,
+	           errlen);
+	if (rc)
+		return -FEC_EDEVICE;
+	out->l2_bytes = (size_t)l2;
+	out->smem_per_sm = (size_t)smem_sm;
+	out->smem_per_block_optin = (size_t)smem_optin;
+	e = cudaDriverGetVersion(&out->driver_version);
+	if (e == cudaSuccess)
+		e = cudaRuntimeGetVersion(&out->runtime_version);
+	if (e != cudaSuccess)
+		return gpu_error(e, "CUDA version", err, errlen);
+	/* Free memory needs the device's context: this is where it starts. */
+	e = cudaSetDevice(index);
+	if (e == cudaSuccess)
+		e = cudaMemGetInfo(&free_b, &total_b);
+	if (e != cudaSuccess)
+		return gpu_error(e, "cudaMemGetInfo", err, errlen);
+	out->mem_free = free_b;
+	out->mem_total = total_b;
+	return 0;
+}
+
+/* ---- Context */
+
+int gpu_use_device(const struct fecd_cuda *ctx, char *err, size_t errlen)
+{
+	cudaError_t e = cudaSetDevice(ctx->dev.index);
+
+	return e == cudaSuccess ? 0 : gpu_error(e, "cudaSetDevice", err, errlen);
+}
+
+int fecd_cuda_open(int device, struct fecd_cuda **out, char *err, size_t errlen)
+{
+	char why[256];
+	int n = fecd_cuda_device_count(why, sizeof(why));
+	struct fecd_cuda *ctx;
+	int rc;
+
+	if (n == 0) {
+		snprintf(err, errlen, "%s", why);
+		return -FEC_EDEVICE;
+	}
+	if (device < 0 || device >= n) {
+		snprintf(err, errlen, "GPU device %d does not exist (devices 0..%d)", device,
+		         n - 1);
+		return -FEC_ERANGE;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	/* Blocking sync, set before the context starts: waiter threads sleep in the driver
+	 * instead of spinning on the cores the CPU decoders share. */
+	cudaError_t e = cudaSetDevice(device);
+	if (e == cudaSuccess)
+		e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+	if (e != cudaSuccess && e != cudaErrorSetOnActiveProcess) {
+		rc = gpu_error(e, "cudaSetDeviceFlags", err, errlen);
+		goto out_free;
+	}
+	cudaGetLastError();
+	rc = fecd_cuda_device_query(device, &ctx->dev, err, errlen);
+	if (rc)
+		goto out_free;
+	pthread_mutex_init(&ctx->lock, NULL);
+	*out = ctx;
+	return 0;
+
+out_free:
+	free(ctx);
+	return rc;
+}
+
+void fecd_cuda_close(struct fecd_cuda *ctx)
+{
+	if (!ctx)
+		return;
+	while (ctx->lanes)
+		fecd_cuda_lane_destroy(ctx->lanes);
+	while (ctx->decoders)
+		fecd_cuda_decoder_destroy(ctx->decoders);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+const struct fecd_cuda_device *fecd_cuda_device_info(const struct fecd_cuda *ctx)
+{
+	return &ctx->dev;
+}
+
+unsigned fecd_cuda_default_lanes(const struct fecd_cuda *ctx)
+{
+	/* One lane's copy in, kernel and copy out run in sequence; with two copy engines three
+	 * lanes keep both directions and the SMs busy at once, and a fourth covers the host's
+	 * turnaround on large devices. One copy engine overlaps only one direction. */
+	unsigned lanes = ctx->dev.async_engines >= 2 ? 3 : 2;
+
+	if (ctx->dev.async_engines >= 2 && ctx->dev.sm_count >= 64)
+		lanes = 4;
+	return lanes;
+}
+
+/* ---- Pinned host memory */
+
+void *fecd_cuda_host_alloc(struct fecd_cuda *ctx, size_t len)
+{
+	void *p = NULL;
+
+	if (gpu_use_device(ctx, NULL, 0))
+		return NULL;
+	/* Portable: any thread (and context) may copy from it. */
+	if (cudaHostAlloc(&p, len ? len : 1, cudaHostAllocPortable) != cudaSuccess) {
+		cudaGetLastError();
+		return NULL;
+	}
+	return p;
+}
+
+void fecd_cuda_host_free(struct fecd_cuda *ctx, void *p)
+{
+	(void)ctx;
+	if (p && cudaFreeHost(p) != cudaSuccess)
+		cudaGetLastError(); /* after a sticky error the memory stays until exit */
+}
+
+/* ---- Decoders */
+
+bool fecd_cuda_supports(const struct fec_spec *spec)
+{
+	const struct gpu_family_ops *ops = family_ops(spec->family);
+
+	return ops && ops->supports(spec);
+}
+
+int fecd_cuda_decoder_create(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
+                             struct fecd_cuda_decoder **out, char *err, size_t errlen)
+{
+	const struct fec_spec *spec = fec_decoder_spec(cpu_dec);
+	const struct gpu_family_ops *ops = family_ops(spec->family);
+	struct fecd_cuda_decoder *dec;
+	int rc;
+
+	if (!ops || !ops->supports(spec)) {
+		snprintf(err, errlen, "the GPU does not decode this code (family %s)",
+		         fecd_family_name(spec->family));
+		return -FEC_ENOTSUP;
+	}
+	rc = gpu_use_device(ctx, err, errlen);
+	if (rc)
+		return rc;
+	dec = calloc(1, sizeof(*dec));
+	if (!dec) {
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	dec->ctx = ctx;
+	dec->ops = ops;
+	dec->cpu = cpu_dec;
+	rc = ops->create(&ctx->dev, cpu_dec, &dec->impl, err, errlen);
+	if (rc)
+		goto out_free;
+	pthread_mutex_lock(&ctx->lock);
+	dec->next = ctx->decoders;
+	ctx->decoders = dec;
+	pthread_mutex_unlock(&ctx->lock);
+	*out = dec;
+	return 0;
+
+out_free:
+	free(dec);
+	return rc;
+}
+
+void fecd_cuda_decoder_destroy(struct fecd_cuda_decoder *dec)
+{
+	struct fecd_cuda *ctx;
+
+	if (!dec)
+		return;
+	ctx = dec->ctx;
+	pthread_mutex_lock(&ctx->lock);
+	for (struct fecd_cuda_decoder **pp = &ctx->decoders; *pp; pp = &(*pp)->next) {
+		if (*pp == dec) {
+			*pp = dec->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	gpu_use_device(ctx, NULL, 0);
+	dec->ops->destroy(dec->impl);
+	free(dec);
+}
+
+const char *fecd_cuda_decoder_describe(const struct fecd_cuda_decoder *dec)
+{
+	return dec->ops->describe(dec->impl);
+}

@@ -1,0 +1,291 @@
+/*
+ * Lanes: one CUDA stream each, with device buffers for a batch (jobs, input, output, soft output,
+ * the family's workspace) grown on demand. A submit enqueues copy in -> decode -> copy out on the
+ * stream and records an event; a wait synchronises on the oldest such event. Batches on one lane
+ * run in order; several lanes let consecutive batches overlap their copies and kernels.
+ *
+ * Submit runs on one thread (the daemon's loop) and wait on another (a waiter thread), so the
+ * ring of pending events is shared under the lane's lock; the slot being waited on is never the
+ * one a submit records into, because a full ring refuses the submit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_core.h"
+
+/* ---- Device buffers */
+
+/* Grows buf to need bytes. The lane's earlier batches may still read or write the old buffer, so
+ * the lane is synchronised first (only the first batches of a new size pay for it). */
+static int buf_reserve(struct fecd_cuda_lane *lane, struct gpu_buf *buf, size_t need,
+                       const char *what, char *err, size_t errlen)
+{
+	char call[96];
+	cudaError_t e;
+	void *p;
+
+	if (need <= buf->cap)
+		return 0;
+	e = cudaStreamSynchronize(lane->stream);
+	if (e != cudaSuccess)
+		return gpu_error(e, "cudaStreamSynchronize (growing buffers)", err, errlen);
+	e = cudaMalloc(&p, need);
+	if (e != cudaSuccess) {
+		snprintf(call, sizeof(call), "cudaMalloc of %zu bytes for %s", need, what);
+		return gpu_error(e, call, err, errlen);
+	}
+	if (buf->p)
+		cudaFree(buf->p);
+	buf->p = p;
+	buf->cap = need;
+	return 0;
+}
+
+static void buf_free(struct gpu_buf *buf)
+{
+	if (buf->p)
+		cudaFree(buf->p);
+	buf->p = NULL;
+	buf->cap = 0;
+}
+
+/* ---- Life */
+
+int fecd_cuda_lane_create(struct fecd_cuda *ctx, struct fecd_cuda_lane **out, char *err,
+                          size_t errlen)
+{
+	struct fecd_cuda_lane *lane;
+	cudaError_t e;
+	unsigned nev = 0;
+	int rc;
+
+	rc = gpu_use_device(ctx, err, errlen);
+	if (rc)
+		return rc;
+	lane = calloc(1, sizeof(*lane));
+	if (!lane) {
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	lane->ctx = ctx;
+	/* Non-blocking: the lane never waits for work on the legacy default stream. */
+	e = cudaStreamCreateWithFlags(&lane->stream, cudaStreamNonBlocking);
+	if (e != cudaSuccess) {
+		rc = gpu_error(e, "cudaStreamCreateWithFlags", err, errlen);
+		goto out_free;
+	}
+	for (; nev < GPU_LANE_RING; nev++) {
+		e = cudaEventCreateWithFlags(&lane->ev[nev],
+		                             cudaEventDisableTiming | cudaEventBlockingSync);
+		if (e != cudaSuccess) {
+			rc = gpu_error(e, "cudaEventCreateWithFlags", err, errlen);
+			goto out_events;
+		}
+	}
+	pthread_mutex_init(&lane->lock, NULL);
+	pthread_mutex_lock(&ctx->lock);
+	lane->next = ctx->lanes;
+	ctx->lanes = lane;
+	pthread_mutex_unlock(&ctx->lock);
+	*out = lane;
+	return 0;
+
+out_events:
+	while (nev > 0)
+		cudaEventDestroy(lane->ev[--nev]);
+	cudaStreamDestroy(lane->stream);
+out_free:
+	free(lane);
+	return rc;
+}
+
+void fecd_cuda_lane_destroy(struct fecd_cuda_lane *lane)
+{
+	struct fecd_cuda *ctx;
+
+	if (!lane)
+		return;
+	ctx = lane->ctx;
+	pthread_mutex_lock(&ctx->lock);
+	for (struct fecd_cuda_lane **pp = &ctx->lanes; *pp; pp = &(*pp)->next) {
+		if (*pp == lane) {
+			*pp = lane->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	gpu_use_device(ctx, NULL, 0);
+	/* After a sticky error this returns at once with the error; nothing more will run. */
+	cudaStreamSynchronize(lane->stream);
+	for (unsigned i = 0; i < GPU_LANE_RING; i++)
+		cudaEventDestroy(lane->ev[i]);
+	buf_free(&lane->jobs);
+	buf_free(&lane->in);
+	buf_free(&lane->out);
+	buf_free(&lane->soft);
+	buf_free(&lane->ws);
+	cudaStreamDestroy(lane->stream);
+	cudaGetLastError();
+	pthread_mutex_destroy(&lane->lock);
+	free(lane);
+}
+
+/* ---- Submit and wait */
+
+static int copy(void *dst, const void *src, size_t len, enum cudaMemcpyKind kind, cudaStream_t s,
+                const char *what, char *err, size_t errlen)
+{
+	cudaError_t e;
+
+	if (len == 0)
+		return 0;
+	e = cudaMemcpyAsync(dst, src, len, kind, s);
+	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
+}
+
+int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
+                          struct fec_batch *b, unsigned flags, char *err, size_t errlen)
+{
+	size_t jobs_bytes = (size_t)b->count * sizeof(struct fec_job);
+	size_t in_bytes = (size_t)b->count * b->in_stride;
+	size_t out_bytes = (size_t)b->count * b->out_stride;
+	size_t soft_bytes = b->soft ? (size_t)b->count * b->soft_stride * sizeof(float) : 0;
+	size_t ws_bytes;
+	unsigned slot;
+	bool fault;
+	cudaError_t e;
+	int rc;
+
+	if (!lane || !dec || !b || b->count == 0 || !b->jobs ||
+	    (!b->in && !(flags & FECD_CUDA_NO_COPY_IN))) {
+		snprintf(err, errlen, "invalid batch: no jobs or no input");
+		return -FEC_EINVAL;
+	}
+	if ((flags & FECD_CUDA_NO_COPY_IN) && b->count > lane->last_count) {
+		snprintf(err, errlen, "NO_COPY_IN with %u jobs: the lane holds only %u", b->count,
+		         lane->last_count);
+		return -FEC_EINVAL;
+	}
+	pthread_mutex_lock(&lane->lock);
+	if (lane->count >= GPU_LANE_RING) {
+		pthread_mutex_unlock(&lane->lock);
+		snprintf(err, errlen, "the lane already has %d batches pending", GPU_LANE_RING);
+		return -FEC_ERANGE;
+	}
+	slot = (lane->head + lane->count) % GPU_LANE_RING;
+	fault = lane->fault_next;
+	lane->fault_next = false;
+	pthread_mutex_unlock(&lane->lock);
+
+	rc = gpu_use_device(lane->ctx, err, errlen);
+	if (rc)
+		return rc;
+	ws_bytes = dec->ops->workspace_bytes(dec->impl, b->count);
+	rc = buf_reserve(lane, &lane->jobs, jobs_bytes, "jobs", err, errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->in, in_bytes, "input", err, errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->out, out_bytes, "output", err, errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->soft, soft_bytes, "soft output", err, errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->ws, ws_bytes, "workspace", err, errlen);
+	if (rc)
+		return rc;
+
+	if (!(flags & FECD_CUDA_NO_COPY_IN)) {
+		rc = copy(lane->jobs.p, b->jobs, jobs_bytes, cudaMemcpyHostToDevice, lane->stream,
+		          "cudaMemcpyAsync (jobs to the device)", err, errlen);
+		if (!rc)
+			rc = copy(lane->in.p, b->in, in_bytes, cudaMemcpyHostToDevice, lane->stream,
+			          "cudaMemcpyAsync (input to the device)", err, errlen);
+		if (rc)
+			return rc;
+		lane->last_count = b->count;
+	}
+	if (fault) {
+		rc = gpu_fault_launch(lane->stream, err, errlen);
+		if (rc)
+			return rc;
+	}
+	struct gpu_batch gb = {
+	    .count = b->count,
+	    .jobs = lane->jobs.p,
+	    .in = lane->in.p,
+	    .in_stride = b->in_stride,
+	    .in_s4 = (flags & FECD_CUDA_IN_S4) != 0,
+	    .out = lane->out.p,
+	    .out_stride = b->out_stride,
+	    .soft = b->soft ? lane->soft.p : NULL,
+	    .soft_stride = b->soft_stride,
+	};
+	rc = dec->ops->launch(dec->impl, &gb, lane->ws.p, lane->ws.cap, lane->stream, err, errlen);
+	if (rc)
+		return rc;
+	if (!(flags & FECD_CUDA_NO_COPY_OUT)) {
+		rc = copy(b->out, lane->out.p, out_bytes, cudaMemcpyDeviceToHost, lane->stream,
+		          "cudaMemcpyAsync (output to the host)", err, errlen);
+		if (!rc && soft_bytes)
+			rc = copy(b->soft, lane->soft.p, soft_bytes, cudaMemcpyDeviceToHost,
+			          lane->stream, "cudaMemcpyAsync (soft output to the host)", err,
+			          errlen);
+		if (!rc)
+			rc = copy(b->jobs, lane->jobs.p, jobs_bytes, cudaMemcpyDeviceToHost,
+			          lane->stream, "cudaMemcpyAsync (jobs to the host)", err, errlen);
+		if (rc)
+			return rc;
+	}
+	e = cudaEventRecord(lane->ev[slot], lane->stream);
+	if (e != cudaSuccess)
+		return gpu_error(e, "cudaEventRecord", err, errlen);
+	pthread_mutex_lock(&lane->lock);
+	lane->count++;
+	pthread_mutex_unlock(&lane->lock);
+	return 0;
+}
+
+int fecd_cuda_lane_wait(struct fecd_cuda_lane *lane, char *err, size_t errlen)
+{
+	cudaEvent_t ev;
+	cudaError_t e;
+	int rc;
+
+	pthread_mutex_lock(&lane->lock);
+	if (lane->count == 0) {
+		pthread_mutex_unlock(&lane->lock);
+		snprintf(err, errlen, "no batch is pending on this lane");
+		return -FEC_EINVAL;
+	}
+	ev = lane->ev[lane->head];
+	pthread_mutex_unlock(&lane->lock);
+
+	rc = gpu_use_device(lane->ctx, err, errlen);
+	e = cudaEventSynchronize(ev);
+	if (!rc && e != cudaSuccess)
+		rc = gpu_error(e, "decoding a batch (cudaEventSynchronize)", err, errlen);
+
+	pthread_mutex_lock(&lane->lock);
+	lane->head = (lane->head + 1) % GPU_LANE_RING;
+	lane->count--;
+	pthread_mutex_unlock(&lane->lock);
+	return rc;
+}
+
+unsigned fecd_cuda_lane_pending(const struct fecd_cuda_lane *lane)
+{
+	struct fecd_cuda_lane *l = (struct fecd_cuda_lane *)lane;
+	unsigned n;
+
+	pthread_mutex_lock(&l->lock);
+	n = l->count;
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+void fecd_cuda_lane_inject_fault(struct fecd_cuda_lane *lane)
+{
+	pthread_mutex_lock(&lane->lock);
+	lane->fault_next = true;
+	pthread_mutex_unlock(&lane->lock);
+}

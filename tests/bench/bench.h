@@ -1,0 +1,120 @@
+/*
+ * fecd-bench's parts, shared by its files: the options, the data set (one code's seeded stream
+ * cut into the daemon's overlapping jobs, with the CPU decoder's output as the reference every
+ * other decoder is checked against), the report (sections of rows, kept as one cJSON tree that
+ * is both the printed table and the --json file) and progress lines on stderr.
+ *
+ * bench.c: main, options, machine, table and JSON. bench_data.c: the data set. bench_cpu.c: the
+ * CPU backend. bench_gpu.c: the GPU backend (fecd_cuda.h). bench_anchor.c: libfec and GNU Radio.
+ * bench_e2e.c: the running daemon, bare ZeroMQ and latency.
+ */
+#ifndef FECD_BENCH_H
+#define FECD_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "fec.h"
+
+struct bench_opts {
+	bool short_mode, no_gpu, no_e2e, no_anchors;
+	const char *json_path;
+	const char *bindir; /* where fecd, fecd-feed and fecd-sink are (beside fecd-bench) */
+	uint64_t bits;      /* information bits of the main data set */
+	uint64_t seed;
+	double ebn0;
+	uint32_t decode_len, traceback_len; /* D and L = M of the main code */
+	unsigned threads;                   /* "all cores" */
+	double min_secs;                    /* each timed figure runs at least this long */
+	uint32_t cpu_jobs, gpu_jobs;        /* jobs per batch */
+	unsigned gpu_lanes;                 /* 0: the device's default */
+	int port;                           /* first TCP port of the end-to-end runs */
+	double lat_rate;                    /* latency run: information bits per second */
+	uint64_t e2e_bits;                  /* information bits per connection */
+};
+
+/* One code's data: information bits, the stream of int8 LLRs and its jobs. */
+struct bench_data {
+	struct fec_spec spec;
+	char code_text[160];
+	struct fec_decoder *dec;
+	const struct fec_info *info;
+	uint64_t nbits; /* information bits */
+	uint8_t *bits;  /* true bits, one per byte */
+	int8_t *syms;   /* the stream's LLRs */
+	size_t nsyms;
+	uint32_t njobs;
+	struct fec_job *jobs;
+	int8_t *in; /* job j's symbols at in + j * in_stride */
+	size_t in_stride;
+	uint64_t *bit0; /* first information bit job j owns */
+	uint8_t *ref;   /* the CPU decoder's output (all cores), job j at ref + j * out_stride */
+	size_t out_stride;
+};
+
+/* Builds the data for a code ("ccsds,decode_len=...") from seeded bits through AWGN at ebn0. */
+int bench_data_build(struct bench_data *d, const char *code, uint64_t nbits, uint64_t seed,
+                     double ebn0, char *err, size_t errlen);
+void bench_data_free(struct bench_data *d);
+/* Bit errors of decoded outputs (job j at out + j * out_stride) against the true bits; *nbits
+ * gets the bits compared. */
+uint64_t bench_data_errors(const struct bench_data *d, const uint8_t *out, uint64_t *nbits);
+/* Jobs whose decoded bits differ from the reference d->ref, or from ref for jobs
+ * [first, first + count). */
+uint32_t bench_data_mismatches(const struct bench_data *d, const uint8_t *out);
+uint32_t bench_out_mismatches(const struct bench_data *d, const uint8_t *out, const uint8_t *ref,
+                              uint32_t first, uint32_t count);
+/* A batch view of jobs [first, first + count) over given buffers laid out like d's. */
+struct fec_batch bench_batch(const struct bench_data *d, struct fec_job *jobs, const int8_t *in,
+                             uint8_t *out, uint32_t first, uint32_t count);
+
+/* ---- Report */
+
+struct bench_report {
+	cJSON *root, *sections;
+};
+
+/* A section with its column names (NULL-terminated; the row label comes first, unnamed). */
+cJSON *report_section(struct bench_report *r, const char *name, const char *title,
+                      const char *const *columns);
+void report_skip(cJSON *section, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_note(cJSON *section, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+cJSON *report_row(cJSON *section, const char *label);
+void row_num(cJSON *row, const char *col, double v);
+void row_str(cJSON *row, const char *col, const char *v);
+
+/* Progress on stderr, with the time since the start. */
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double bench_now(void); /* CLOCK_MONOTONIC seconds */
+
+/* ---- Parts. Each fills its sections, or marks them skipped with the reason. */
+
+/* CPU: decodes d with `threads` threads in batches of `jobs` jobs, repeated until min_secs have
+ * passed; out gets the output (job layout of d). Returns information bits per second, or < 0. */
+double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t jobs, double min_secs,
+                      uint8_t *out);
+/* The CPU decoder's SIMD level in use (or "portable" where there is one code path). */
+const char *bench_simd_level(void);
+void bench_cpu(struct bench_report *r, const struct bench_opts *o, struct bench_data *d);
+
+/* GPU: opens device 0 when present; otherwise says why not in `why`. */
+struct bench_gpu;
+struct bench_gpu *bench_gpu_open(const struct bench_opts *o, char *why, size_t whylen);
+void bench_gpu_close(struct bench_gpu *g);
+void bench_gpu_machine(struct bench_gpu *g, cJSON *machine);
+void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
+                        const char *why, struct bench_data *d);
+/* Kernel-only rate of d (information bits per second) with `jobs` per batch; < 0 on failure,
+ * with *exact telling whether the output matched d->ref. */
+double bench_gpu_kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
+                             const struct bench_data *d, uint32_t jobs, bool *exact);
+
+void bench_sweeps(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
+                  struct bench_data *d);
+void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_data *d);
+void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * fecd-bench on the CPU: the CPU backend's decoder (fec_decode) on one core and on all cores,
+ * each thread with its own scratch taking whole batches from a shared counter (as the daemon's
+ * worker pool splits batches), and the sweeps over the constraint length and the batch size,
+ * which also carry the GPU kernel's figures for the same data where a GPU is present.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#if defined(__has_include)
+#if __has_include("cpu_simd.h")
+#include "cpu_simd.h"
+#define BENCH_HAVE_SIMD 1
+#endif
+#endif
+
+struct cpu_run {
+	const struct bench_data *d;
+	struct fec_job *jobs; /* a copy: the decoder writes the jobs' outputs */
+	uint8_t *out;
+	uint32_t per_batch, nbatches;
+	atomic_uint next;
+	atomic_int rc;
+};
+
+static void *cpu_worker(void *arg)
+{
+	struct cpu_run *run = arg;
+	const struct bench_data *d = run->d;
+	void *scratch = malloc(d->info->scratch_bytes ? d->info->scratch_bytes : 1);
+
+	if (!scratch) {
+		atomic_store(&run->rc, -FEC_ENOMEM);
+		return NULL;
+	}
+	for (;;) {
+		uint32_t i = atomic_fetch_add(&run->next, 1);
+		if (i >= run->nbatches)
+			break;
+		uint32_t first = i * run->per_batch;
+		uint32_t count =
+		    d->njobs - first < run->per_batch ? d->njobs - first : run->per_batch;
+		struct fec_batch b = bench_batch(d, run->jobs, d->in, run->out, first, count);
+		int rc = fec_decode(d->dec, scratch, &b, 0, count);
+
+		if (rc)
+			atomic_store(&run->rc, rc);
+	}
+	free(scratch);
+	return NULL;
+}
+
+/* One pass over all jobs with `threads` threads; returns 0 or a negative FEC_E* code. */
+static int cpu_pass(struct cpu_run *run, unsigned threads)
+{
+	pthread_t tid[256];
+	unsigned started = 0;
+
+	atomic_store(&run->next, 0);
+	for (; started < threads && started < 256; started++)
+		if (pthread_create(&tid[started], NULL, cpu_worker, run))
+			break;
+	if (!started)
+		return -FEC_ENOMEM;
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	return atomic_load(&run->rc);
+}
+
+double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t jobs, double min_secs,
+                      uint8_t *out)
+{
+	struct cpu_run run = {.d = d, .out = out, .per_batch = jobs ? jobs : 1};
+	double t0, secs;
+	uint64_t passes = 0;
+
+	run.nbatches = (d->njobs + run.per_batch - 1) / run.per_batch;
+	run.jobs = malloc(d->njobs * sizeof(*run.jobs));
+	if (!run.jobs)
+		return -1.0;
+	memcpy(run.jobs, d->jobs, d->njobs * sizeof(*run.jobs));
+	t0 = bench_now();
+	do {
+		if (cpu_pass(&run, threads)) {
+			free(run.jobs);
+			return -1.0;
+		}
+		passes++;
+		secs = bench_now() - t0;
+	} while (secs < min_secs);
+	free(run.jobs);
+	return (double)d->nbits * (double)passes / secs;
+}
+
+const char *bench_simd_level(void)
+{
+#ifdef BENCH_HAVE_SIMD
+	return fec_simd_name();
+#else
+	return "portable";
+#endif
+}
+
+static void cpu_row(cJSON *sec, const char *label, const struct bench_data *d, unsigned threads,
+                    uint32_t jobs, double rate, const uint8_t *out)
+{
+	cJSON *row = report_row(sec, label);
+	uint64_t n = 0, errs = bench_data_errors(d, out, &n);
+
+	row_num(row, "threads", threads);
+	row_num(row, "jobs", jobs);
+	row_num(row, "Mb/s", rate / 1e6);
+	row_num(row, "Mb/s/core", rate / 1e6 / threads);
+	row_num(row, "BER", n ? (double)errs / (double)n : 0.0);
+	row_str(row, "same as ref", bench_data_mismatches(d, out) ? "NO" : "yes");
+}
+
+void bench_cpu(struct bench_report *r, const struct bench_opts *o, struct bench_data *d)
+{
+	static const char *const cols[] = {"threads", "jobs",        "Mb/s", "Mb/s/core",
+	                                   "BER",     "same as ref", NULL};
+	cJSON *sec = report_section(r, "cpu", "CPU backend (fec_decode on threads)", cols);
+	uint8_t *out = calloc(d->njobs, d->out_stride);
+	char label[64];
+	double rate;
+
+	if (!out) {
+		report_skip(sec, "out of memory");
+		return;
+	}
+	report_note(sec, "SIMD level %s; reference output = this decoder on all cores",
+	            bench_simd_level());
+	progress("cpu: %u cores, %u jobs per batch", o->threads, o->cpu_jobs);
+	rate = bench_cpu_rate(d, o->threads, o->cpu_jobs, o->min_secs, d->ref);
+	if (rate < 0) {
+		report_skip(sec, "fec_decode failed");
+		goto out_free;
+	}
+	progress("cpu: one core");
+	double one = bench_cpu_rate(d, 1, o->cpu_jobs, o->min_secs, out);
+	if (one > 0)
+		cpu_row(sec, "1 core", d, 1, o->cpu_jobs, one, out);
+	snprintf(label, sizeof(label), "all cores (%u)", o->threads);
+	cpu_row(sec, label, d, o->threads, o->cpu_jobs, rate, d->ref);
+#ifdef BENCH_HAVE_SIMD
+	static const char *const levels[] = {"portable", "sse2", "avx2"};
+	char was[32];
+
+	snprintf(was, sizeof(was), "%s", fec_simd_name());
+	for (unsigned i = 0; i < 3; i++) {
+		if (fec_simd_set(levels[i]))
+			continue; /* not available on this CPU */
+		progress("cpu: one core, SIMD level %s", levels[i]);
+		double lr = bench_cpu_rate(d, 1, o->cpu_jobs, o->min_secs, out);
+		snprintf(label, sizeof(label), "1 core, %s", levels[i]);
+		if (lr > 0)
+			cpu_row(sec, label, d, 1, o->cpu_jobs, lr, out);
+	}
+	fec_simd_set(was);
+#endif
+out_free:
+	free(out);
+}
