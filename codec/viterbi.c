@@ -39,7 +39,9 @@
  *
  * SIMD. viterbi_sse2.c and viterbi_avx2.c run the same stages in int16 lanes and give identical
  * decisions on every path traceback follows, identical end states and metrics; cpu_simd.h picks
- * the level at run time. This file is the portable pass, the traceback and the job planning that
+ * the level at run time. At AVX2, jobs whose stages agree run two at a time (K >= 5) and their
+ * rows hold state s's decision at bit rev(s) (the K-1 state bits reversed), which the pair's
+ * traceback follows. This file is the portable pass, the traceback and the job planning that
  * every level shares.
  */
 #include <stdlib.h>
@@ -52,12 +54,12 @@
 #define RENORM_EVERY 32
 #define ALIGN        64
 
-/* Scratch: two metric arrays (the portable pass's), the traceback's path bits, then the
- * decision rows. */
+/* Scratch: two metric arrays (the portable pass's), the traceback's path bits and the
+ * decision rows, each for two jobs (the two-job pass fills both). */
 struct scratch {
 	int32_t *pm;
-	uint64_t *path;
-	uint64_t *dec;
+	uint64_t *path, *path2;
+	uint64_t *dec, *dec2;
 };
 
 static size_t align_up(size_t v)
@@ -75,10 +77,10 @@ static size_t scratch_size(uint32_t rows, uint32_t words)
 {
 	size_t pm = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
 
-	return ALIGN + pm + path_size(rows) + (size_t)rows * words * sizeof(uint64_t);
+	return ALIGN + pm + 2 * path_size(rows) + 2 * align_up((size_t)rows * words * sizeof(uint64_t));
 }
 
-static struct scratch scratch_map(void *mem, uint32_t rows)
+static struct scratch scratch_map(void *mem, uint32_t rows, uint32_t words)
 {
 	uintptr_t p = ((uintptr_t)mem + ALIGN - 1) / ALIGN * ALIGN;
 	size_t pm = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
@@ -86,7 +88,9 @@ static struct scratch scratch_map(void *mem, uint32_t rows)
 
 	s.pm = (int32_t *)p;
 	s.path = (uint64_t *)(p + pm);
-	s.dec = (uint64_t *)(p + pm + path_size(rows));
+	s.path2 = (uint64_t *)(p + pm + path_size(rows));
+	s.dec = (uint64_t *)(p + pm + 2 * path_size(rows));
+	s.dec2 = s.dec + align_up((size_t)rows * words * sizeof(uint64_t)) / sizeof(uint64_t);
 	return s;
 }
 
@@ -288,14 +292,18 @@ static uint64_t reverse_bits_in_bytes(uint64_t x)
 	return (x & 0x5555555555555555ull) << 1 | (x >> 1 & 0x5555555555555555ull);
 }
 
+static void cut_bits(const struct viterbi_decoder *v, const struct job_plan *p,
+                     const uint64_t *path, uint8_t *out);
+
 /* Traceback from the end state over rows own+tail-1 .. 0; writes out_bits bits, MSB first, the
  * last byte's spare bits 0. Each step shifts the state left and brings the decision in, so the
  * states of the whole path are one bit string P (bit r: the decision read at row r; bits R ..
  * R+K-2: the end state, R = own+tail), and the bit decoded at stage r, the top bit of S_r+1, is
  * bit r+K-1 of P. The loop therefore only follows the chain and keeps P in path[] (scratch); the
- * output is cut from P afterwards, 64 bits at a time. */
-static void traceback(const struct viterbi_decoder *v, const uint64_t *dec, unsigned end,
-                      const struct job_plan *p, uint64_t *path, uint8_t *out)
+ * output is cut from P afterwards, 64 bits at a time. Rows of the two-job pass are in reversed
+ * state order (viterbi_impl.h) when reversed. */
+static void traceback(const struct viterbi_decoder *v, const uint64_t *dec, bool reversed,
+                      unsigned end, const struct job_plan *p, uint64_t *path, uint8_t *out)
 {
 	const unsigned words = v->words, k1 = v->code.k - 1;
 	const uint64_t mask = v->code.nstates - 1;
@@ -305,7 +313,23 @@ static void traceback(const struct viterbi_decoder *v, const uint64_t *dec, unsi
 
 	path[rows / 64] = (uint64_t)end << (rows % 64);
 	path[rows / 64 + 1] = rows % 64 ? (uint64_t)end >> (64 - rows % 64) : 0;
-	if (words == 1) {
+	if (reversed) {
+		/* Rows in reversed state order: follow L = rev(S) beside the path, whose
+		 * predecessor is L >> 1 with the decision as its top bit. */
+		const unsigned top = k1 - 1;
+		unsigned l = viterbi__reverse(end, k1);
+
+		for (uint32_t r = rows; r-- > 0;) {
+			unsigned d;
+
+			row -= words;
+			d = (unsigned)(row[words == 1 ? 0 : l / 64] >> (l % 64)) & 1u;
+			x = x << 1 | d;
+			l = l >> 1 | d << top;
+			if (r % 64 == 0)
+				path[r / 64] = x;
+		}
+	} else if (words == 1) {
 		for (uint32_t r = rows; r-- > 0;) {
 			row -= 1;
 			x = x << 1 | (row[0] >> (x & mask) & 1u);
@@ -322,6 +346,51 @@ static void traceback(const struct viterbi_decoder *v, const uint64_t *dec, unsi
 				path[r / 64] = x;
 		}
 	}
+	cut_bits(v, p, path, out);
+}
+
+/* Both jobs of a pair (rows in reversed order, the same number of them): the chains of
+ * traceback's reversed loop side by side, so that each one's latency hides the other's. */
+static void traceback_pair(const struct viterbi_decoder *v, uint64_t *const dec[2],
+                           const unsigned end[2], const struct job_plan *p[2],
+                           uint64_t *const path[2], uint8_t *const out[2])
+{
+	const unsigned words = v->words, k1 = v->code.k - 1, top = k1 - 1;
+	const uint32_t rows = p[0]->own + p[0]->tail;
+	const uint64_t *ra = dec[0] + (size_t)rows * words, *rb = dec[1] + (size_t)rows * words;
+	uint64_t xa = end[0], xb = end[1];
+	unsigned la = viterbi__reverse(end[0], k1), lb = viterbi__reverse(end[1], k1);
+
+	for (unsigned i = 0; i < 2; i++) {
+		path[i][rows / 64] = (uint64_t)end[i] << (rows % 64);
+		path[i][rows / 64 + 1] = rows % 64 ? (uint64_t)end[i] >> (64 - rows % 64) : 0;
+	}
+	for (uint32_t r = rows; r-- > 0;) {
+		unsigned da, db;
+
+		ra -= words;
+		rb -= words;
+		da = (unsigned)(ra[words == 1 ? 0 : la / 64] >> (la % 64)) & 1u;
+		db = (unsigned)(rb[words == 1 ? 0 : lb / 64] >> (lb % 64)) & 1u;
+		xa = xa << 1 | da;
+		xb = xb << 1 | db;
+		la = la >> 1 | da << top;
+		lb = lb >> 1 | db << top;
+		if (r % 64 == 0) {
+			path[0][r / 64] = xa;
+			path[1][r / 64] = xb;
+		}
+	}
+	cut_bits(v, p[0], path[0], out[0]);
+	cut_bits(v, p[1], path[1], out[1]);
+}
+
+/* The output bits from the path bits P that traceback wrote. */
+static void cut_bits(const struct viterbi_decoder *v, const struct job_plan *p,
+                     const uint64_t *path, uint8_t *out)
+{
+	const unsigned k1 = v->code.k - 1;
+
 	for (uint32_t at = 0; at < p->out_bits; at += 64) {
 		const uint32_t q = at + k1, left = p->out_bits - at;
 		uint64_t bits = path[q / 64] >> (q % 64);
@@ -370,33 +439,102 @@ static void decode_job(const struct viterbi_decoder *v, viterbi_forward_fn forwa
 	unsigned end = forward(v, in, p, s->pm, s->dec, &metric);
 
 	job->metric = (float)metric;
-	traceback(v, s->dec, end, p, s->path, out);
+	traceback(v, s->dec, false, end, p, s->path, out);
 	job->out_bits = p->out_bits;
 	job->status = FECD_STATUS_DECODED;
 }
 
+/* Two jobs through the two-job pass: plans of equal head, own and tail. */
+static void decode_pair(const struct viterbi_decoder *v, viterbi_forward2_fn forward2,
+                        struct scratch *s, const int8_t *const in[2], const struct job_plan *p[2],
+                        uint8_t *const out[2], struct fec_job *const job[2])
+{
+	uint64_t *const dec[2] = {s->dec, s->dec2};
+	int64_t metric[2];
+	unsigned end[2];
+
+	uint64_t *const path[2] = {s->path, s->path2};
+
+	forward2(v, in, p, dec, metric, end);
+	traceback_pair(v, dec, end, p, path, out);
+	for (unsigned i = 0; i < 2; i++) {
+		job[i]->metric = (float)metric[i];
+		job[i]->out_bits = p[i]->out_bits;
+		job[i]->status = FECD_STATUS_DECODED;
+	}
+}
+
+/* The two-job pass for the current SIMD level, or NULL. */
+static viterbi_forward2_fn pick_forward2(const struct viterbi_decoder *v)
+{
+#if defined(FECD_SIMD_X86)
+	if (fec_simd_level() == FEC_SIMD_AVX2)
+		return viterbi__forward2_avx2(v);
+#else
+	(void)v;
+#endif
+	return NULL;
+}
+
+static bool same_stages(const struct job_plan *a, const struct job_plan *b)
+{
+	return a->head == b->head && a->own == b->own && a->tail == b->tail;
+}
+
+/* Jobs are taken two at a time where the two-job pass can run them (their stages agree, as
+ * they do for every block of a stream but its ends), else one at a time. */
 static int viterbi_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
                           uint32_t first, uint32_t count)
 {
 	const struct viterbi_decoder *v = (const struct viterbi_decoder *)dec;
 	const viterbi_forward_fn forward = pick_forward(v);
-	struct scratch s = scratch_map(scratch, v->rows);
+	const viterbi_forward2_fn forward2 = pick_forward2(v);
+	struct scratch s = scratch_map(scratch, v->rows, v->words);
+	struct job_plan plan[2];
+	uint32_t held = UINT32_MAX; /* a planned job waiting for a partner, in plan[0] */
 
 	for (uint32_t i = first; i < first + count; i++) {
 		struct fec_job *job = &b->jobs[i];
-		struct job_plan plan;
+		struct job_plan *p = &plan[held == UINT32_MAX ? 0 : 1];
 
 		job->out_bits = 0;
 		job->soft_count = 0;
 		job->iterations = 0;
 		job->metric = 0.0f;
-		if (!plan_job(v, job, &plan)) {
+		if (!plan_job(v, job, p)) {
 			job->status = FECD_STATUS_ERASED;
 			continue;
 		}
-		decode_job(v, forward, &s, b->in + (size_t)i * b->in_stride, &plan,
-		           b->out + (size_t)i * b->out_stride, job);
+		if (!forward2) {
+			decode_job(v, forward, &s, b->in + (size_t)i * b->in_stride, p,
+			           b->out + (size_t)i * b->out_stride, job);
+			continue;
+		}
+		if (held == UINT32_MAX) {
+			held = i;
+			continue;
+		}
+		if (same_stages(&plan[0], &plan[1])) {
+			const int8_t *const in[2] = {b->in + (size_t)held * b->in_stride,
+			                             b->in + (size_t)i * b->in_stride};
+			uint8_t *const out[2] = {b->out + (size_t)held * b->out_stride,
+			                         b->out + (size_t)i * b->out_stride};
+			struct fec_job *const jobs[2] = {&b->jobs[held], job};
+			const struct job_plan *pp[2] = {&plan[0], &plan[1]};
+
+			decode_pair(v, forward2, &s, in, pp, out, jobs);
+			held = UINT32_MAX;
+			continue;
+		}
+		/* no partner: the held job runs alone and this one waits in its place */
+		decode_job(v, forward, &s, b->in + (size_t)held * b->in_stride, &plan[0],
+		           b->out + (size_t)held * b->out_stride, &b->jobs[held]);
+		plan[0] = plan[1];
+		held = i;
 	}
+	if (held != UINT32_MAX)
+		decode_job(v, forward, &s, b->in + (size_t)held * b->in_stride, &plan[0],
+		           b->out + (size_t)held * b->out_stride, &b->jobs[held]);
 	return 0;
 }
 
@@ -476,6 +614,19 @@ int conv_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 				v->unit16[q][r][j] = set ? -1 : 1;
 				v->wbits[q][r / 2][2 * j + r % 2] = set;
 			}
+	/* group g, lane e of a half: butterfly L = 8g + e, whose even predecessor is rev(L) */
+	for (unsigned l = 0; v->code.nstates >= 16 && l < v->code.nstates / 2; l++) {
+		unsigned j = viterbi__reverse(l, v->code.k - 1) / 2;
+
+		for (unsigned q = 0; q < 4; q++)
+			for (unsigned h = 0; h < 2; h++)
+				for (unsigned b = 0; b < 2; b++) {
+					uint8_t w = v->wbits[q][h][2 * j + b];
+
+					v->wpair[l / 8][q][h][2 * (l % 8) + b] = w;
+					v->wpair[l / 8][q][h][16 + 2 * (l % 8) + b] = w;
+				}
+	}
 	v->symmetric = v->bmask == (1u << v->code.n) - 1 && v->tmask == v->bmask;
 	fill_info(v);
 	*out = &v->base;

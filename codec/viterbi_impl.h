@@ -27,6 +27,9 @@ struct viterbi_decoder {
 	/* The same as 0/1 code bits in byte pairs for pmaddubsw: byte 2j + b of wbits[q][h] is the
 	 * bit of output 2h + b in butterfly j's shape q. */
 	uint8_t wbits[4][2][CONV_STATES_MAX];
+	/* The same for the two-job AVX2 pass, whose butterflies run in reversed state order (see
+	 * viterbi_avx2.c): group g, shape q, outputs 2h and 2h+1, both 128-bit halves alike. */
+	uint8_t wpair[CONV_STATES_MAX / 16][4][2][32];
 	unsigned bmask, tmask; /* outputs whose polynomial taps the oldest bit / the input bit */
 	bool symmetric;        /* bmask and tmask are every output */
 	uint32_t rows;         /* decision rows available in scratch: most stages traceback reads */
@@ -51,6 +54,27 @@ typedef unsigned (*viterbi_forward_fn)(const struct viterbi_decoder *v, const in
 /* NULL when the pass does not handle this code (see each file for which shapes it takes). */
 viterbi_forward_fn viterbi__forward_sse2(const struct viterbi_decoder *v);
 viterbi_forward_fn viterbi__forward_avx2(const struct viterbi_decoder *v);
+
+/* A forward pass over two jobs at once, whose plans have the same head, own and tail (start_known
+ * may differ): as viterbi_forward_fn for each job i, except that decision rows go to dec[i] in
+ * reversed state order (bit rev(s) of the row is state s's decision, rev reversing the K-1 state
+ * bits; viterbi.c's traceback_reversed reads them). End states and metrics are the reference's. */
+typedef void (*viterbi_forward2_fn)(const struct viterbi_decoder *v, const int8_t *const in[2],
+                                    const struct job_plan *p[2], uint64_t *const dec[2],
+                                    int64_t metric[2], unsigned end[2]);
+
+/* NULL when the pass does not handle this code. */
+viterbi_forward2_fn viterbi__forward2_avx2(const struct viterbi_decoder *v);
+
+/* The K-1 (= bits) low bits of s in reverse order. */
+static inline unsigned viterbi__reverse(unsigned s, unsigned bits)
+{
+	unsigned r = 0;
+
+	for (unsigned i = 0; i < bits; i++)
+		r |= (s >> i & 1u) << (bits - 1 - i);
+	return r;
+}
 
 /* The unreachable-start constant of the int16 passes: below -(2 * 508 * K) for every K, as
  * viterbi.c requires, and far enough above -32768 that saturating adds never reach it before

@@ -212,8 +212,9 @@ forward(const struct viterbi_decoder *v, const int8_t *in, const struct job_plan
 	}
 #define FORWARD_K(k)                                                                               \
 	FORWARD_FN(k, 2, false, )                                                                  \
-	FORWARD_FN(k, 3, false, ) FORWARD_FN(k, 4, false, ) FORWARD_FN(k, 2, true, _sym)           \
-	    FORWARD_FN(k, 3, true, _sym) FORWARD_FN(k, 4, true, _sym)
+	FORWARD_FN(k, 3, false, )                                                                  \
+	FORWARD_FN(k, 4, false, ) FORWARD_FN(k, 2, true, _sym) FORWARD_FN(k, 3, true, _sym)        \
+	    FORWARD_FN(k, 4, true, _sym)
 #define ROW_K(k)                                                                                   \
 	{{forward_k##k##_n2, forward_k##k##_n3, forward_k##k##_n4},                                \
 	 {forward_k##k##_n2_sym, forward_k##k##_n3_sym, forward_k##k##_n4_sym}},

@@ -2,7 +2,7 @@
  * The Viterbi family on the GPU: the gpu_family_ops the backend core calls. create() turns the
  * CPU decoder's code into the kernels' tables (struct vgpu_code, passed by value at each launch),
  * picks the kernel for the code (a fast one-thread-per-job kernel with packed 16-bit path metrics
- * in registers where the shape has one, the generic kernel otherwise) and its launch shape from
+ * in registers for K <= 8, the multi-lane kernel for K = 9, the generic kernel otherwise) and its launch shape from
  * the device's properties and the kernel's resources (occupancy API). launch() enqueues it.
  * Results are bit-identical to codec/viterbi.c; VITERBI_GPU.md has the design and figures.
  */
@@ -12,10 +12,12 @@
 
 #include "viterbi_gpu_common.cuh"
 #include "viterbi_gpu_fast.cuh"
+#include "viterbi_gpu_lanes.cuh"
 
 struct vgpu_impl {
 	struct vgpu_code code;
-	struct vgpu_fast fast; /* fast.ok: the fast kernel serves this code */
+	struct vgpu_lanes lanes; /* lanes.ok: the multi-lane kernel serves this code */
+	struct vgpu_fast fast;   /* fast.ok (and not lanes.ok): the one-thread kernel does */
 	int threads, blocks_per_sm, regs;
 	size_t smem;
 	char desc[256];
@@ -71,20 +73,49 @@ static int vgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	memcpy(v->code.sent, c.sent, sizeof(c.sent));
 	memcpy(v->code.cum, c.cum, sizeof(c.cum));
 
-	e = vgpu_fast_prepare(&v->code, dev, &v->fast);
-	if (e)
-		goto out_cuda;
-	if (v->fast.ok) {
-		static const char *const kinds[] = {"n=2", "n=2 symmetric", "n=3..4"};
+	/* K = 9: 4 lanes per job (256 states do not fit one thread); K <= 8: one thread per job,
+	 * measured faster than 2 or 4 lanes at K = 7 and 8 (VITERBI_GPU.md).
+	 * FECD_VITERBI_GPU_LANES (0: one thread, 1..3: log2 lanes per job) overrides, for
+	 * measurements. */
+	{
+		const char *ev = getenv("FECD_VITERBI_GPU_LANES");
+		const int force = ev && *ev ? atoi(ev) : -1;
+
+		if (force > 0 || (force < 0 && c.k >= 9)) {
+			e = vgpu_lanes_prepare(&v->code, force > 0 ? force : 0, &v->lanes);
+			if (e)
+				goto out_cuda;
+		}
+	}
+	if (!v->lanes.ok) {
+		e = vgpu_fast_prepare(&v->code, dev, &v->fast);
+		if (e)
+			goto out_cuda;
+	}
+	if (v->lanes.ok) {
+		v->threads = v->lanes.threads;
+		v->blocks_per_sm = v->lanes.blocks_per_sm;
+		v->regs = v->lanes.regs;
+		v->smem = v->lanes.smem;
+		snprintf(v->desc, sizeof(v->desc),
+		         "viterbi_lanes_kernel<K=%u,%d lanes,%s> (packed 16-bit metrics in registers, "
+		         "exchange through shared memory, fused traceback): %d threads/block, %d "
+		         "blocks/SM, %d regs, %zu B shared",
+		         c.k, 1 << v->lanes.lb, v->lanes.wide ? "n=3..4" : "n=2", v->threads,
+		         v->blocks_per_sm, v->regs, v->smem);
+	} else if (v->fast.ok) {
+		static const char *const kinds[] = {"n=2", "n=2 symmetric", "n=3..4",
+		                                           "n=2 171/133 family"};
 
 		v->threads = v->fast.threads;
 		v->blocks_per_sm = v->fast.blocks_per_sm;
 		v->regs = v->fast.regs;
+		v->smem = v->fast.smem;
 		snprintf(v->desc, sizeof(v->desc),
 		         "viterbi_fast_kernel<K=%u,%s> (one thread per job, packed 16-bit metrics in "
-		         "registers, fused traceback): %d threads/block, %d blocks/SM, %d regs, 0 B "
+		         "registers, fused traceback): %d threads/block, %d blocks/SM, %d regs, %zu B "
 		         "shared",
-		         c.k, kinds[v->fast.kind], v->threads, v->blocks_per_sm, v->regs);
+		         c.k, kinds[v->fast.kind], v->threads, v->blocks_per_sm, v->regs, v->smem);
 	} else {
 		e = vgpu_generic_shape(&v->code, &v->threads, &v->blocks_per_sm, &v->regs);
 		if (e)
@@ -107,6 +138,8 @@ static size_t vgpu_workspace_bytes(const void *impl, uint32_t count)
 {
 	const struct vgpu_impl *v = (const struct vgpu_impl *)impl;
 
+	if (v->lanes.ok)
+		return vgpu_lanes_ws_bytes(&v->code, count);
 	if (v->fast.ok)
 		return vgpu_fast_ws_bytes(&v->code, &v->fast, count);
 	return vgpu_generic_ws_bytes(&v->code, count);
@@ -123,7 +156,9 @@ static int vgpu_launch(const void *impl, const struct gpu_batch *b, void *ws, si
 		         vgpu_workspace_bytes(impl, b->count));
 		return -FEC_EINVAL;
 	}
-	if (v->fast.ok)
+	if (v->lanes.ok)
+		e = vgpu_lanes_launch(&v->code, &v->lanes, b, ws, s);
+	else if (v->fast.ok)
 		e = vgpu_fast_launch(&v->code, &v->fast, b, ws, s);
 	else
 		e = vgpu_generic_launch(&v->code, b, ws, v->threads, s);

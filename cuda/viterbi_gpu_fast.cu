@@ -19,6 +19,7 @@
  * vectors (coalesced); the same thread traces back right after its forward pass, prefetching
  * rows, since the row addresses do not depend on the state.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "viterbi_gpu_fast.cuh"
@@ -28,7 +29,18 @@
 #define FAST_ZERO       32768u /* the offset of a metric */
 #define FAST_UNREACH    16384u /* start value of states other than 0 when the start is known */
 
-enum { KIND_N2 = 0, KIND_N2_SYM = 1, KIND_WIDE = 2 };
+enum { KIND_N2 = 0, KIND_N2_SYM = 1, KIND_WIDE = 2, KIND_STD7 = 3 };
+
+/* Instance options (KIND_STD7 gets all; the other kinds only OPT_FULL):
+ * OPT_FULL: whole cycles of K-2 stages with no per-stage end test; the end is a tail cycle.
+ * OPT_S8 / OPT_S4: unpunctured n = 2 with int8 / packed 4-bit input chosen at compile time:
+ *   the stage's symbols come straight from stage t's bytes (no puncturing pattern, no run-time
+ *   expansion choice).
+ * OPT_DPX: nm = VIADDMNMX(Q, MY, X) (add and max in one DPX instruction), and the decision is
+ *   Z = nm - X + 0x7fff7fff (bit 15 / 31 set iff Y > X: decision 1), one add fewer per register. */
+enum { OPT_FULL = 1, OPT_S8 = 2, OPT_S4 = 4, OPT_DPX = 8, OPT_640 = 16 };
+/* OPT_640: the instance is built for 640 threads per block (ptxas keeps it at <= 96 registers),
+ * so that 20 warps fit an SM instead of 16. */
 
 /* ---- State layout: at phase x, register r holds states ins0(r, x) and ins0(r, x) | 1 << x. */
 
@@ -42,6 +54,38 @@ __host__ __device__ constexpr uint32_t rem_bit(uint32_t s, int x)
 	return ((s >> (x + 1)) << x) | (s & ((1u << x) - 1));
 }
 
+/* PRMT selector taking halves w_lo and w_hi of the table (entry w: bytes 2w, 2w+1). */
+__host__ __device__ constexpr uint32_t half_sel(uint32_t w_lo, uint32_t w_hi)
+{
+	return (2 * w_lo) | (2 * w_lo + 1) << 4 | (2 * w_hi) << 8 | (2 * w_hi + 1) << 12;
+}
+
+/* ---- KIND_STD7: K = 7, n = 2 codes whose words are those of 171/133 up to the order of the
+ * outputs and their inversion (CCSDS, NASA-DSN, Voyager, DVB-S, 802.11, LTE's rate 1/2 mother
+ * code...). The selectors are compile-time constants (PRMT immediates, no constant-bank loads)
+ * and equal ones are shared; the order and inversion become a 2x2 signed matrix on the symbols
+ * (vgpu_sel.ymat). */
+__host__ __device__ constexpr uint32_t std7_parity(uint32_t x)
+{
+	x ^= x >> 4;
+	x ^= x >> 2;
+	x ^= x >> 1;
+	return x & 1u;
+}
+
+__host__ __device__ constexpr uint32_t std7_word(uint32_t reg)
+{
+	return std7_parity(reg & 0171u) | std7_parity(reg & 0133u) << 1;
+}
+
+/* Selector of register r, candidate q (0: from P, 1: from Q) for the stage from phase x. */
+__host__ __device__ constexpr uint32_t std7_sel(int x, uint32_t r, uint32_t q)
+{
+	return half_sel(std7_word((((ins0(r, x - 1) << 1) & 127u) | (ins0(r, x - 1) >> 5) << 6) | q),
+	                std7_word((((ins0(r, x - 1) << 1) & 63u) | 1u << x |
+	                           (ins0(r, x - 1) >> 5) << 6) | q));
+}
+
 /* Everything of a job's forward pass but the metrics. */
 struct fwd {
 	const uint8_t *slot;
@@ -52,20 +96,44 @@ struct fwd {
 
 /* ---- Kernel pieces */
 
-template <int K, int KIND, int X>
+/* The 4-bit symbol in bits 28..31 of v, expanded as codec/softbits.c does. */
+__device__ __forceinline__ int32_t s4_top(uint32_t v)
+{
+	const int32_t x = (int32_t)v >> 28;
+
+	return (x < -7 ? -7 : x) * 18;
+}
+
+template <int K, int KIND, int OPT, int X>
 __device__ __forceinline__ void acs_stage(uint32_t (&m)[1 << (K - 2)], const struct vgpu_code &code,
                                           const struct vgpu_sel &sel, struct fwd &f, void *dec)
 {
 	constexpr int R = 1 << (K - 2), N = 1 << (K - 1), Y = X - 1, W = (R + 15) / 16;
 	constexpr int RS = KIND == KIND_N2_SYM ? R / 2 : R;
-	const uint32_t sent = code.sent[f.step];
+	const uint32_t sent = (OPT & (OPT_S8 | OPT_S4)) ? 3u : code.sent[f.step];
 	int32_t y[4] = {0, 0, 0, 0};
 	uint32_t t0, t1, ta0 = 0, ta1 = 0;
 
+	if (OPT & OPT_S8) {
+		y[0] = (int8_t)f.slot[2 * f.t];
+		y[1] = (int8_t)f.slot[2 * f.t + 1];
+	} else if (OPT & OPT_S4) {
+		const uint32_t byte = f.slot[f.t];
+
+		y[0] = s4_top(byte << 24);
+		y[1] = s4_top(byte << 28);
+	} else {
 #pragma unroll
-	for (int r = 0; r < (KIND == KIND_WIDE ? 4 : 2); r++)
-		if (r < (int)code.n && (sent >> r & 1u))
-			y[r] = vgpu_symbol_rt(f.slot, f.pos++, f.s4);
+		for (int r = 0; r < (KIND == KIND_WIDE ? 4 : 2); r++)
+			if (r < (int)code.n && (sent >> r & 1u))
+				y[r] = vgpu_symbol_rt(f.slot, f.pos++, f.s4);
+	}
+	if (KIND == KIND_STD7) {
+		const int32_t y0 = y[0], y1 = y[1];
+
+		y[0] = y0 * sel.ymat[0] + y1 * sel.ymat[1];
+		y[1] = y0 * sel.ymat[2] + y1 * sel.ymat[3];
+	}
 	{
 		/* Biased so every entry is >= 0 and packs without borrows. */
 		const uint32_t bias = KIND == KIND_WIDE ? FAST_BIAS / 2 : FAST_BIAS;
@@ -94,17 +162,33 @@ __device__ __forceinline__ void acs_stage(uint32_t (&m)[1 << (K - 2)], const str
 		const bool swap = KIND == KIND_N2_SYM && r >= RS;
 		/* prmt, not __byte_perm: the selectors are valid as they are, and masking them
 		 * would cost an instruction each. */
-		uint32_t mx = prmt(t0, t1, sel.s[X - 1][rs][swap ? 1 : 0][0]);
-		uint32_t my = prmt(t0, t1, sel.s[X - 1][rs][swap ? 0 : 1][0]);
+		uint32_t mx, my;
+
+		if (KIND == KIND_STD7) {
+			mx = __byte_perm(t0, t1, std7_sel(X, (uint32_t)r, 0));
+			my = __byte_perm(t0, t1, std7_sel(X, (uint32_t)r, 1));
+		} else {
+			mx = prmt(t0, t1, sel.s[X - 1][rs][swap ? 1 : 0][0]);
+			my = prmt(t0, t1, sel.s[X - 1][rs][swap ? 0 : 1][0]);
+		}
 		(void)dummy;
 		if (KIND == KIND_WIDE) {
 			mx += prmt(ta0, ta1, sel.s[X - 1][r][0][1]);
 			my += prmt(ta0, ta1, sel.s[X - 1][r][1][1]);
 		}
-		const uint32_t cx = P + mx, cy = Q + my;
+		const uint32_t cx = P + mx;
 
-		nm[r] = __vmaxu2(cx, cy);
-		z[r] = cx - cy + 0x80008000u;
+		if (OPT & OPT_DPX) {
+			/* max(Q + MY, X): equal values either way, so ties cannot matter here; Z
+			 * says Y > X strictly (nm >= X per half, so no borrow crosses halves). */
+			nm[r] = __viaddmax_u16x2(Q, my, cx);
+			z[r] = nm[r] - cx + 0x7fff7fffu;
+		} else {
+			const uint32_t cy = Q + my;
+
+			nm[r] = __vmaxu2(cx, cy);
+			z[r] = cx - cy + 0x80008000u;
+		}
 	}
 	if (f.t >= f.head) {
 		uint32_t dw[W];
@@ -127,25 +211,26 @@ __device__ __forceinline__ void acs_stage(uint32_t (&m)[1 << (K - 2)], const str
 #pragma unroll
 	for (int r = 0; r < R; r++)
 		m[r] = nm[r];
-	f.step = f.step + 1 == code.period ? 0 : f.step + 1;
+	if (!(OPT & (OPT_S8 | OPT_S4)))
+		f.step = f.step + 1 == code.period ? 0 : f.step + 1;
 	f.t++;
 }
 
 /* Stages at input phases X, X-1, ..., 1; returns the layout phase where the job ended, or -1
  * when the whole cycle ran. */
-template <int K, int KIND, int X> struct cycle {
+template <int K, int KIND, int OPT, int X> struct cycle {
 	static __device__ __forceinline__ int run(uint32_t (&m)[1 << (K - 2)],
 	                                          const struct vgpu_code &code,
 	                                          const struct vgpu_sel &sel, struct fwd &f, void *dec)
 	{
 		if (f.t == f.total)
 			return X;
-		acs_stage<K, KIND, X>(m, code, sel, f, dec);
-		return cycle<K, KIND, X - 1>::run(m, code, sel, f, dec);
+		acs_stage<K, KIND, OPT, X>(m, code, sel, f, dec);
+		return cycle<K, KIND, OPT, X - 1>::run(m, code, sel, f, dec);
 	}
 };
 
-template <int K, int KIND> struct cycle<K, KIND, 0> {
+template <int K, int KIND, int OPT> struct cycle<K, KIND, OPT, 0> {
 	static __device__ __forceinline__ int run(uint32_t (&)[1 << (K - 2)], const struct vgpu_code &,
 	                                          const struct vgpu_sel &, struct fwd &, void *)
 	{
@@ -153,9 +238,38 @@ template <int K, int KIND> struct cycle<K, KIND, 0> {
 	}
 };
 
-template <int K, int KIND>
-__global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vgpu_sel sel,
-                                    struct gpu_batch b, void *__restrict__ dec)
+/* A whole cycle, stages at phases X..1, with no end test: no state merges between stages. */
+template <int K, int KIND, int OPT, int X> struct full_cycle {
+	static __device__ __forceinline__ void run(uint32_t (&m)[1 << (K - 2)],
+	                                           const struct vgpu_code &code,
+	                                           const struct vgpu_sel &sel, struct fwd &f, void *dec)
+	{
+		acs_stage<K, KIND, OPT, X>(m, code, sel, f, dec);
+		full_cycle<K, KIND, OPT, X - 1>::run(m, code, sel, f, dec);
+	}
+};
+
+template <int K, int KIND, int OPT> struct full_cycle<K, KIND, OPT, 0> {
+	static __device__ __forceinline__ void run(uint32_t (&)[1 << (K - 2)],
+	                                           const struct vgpu_code &,
+	                                           const struct vgpu_sel &, struct fwd &, void *)
+	{
+	}
+};
+
+/* Decision of the state at bit pos (word * 32 + bit) of a row (set: from Q, the odd
+ * predecessor); OPT_DPX rows hold decisions as they are, the others their complement. */
+template <int OPT, typename vec> __device__ __forceinline__ uint32_t tb_bit(const vec &v, uint32_t pos)
+{
+	const uint32_t w = vec_word(v, pos >> 5);
+	const uint32_t x = __funnelshift_r(w, w, pos);
+
+	return ((OPT & OPT_DPX) ? x : ~x) & 1u;
+}
+
+template <int K, int KIND, int OPT>
+__device__ __forceinline__ void fast_body(const struct vgpu_code &code, const struct vgpu_sel &sel,
+                                          const struct gpu_batch &b, void *__restrict__ dec)
 {
 	constexpr int R = 1 << (K - 2), N = 1 << (K - 1), W = (R + 15) / 16;
 	typedef typename dec_vec<W>::type vec;
@@ -165,6 +279,18 @@ __global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vg
 	struct fwd f;
 	int ph;
 
+	/* Traceback's table: bit of state s in a row of layout phase y at [y * N + s] (0..127:
+	 * word * 32 + bit), phases repeated up to K - 2 + 8 so a chunk of 8 rows indexes it at
+	 * compile-time offsets. Built before any thread leaves, for the barrier. */
+	__shared__ uint8_t tbpos[(K - 2 + 8) * N];
+
+	for (uint32_t e = threadIdx.x; e < (K - 2 + 8) * N; e += blockDim.x) {
+		const uint32_t y = e / N % (K - 2), s = e % N;
+		const uint32_t reg = ((s >> (y + 1)) << y) | (s & ((1u << y) - 1));
+
+		tbpos[e] = (uint8_t)(32 * (reg >> 4) + dec_bit(reg, s >> y & 1u));
+	}
+	__syncthreads();
 	if (i >= b.count)
 		return;
 	if (!vgpu_plan_job(code, b.jobs[i], &p)) {
@@ -187,9 +313,18 @@ __global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vg
 	if (p.start_known)
 		m[0] = FAST_ZERO | FAST_UNREACH << 16;
 	for (;;) {
-		ph = cycle<K, KIND, K - 2>::run(m, code, sel, f, dec);
-		if (ph >= 0)
-			break;
+		if (OPT & OPT_FULL) {
+			/* Fewer than K-2 stages left: the tail cycle ends inside (ph >= 1). */
+			if (f.total - f.t < (uint32_t)(K - 2)) {
+				ph = cycle<K, KIND, OPT, K - 2>::run(m, code, sel, f, dec);
+				break;
+			}
+			full_cycle<K, KIND, OPT, K - 2>::run(m, code, sel, f, dec);
+		} else {
+			ph = cycle<K, KIND, OPT, K - 2>::run(m, code, sel, f, dec);
+			if (ph >= 0)
+				break;
+		}
 		/* Phase 0 -> K-2: states s, s+1 (register s/2) and s+h, s+h+1 become s, s+h and
 		 * s+1, s+1+h. The renormalisation rides along, once per cycle of K-2 stages: shift
 		 * so that state 0 (low half of register 0 in every phase) is at FAST_ZERO. */
@@ -229,29 +364,61 @@ __global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vg
 	}
 	const long long metric = (long long)best - FAST_ZERO - (long long)FAST_BIAS * f.total + f.sub;
 
-	/* Traceback over the rows of own and tail; row r's layout phase follows from its stage. */
+	if (sel.no_traceback) /* measurement only (VITERBI_GPU.md): the forward pass alone */
+		return;
+	/* Traceback over the rows of own and tail; row r's layout phase follows from its stage.
+	 * Rows above the last multiple of 8 one by one, then chunks of 8 rows (one output byte
+	 * each below out_bits), the next chunk's rows loading while this one is traced. */
 	const vec *rows = (const vec *)dec;
 	uint8_t *out = b.out + (size_t)i * b.out_stride;
 	const uint32_t nrows = p.own + p.tail;
-	uint32_t acc = 0, y = 0;
+	uint32_t acc = 0, y = 0, r0 = nrows;
 
 	if (nrows)
 		y = (uint32_t)(K - 3) - (nrows - 1 + p.head) % (uint32_t)(K - 2);
-	for (uint32_t r0 = nrows; r0 > 0;) {
-		const uint32_t chunk = r0 < 8 ? r0 : 8;
-		vec v[8];
+	for (; r0 % 8; r0--) {
+		const uint32_t r = r0 - 1;
+		const vec v = rows[(size_t)r * b.count + i];
 
+		if (r < p.out_bits) {
+			acc |= (end >> (K - 2) & 1u) << (7 - r % 8);
+			if (r % 8 == 0) {
+				out[r / 8] = (uint8_t)acc;
+				acc = 0;
+			}
+		}
+		end = ((end << 1) & (N - 1)) | tb_bit<OPT>(v, tbpos[y * N + end]);
+		y = y + 1 == (uint32_t)(K - 2) ? 0 : y + 1;
+	}
+	vec v[8];
+
+	if (r0) {
 #pragma unroll
 		for (uint32_t c = 0; c < 8; c++)
-			if (c < chunk)
-				v[c] = rows[(size_t)(r0 - 1 - c) * b.count + i];
+			v[c] = rows[(size_t)(r0 - 1 - c) * b.count + i];
+	}
+	for (; r0; r0 -= 8) {
+		const uint8_t *tp = tbpos + y * N;
+		vec nx[8];
+
+		if (r0 > 8) {
 #pragma unroll
-		for (uint32_t c = 0; c < 8; c++) {
-			if (c < chunk) {
+			for (uint32_t c = 0; c < 8; c++)
+				nx[c] = rows[(size_t)(r0 - 9 - c) * b.count + i];
+		}
+		if (r0 <= p.out_bits) {
+			uint32_t byte = 0;
+
+#pragma unroll
+			for (uint32_t c = 0; c < 8; c++) {
+				byte |= (end >> (K - 2) & 1u) << c;
+				end = ((end << 1) & (N - 1)) | tb_bit<OPT>(v[c], tp[c * N + end]);
+			}
+			out[(r0 - 8) / 8] = (uint8_t)byte;
+		} else {
+#pragma unroll
+			for (uint32_t c = 0; c < 8; c++) {
 				const uint32_t r = r0 - 1 - c;
-				const uint32_t reg = ((end >> (y + 1)) << y) | (end & ((1u << y) - 1));
-				const uint32_t bit = dec_bit(reg, end >> y & 1u);
-				const uint32_t d = (~vec_word(v[c], reg >> 4) >> bit) & 1u;
 
 				if (r < p.out_bits) {
 					acc |= (end >> (K - 2) & 1u) << (7 - r % 8);
@@ -260,13 +427,31 @@ __global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vg
 						acc = 0;
 					}
 				}
-				end = ((end << 1) & (N - 1)) | d;
-				y = y + 1 == (uint32_t)(K - 2) ? 0 : y + 1;
+				end = ((end << 1) & (N - 1)) | tb_bit<OPT>(v[c], tp[c * N + end]);
 			}
 		}
-		r0 -= chunk;
+		y = (y + 8) % (uint32_t)(K - 2);
+#pragma unroll
+		for (uint32_t c = 0; c < 8; c++)
+			v[c] = nx[c];
 	}
 	vgpu_job_decoded(&b.jobs[i], p.out_bits, metric);
+}
+
+template <int K, int KIND, int OPT>
+__global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vgpu_sel sel,
+                                    struct gpu_batch b, void *__restrict__ dec)
+{
+	fast_body<K, KIND, OPT>(code, sel, b, dec);
+}
+
+template <int K, int KIND, int OPT>
+__global__ void __launch_bounds__(640) viterbi_fast_kernel_640(const struct vgpu_code code,
+                                                               const struct vgpu_sel sel,
+                                                               struct gpu_batch b,
+                                                               void *__restrict__ dec)
+{
+	fast_body<K, KIND, OPT>(code, sel, b, dec);
 }
 
 /* ---- Host side */
@@ -276,26 +461,89 @@ typedef void (*fast_fn)(const struct vgpu_code, const struct vgpu_sel, struct gp
 #define FAST_INSTANCES(X)                                                                          \
 	X(3) X(4) X(5) X(6) X(7) X(8)
 
-static fast_fn fast_kernel(uint32_t k, int kind)
+static fast_fn fast_kernel(uint32_t k, int kind, int opt)
 {
+	if (kind == KIND_STD7 && k == 7) {
+		switch (opt) {
+		case 0:
+			return viterbi_fast_kernel<7, KIND_STD7, 0>;
+		case OPT_FULL:
+			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL>;
+		case OPT_FULL | OPT_DPX:
+			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_DPX>;
+		case OPT_FULL | OPT_S8:
+			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S8>;
+		case OPT_FULL | OPT_S4:
+			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S4>;
+		case OPT_FULL | OPT_S8 | OPT_DPX:
+			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S8 | OPT_DPX>;
+		case OPT_FULL | OPT_S4 | OPT_DPX:
+			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S4 | OPT_DPX>;
+		case OPT_FULL | OPT_S8 | OPT_DPX | OPT_640:
+			return viterbi_fast_kernel_640<7, KIND_STD7, OPT_FULL | OPT_S8 | OPT_DPX>;
+		case OPT_FULL | OPT_S4 | OPT_DPX | OPT_640:
+			return viterbi_fast_kernel_640<7, KIND_STD7, OPT_FULL | OPT_S4 | OPT_DPX>;
+		}
+		return NULL;
+	}
 	switch (k * 4 + (uint32_t)kind) {
 #define X(kk)                                                                                      \
 	case kk * 4 + KIND_N2:                                                                     \
-		return viterbi_fast_kernel<kk, KIND_N2>;                                           \
+		return viterbi_fast_kernel<kk, KIND_N2, OPT_FULL>;                                 \
 	case kk * 4 + KIND_N2_SYM:                                                                 \
-		return viterbi_fast_kernel<kk, KIND_N2_SYM>;                                       \
+		return viterbi_fast_kernel<kk, KIND_N2_SYM, OPT_FULL>;                             \
 	case kk * 4 + KIND_WIDE:                                                                   \
-		return viterbi_fast_kernel<kk, KIND_WIDE>;
+		return viterbi_fast_kernel<kk, KIND_WIDE, OPT_FULL>;
 		FAST_INSTANCES(X)
 #undef X
 	}
 	return NULL;
 }
 
-/* PRMT selector taking halves w_lo and w_hi of the table (entry w: bytes 2w, 2w+1). */
-static uint32_t half_sel(uint32_t w_lo, uint32_t w_hi)
+/* The instance options for this code and batch: f->opt, plus the compile-time symbol fetch where
+ * the code is unpunctured (one stage = both symbols) and f->opt allows it. */
+static int fast_opt(const struct vgpu_code *code, const struct vgpu_fast *f, bool s4)
 {
-	return (2 * w_lo) | (2 * w_lo + 1) << 4 | (2 * w_hi) << 8 | (2 * w_hi + 1) << 12;
+	int opt = f->opt & (OPT_FULL | OPT_DPX | OPT_640);
+
+	if (f->kind != KIND_STD7)
+		return OPT_FULL;
+	if (f->sym && (opt & OPT_FULL) && code->period == 1 && (code->sent[0] & 3u) == 3u)
+		opt |= s4 ? OPT_S4 : OPT_S8;
+	else
+		opt &= ~OPT_640; /* instances only with the compile-time symbol fetch */
+	return opt;
+}
+
+/* Whether the code's words are 171/133's with the outputs swapped and/or inverted; fills the
+ * symbol matrix that makes 171/133's branch metrics the code's. */
+static bool std7_match(const struct vgpu_code *c, int32_t ymat[4])
+{
+	if (c->k != 7 || c->n != 2)
+		return false;
+	for (uint32_t swap = 0; swap < 2; swap++)
+		for (uint32_t neg = 0; neg < 4; neg++) {
+			uint32_t reg = 0;
+
+			for (; reg < 128; reg++) {
+				uint32_t w = std7_word(reg) ^ neg;
+
+				if (swap)
+					w = (w >> 1) | (w & 1u) << 1;
+				if (c->word[reg] != w)
+					break;
+			}
+			if (reg < 128)
+				continue;
+			/* Canonical output s reads code output s (swap: 1 - s), negated if bit s
+			 * of neg. */
+			ymat[0] = swap ? 0 : (neg & 1u) ? -1 : 1;
+			ymat[1] = swap ? ((neg & 1u) ? -1 : 1) : 0;
+			ymat[2] = swap ? ((neg & 2u) ? -1 : 1) : 0;
+			ymat[3] = swap ? 0 : (neg & 2u) ? -1 : 1;
+			return true;
+		}
+	return false;
 }
 
 static void build_sel(const struct vgpu_code *c, struct vgpu_fast *f, bool *symmetric)
@@ -341,7 +589,21 @@ int vgpu_fast_prepare(const struct vgpu_code *code, const struct fecd_cuda_devic
 		return 0;
 	build_sel(code, f, &symmetric);
 	f->kind = code->n > 2 ? KIND_WIDE : symmetric ? KIND_N2_SYM : KIND_N2;
-	fn = fast_kernel(code->k, f->kind);
+	if (std7_match(code, f->sel.ymat))
+		f->kind = KIND_STD7;
+	/* The fastest options by default; FECD_VITERBI_GPU_OPT (OPT_* bits, 2 = compile-time
+	 * symbols) picks others and FECD_VITERBI_GPU_NOTB=1 skips the traceback (wrong output:
+	 * timing of the forward pass only), for measurements. */
+	{
+		const char *ev = getenv("FECD_VITERBI_GPU_OPT");
+		const int o = ev && *ev ? atoi(ev) : OPT_FULL | OPT_DPX | 2;
+
+		f->opt = o & (OPT_FULL | OPT_DPX | OPT_640);
+		f->sym = (o & 2) != 0;
+		ev = getenv("FECD_VITERBI_GPU_NOTB");
+		f->sel.no_traceback = ev && *ev == '1';
+	}
+	fn = fast_kernel(code->k, f->kind, fast_opt(code, f, false));
 	if (!fn)
 		return 0;
 	/* Block size for the most resident threads with this kernel's registers; the grid covers
@@ -356,6 +618,7 @@ int vgpu_fast_prepare(const struct vgpu_code *code, const struct fecd_cuda_devic
 	f->threads = block;
 	f->blocks_per_sm = active;
 	f->regs = fa.numRegs;
+	f->smem = fa.sharedSizeBytes;
 	f->ok = true;
 	return 0;
 }
@@ -372,7 +635,7 @@ int vgpu_fast_launch(const struct vgpu_code *code, const struct vgpu_fast *f,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
 	const unsigned grid = (b->count + (unsigned)f->threads - 1) / (unsigned)f->threads;
-	fast_fn fn = fast_kernel(code->k, f->kind);
+	fast_fn fn = fast_kernel(code->k, f->kind, fast_opt(code, f, b->in_s4));
 
 	if (!b->count)
 		return 0;

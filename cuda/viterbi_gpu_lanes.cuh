@@ -8,10 +8,11 @@
 
 #include "viterbi_gpu_common.cuh"
 
-#define VGPU_LANES_K_MIN 7
+#define VGPU_LANES_K_MIN  7
 #define VGPU_LANES_LB_MIN 1 /* log2 of the lanes per job */
 #define VGPU_LANES_LB_MAX 3
-/* Stages per relayout cycle (K - 2 - lb) and packed registers per lane (2^(K - 2 - lb)), at most. */
+/* Stages per relayout cycle (K - 2 - lb) and packed registers per lane (2^(K - 2 - lb)), at most.
+ */
 #define VGPU_LANES_CMAX (CONV_K_MAX - 2 - VGPU_LANES_LB_MIN)
 #define VGPU_LANES_RMAX (1 << VGPU_LANES_CMAX)
 

@@ -37,14 +37,26 @@ template <> struct dec_vec<4> {
 	typedef uint4 type;
 };
 
-__device__ __forceinline__ uint32_t vec_word(uint32_t v, uint32_t) { return v; }
-__device__ __forceinline__ uint32_t vec_word(uint2 v, uint32_t w) { return w ? v.y : v.x; }
+__device__ __forceinline__ uint32_t vec_word(uint32_t v, uint32_t)
+{
+	return v;
+}
+__device__ __forceinline__ uint32_t vec_word(uint2 v, uint32_t w)
+{
+	return w ? v.y : v.x;
+}
 __device__ __forceinline__ uint32_t vec_word(uint4 v, uint32_t w)
 {
 	return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
 }
-__device__ __forceinline__ void vec_set(uint32_t *v, const uint32_t *d) { *v = d[0]; }
-__device__ __forceinline__ void vec_set(uint2 *v, const uint32_t *d) { *v = make_uint2(d[0], d[1]); }
+__device__ __forceinline__ void vec_set(uint32_t *v, const uint32_t *d)
+{
+	*v = d[0];
+}
+__device__ __forceinline__ void vec_set(uint2 *v, const uint32_t *d)
+{
+	*v = make_uint2(d[0], d[1]);
+}
 __device__ __forceinline__ void vec_set(uint4 *v, const uint32_t *d)
 {
 	*v = make_uint4(d[0], d[1], d[2], d[3]);

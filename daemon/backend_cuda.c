@@ -459,11 +459,25 @@ static void cuda_destroy(struct backend *b)
 	free(be);
 }
 
+static void cuda_batch_defaults(struct backend *b, const struct fec_spec *spec, uint32_t *jobs,
+                                uint32_t *inflight)
+{
+	struct cuda_backend *be = (struct cuda_backend *)b;
+	bool gpu;
+
+	pthread_mutex_lock(&be->lock);
+	gpu = be->ctx && !be->failed && fecd_cuda_supports(spec);
+	pthread_mutex_unlock(&be->lock);
+	*jobs = gpu ? BACKEND_GPU_JOBS : BACKEND_CPU_JOBS;
+	*inflight = gpu ? BACKEND_GPU_INFLIGHT : BACKEND_CPU_INFLIGHT;
+}
+
 static const struct backend_ops cuda_ops = {
     .name = "cuda",
     .submit = cuda_submit,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
+    .batch_defaults = cuda_batch_defaults,
     .info = cuda_info,
     .destroy = cuda_destroy,
 };

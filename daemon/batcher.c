@@ -181,7 +181,7 @@ static struct batch *pool_take(struct channel *ch)
 		else if (!free_b)
 			free_b = ch->pool[i];
 	}
-	if (busy >= ch->cfg.max_inflight + 1)
+	if (busy >= ch->max_inflight + 1)
 		return NULL;
 	return free_b;
 }
@@ -265,7 +265,7 @@ void batcher_submit_ready(struct channel *ch)
 	bool any_done = false;
 
 	while ((b = ch->closed_head)) {
-		if (b->count && ch->inflight >= ch->cfg.max_inflight)
+		if (b->count && ch->inflight >= ch->max_inflight)
 			break;
 		ch->closed_head = b->next;
 		if (!ch->closed_head)

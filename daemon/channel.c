@@ -59,7 +59,26 @@ static void epoch_unit_table(struct epoch *ep)
 	fec_encoder_destroy(enc);
 }
 
-struct epoch *epoch_create(const struct chan_config *cc, uint32_t gen, char *err, size_t errlen)
+/* batch.jobs and batch.inflight at 0 (auto): the backend's choice for the code, with no more jobs
+ * than fit BATCH_BYTES_MAX (large frames). */
+static void epoch_batch_auto(struct epoch *ep, struct backend *be)
+{
+	struct chan_config *c = &ep->cfg;
+	uint32_t jobs = BACKEND_CPU_JOBS, inflight = BACKEND_CPU_INFLIGHT;
+	uint64_t fit = BATCH_BYTES_MAX / (ep->in_stride + ep->out_stride);
+
+	if (c->batch_jobs && c->max_inflight)
+		return;
+	if (be && be->ops->batch_defaults)
+		be->ops->batch_defaults(be, &c->spec, &jobs, &inflight);
+	if (!c->batch_jobs)
+		c->batch_jobs = fit < jobs ? (fit ? (uint32_t)fit : 1) : jobs;
+	if (!c->max_inflight)
+		c->max_inflight = inflight;
+}
+
+struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uint32_t gen,
+                           char *err, size_t errlen)
 {
 	struct epoch *ep = calloc(1, sizeof(*ep));
 	const struct fec_info *in;
@@ -115,11 +134,12 @@ struct epoch *epoch_create(const struct chan_config *cc, uint32_t gen, char *err
 	if (cc->soft_out && in->has_soft && in->max_soft)
 		ep->soft_stride = round_up(in->max_soft, 16);
 	epoch_unit_table(ep);
-	if ((uint64_t)cc->batch_jobs * (ep->in_stride + ep->out_stride) > BATCH_BYTES_MAX) {
+	epoch_batch_auto(ep, be);
+	if ((uint64_t)ep->cfg.batch_jobs * (ep->in_stride + ep->out_stride) > BATCH_BYTES_MAX) {
 		snprintf(err, errlen,
 		         "batch.jobs: %u jobs of this code need more than %llu MiB per "
 		         "batch; expected fewer",
-		         cc->batch_jobs, BATCH_BYTES_MAX >> 20);
+		         ep->cfg.batch_jobs, BATCH_BYTES_MAX >> 20);
 		goto out_destroy;
 	}
 	return ep;
@@ -161,10 +181,8 @@ static int check_config(const struct chan_config *cc, char *err, size_t errlen)
 		snprintf(err, errlen, "input.gnuradio.tags: expected auto, on or off");
 	else if (!(cc->llr_scale > 0) || !isfinite(cc->llr_scale))
 		snprintf(err, errlen, "input.llr_scale: expected a positive number");
-	else if (cc->batch_jobs < 1)
-		snprintf(err, errlen, "batch.jobs: expected at least 1");
-	else if (cc->max_inflight < 1 || cc->max_inflight > 64)
-		snprintf(err, errlen, "batch.inflight: expected 1..64");
+	else if (cc->max_inflight > 64)
+		snprintf(err, errlen, "batch.inflight: expected 0..64");
 	else
 		return 0;
 	return -EINVAL;
@@ -438,11 +456,12 @@ int channel_create(struct fecd *d, const struct chan_config *cc, struct channel 
 	ch->state = CHAN_RUNNING;
 	pthread_mutex_init(&ch->done_lock, NULL);
 	stats_init(&ch->stats, now_ns());
-	ch->in_ep = epoch_create(cc, 1, err, errlen);
+	ch->in_ep = epoch_create(cc, fecd_backend(d), 1, err, errlen);
 	if (!ch->in_ep) {
 		rc = -EINVAL;
 		goto out_close;
 	}
+	ch->max_inflight = ch->in_ep->cfg.max_inflight;
 	rc = batcher_prepare(ch, ch->in_ep);
 	if (rc) {
 		snprintf(err, errlen, "out of memory for the channel's batch buffers");
@@ -511,7 +530,7 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 			return -EBUSY;
 		}
 	}
-	ep = epoch_create(cc, ch->gen + 1, err, errlen);
+	ep = epoch_create(cc, fecd_backend(ch->d), ch->gen + 1, err, errlen);
 	if (!ep)
 		return -EINVAL;
 	ep->at_seq = at_seq;
@@ -525,6 +544,7 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 		epoch_put(ch->pending[--ch->npending]);
 	ch->pending[ch->npending++] = ep;
 	ch->cfg = *cc;
+	ch->max_inflight = ep->cfg.max_inflight;
 	ch->gen = ep->gen;
 	if (at_seq == UINT64_MAX)
 		log_info("channel %s: code generation %u takes effect from the next message",

@@ -155,6 +155,7 @@ struct channel {
 	struct fecd *d;
 	struct channel *next;   /* service list, creation order */
 	struct chan_config cfg; /* as configured now (the last update) */
+	uint32_t max_inflight;  /* cfg's batch.inflight, auto resolved */
 	uint32_t gen;           /* generation of cfg */
 	enum chan_state state;
 
@@ -221,7 +222,10 @@ struct channel {
 uint64_t now_ns(void);
 
 /* channel.c */
-struct epoch *epoch_create(const struct chan_config *cc, uint32_t gen, char *err, size_t errlen);
+/* be: whose batch geometry fills in batch.jobs / batch.inflight left at 0 (auto); ep->cfg holds
+ * the numbers in force. */
+struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uint32_t gen,
+                           char *err, size_t errlen);
 void epoch_put(struct epoch *ep);
 static inline struct epoch *epoch_get(struct epoch *ep)
 {

@@ -50,9 +50,9 @@ struct chan_config {
 	bool pdu_unpacked;               /* PDU vector: one bit per byte instead of packed */
 	bool soft_out;                   /* publish soft values where the family has them */
 	/* batching */
-	uint32_t batch_jobs;             /* blocks or frames per batch */
+	uint32_t batch_jobs;             /* blocks or frames per batch; 0 = the backend's choice */
 	uint32_t batch_deadline_ms;      /* flush a partial batch after this long (latency bound) */
-	uint32_t max_inflight;           /* batches in flight per channel (2 = double buffering) */
+	uint32_t max_inflight;           /* batches in flight per channel; 0 = the backend's choice */
 };
 
 struct fecd_config {
@@ -64,6 +64,7 @@ struct fecd_config {
 	uint32_t workers;                   /* CPU backend threads; 0 = one per core */
 	uint32_t gpu_device;                /* CUDA device index */
 	uint32_t gpu_lanes;                 /* CUDA streams per channel; 0 = the device's default */
+	uint32_t io_threads;                /* ZMQ I/O threads; 0 = chosen from the cores */
 	uint32_t linger_ms;                 /* how long output may take to leave on shutdown */
 	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
 	char log_level[16];

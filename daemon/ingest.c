@@ -323,6 +323,8 @@ int ingest_open(struct channel *ch, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create the input socket: %s", zmq_strerror(errno));
 		return -errno;
 	}
+	uint64_t aff = fecd_zmq_affinity(ch->d, true);
+	zmq_setsockopt(ch->in_sock, ZMQ_AFFINITY, &aff, sizeof(aff));
 	zmq_setsockopt(ch->in_sock, ZMQ_LINGER, &zero, sizeof(zero));
 	zmq_setsockopt(ch->in_sock, ZMQ_RCVHWM, &hwm, sizeof(hwm));
 	/* A peer sending more than any valid message is cut off before it can exhaust memory. */

@@ -370,6 +370,8 @@ int publish_open(struct channel *ch, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create the output socket: %s", zmq_strerror(errno));
 		return -errno;
 	}
+	uint64_t aff = fecd_zmq_affinity(ch->d, false);
+	zmq_setsockopt(ch->out_sock, ZMQ_AFFINITY, &aff, sizeof(aff));
 	zmq_setsockopt(ch->out_sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
 	rc = channel_attach(ch, ch->out_sock, ec, "output", err, errlen);
 	if (rc)

@@ -39,6 +39,8 @@ void fecd_set_globals(struct fecd *d, const struct fecd_config *cfg);
 
 /* For the data path. */
 void *fecd_zmq_ctx(struct fecd *d);
+/* ZMQ_AFFINITY for a new input or output socket: which I/O thread serves it. */
+uint64_t fecd_zmq_affinity(struct fecd *d, bool input);
 void fecd_channel_closed(struct fecd *d, struct channel *ch);
 bool fecd_endpoint_releasing(struct fecd *d, const char *endpoint);
 void fecd_endpoint_released(struct fecd *d, const char *endpoint);

@@ -10,10 +10,13 @@
  *   workers 0..1024 (0 = one per core); linger_ms up to 10 min; stats_interval_ms 100 ms..60 s.
  *   gpu.device 0..63 (CUDA's device numbering); gpu.lanes 0..16 (0 = the device's default):
  *     beyond a few streams per channel nothing more overlaps.
+ *   zmq.io_threads 0..64 (0 = half the cores, 1..8): one I/O thread moves about 1-2 GB/s of
+ *     loopback TCP, so several busy channels need several.
  *   input/output.hwm 0..10^7 messages (0 = ZMQ's "no limit").
  *   input.llr_scale 0.001..1000: float LLRs of a few units up to raw ADC-like magnitudes.
- *   batch.jobs 1..4096 jobs (a GPU wants thousands, the CPU tens); batch.deadline_ms 1..10000;
- *   batch.inflight 1..16 batches (2 = double buffering; more only adds latency).
+ *   batch.jobs 0..4096 jobs (0 = the backend's choice: a GPU wants a thousand, the CPU tens);
+ *   batch.deadline_ms 1..10000; batch.inflight 0..16 batches (0 = the backend's choice; 2 =
+ *   double buffering; more only adds latency).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -62,6 +65,9 @@ const struct setting fecd_global_settings[] = {
     {"gpu.lanes", SET_U32, G(gpu_lanes), 0, 16, .def = "0",
      .help = "CUDA streams per channel, each with its own buffers (batches in flight overlap); "
              "0: chosen from the device (copy engines, SMs)"},
+    {"zmq.io_threads", SET_U32, G(io_threads), 0, 64, .def = "0",
+     .help = "ZeroMQ I/O threads moving the channels' bytes (each input socket gets its own while "
+             "there are enough); 0: half the available cores, 1..8"},
     {"log_level", SET_STRING, G(log_level), .check = check_log_level, .def = "info",
      .flags = SET_LIVE, .help = "most verbose level logged: error, warning, notice, info, debug"},
     {"linger_ms", SET_U32, G(linger_ms), 0, 600000, .def = "5000",
@@ -117,12 +123,14 @@ const struct setting fecd_chan_settings[] = {
      .help = "also publish soft values where the family has them (native output)"},
     {"output.pdu_unpacked", SET_BOOL, C(pdu_unpacked), .def = "false", .flags = SET_LIVE,
      .help = "pdu output: one bit per byte instead of packed MSB first"},
-    {"batch.jobs", SET_U32, C(batch_jobs), 1, 4096, .def = "64", .flags = SET_LIVE,
-     .help = "blocks or frames decoded per batch"},
+    {"batch.jobs", SET_U32, C(batch_jobs), 0, 4096, .def = "0", .flags = SET_LIVE,
+     .help = "blocks or frames decoded per batch; 0: the backend's choice (1024 on the GPU, 64 "
+             "on the CPU)"},
     {"batch.deadline_ms", SET_U32, C(batch_deadline_ms), 1, 10000, .def = "20", .flags = SET_LIVE,
      .help = "a partial batch is decoded after waiting this long (latency bound)"},
-    {"batch.inflight", SET_U32, C(max_inflight), 1, 16, .def = "2", .flags = SET_LIVE,
-     .help = "batches being decoded at once per channel (2: double buffering)"},
+    {"batch.inflight", SET_U32, C(max_inflight), 0, 16, .def = "0", .flags = SET_LIVE,
+     .help = "batches being decoded at once per channel (2: double buffering); 0: the backend's "
+             "choice (4 on the GPU, 2 on the CPU)"},
     {0}};
 
 void settings_defaults(const struct setting *tab, void *dst)

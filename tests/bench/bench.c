@@ -261,7 +261,8 @@ static void usage(FILE *f)
 	        "  --traceback L      traceback and warm-up stages (default 42 = 6K)\n"
 	        "  --threads N        threads for 'all cores' (default: online cores)\n"
 	        "  --min-secs S       each timed figure runs at least S seconds (1; short 0.2)\n"
-	        "  --cpu-jobs N, --gpu-jobs N   jobs per batch (64; 4096)\n"
+	        "  --cpu-jobs N, --gpu-jobs N   jobs per batch (64; 65536: the GPU runs one\n"
+	        "                               job per thread and needs tens of thousands)\n"
 	        "  --gpu-lanes N      lanes for the overlapped GPU runs (default: the device's)\n"
 	        "  --e2e-bits N       bits per connection through the daemon (default: sized from\n"
 	        "                     the decoder's speed)\n"
@@ -291,7 +292,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	                         .decode_len = 2048,
 	                         .traceback_len = 42,
 	                         .cpu_jobs = 64,
-	                         .gpu_jobs = 4096,
+	                         .gpu_jobs = 65536,
 	                         .port = 27300,
 	                         .threads = cores > 0 ? (unsigned)cores : 1};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

@@ -104,11 +104,10 @@ static int fecd_start(struct e2e *e, const char *backend, char *why, size_t whyl
 		    "%s{\"id\": %u, \"code\": {\"preset\": \"ccsds\", \"decode_len\": %u, "
 		    "\"traceback_len\": %u, \"head_len\": %u}, \"input\": {\"endpoint\": "
 		    "\"tcp://127.0.0.1:%d\"}, \"output\": {\"endpoint\": \"tcp://127.0.0.1:%d\"}, "
-		    "\"batch\": {\"jobs\": %u, \"inflight\": %u}}",
+		    "\"batch\": {\"jobs\": %u}}",
 		    i ? ", " : "", i + 1, e->o->decode_len, e->o->traceback_len,
 		    e->o->traceback_len, e->port + 2 * (int)i, e->port + 2 * (int)i + 1,
-		    strcmp(backend, "cuda") ? e->o->cpu_jobs : 4096,
-		    strcmp(backend, "cuda") ? 2 : 4);
+		    strcmp(backend, "cuda") ? e->o->cpu_jobs : 0);
 	fprintf(f, "]}\n");
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/fecd", e->o->bindir);
@@ -435,7 +434,9 @@ void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu
 	}
 	report_note(es,
 	            "messages of %u symbols (+%u-byte header), one channel per connection; "
-	            "Mb/s = decoded information bits; bare ZeroMQ carries the same bytes",
+	            "Mb/s = decoded information bits; bare ZeroMQ carries the same bytes; batches: "
+	            "cpu --cpu-jobs, cuda the daemon's default (batch.jobs and batch.inflight 0: "
+	            "the backend's choice)",
 	            E2E_MSG_SYMS, E2E_HDR_BYTES);
 	e2e_backend(&e, "cpu", es, ls);
 	if (have_gpu)

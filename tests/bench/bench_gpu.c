@@ -105,26 +105,52 @@ static int8_t to_s4(int8_t v)
 	return (int8_t)(q > 7 ? 7 : q < -7 ? -7 : q);
 }
 
-static int bufs_alloc(struct bench_gpu *g, const struct bench_data *d, bool s4, struct gpu_bufs *b)
+/* Pinned buffers for ntotal jobs (at least the data set's): job i is data job i % njobs, so a
+ * batch can be larger than the data set and fill the GPU without simulating more bits. */
+static int bufs_alloc(struct bench_gpu *g, const struct bench_data *d, bool s4, uint32_t ntotal,
+                      struct gpu_bufs *b)
 {
 	size_t in_bytes = (size_t)d->njobs * d->in_stride;
 
 	memset(b, 0, sizeof(*b));
-	b->jobs = fecd_cuda_host_alloc(g->ctx, d->njobs * sizeof(*b->jobs));
-	b->in = fecd_cuda_host_alloc(g->ctx, in_bytes);
-	b->out = fecd_cuda_host_alloc(g->ctx, (size_t)d->njobs * d->out_stride);
+	b->jobs = fecd_cuda_host_alloc(g->ctx, (size_t)ntotal * sizeof(*b->jobs));
+	b->in = fecd_cuda_host_alloc(g->ctx, (size_t)ntotal * d->in_stride);
+	b->out = fecd_cuda_host_alloc(g->ctx, (size_t)ntotal * d->out_stride);
 	if (s4)
-		b->in4 = fecd_cuda_host_alloc(g->ctx, in_bytes / 2);
+		b->in4 = fecd_cuda_host_alloc(g->ctx, (size_t)ntotal * d->in_stride / 2);
 	if (!b->jobs || !b->in || !b->out || (s4 && !b->in4)) {
 		bufs_free(g, b);
 		return -FEC_ENOMEM;
 	}
-	memcpy(b->jobs, d->jobs, d->njobs * sizeof(*b->jobs));
-	memcpy(b->in, d->in, in_bytes);
+	for (uint32_t t = 0; t < ntotal; t += d->njobs) {
+		uint32_t n = ntotal - t < d->njobs ? ntotal - t : d->njobs;
+
+		memcpy(b->jobs + t, d->jobs, n * sizeof(*b->jobs));
+		memcpy(b->in + (size_t)t * d->in_stride, d->in, (size_t)n * d->in_stride);
+	}
 	for (size_t i = 0; s4 && i < in_bytes; i += 2)
 		b->in4[i / 2] = (int8_t)((uint8_t)(to_s4(d->in[i]) << 4) |
 		                         ((uint8_t)to_s4(d->in[i + 1]) & 0xf));
+	for (uint32_t t = d->njobs; s4 && t < ntotal; t += d->njobs) {
+		uint32_t n = ntotal - t < d->njobs ? ntotal - t : d->njobs;
+
+		memcpy(b->in4 + (size_t)t * d->in_stride / 2, b->in4, (size_t)n * d->in_stride / 2);
+	}
 	return 0;
+}
+
+/* Jobs among the first ntotal of out (tiled as bufs_alloc lays them) that differ from ref. */
+static uint32_t tiled_mismatches(const struct bench_data *d, const uint8_t *out,
+                                 const uint8_t *ref, uint32_t ntotal)
+{
+	uint32_t bad = 0;
+
+	for (uint32_t t = 0; t < ntotal; t += d->njobs) {
+		uint32_t n = ntotal - t < d->njobs ? ntotal - t : d->njobs;
+
+		bad += bench_out_mismatches(d, out + (size_t)t * d->out_stride, ref, 0, n);
+	}
+	return bad;
 }
 
 /* A batch of jobs [first, first + count) over the pinned buffers; 4-bit strides in bytes. */
@@ -216,10 +242,7 @@ static double kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
 	int rc;
 
 	*exact = false;
-	jobs = jobs > d->njobs ? d->njobs : jobs;
-	if (lanes > d->njobs / jobs)
-		lanes = d->njobs / jobs ? d->njobs / jobs : 1;
-	if (bufs_alloc(g, d, false, &b))
+	if (bufs_alloc(g, d, false, jobs * lanes, &b))
 		return -1.0;
 	if (run_open(&run, g, d, lanes))
 		goto out_bufs;
@@ -231,7 +254,7 @@ static double kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
 		rc = lane_push(&run, i, &fb[i], 0);
 	if (rc || drain(&run))
 		goto out_run;
-	*exact = bench_out_mismatches(d, b.out, d->ref, 0, lanes * jobs) == 0;
+	*exact = tiled_mismatches(d, b.out, d->ref, lanes * jobs) == 0;
 	t0 = bench_now();
 	do {
 		for (unsigned i = 0; i < lanes && !rc; i++)
@@ -264,8 +287,11 @@ static double transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
                             const struct bench_data *d, const uint8_t *ref, bool s4, unsigned lanes,
                             bool *exact, double *ber)
 {
-	uint32_t jobs = o->gpu_jobs > d->njobs ? d->njobs : o->gpu_jobs;
-	uint32_t nbatches = (d->njobs + jobs - 1) / jobs;
+	uint32_t jobs = o->gpu_jobs;
+	/* Every batch in flight has its own slice: at least the data set, at least GPU_DEPTH
+	 * batches per lane. */
+	uint32_t want = d->njobs > jobs * lanes * GPU_DEPTH ? d->njobs : jobs * lanes * GPU_DEPTH;
+	uint32_t nbatches = (want + jobs - 1) / jobs, ntotal = nbatches * jobs;
 	struct gpu_bufs b;
 	struct gpu_run run;
 	double rate = -1.0, t0, secs;
@@ -273,14 +299,14 @@ static double transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
 	int rc = 0;
 
 	*exact = false;
-	if (bufs_alloc(g, d, s4, &b))
+	if (bufs_alloc(g, d, s4, ntotal, &b))
 		return -1.0;
 	if (run_open(&run, g, d, lanes))
 		goto out_bufs;
 	t0 = bench_now();
 	for (uint64_t k = 0; !rc; k++) {
 		uint32_t first = (uint32_t)(k % nbatches) * jobs;
-		uint32_t count = d->njobs - first < jobs ? d->njobs - first : jobs;
+		uint32_t count = jobs;
 		struct fec_batch fb = gpu_batch(d, &b, s4, first, count);
 
 		rc = lane_push(&run, (unsigned)(k % lanes), &fb, s4 ? FECD_CUDA_IN_S4 : 0);
@@ -292,7 +318,7 @@ static double transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
 		goto out_run;
 	secs = bench_now() - t0;
 	rate = (double)done_bits / secs;
-	*exact = bench_out_mismatches(d, b.out, ref, 0, d->njobs) == 0;
+	*exact = tiled_mismatches(d, b.out, ref, ntotal) == 0;
 	errs = bench_data_errors(d, b.out, &n);
 	*ber = n ? (double)errs / (double)n : 0.0;
 out_run:

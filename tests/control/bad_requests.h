@@ -101,7 +101,7 @@ static const struct bad_req bad_reqs[] = {
     {"bad preset", REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsd\"}}"), 0, -32602,
      "params.code.preset: expected one of \"ccsds\""},
     {"bad batch", REQ("channel.create", "{\"id\":9,\"batch\":{\"jobs\":100000}}"), 0, -32602,
-     "params.batch.jobs: expected an integer in 1..4096, got 100000"},
+     "params.batch.jobs: expected an integer in 0..4096, got 100000"},
     {"update endpoint",
      REQ("channel.update", "{\"id\":1,\"input\":{\"endpoint\":"
                            "\"tcp://127.0.0.1:27150\"}}"),

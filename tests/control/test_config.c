@@ -75,10 +75,10 @@ static const struct bad_case bad_cases[] = {
      "channels[0].output.protocol: expected one of \"native\", \"pdu\", got \"zmq\""},
     {CH("\"output\": {\"endpoint\": \"tcp://127.0.0.1:5550\"}"),
      "channels[0].output.endpoint: \"tcp://127.0.0.1:5550\" is also its input endpoint"},
-    {CH("\"batch\": {\"jobs\": 0}"),
-     "channels[0].batch.jobs: expected an integer in 1..4096, got 0"},
+    {CH("\"batch\": {\"jobs\": 5000}"),
+     "channels[0].batch.jobs: expected an integer in 0..4096, got 5000"},
     {CH("\"batch\": {\"inflight\": 17}"),
-     "channels[0].batch.inflight: expected an integer in 1..16, got 17"},
+     "channels[0].batch.inflight: expected an integer in 0..16, got 17"},
     {CH("\"batch\": {\"deadline_ms\": null}"),
      "channels[0].batch.deadline_ms: expected an integer in 1..10000, got null"},
     {CH("\"code\": \"ccsds\""),
@@ -218,7 +218,7 @@ static void test_example(void)
 	          c->gr_polarity_one && c->llr_scale == 0.5f,
 	      "second channel input");
 	CHECK(c->out.kind == SOCK_PUB && c->out_proto == OUT_PDU && c->pdu_unpacked &&
-	          c->batch_jobs == 8 && c->batch_deadline_ms == 20 && c->max_inflight == 2,
+	          c->batch_jobs == 8 && c->batch_deadline_ms == 20 && c->max_inflight == 0,
 	      "second channel output and batch");
 	CHECK(c->spec.u.conv.punct_period == 3 && c->spec.u.conv.traceback_len == 96,
 	      "preset with override: period %u traceback %u", c->spec.u.conv.punct_period,
@@ -319,7 +319,7 @@ static void test_markdown_and_paths(void)
 	CHECK(f && settings_write_markdown(f) == 0, "markdown");
 	if (f)
 		fclose(f);
-	CHECK(buf && strstr(buf, "| `batch.jobs` | integer | 1..4096 | `64` | yes |"),
+	CHECK(buf && strstr(buf, "| `batch.jobs` | integer | 0..4096 | `0` | yes |"),
 	      "markdown row");
 	CHECK(buf && strstr(buf, "#### Family `viterbi`") && strstr(buf, "| `ccsds` |"),
 	      "markdown codes");
@@ -350,7 +350,7 @@ static void test_load(void)
 	static struct fecd_config cfg;
 	char path[] = "/tmp/fecd-config-XXXXXX", err[512] = "";
 	int fd = mkstemp(path);
-	const char *text = "{\"channels\":[{\"id\":1,\"batch\":{\"jobs\":0}}]}";
+	const char *text = "{\"channels\":[{\"id\":1,\"batch\":{\"jobs\":5000}}]}";
 
 	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text), "temp file");
 	close(fd);

@@ -4,7 +4,10 @@
  * random input, then K = 3..9 at D = 1024; and the device's copy bandwidth (the bytes ceiling).
  * Launches the family directly (cuda/gpu_family.h) between CUDA events; median of 7 timings of
  * 3 launches each after a warm-up. Decoded bits per second = jobs * D / time.
- * Usage: bench_gpu_viterbi [L [MBITS]]
+ * Usage: bench_gpu_viterbi [L [MBITS [WHAT]]]; WHAT "k" runs only the K sweep, "ccsds" only CCSDS,
+ * "d2048" only CCSDS D=2048 int8 and 4-bit.
+ * FECD_VITERBI_GPU_LANES=0..3 picks the kernel variant (viterbi_gpu.cu) for comparisons,
+ * FECD_VITERBI_GPU_OPT / _NOTB the fast kernel's options (viterbi_gpu_fast.cu).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +77,8 @@ static void run(const struct fecd_cuda_device *dev, const char *code, uint32_t d
 	void *impl = NULL;
 	char text[160], err[256];
 
-	snprintf(text, sizeof(text), "%s,decode_len=%u,traceback_len=%u,head_len=%u", code, d, l, l);
+	snprintf(text, sizeof(text), "%s,decode_len=%u,traceback_len=%u,head_len=%u", code, d, l,
+	         l);
 	if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
 	    fec_decoder_create(&spec, &cpu)) {
 		fprintf(stderr, "%s: %s\n", text, err);
@@ -92,8 +96,8 @@ static void run(const struct fecd_cuda_device *dev, const char *code, uint32_t d
 	size_t ws_bytes = ops->workspace_bytes(impl, count);
 	struct fec_job *jobs = calloc(count, sizeof(*jobs));
 	uint8_t *in = malloc((size_t)count * stride);
-	struct gpu_batch b = {.count = count, .in_stride = stride, .in_s4 = s4,
-	                      .out_stride = ostride};
+	struct gpu_batch b = {
+	    .count = count, .in_stride = stride, .in_s4 = s4, .out_stride = ostride};
 	void *ws, *din, *dout, *djobs;
 	uint64_t x = 88172645463325252ull;
 
@@ -143,6 +147,8 @@ int main(int argc, char **argv)
 	char msg[256] = "";
 	uint32_t l = argc > 1 ? (uint32_t)atoi(argv[1]) : 64;
 	double mbits = argc > 2 ? atof(argv[2]) : 256;
+	const char *what = argc > 3 ? argv[3] : "all";
+	const bool all = strcmp(what, "all") == 0;
 
 	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0 ||
 	    fecd_cuda_device_query(0, &dev, msg, sizeof(msg))) {
@@ -175,17 +181,23 @@ int main(int argc, char **argv)
 		cudaFree(a);
 		cudaFree(c);
 	}
-	for (uint32_t d = 256; d <= 2048; d *= 2)
-		run(&dev, "ccsds", d, l, mbits, false);
-	run(&dev, "ccsds", 2048, l, mbits, true);
-	run(&dev, "ccsds", 1024, 35, mbits, false);
-	run(&dev, "dvbs-3/4", 1024, l, mbits, false);
-	for (unsigned k = 3; k <= 9; k++) {
+	if (all || strcmp(what, "ccsds") == 0) {
+		for (uint32_t d = 256; d <= 2048; d *= 2)
+			run(&dev, "ccsds", d, l, mbits, false);
+		run(&dev, "ccsds", 2048, l, mbits, true);
+		run(&dev, "ccsds", 1024, 35, mbits, false);
+		run(&dev, "dvbs-3/4", 1024, l, mbits, false);
+	}
+	if (strcmp(what, "d2048") == 0) {
+		run(&dev, "ccsds", 2048, l, mbits, false);
+		run(&dev, "ccsds", 2048, l, mbits, true);
+	}
+	for (unsigned k = 3; k <= 9 && (all || strcmp(what, "k") == 0); k++) {
 		char code[96];
 
 		snprintf(code, sizeof(code), "viterbi,k=%u,polys=%o:%o", k, (1u << (k - 1)) | 1u,
 		         (1u << k) - 1);
-		run(&dev, code, 1024, l, k == 9 ? mbits / 8 : mbits, false);
+		run(&dev, code, 1024, l, mbits, false);
 	}
 	return 0;
 }
