@@ -31,7 +31,7 @@ int feed_replay_build(struct feed_replay *r, const struct fec_spec *spec, uint64
 	uint8_t *bits, *cbits;
 	float *llr;
 	size_t syms = fec_encoded_len(spec, (size_t)period_bits), n1 = 0, n2 = 0;
-	int rc = -1;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (format == FECD_FMT_S4_PACKED && (syms & 1))
@@ -49,8 +49,10 @@ int feed_replay_build(struct feed_replay *r, const struct fec_spec *spec, uint64
 	fec_bitstream_init(&bs, seed);
 	fec_bitstream_read(&bs, bits, (size_t)period_bits);
 	if (fec_encode(enc, bits, (size_t)period_bits, cbits, &n1) ||
-	    fec_encode(enc, bits, (size_t)period_bits, cbits + n1, &n2) || n1 != syms || n2 != syms)
+	    fec_encode(enc, bits, (size_t)period_bits, cbits + n1, &n2) || n1 != syms || n2 != syms) {
+		rc = -FEC_EINVAL;
 		goto out_free;
+	}
 	fec_awgn_llr(noise, cbits, 2 * syms, sigma, 1.0f, llr);
 	fec_llr_quantize(format, llr, 2 * syms, polarity_one, scale, r->wire);
 	r->period_syms = syms;

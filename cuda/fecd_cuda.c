@@ -6,6 +6,7 @@
  * A missing driver or an absent device is not an error here: the count is 0 and the message says
  * why, so the daemon can fall back to the CPU with one clear line.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +51,39 @@ int fecd_cuda_device_count(char *msg, size_t msglen)
 	return n;
 }
 
-static int attr(int *v, enum cudaDeviceAttr a, int dev, const char *what, char *err, size_t errlen)
+/* The device's attributes, each read with cudaDeviceGetAttribute into an int field of struct
+ * fecd_cuda_device (the size_t ones are read into ints first). Attributes rather than
+ * cudaDeviceProp fields: CUDA 13 dropped the clock fields. */
+struct dev_attr {
+	enum cudaDeviceAttr attr;
+	const char *name;
+	size_t off;
+};
+
+#define DEV_ATTR(a, field) {a, #a, offsetof(struct fecd_cuda_device, field)}
+static const struct dev_attr dev_attrs[] = {
+    DEV_ATTR(cudaDevAttrComputeCapabilityMajor, cc_major),
+    DEV_ATTR(cudaDevAttrComputeCapabilityMinor, cc_minor),
+    DEV_ATTR(cudaDevAttrMultiProcessorCount, sm_count),
+    DEV_ATTR(cudaDevAttrClockRate, clock_khz),
+    DEV_ATTR(cudaDevAttrMemoryClockRate, mem_clock_khz),
+    DEV_ATTR(cudaDevAttrGlobalMemoryBusWidth, mem_bus_bits),
+    DEV_ATTR(cudaDevAttrMaxRegistersPerMultiprocessor, regs_per_sm),
+    DEV_ATTR(cudaDevAttrMaxThreadsPerMultiProcessor, max_threads_per_sm),
+    DEV_ATTR(cudaDevAttrWarpSize, warp_size),
+    DEV_ATTR(cudaDevAttrAsyncEngineCount, async_engines),
+};
+#undef DEV_ATTR
+
+static int attr(int *v, enum cudaDeviceAttr a, const char *name, int dev, char *err, size_t errlen)
 {
+	char call[128];
 	cudaError_t e = cudaDeviceGetAttribute(v, a, dev);
 
-	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
+	if (e == cudaSuccess)
+		return 0;
+	snprintf(call, sizeof(call), "cudaDeviceGetAttribute(%s)", name);
+	return gpu_error(e, call, err, errlen);
 }
 
 int fecd_cuda_device_query(int index, struct fecd_cuda_device *out, char *err, size_t errlen)
@@ -71,43 +100,33 @@ int fecd_cuda_device_query(int index, struct fecd_cuda_device *out, char *err, s
 	if (e != cudaSuccess)
 		return gpu_error(e, "cudaGetDeviceProperties", err, errlen);
 	snprintf(out->name, sizeof(out->name), "%s", p.name);
-	/* Attributes rather than cudaDeviceProp fields: CUDA 13 dropped the clock fields. */
-	rc |= attr(&out->cc_major, cudaDevAttrComputeCapabilityMajor, index, "compute capability",
-	           err, errlen);
-	rc |= attr(&out->cc_minor, cudaDevAttrComputeCapabilityMinor, index, "compute capability",
-	           err, errlen);
-	rc |= attr(&out->sm_count, cudaDevAttrMultiProcessorCount, index, "SM count", err, errlen);
-	rc |= attr(&out->clock_khz, cudaDevAttrClockRate, index, "SM clock", err, errlen);
-	rc |= attr(&out->mem_clock_khz, cudaDevAttrMemoryClockRate, index, "memory clock", err,
-	           errlen);
-	rc |= attr(&out->mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, index, "memory bus", err,
-	           errlen);
-	rc |= attr(&l2, cudaDevAttrL2CacheSize, index, "L2 size", err, errlen);
-	rc |= attr(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, index, "shared memory",
-	           err, errlen);
-	rc |= attr(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, index, "shared memory",
-	           err, errlen);
-	rc |= attr(&out->regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor, index, "registers",
-	           err, errlen);
-	rc |= attr(&out->max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index,
-	           "threads per SM", err, errlen);
-	rc |= attr(&out->warp_size, cudaDevAttrWarpSize, index, "warp size", err, errlen);
-	rc |= attr(&out->async_engines, cudaDevAttrAsyncEngineCount, index, "copy engines", err,
-	           errlen);
+	for (size_t i = 0; !rc && i < sizeof(dev_attrs) / sizeof(dev_attrs[0]); i++)
+		rc = attr((int *)((char *)out + dev_attrs[i].off), dev_attrs[i].attr,
+		          dev_attrs[i].name, index, err, errlen);
+	if (!rc)
+		rc = attr(&l2, cudaDevAttrL2CacheSize, "cudaDevAttrL2CacheSize", index, err, errlen);
+	if (!rc)
+		rc = attr(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+		          "cudaDevAttrMaxSharedMemoryPerMultiprocessor", index, err, errlen);
+	if (!rc)
+		rc = attr(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+		          "cudaDevAttrMaxSharedMemoryPerBlockOptin", index, err, errlen);
 	if (rc)
-		return -FEC_EDEVICE;
+		return rc;
 	out->l2_bytes = (size_t)l2;
 	out->smem_per_sm = (size_t)smem_sm;
 	out->smem_per_block_optin = (size_t)smem_optin;
 	e = cudaDriverGetVersion(&out->driver_version);
-	if (e == cudaSuccess)
-		e = cudaRuntimeGetVersion(&out->runtime_version);
 	if (e != cudaSuccess)
-		return gpu_error(e, "CUDA version", err, errlen);
+		return gpu_error(e, "cudaDriverGetVersion", err, errlen);
+	e = cudaRuntimeGetVersion(&out->runtime_version);
+	if (e != cudaSuccess)
+		return gpu_error(e, "cudaRuntimeGetVersion", err, errlen);
 	/* Free memory needs the device's context: this is where it starts. */
 	e = cudaSetDevice(index);
-	if (e == cudaSuccess)
-		e = cudaMemGetInfo(&free_b, &total_b);
+	if (e != cudaSuccess)
+		return gpu_error(e, "cudaSetDevice", err, errlen);
+	e = cudaMemGetInfo(&free_b, &total_b);
 	if (e != cudaSuccess)
 		return gpu_error(e, "cudaMemGetInfo", err, errlen);
 	out->mem_free = free_b;
@@ -148,8 +167,12 @@ int fecd_cuda_open(int device, struct fecd_cuda **out, char *err, size_t errlen)
 	/* Blocking sync, set before the context starts: waiter threads sleep in the driver
 	 * instead of spinning on the cores the CPU decoders share. */
 	cudaError_t e = cudaSetDevice(device);
-	if (e == cudaSuccess)
-		e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+	if (e != cudaSuccess) {
+		rc = gpu_error(e, "cudaSetDevice", err, errlen);
+		goto out_free;
+	}
+	/* Already active (a query started the context): keeps the driver's default, still works. */
+	e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
 	if (e != cudaSuccess && e != cudaErrorSetOnActiveProcess) {
 		rc = gpu_error(e, "cudaSetDeviceFlags", err, errlen);
 		goto out_free;

@@ -144,6 +144,15 @@ static int copy(void *dst, const void *src, size_t len, enum cudaMemcpyKind kind
 	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
 }
 
+/* After a failed submit: copies already enqueued may still read b->in or write b->out, b->jobs;
+ * the caller redoes the batch on the CPU from those buffers as soon as submit returns, so the
+ * lane must have finished with them (after a sticky error this returns at once). */
+static void submit_unwind(struct fecd_cuda_lane *lane)
+{
+	cudaStreamSynchronize(lane->stream);
+	cudaGetLastError();
+}
+
 int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
                           struct fec_batch *b, unsigned flags, char *err, size_t errlen)
 {
@@ -201,13 +210,13 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 			rc = copy(lane->in.p, b->in, in_bytes, cudaMemcpyHostToDevice, lane->stream,
 			          "cudaMemcpyAsync (input to the device)", err, errlen);
 		if (rc)
-			return rc;
+			goto out_sync;
 		lane->last_count = b->count;
 	}
 	if (fault) {
 		rc = gpu_fault_launch(lane->stream, err, errlen);
 		if (rc)
-			return rc;
+			goto out_sync;
 	}
 	struct gpu_batch gb = {
 	    .count = b->count,
@@ -222,7 +231,7 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	};
 	rc = dec->ops->launch(dec->impl, &gb, lane->ws.p, lane->ws.cap, lane->stream, err, errlen);
 	if (rc)
-		return rc;
+		goto out_sync;
 	if (!(flags & FECD_CUDA_NO_COPY_OUT)) {
 		rc = copy(b->out, lane->out.p, out_bytes, cudaMemcpyDeviceToHost, lane->stream,
 		          "cudaMemcpyAsync (output to the host)", err, errlen);
@@ -234,15 +243,21 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 			rc = copy(b->jobs, lane->jobs.p, jobs_bytes, cudaMemcpyDeviceToHost,
 			          lane->stream, "cudaMemcpyAsync (jobs to the host)", err, errlen);
 		if (rc)
-			return rc;
+			goto out_sync;
 	}
 	e = cudaEventRecord(lane->ev[slot], lane->stream);
-	if (e != cudaSuccess)
-		return gpu_error(e, "cudaEventRecord", err, errlen);
+	if (e != cudaSuccess) {
+		rc = gpu_error(e, "cudaEventRecord", err, errlen);
+		goto out_sync;
+	}
 	pthread_mutex_lock(&lane->lock);
 	lane->count++;
 	pthread_mutex_unlock(&lane->lock);
 	return 0;
+
+out_sync:
+	submit_unwind(lane);
+	return rc;
 }
 
 int fecd_cuda_lane_wait(struct fecd_cuda_lane *lane, char *err, size_t errlen)

@@ -17,7 +17,10 @@
  * register holds the two states that differ only in bit x; a stage takes phase x to x-1, and one
  * PRMT per register takes phase 0 back to K-2. Decisions go to global memory as [row][job]
  * vectors (coalesced); the same thread traces back right after its forward pass, prefetching
- * rows, since the row addresses do not depend on the state.
+ * rows (their addresses do not depend on the state) and finding a state's bit in a row through
+ * a small shared-memory table indexed by layout phase and state.
+ * The 171/133 family (KIND_STD7) has more instances (OPT_*: whole cycles, compile-time symbol
+ * fetch, DPX add+max, aligned word loads of a cycle's symbols); VITERBI_GPU.md has the figures.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +28,9 @@
 #include "viterbi_gpu_fast.cuh"
 #include "viterbi_gpu_pack.cuh"
 
-#define FAST_BIAS       512u   /* added to every branch metric */
-#define FAST_ZERO       32768u /* the offset of a metric */
-#define FAST_UNREACH    16384u /* start value of states other than 0 when the start is known */
+#define FAST_BIAS    512u   /* added to every branch metric */
+#define FAST_ZERO    32768u /* the offset of a metric */
+#define FAST_UNREACH 16384u /* start value of states other than 0 when the start is known */
 
 enum { KIND_N2 = 0, KIND_N2_SYM = 1, KIND_WIDE = 2, KIND_STD7 = 3 };
 
@@ -38,9 +41,15 @@ enum { KIND_N2 = 0, KIND_N2_SYM = 1, KIND_WIDE = 2, KIND_STD7 = 3 };
  *   expansion choice).
  * OPT_DPX: nm = VIADDMNMX(Q, MY, X) (add and max in one DPX instruction), and the decision is
  *   Z = nm - X + 0x7fff7fff (bit 15 / 31 set iff Y > X: decision 1), one add fewer per register. */
-enum { OPT_FULL = 1, OPT_S8 = 2, OPT_S4 = 4, OPT_DPX = 8, OPT_640 = 16 };
-/* OPT_640: the instance is built for 640 threads per block (ptxas keeps it at <= 96 registers),
- * so that 20 warps fit an SM instead of 16. */
+enum { OPT_FULL = 1, OPT_S8 = 2, OPT_S4 = 4, OPT_DPX = 8, OPT_VEC = 16 };
+
+/* OPT_VEC (with OPT_S8 / OPT_S4, K = 7, 4-byte aligned slots): a whole cycle's symbols (10 or 5
+ * bytes) come from 3 or 2 aligned 32-bit loads and funnel shifts instead of one or two byte loads
+ * per stage: each load of 32 jobs' bytes costs the L1 32 sectors whatever its width, so the
+ * count of loads, not bytes, is what the forward pass pays there.
+ * Host flag (never a template option): FAST_NOBAL turns off the balanced launch shape
+ * (vgpu_fast_launch); measurements only. */
+#define FAST_NOBAL 256
 
 /* ---- State layout: at phase x, register r holds states ins0(r, x) and ins0(r, x) | 1 << x. */
 
@@ -81,9 +90,9 @@ __host__ __device__ constexpr uint32_t std7_word(uint32_t reg)
 /* Selector of register r, candidate q (0: from P, 1: from Q) for the stage from phase x. */
 __host__ __device__ constexpr uint32_t std7_sel(int x, uint32_t r, uint32_t q)
 {
-	return half_sel(std7_word((((ins0(r, x - 1) << 1) & 127u) | (ins0(r, x - 1) >> 5) << 6) | q),
-	                std7_word((((ins0(r, x - 1) << 1) & 63u) | 1u << x |
-	                           (ins0(r, x - 1) >> 5) << 6) | q));
+	return half_sel(
+	    std7_word((((ins0(r, x - 1) << 1) & 127u) | (ins0(r, x - 1) >> 5) << 6) | q),
+	    std7_word((((ins0(r, x - 1) << 1) & 63u) | 1u << x | (ins0(r, x - 1) >> 5) << 6) | q));
 }
 
 /* Everything of a job's forward pass but the metrics. */
@@ -92,6 +101,8 @@ struct fwd {
 	uint32_t t, total, head, pos, step, count, job;
 	long long sub; /* renormalisation amounts taken out */
 	bool s4;
+	/* OPT_VEC: the cycle's symbol bytes, stage j's at byte 2j (s8) or j (s4). */
+	uint32_t win[3];
 };
 
 /* ---- Kernel pieces */
@@ -104,7 +115,7 @@ __device__ __forceinline__ int32_t s4_top(uint32_t v)
 	return (x < -7 ? -7 : x) * 18;
 }
 
-template <int K, int KIND, int OPT, int X>
+template <int K, int KIND, int OPT, int X, bool WIN>
 __device__ __forceinline__ void acs_stage(uint32_t (&m)[1 << (K - 2)], const struct vgpu_code &code,
                                           const struct vgpu_sel &sel, struct fwd &f, void *dec)
 {
@@ -114,7 +125,18 @@ __device__ __forceinline__ void acs_stage(uint32_t (&m)[1 << (K - 2)], const str
 	int32_t y[4] = {0, 0, 0, 0};
 	uint32_t t0, t1, ta0 = 0, ta1 = 0;
 
-	if (OPT & OPT_S8) {
+	if (WIN && (OPT & OPT_S8)) {
+		constexpr int j = K - 2 - X, w = 2 * j / 4, sh = 8 * (2 * j % 4);
+
+		y[0] = (int32_t)(f.win[w] << (24 - sh)) >> 24;
+		y[1] = (int32_t)(f.win[w] << (16 - sh)) >> 24;
+	} else if (WIN && (OPT & OPT_S4)) {
+		constexpr int j = K - 2 - X;
+		const uint32_t byte = f.win[j / 4] >> (8 * (j % 4));
+
+		y[0] = s4_top(byte << 24);
+		y[1] = s4_top(byte << 28);
+	} else if (OPT & OPT_S8) {
 		y[0] = (int8_t)f.slot[2 * f.t];
 		y[1] = (int8_t)f.slot[2 * f.t + 1];
 	} else if (OPT & OPT_S4) {
@@ -221,18 +243,20 @@ __device__ __forceinline__ void acs_stage(uint32_t (&m)[1 << (K - 2)], const str
 template <int K, int KIND, int OPT, int X> struct cycle {
 	static __device__ __forceinline__ int run(uint32_t (&m)[1 << (K - 2)],
 	                                          const struct vgpu_code &code,
-	                                          const struct vgpu_sel &sel, struct fwd &f, void *dec)
+	                                          const struct vgpu_sel &sel, struct fwd &f,
+	                                          void *dec)
 	{
 		if (f.t == f.total)
 			return X;
-		acs_stage<K, KIND, OPT, X>(m, code, sel, f, dec);
+		acs_stage<K, KIND, OPT, X, false>(m, code, sel, f, dec);
 		return cycle<K, KIND, OPT, X - 1>::run(m, code, sel, f, dec);
 	}
 };
 
 template <int K, int KIND, int OPT> struct cycle<K, KIND, OPT, 0> {
-	static __device__ __forceinline__ int run(uint32_t (&)[1 << (K - 2)], const struct vgpu_code &,
-	                                          const struct vgpu_sel &, struct fwd &, void *)
+	static __device__ __forceinline__ int run(uint32_t (&)[1 << (K - 2)],
+	                                          const struct vgpu_code &, const struct vgpu_sel &,
+	                                          struct fwd &, void *)
 	{
 		return -1;
 	}
@@ -242,9 +266,10 @@ template <int K, int KIND, int OPT> struct cycle<K, KIND, OPT, 0> {
 template <int K, int KIND, int OPT, int X> struct full_cycle {
 	static __device__ __forceinline__ void run(uint32_t (&m)[1 << (K - 2)],
 	                                           const struct vgpu_code &code,
-	                                           const struct vgpu_sel &sel, struct fwd &f, void *dec)
+	                                           const struct vgpu_sel &sel, struct fwd &f,
+	                                           void *dec)
 	{
-		acs_stage<K, KIND, OPT, X>(m, code, sel, f, dec);
+		acs_stage<K, KIND, OPT, X, (OPT & OPT_VEC) != 0>(m, code, sel, f, dec);
 		full_cycle<K, KIND, OPT, X - 1>::run(m, code, sel, f, dec);
 	}
 };
@@ -259,7 +284,8 @@ template <int K, int KIND, int OPT> struct full_cycle<K, KIND, OPT, 0> {
 
 /* Decision of the state at bit pos (word * 32 + bit) of a row (set: from Q, the odd
  * predecessor); OPT_DPX rows hold decisions as they are, the others their complement. */
-template <int OPT, typename vec> __device__ __forceinline__ uint32_t tb_bit(const vec &v, uint32_t pos)
+template <int OPT, typename vec>
+__device__ __forceinline__ uint32_t tb_bit(const vec &v, uint32_t pos)
 {
 	const uint32_t w = vec_word(v, pos >> 5);
 	const uint32_t x = __funnelshift_r(w, w, pos);
@@ -319,6 +345,27 @@ __device__ __forceinline__ void fast_body(const struct vgpu_code &code, const st
 				ph = cycle<K, KIND, OPT, K - 2>::run(m, code, sel, f, dec);
 				break;
 			}
+			if (OPT & OPT_VEC) {
+				/* The cycle's bytes from aligned words (every word holds a byte of
+				 * this job's slot, so none reads past the buffer). */
+				static_assert(!(OPT & OPT_VEC) || K == 7, "OPT_VEC: 5 stages");
+				const uint32_t b0 = (OPT & OPT_S8) ? 2 * f.t : f.t;
+				const uint32_t *wp = (const uint32_t *)(f.slot + (b0 & ~3u));
+				const uint32_t sh = 8 * (b0 & 3u);
+
+				if (OPT & OPT_S8) {
+					const uint32_t w0 = wp[0], w1 = wp[1], w2 = wp[2];
+
+					f.win[0] = __funnelshift_r(w0, w1, sh);
+					f.win[1] = __funnelshift_r(w1, w2, sh);
+					f.win[2] = w2 >> sh;
+				} else {
+					const uint32_t w0 = wp[0], w1 = wp[1];
+
+					f.win[0] = __funnelshift_r(w0, w1, sh);
+					f.win[1] = w1 >> sh;
+				}
+			}
 			full_cycle<K, KIND, OPT, K - 2>::run(m, code, sel, f, dec);
 		} else {
 			ph = cycle<K, KIND, OPT, K - 2>::run(m, code, sel, f, dec);
@@ -362,7 +409,8 @@ __device__ __forceinline__ void fast_body(const struct vgpu_code &code, const st
 			}
 		}
 	}
-	const long long metric = (long long)best - FAST_ZERO - (long long)FAST_BIAS * f.total + f.sub;
+	const long long metric =
+	    (long long)best - FAST_ZERO - (long long)FAST_BIAS * f.total + f.sub;
 
 	if (sel.no_traceback) /* measurement only (VITERBI_GPU.md): the forward pass alone */
 		return;
@@ -445,21 +493,11 @@ __global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vg
 	fast_body<K, KIND, OPT>(code, sel, b, dec);
 }
 
-template <int K, int KIND, int OPT>
-__global__ void __launch_bounds__(640) viterbi_fast_kernel_640(const struct vgpu_code code,
-                                                               const struct vgpu_sel sel,
-                                                               struct gpu_batch b,
-                                                               void *__restrict__ dec)
-{
-	fast_body<K, KIND, OPT>(code, sel, b, dec);
-}
-
 /* ---- Host side */
 
 typedef void (*fast_fn)(const struct vgpu_code, const struct vgpu_sel, struct gpu_batch, void *);
 
-#define FAST_INSTANCES(X)                                                                          \
-	X(3) X(4) X(5) X(6) X(7) X(8)
+#define FAST_INSTANCES(X) X(3) X(4) X(5) X(6) X(7) X(8)
 
 static fast_fn fast_kernel(uint32_t k, int kind, int opt)
 {
@@ -479,10 +517,12 @@ static fast_fn fast_kernel(uint32_t k, int kind, int opt)
 			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S8 | OPT_DPX>;
 		case OPT_FULL | OPT_S4 | OPT_DPX:
 			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S4 | OPT_DPX>;
-		case OPT_FULL | OPT_S8 | OPT_DPX | OPT_640:
-			return viterbi_fast_kernel_640<7, KIND_STD7, OPT_FULL | OPT_S8 | OPT_DPX>;
-		case OPT_FULL | OPT_S4 | OPT_DPX | OPT_640:
-			return viterbi_fast_kernel_640<7, KIND_STD7, OPT_FULL | OPT_S4 | OPT_DPX>;
+		case OPT_FULL | OPT_S8 | OPT_DPX | OPT_VEC:
+			return viterbi_fast_kernel<7, KIND_STD7,
+			                           OPT_FULL | OPT_S8 | OPT_DPX | OPT_VEC>;
+		case OPT_FULL | OPT_S4 | OPT_DPX | OPT_VEC:
+			return viterbi_fast_kernel<7, KIND_STD7,
+			                           OPT_FULL | OPT_S4 | OPT_DPX | OPT_VEC>;
 		}
 		return NULL;
 	}
@@ -502,16 +542,17 @@ static fast_fn fast_kernel(uint32_t k, int kind, int opt)
 
 /* The instance options for this code and batch: f->opt, plus the compile-time symbol fetch where
  * the code is unpunctured (one stage = both symbols) and f->opt allows it. */
-static int fast_opt(const struct vgpu_code *code, const struct vgpu_fast *f, bool s4)
+static int fast_opt(const struct vgpu_code *code, const struct vgpu_fast *f, bool s4, bool aligned)
 {
-	int opt = f->opt & (OPT_FULL | OPT_DPX | OPT_640);
+	int opt = f->opt & (OPT_FULL | OPT_DPX | OPT_VEC);
 
 	if (f->kind != KIND_STD7)
 		return OPT_FULL;
 	if (f->sym && (opt & OPT_FULL) && code->period == 1 && (code->sent[0] & 3u) == 3u)
 		opt |= s4 ? OPT_S4 : OPT_S8;
-	else
-		opt &= ~OPT_640; /* instances only with the compile-time symbol fetch */
+	/* OPT_VEC instances: with DPX and the compile-time fetch, slots 4-byte aligned. */
+	if (!aligned || !(opt & OPT_DPX) || !(opt & (OPT_S4 | OPT_S8)))
+		opt &= ~OPT_VEC;
 	return opt;
 }
 
@@ -558,8 +599,9 @@ static void build_sel(const struct vgpu_code *c, struct vgpu_fast *f, bool *symm
 			const uint32_t j = ins0(r, x - 1), b = j >> (K - 2);
 			const uint32_t p0 = (j << 1) & (N - 1), p0h = p0 | 1u << x;
 			const uint32_t base = b << (K - 1);
-			const uint32_t w[2][2] = {{c->word[base | p0], c->word[base | p0h]},
-			                          {c->word[base | p0 | 1], c->word[base | p0h | 1]}};
+			const uint32_t w[2][2] = {
+			    {c->word[base | p0], c->word[base | p0h]},
+			    {c->word[base | p0 | 1], c->word[base | p0h | 1]}};
 
 			for (int q = 0; q < 2; q++) {
 				f->sel.s[x - 1][r][q][0] = half_sel(w[q][0] & 3u, w[q][1] & 3u);
@@ -583,7 +625,6 @@ int vgpu_fast_prepare(const struct vgpu_code *code, const struct fecd_cuda_devic
 	fast_fn fn;
 	cudaError_t e;
 
-	(void)dev;
 	memset(f, 0, sizeof(*f));
 	if (code->k > VGPU_FAST_K_MAX)
 		return 0;
@@ -596,14 +637,15 @@ int vgpu_fast_prepare(const struct vgpu_code *code, const struct fecd_cuda_devic
 	 * timing of the forward pass only), for measurements. */
 	{
 		const char *ev = getenv("FECD_VITERBI_GPU_OPT");
-		const int o = ev && *ev ? atoi(ev) : OPT_FULL | OPT_DPX | 2;
+		const int o = ev && *ev ? atoi(ev) : OPT_FULL | OPT_DPX | OPT_VEC | 2;
 
-		f->opt = o & (OPT_FULL | OPT_DPX | OPT_640);
+		f->opt = o & (OPT_FULL | OPT_DPX | OPT_VEC | FAST_NOBAL);
 		f->sym = (o & 2) != 0;
 		ev = getenv("FECD_VITERBI_GPU_NOTB");
 		f->sel.no_traceback = ev && *ev == '1';
 	}
-	fn = fast_kernel(code->k, f->kind, fast_opt(code, f, false));
+	f->sms = dev ? dev->sm_count : 0;
+	fn = fast_kernel(code->k, f->kind, fast_opt(code, f, false, true));
 	if (!fn)
 		return 0;
 	/* Block size for the most resident threads with this kernel's registers; the grid covers
@@ -634,11 +676,23 @@ size_t vgpu_fast_ws_bytes(const struct vgpu_code *code, const struct vgpu_fast *
 int vgpu_fast_launch(const struct vgpu_code *code, const struct vgpu_fast *f,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
-	const unsigned grid = (b->count + (unsigned)f->threads - 1) / (unsigned)f->threads;
-	fast_fn fn = fast_kernel(code->k, f->kind, fast_opt(code, f, b->in_s4));
+	const bool aligned = (((uintptr_t)b->in | b->in_stride) & 3u) == 0;
+	fast_fn fn = fast_kernel(code->k, f->kind, fast_opt(code, f, b->in_s4, aligned));
+	unsigned threads = (unsigned)f->threads;
 
 	if (!b->count)
 		return 0;
-	fn<<<grid, f->threads, 0, s>>>(*code, f->sel, *b, ws);
+	/* Balanced waves: as many waves as full blocks need, but blocks shrunk (to whole warps) so
+	 * that every wave fills the device evenly instead of a short last wave. */
+	if (f->sms > 0 && f->blocks_per_sm > 0 && !(f->opt & FAST_NOBAL)) {
+		const unsigned slots = (unsigned)f->sms * (unsigned)f->blocks_per_sm;
+		const unsigned waves = (b->count + slots * threads - 1) / (slots * threads);
+		const unsigned t =
+		    ((b->count + waves * slots - 1) / (waves * slots) + 31) / 32 * 32;
+
+		if (t < threads)
+			threads = t;
+	}
+	fn<<<(b->count + threads - 1) / threads, threads, 0, s>>>(*code, f->sel, *b, ws);
 	return (int)cudaGetLastError();
 }

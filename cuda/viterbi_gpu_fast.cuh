@@ -15,17 +15,18 @@
  * 1: outputs 2-3]. */
 struct vgpu_sel {
 	uint32_t s[VGPU_FAST_K_MAX - 2][VGPU_FAST_REGS][2][2];
-	int32_t ymat[4]; /* KIND_STD7: canonical symbols = ymat x the code's (row-major 2x2) */
+	int32_t ymat[4];      /* KIND_STD7: canonical symbols = ymat x the code's (row-major 2x2) */
 	int32_t no_traceback; /* measurement only: forward pass without traceback or outputs */
 };
 
 struct vgpu_fast {
-	bool ok;   /* a fast instance exists for this code */
-	int kind;  /* 0: n = 2, 1: n = 2 symmetric, 2: n = 3 or 4, 3: K = 7 171/133 family */
-	int opt;   /* KIND_STD7: OPT_FULL / OPT_DPX of the instance (viterbi_gpu_fast.cu) */
-	bool sym;  /* KIND_STD7: compile-time symbol fetch where the code is unpunctured */
+	bool ok;  /* a fast instance exists for this code */
+	int kind; /* 0: n = 2, 1: n = 2 symmetric, 2: n = 3 or 4, 3: K = 7 171/133 family */
+	int opt;  /* KIND_STD7: OPT_FULL / OPT_DPX of the instance (viterbi_gpu_fast.cu) */
+	bool sym; /* KIND_STD7: compile-time symbol fetch where the code is unpunctured */
 	int threads, blocks_per_sm, regs;
 	size_t smem; /* static shared memory: the traceback's table */
+	int sms;     /* the device's SMs, for the balanced launch shape */
 	struct vgpu_sel sel;
 };
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -30,7 +31,11 @@
 #include "log.h"
 
 #define CUDA_ENTRIES_MAX  32  /* GPU decoders kept (one per code in use) */
-#define CUDA_CHANNELS_MAX 512 /* channels with lanes (ids of deleted ones are reused) */
+#define CUDA_CHANNELS_MAX 512 /* channels with lanes at once (idle ones are reclaimed) */
+/* A channel with no batch on the GPU for this long gives its lanes back when another channel
+ * needs new ones: a deleted channel's streams, device buffers and threads do not stay for the
+ * daemon's life, and a quiet live channel only pays for new lanes at its next batch. */
+#define CUDA_CHAN_IDLE_NS (10ull * 1000000000ull)
 #define CUDA_LANES_MAX    16
 #define HOST_HDR          64 /* before every host buffer: how it was allocated; keeps 64-byte alignment */
 #define HOST_MAGIC_PINNED 0x70696e6eu
@@ -61,6 +66,7 @@ struct cuda_chan {
 	struct cuda_lane lanes[CUDA_LANES_MAX];
 	const struct cuda_entry *last; /* the decoder of its latest GPU batch, for backend.info */
 	uint64_t batches_gpu, batches_cpu;
+	uint64_t last_submit_ns; /* CLOCK_MONOTONIC */
 };
 
 struct cuda_backend {
@@ -157,6 +163,9 @@ static struct cuda_entry *entry_get(struct cuda_backend *be, const struct fec_sp
 		}
 		if (!victim)
 			return NULL;
+		for (unsigned i = 0; i < be->nchans; i++)
+			if (be->chans[i]->last == victim)
+				be->chans[i]->last = NULL;
 		entry_free(victim);
 		be->entries[slot] = NULL;
 	}
@@ -233,21 +242,75 @@ static void chan_stop(struct cuda_backend *be, struct cuda_chan *ch)
 	free(ch);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool chan_idle_locked(const struct cuda_chan *ch)
+{
+	for (unsigned i = 0; i < ch->nlanes; i++)
+		if (ch->lanes[i].head)
+			return false;
+	return true;
+}
+
+/* Frees the lanes of channels with nothing on the GPU and no batch for CUDA_CHAN_IDLE_NS, and when
+ * the table is still full the least recently used idle one. A lane's waiter takes its last task off
+ * the list before reporting it; chan_stop joins the thread, so that report has ended too. Only the
+ * loop thread changes the table, so dropping the lock around chan_stop is safe. */
+static void chan_reclaim_locked(struct cuda_backend *be, uint64_t now)
+{
+	for (;;) {
+		struct cuda_chan *victim = NULL;
+		unsigned at = 0;
+
+		for (unsigned i = 0; i < be->nchans; i++) {
+			struct cuda_chan *ch = be->chans[i];
+			bool stale = now - ch->last_submit_ns >= CUDA_CHAN_IDLE_NS;
+			if (!chan_idle_locked(ch))
+				continue;
+			if (stale || (be->nchans >= CUDA_CHANNELS_MAX &&
+			              (!victim || ch->last_submit_ns < victim->last_submit_ns))) {
+				victim = ch;
+				at = i;
+				if (stale)
+					break;
+			}
+		}
+		if (!victim)
+			return;
+		be->chans[at] = be->chans[--be->nchans];
+		pthread_mutex_unlock(&be->lock);
+		chan_stop(be, victim);
+		pthread_mutex_lock(&be->lock);
+	}
+}
+
 static struct cuda_chan *chan_get(struct cuda_backend *be, uint32_t channel)
 {
 	struct cuda_chan *ch;
+	uint64_t now = now_ns();
 	char err[512];
 	int rc;
 
-	for (unsigned i = 0; i < be->nchans; i++)
-		if (be->chans[i]->channel == channel)
+	for (unsigned i = 0; i < be->nchans; i++) {
+		if (be->chans[i]->channel == channel) {
+			be->chans[i]->last_submit_ns = now;
 			return be->chans[i];
+		}
+	}
+	chan_reclaim_locked(be, now);
 	if (be->nchans >= CUDA_CHANNELS_MAX)
 		return NULL;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return NULL;
 	ch->channel = channel;
+	ch->last_submit_ns = now;
 	for (; ch->nlanes < be->lanes_per_channel; ch->nlanes++) {
 		struct cuda_lane *l = &ch->lanes[ch->nlanes];
 		l->be = be;
@@ -358,9 +421,12 @@ static void *cuda_host_alloc(struct backend *b, size_t len)
 static void cuda_host_free(struct backend *b, void *ptr)
 {
 	struct cuda_backend *be = (struct cuda_backend *)b;
-	uint8_t *p = (uint8_t *)ptr - HOST_HDR;
+	uint8_t *p;
 	uint32_t magic;
 
+	if (!ptr)
+		return;
+	p = (uint8_t *)ptr - HOST_HDR;
 	memcpy(&magic, p, sizeof(magic));
 	if (magic == HOST_MAGIC_PINNED)
 		fecd_cuda_host_free(be->ctx, p);
@@ -396,7 +462,7 @@ static void device_json(const struct fecd_cuda_device *d, cJSON *o)
 static void cuda_info(struct backend *b, cJSON *obj)
 {
 	struct cuda_backend *be = (struct cuda_backend *)b;
-	struct fecd_cuda_device dev;
+	struct fecd_cuda_device dev, fresh;
 	bool have_dev = false, failed;
 	char err[256];
 	cJSON *o;
@@ -408,8 +474,8 @@ static void cuda_info(struct backend *b, cJSON *obj)
 		dev = *fecd_cuda_device_info(be->ctx);
 		have_dev = true;
 		/* A fresh query for free memory; a failed context would only answer with errors. */
-		if (!failed)
-			fecd_cuda_device_query(dev.index, &dev, err, sizeof(err));
+		if (!failed && fecd_cuda_device_query(dev.index, &fresh, err, sizeof(err)) == 0)
+			dev = fresh;
 	}
 	pthread_mutex_lock(&be->lock);
 	cJSON_AddStringToObject(obj, "name", be->failed ? "cpu" : "cuda");

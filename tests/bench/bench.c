@@ -271,6 +271,7 @@ static void usage(FILE *f)
 	        "  --no-gpu, --no-e2e, --no-anchors   leave those sections out\n");
 }
 
+/* 0: run; 1: --help was printed; -1: bad arguments (said on stderr). */
 static int parse_args(int argc, char **argv, struct bench_opts *o)
 {
 	static const struct option opts[] = {{"short", 0, 0, 's'},     {"json", 1, 0, 'j'},
@@ -355,7 +356,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			return 1; /* done: main exits 0 */
 		default:
 			usage(stderr);
 			return -1;
@@ -417,8 +418,10 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	t_start = bench_now();
-	if (parse_args(argc, argv, &o))
-		return 2;
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	rc = 1;
 	o.bindir = exe_dir();
 	r.root = cJSON_CreateObject();
 	r.sections = cJSON_AddArrayToObject(r.root, "sections");

@@ -374,9 +374,14 @@ void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, stru
 		report_skip(ts, "%s", why);
 		return;
 	}
-	if (!fecd_cuda_supports(&d->spec) || run_open(&probe, g, d, 0)) {
+	if (!fecd_cuda_supports(&d->spec)) {
 		report_skip(ks, "the GPU does not decode %s", d->code_text);
 		report_skip(ts, "the GPU does not decode %s", d->code_text);
+		return;
+	}
+	if (run_open(&probe, g, d, 0)) {
+		report_skip(ks, "no GPU decoder for %s: %s", d->code_text, probe.err);
+		report_skip(ts, "no GPU decoder for %s: %s", d->code_text, probe.err);
 		return;
 	}
 	report_note(ks, "%s", fecd_cuda_decoder_describe(probe.dec));
@@ -413,8 +418,10 @@ void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, stru
 		row_num(row, "jobs", o->gpu_jobs);
 		if (rate > 0) {
 			row_num(row, "Gb/s", rate / 1e9);
+			/* bits/s over bits per job = jobs/s; times the bytes copied in per job */
 			row_num(row, "GB/s in",
-			        rate * d->in_stride / (s4 ? 2 : 1) / (d->nbits / d->njobs) / 1e9);
+			        rate / ((double)d->nbits / d->njobs) * d->in_stride / (s4 ? 2 : 1) /
+			            1e9);
 			row_num(row, "BER", ber);
 		}
 		row_str(row, "same as cpu", rate > 0 ? (exact ? "yes" : "NO") : "failed");
