@@ -50,6 +50,12 @@ enum { OPT_FULL = 1, OPT_S8 = 2, OPT_S4 = 4, OPT_DPX = 8, OPT_VEC = 16 };
  * Host flag (never a template option): FAST_NOBAL turns off the balanced launch shape
  * (vgpu_fast_launch); measurements only. */
 #define FAST_NOBAL 256
+/* Host flags too: FAST_NOMIX: every warp traces back at once (no lagging odd warps);
+ * FAST_THIN: at most 64 threads in the grid, so that any batch over 64 jobs runs several jobs per
+ * thread in both warp orders (test_gpu_viterbi covers that path with it). Neither changes the
+ * output. */
+#define FAST_NOMIX 512
+#define FAST_THIN  1024
 
 /* ---- State layout: at phase x, register r holds states ins0(r, x) and ins0(r, x) | 1 << x. */
 
@@ -293,35 +299,22 @@ __device__ __forceinline__ uint32_t tb_bit(const vec &v, uint32_t pos)
 	return ((OPT & OPT_DPX) ? x : ~x) & 1u;
 }
 
+/* The forward pass of job i: writes its decision rows, returns its end state and metric; false
+ * when the job is erased (its outputs are then set). */
 template <int K, int KIND, int OPT>
-__device__ __forceinline__ void fast_body(const struct vgpu_code &code, const struct vgpu_sel &sel,
-                                          const struct gpu_batch &b, void *__restrict__ dec)
+__device__ __forceinline__ bool fast_forward(const struct vgpu_code &code, const struct vgpu_sel &sel,
+                                             const struct gpu_batch &b, void *__restrict__ dec,
+                                             uint32_t i, uint32_t *end_out, long long *metric)
 {
-	constexpr int R = 1 << (K - 2), N = 1 << (K - 1), W = (R + 15) / 16;
-	typedef typename dec_vec<W>::type vec;
-	const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	constexpr int R = 1 << (K - 2);
 	struct vgpu_plan p;
 	uint32_t m[R];
 	struct fwd f;
 	int ph;
 
-	/* Traceback's table: bit of state s in a row of layout phase y at [y * N + s] (0..127:
-	 * word * 32 + bit), phases repeated up to K - 2 + 8 so a chunk of 8 rows indexes it at
-	 * compile-time offsets. Built before any thread leaves, for the barrier. */
-	__shared__ uint8_t tbpos[(K - 2 + 8) * N];
-
-	for (uint32_t e = threadIdx.x; e < (K - 2 + 8) * N; e += blockDim.x) {
-		const uint32_t y = e / N % (K - 2), s = e % N;
-		const uint32_t reg = ((s >> (y + 1)) << y) | (s & ((1u << y) - 1));
-
-		tbpos[e] = (uint8_t)(32 * (reg >> 4) + dec_bit(reg, s >> y & 1u));
-	}
-	__syncthreads();
-	if (i >= b.count)
-		return;
 	if (!vgpu_plan_job(code, b.jobs[i], &p)) {
 		vgpu_job_erased(&b.jobs[i]);
-		return;
+		return false;
 	}
 	f.slot = (const uint8_t *)b.in + (size_t)i * b.in_stride;
 	f.t = 0;
@@ -409,11 +402,25 @@ __device__ __forceinline__ void fast_body(const struct vgpu_code &code, const st
 			}
 		}
 	}
-	const long long metric =
+	*end_out = end;
+	*metric =
 	    (long long)best - FAST_ZERO - (long long)FAST_BIAS * f.total + f.sub;
 
-	if (sel.no_traceback) /* measurement only (VITERBI_GPU.md): the forward pass alone */
-		return;
+	return true;
+}
+
+/* The traceback of job i from its end state (its rows are in dec since its forward pass); writes
+ * its output bits and job outputs. */
+template <int K, int OPT>
+__device__ __forceinline__ void fast_traceback(const struct vgpu_code &code, const struct gpu_batch &b,
+                                               const void *__restrict__ dec, const uint8_t *tbpos,
+                                               uint32_t i, uint32_t end, long long metric)
+{
+	constexpr int R = 1 << (K - 2), N = 1 << (K - 1), W = (R + 15) / 16;
+	typedef typename dec_vec<W>::type vec;
+	struct vgpu_plan p;
+
+	vgpu_plan_job(code, b.jobs[i], &p);
 	/* Traceback over the rows of own and tail; row r's layout phase follows from its stage.
 	 * Rows above the last multiple of 8 one by one, then chunks of 8 rows (one output byte
 	 * each below out_bits), the next chunk's rows loading while this one is traced. */
@@ -486,9 +493,76 @@ __device__ __forceinline__ void fast_body(const struct vgpu_code &code, const st
 	vgpu_job_decoded(&b.jobs[i], p.out_bits, metric);
 }
 
+/* One thread, jobs i, i + G, i + 2G... (G: threads in the grid). Every job's rows stay in dec
+ * until the launch ends, so a traceback may wait: odd warps trace each job back after the next
+ * one's forward pass (F0 F1 T0 F2 T1 ... T), even warps at once (F0 T0 F1 T1 ...), so that half
+ * the SM reads rows back (memory) while the other half runs ACS (ALU) instead of every warp
+ * reading in one burst at the end of each wave. */
+template <int K, int KIND, int OPT>
+__device__ __forceinline__ void fast_body(const struct vgpu_code &code, const struct vgpu_sel &sel,
+                                          const struct gpu_batch &b, void *__restrict__ dec)
+{
+	constexpr int N = 1 << (K - 1);
+	const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	const uint32_t grid = gridDim.x * blockDim.x;
+	const uint32_t jobs = (b.count + grid - 1) / grid;
+	const bool lag = sel.mix && (threadIdx.x / 32u) % 2u == 1u;
+	/* The lagging job's end state (~0: none) and metric wait in shared memory, not in
+	 * registers the forward pass needs. */
+	__shared__ uint32_t prev_end[VGPU_FAST_THREADS_MAX];
+	__shared__ long long prev_metric[VGPU_FAST_THREADS_MAX];
+
+	/* Traceback's table: bit of state s in a row of layout phase y at [y * N + s] (0..127:
+	 * word * 32 + bit), phases repeated up to K - 2 + 8 so a chunk of 8 rows indexes it at
+	 * compile-time offsets. Built before any thread leaves, for the barrier. */
+	__shared__ uint8_t tbpos[(K - 2 + 8) * N];
+
+	for (uint32_t e = threadIdx.x; e < (K - 2 + 8) * N; e += blockDim.x) {
+		const uint32_t y = e / N % (K - 2), s = e % N;
+		const uint32_t reg = ((s >> (y + 1)) << y) | (s & ((1u << y) - 1));
+
+		tbpos[e] = (uint8_t)(32 * (reg >> 4) + dec_bit(reg, s >> y & 1u));
+	}
+	__syncthreads();
+	prev_end[threadIdx.x] = ~0u;
+#pragma unroll 1
+	for (uint32_t k = 0; k <= jobs; k++) {
+		const uint32_t job = i + k * grid;
+		uint32_t end = ~0u, tj = job;
+		long long metric = 0;
+
+		if (k < jobs && job < b.count &&
+		    !fast_forward<K, KIND, OPT>(code, sel, b, dec, job, &end, &metric))
+			end = ~0u;
+		if (lag) {
+			const uint32_t e = prev_end[threadIdx.x];
+			const long long mt = prev_metric[threadIdx.x];
+
+			prev_end[threadIdx.x] = end;
+			prev_metric[threadIdx.x] = metric;
+			end = e;
+			metric = mt;
+			tj = job - grid;
+		}
+#ifndef FECD_VITERBI_GPU_FWD_ONLY /* measurement builds only: the forward pass alone */
+		if (end != ~0u)
+			fast_traceback<K, OPT>(code, b, dec, tbpos, tj, end, metric);
+#endif
+	}
+}
+
 template <int K, int KIND, int OPT>
 __global__ void viterbi_fast_kernel(const struct vgpu_code code, const struct vgpu_sel sel,
                                     struct gpu_batch b, void *__restrict__ dec)
+{
+	fast_body<K, KIND, OPT>(code, sel, b, dec);
+}
+
+/* The 171/133 family: at most 128 registers, so that 512 threads (16 warps) fit an SM. */
+template <int K, int KIND, int OPT>
+__global__ void __launch_bounds__(512, 1)
+    viterbi_std7_kernel(const struct vgpu_code code, const struct vgpu_sel sel,
+                        struct gpu_batch b, void *__restrict__ dec)
 {
 	fast_body<K, KIND, OPT>(code, sel, b, dec);
 }
@@ -504,24 +578,24 @@ static fast_fn fast_kernel(uint32_t k, int kind, int opt)
 	if (kind == KIND_STD7 && k == 7) {
 		switch (opt) {
 		case 0:
-			return viterbi_fast_kernel<7, KIND_STD7, 0>;
+			return viterbi_std7_kernel<7, KIND_STD7, 0>;
 		case OPT_FULL:
-			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL>;
+			return viterbi_std7_kernel<7, KIND_STD7, OPT_FULL>;
 		case OPT_FULL | OPT_DPX:
-			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_DPX>;
+			return viterbi_std7_kernel<7, KIND_STD7, OPT_FULL | OPT_DPX>;
 		case OPT_FULL | OPT_S8:
-			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S8>;
+			return viterbi_std7_kernel<7, KIND_STD7, OPT_FULL | OPT_S8>;
 		case OPT_FULL | OPT_S4:
-			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S4>;
+			return viterbi_std7_kernel<7, KIND_STD7, OPT_FULL | OPT_S4>;
 		case OPT_FULL | OPT_S8 | OPT_DPX:
-			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S8 | OPT_DPX>;
+			return viterbi_std7_kernel<7, KIND_STD7, OPT_FULL | OPT_S8 | OPT_DPX>;
 		case OPT_FULL | OPT_S4 | OPT_DPX:
-			return viterbi_fast_kernel<7, KIND_STD7, OPT_FULL | OPT_S4 | OPT_DPX>;
+			return viterbi_std7_kernel<7, KIND_STD7, OPT_FULL | OPT_S4 | OPT_DPX>;
 		case OPT_FULL | OPT_S8 | OPT_DPX | OPT_VEC:
-			return viterbi_fast_kernel<7, KIND_STD7,
+			return viterbi_std7_kernel<7, KIND_STD7,
 			                           OPT_FULL | OPT_S8 | OPT_DPX | OPT_VEC>;
 		case OPT_FULL | OPT_S4 | OPT_DPX | OPT_VEC:
-			return viterbi_fast_kernel<7, KIND_STD7,
+			return viterbi_std7_kernel<7, KIND_STD7,
 			                           OPT_FULL | OPT_S4 | OPT_DPX | OPT_VEC>;
 		}
 		return NULL;
@@ -633,16 +707,15 @@ int vgpu_fast_prepare(const struct vgpu_code *code, const struct fecd_cuda_devic
 	if (std7_match(code, f->sel.ymat))
 		f->kind = KIND_STD7;
 	/* The fastest options by default; FECD_VITERBI_GPU_OPT (OPT_* bits, 2 = compile-time
-	 * symbols) picks others and FECD_VITERBI_GPU_NOTB=1 skips the traceback (wrong output:
-	 * timing of the forward pass only), for measurements. */
+	 * symbols, and the host flags above) picks others, for measurements and tests: every value
+	 * decodes correctly. */
 	{
 		const char *ev = getenv("FECD_VITERBI_GPU_OPT");
 		const int o = ev && *ev ? atoi(ev) : OPT_FULL | OPT_DPX | OPT_VEC | 2;
 
-		f->opt = o & (OPT_FULL | OPT_DPX | OPT_VEC | FAST_NOBAL);
+		f->opt = o & (OPT_FULL | OPT_DPX | OPT_VEC | FAST_NOBAL | FAST_NOMIX | FAST_THIN);
 		f->sym = (o & 2) != 0;
-		ev = getenv("FECD_VITERBI_GPU_NOTB");
-		f->sel.no_traceback = ev && *ev == '1';
+		f->sel.mix = !(o & FAST_NOMIX);
 	}
 	f->sms = dev ? dev->sm_count : 0;
 	fn = fast_kernel(code->k, f->kind, fast_opt(code, f, false, true));
@@ -678,21 +751,25 @@ int vgpu_fast_launch(const struct vgpu_code *code, const struct vgpu_fast *f,
 {
 	const bool aligned = (((uintptr_t)b->in | b->in_stride) & 3u) == 0;
 	fast_fn fn = fast_kernel(code->k, f->kind, fast_opt(code, f, b->in_s4, aligned));
-	unsigned threads = (unsigned)f->threads;
+	unsigned threads = (unsigned)f->threads, grid_threads = b->count;
 
 	if (!b->count)
 		return 0;
-	/* Balanced waves: as many waves as full blocks need, but blocks shrunk (to whole warps) so
-	 * that every wave fills the device evenly instead of a short last wave. */
-	if (f->sms > 0 && f->blocks_per_sm > 0 && !(f->opt & FAST_NOBAL)) {
+	/* One wave at most: a batch larger than the device holds runs several jobs per thread
+	 * (fast_body), with blocks shrunk (to whole warps) so that the jobs spread evenly over all
+	 * SMs instead of a short last round. */
+	if (f->opt & FAST_THIN) {
+		threads = 64;
+		grid_threads = b->count < 64 ? b->count : 64;
+	} else if (f->sms > 0 && f->blocks_per_sm > 0 && !(f->opt & FAST_NOBAL)) {
 		const unsigned slots = (unsigned)f->sms * (unsigned)f->blocks_per_sm;
-		const unsigned waves = (b->count + slots * threads - 1) / (slots * threads);
-		const unsigned t =
-		    ((b->count + waves * slots - 1) / (waves * slots) + 31) / 32 * 32;
+		const unsigned jobs = (b->count + slots * threads - 1) / (slots * threads);
+		const unsigned t = ((b->count + jobs * slots - 1) / (jobs * slots) + 31) / 32 * 32;
 
 		if (t < threads)
 			threads = t;
+		grid_threads = (b->count + jobs - 1) / jobs;
 	}
-	fn<<<(b->count + threads - 1) / threads, threads, 0, s>>>(*code, f->sel, *b, ws);
+	fn<<<(grid_threads + threads - 1) / threads, threads, 0, s>>>(*code, f->sel, *b, ws);
 	return (int)cudaGetLastError();
 }

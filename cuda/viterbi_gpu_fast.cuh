@@ -8,6 +8,7 @@
 #include "viterbi_gpu_common.cuh"
 
 #define VGPU_FAST_K_MAX 8
+#define VGPU_FAST_THREADS_MAX 1024 /* threads per block (fast_body's shared arrays) */
 #define VGPU_FAST_REGS  (1 << (VGPU_FAST_K_MAX - 2)) /* packed metric registers at K_MAX */
 
 /* PRMT selectors that build each candidate's packed branch metrics from the stage's table:
@@ -16,7 +17,7 @@
 struct vgpu_sel {
 	uint32_t s[VGPU_FAST_K_MAX - 2][VGPU_FAST_REGS][2][2];
 	int32_t ymat[4];      /* KIND_STD7: canonical symbols = ymat x the code's (row-major 2x2) */
-	int32_t no_traceback; /* measurement only: forward pass without traceback or outputs */
+	int32_t mix; /* odd warps trace each job back after the next one's forward pass */
 };
 
 struct vgpu_fast {

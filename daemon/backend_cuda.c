@@ -260,8 +260,10 @@ static bool chan_idle_locked(const struct cuda_chan *ch)
 
 /* Frees the lanes of channels with nothing on the GPU and no batch for CUDA_CHAN_IDLE_NS, and when
  * the table is still full the least recently used idle one. A lane's waiter takes its last task off
- * the list before reporting it; chan_stop joins the thread, so that report has ended too. Only the
- * loop thread changes the table, so dropping the lock around chan_stop is safe. */
+ * the list before reporting it; chan_stop joins the thread, so that report has ended too. Dropping
+ * the lock around chan_stop is safe with several loop threads submitting: the victim has left the
+ * table under the lock, and only its own channel's loop could submit for it again, which then
+ * finds it gone and makes a fresh entry. */
 static void chan_reclaim_locked(struct cuda_backend *be, uint64_t now)
 {
 	for (;;) {

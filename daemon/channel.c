@@ -12,6 +12,7 @@
 
 #include "channel.h"
 #include "log.h"
+#include "loops.h"
 #include "service.h"
 
 #define BIND_RETRY_MS     20
@@ -425,7 +426,7 @@ void channel_close(struct channel *ch, uint32_t linger_ms,
 
 static int init_timer(struct channel *ch, uv_timer_t *t, bool *open)
 {
-	int rc = uv_timer_init(fecd_loop(ch->d), t);
+	int rc = uv_timer_init(ch->loop, t);
 
 	if (rc)
 		return rc;
@@ -435,8 +436,8 @@ static int init_timer(struct channel *ch, uv_timer_t *t, bool *open)
 	return 0;
 }
 
-int channel_create(struct fecd *d, const struct chan_config *cc, struct channel **out, char *err,
-                   size_t errlen)
+int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
+                   const struct chan_config *cc, struct channel **out, char *err, size_t errlen)
 {
 	struct channel *ch;
 	int rc;
@@ -450,6 +451,8 @@ int channel_create(struct fecd *d, const struct chan_config *cc, struct channel 
 		return -ENOMEM;
 	}
 	ch->d = d;
+	ch->dl = dl;
+	ch->loop = loop;
 	ch->cfg = *cc;
 	ch->gen = 1;
 	ch->pub_gen = 1;
@@ -562,9 +565,24 @@ const struct chan_config *channel_config(const struct channel *ch)
 	return &ch->cfg;
 }
 
+struct stats_call {
+	const struct channel *ch;
+	struct chan_stats *out;
+};
+
+static void get_stats_here(void *arg)
+{
+	struct stats_call *c = arg;
+
+	stats_fill(&c->ch->stats, c->out);
+	c->out->batches_inflight = c->ch->inflight;
+	c->out->code_gen = c->ch->gen;
+}
+
+/* The counters belong to the channel's loop thread: read them there. */
 void channel_get_stats(const struct channel *ch, struct chan_stats *out)
 {
-	stats_fill(&ch->stats, out);
-	out->batches_inflight = ch->inflight;
-	out->code_gen = ch->gen;
+	struct stats_call c = {ch, out};
+
+	loop_call(ch->dl, get_stats_here, &c);
 }

@@ -2,8 +2,9 @@
  * Internal to the data path: one channel's state and the functions its parts share. A channel
  * moves symbols through ingest (ZMQ in -> int8 LLRs), the batcher (stream blocks or frames -> batch
  * slots), the backend (decode on worker threads) and publish (in order -> ZMQ out). Everything
- * here runs on the loop thread except the backend's done callback, which only queues the batch
- * under done_lock and wakes the loop.
+ * here runs on the channel's loop thread (the main one, or one of the data-path loops: loops.h)
+ * except the backend's done callback, which only queues the batch under done_lock and wakes the
+ * loop.
  *
  * Code generations ("epochs"): every create or update makes an epoch holding the configuration and
  * the decoder it implies. Ingest switches to a pending epoch at the sender sequence number the
@@ -153,6 +154,8 @@ enum chan_state { CHAN_RUNNING, CHAN_CLOSING, CHAN_CLOSED };
 
 struct channel {
 	struct fecd *d;
+	uv_loop_t *loop;      /* every handle of the channel lives on it */
+	struct data_loop *dl; /* its loop thread; NULL: the main loop (loop_threads 1) */
 	struct channel *next;   /* service list, creation order */
 	struct chan_config cfg; /* as configured now (the last update) */
 	uint32_t max_inflight;  /* cfg's batch.inflight, auto resolved */

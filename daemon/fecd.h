@@ -1,7 +1,8 @@
 /*
  * The service's internal API: configuration structures, the channel operations that control and
  * configuration reloads call, and statistics. The data path (ingest -> batch -> backend -> publish)
- * lives behind these functions; control sits beside it and only calls them from the loop thread.
+ * lives behind these functions; control sits beside it and only calls them from the main loop
+ * thread, and they run each channel's part on the channel's own loop thread (loops.h).
  */
 #ifndef FECD_H
 #define FECD_H
@@ -65,6 +66,7 @@ struct fecd_config {
 	uint32_t gpu_device;                /* CUDA device index */
 	uint32_t gpu_lanes;                 /* CUDA streams per channel; 0 = the device's default */
 	uint32_t io_threads;                /* ZMQ I/O threads; 0 = chosen from the cores */
+	uint32_t loop_threads;              /* data-path loops; 0 = chosen, 1 = the main loop */
 	uint32_t linger_ms;                 /* how long output may take to leave on shutdown */
 	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
 	char log_level[16];
@@ -94,7 +96,8 @@ struct channel;
 void fecd_config_defaults(struct fecd_config *cfg);
 void chan_config_defaults(struct chan_config *cc, uint32_t id);
 
-/* Channel operations; all on the loop thread. err gets a message naming what was wrong. */
+/* Channel operations; all on the main loop thread (they run on the channel's own loop thread
+ * through loops.h). err gets a message naming what was wrong. */
 int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err, size_t errlen);
 /* Switches the channel to a new configuration. Symbols from sender sequence at_seq on are decoded
  * with the new code (UINT64_MAX: from the next message); those before it with the old one. Only the

@@ -338,7 +338,7 @@ int ingest_open(struct channel *ch, char *err, size_t errlen)
 		snprintf(err, errlen, "input socket: no ZMQ_FD: %s", zmq_strerror(errno));
 		return -errno;
 	}
-	rc = uv_poll_init(fecd_loop(ch->d), &ch->in_poll, fd);
+	rc = uv_poll_init(ch->loop, &ch->in_poll, fd);
 	if (rc) {
 		snprintf(err, errlen, "input socket: cannot poll it: %s", uv_strerror(rc));
 		return rc;
@@ -346,7 +346,7 @@ int ingest_open(struct channel *ch, char *err, size_t errlen)
 	ch->in_poll.data = ch;
 	ch->open_handles++;
 	ch->in_poll_open = true;
-	uv_idle_init(fecd_loop(ch->d), &ch->in_resume);
+	uv_idle_init(ch->loop, &ch->in_resume);
 	ch->in_resume.data = ch;
 	ch->open_handles++;
 	ch->in_resume_open = true;

@@ -15,7 +15,8 @@
 
 #define LOG_LINE_MAX 1024
 
-static enum log_level log_max = LOG_LVL_INFO;
+/* Set on the main thread (reloads), read on every loop thread. */
+static int log_max = LOG_LVL_INFO;
 static bool log_journal;
 
 #define LOG_LEVEL_MAP(X)                                                                           \
@@ -43,7 +44,7 @@ void log_init(void)
 
 void log_set_level(enum log_level max)
 {
-	log_max = max;
+	__atomic_store_n(&log_max, (int)max, __ATOMIC_RELAXED);
 }
 
 int log_level_from_name(const char *name)
@@ -72,7 +73,7 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (lvl > log_max)
+	if ((int)lvl > __atomic_load_n(&log_max, __ATOMIC_RELAXED))
 		return;
 	if (log_journal)
 		n = snprintf(line, sizeof(line), "<%d>", (int)lvl);

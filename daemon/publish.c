@@ -380,7 +380,7 @@ int publish_open(struct channel *ch, char *err, size_t errlen)
 		snprintf(err, errlen, "output socket: no ZMQ_FD: %s", zmq_strerror(errno));
 		return -errno;
 	}
-	rc = uv_poll_init(fecd_loop(ch->d), &ch->out_poll, fd);
+	rc = uv_poll_init(ch->loop, &ch->out_poll, fd);
 	if (rc) {
 		snprintf(err, errlen, "output socket: cannot poll it: %s", uv_strerror(rc));
 		return rc;
@@ -388,7 +388,7 @@ int publish_open(struct channel *ch, char *err, size_t errlen)
 	ch->out_poll.data = ch;
 	ch->open_handles++;
 	ch->out_poll_open = true;
-	rc = uv_async_init(fecd_loop(ch->d), &ch->done_async, publish_on_async);
+	rc = uv_async_init(ch->loop, &ch->done_async, publish_on_async);
 	if (rc) {
 		snprintf(err, errlen, "cannot create the completion handle: %s", uv_strerror(rc));
 		return rc;

@@ -3,6 +3,11 @@
  * and the channels in creation order. Channel operations from control and reloads arrive here;
  * a deleted channel leaves the list at once and finishes closing in the background (the closing
  * list), which is also what shutdown waits for.
+ *
+ * With loop_threads > 1 the channels live on data-path loop threads (loops.h) and every channel
+ * operation runs there through loop_call; the running list stays the main thread's own, while
+ * what the loop threads also touch (the closing list, released endpoints, socket affinity) is
+ * under d->lock, never held across a loop_call.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +19,7 @@
 
 #include "channel.h"
 #include "log.h"
+#include "loops.h"
 #include "service.h"
 
 #define RELEASED_MAX     16
@@ -38,7 +44,15 @@ struct fecd {
 	unsigned released_next;
 	bool draining;
 	void (*drained)(struct fecd *d);
+	/* Data-path loop threads (none: channels on the main loop). */
+	struct data_loop *loops;
+	unsigned nloops;
+	pthread_mutex_t lock;    /* closing, nclosing, released, next_io_* */
+	uv_async_t closed_async; /* a loop thread freed a closing channel */
+	bool closed_async_open;
 };
+
+static void check_drained(struct fecd *d);
 
 /* ---- The running configuration mirrors the channel list */
 
@@ -81,7 +95,9 @@ uint64_t fecd_zmq_affinity(struct fecd *d, bool input)
 
 	if (n > 64)
 		n = 64;
+	pthread_mutex_lock(&d->lock);
 	k = input ? d->next_io_in++ % n : (d->next_io_out++ + n / 2) % n;
+	pthread_mutex_unlock(&d->lock);
 	return 1ull << k;
 }
 
@@ -113,8 +129,40 @@ struct channel *fecd_channel_next(struct fecd *d, struct channel *prev)
 	return prev ? prev->next : d->head;
 }
 
+struct create_call {
+	struct fecd *d;
+	struct data_loop *dl;
+	const struct chan_config *cc;
+	struct channel *ch;
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+static void create_here(void *arg)
+{
+	struct create_call *c = arg;
+	uv_loop_t *loop = c->dl ? data_loop_uv(c->dl) : c->d->loop;
+
+	c->rc = channel_create(c->d, c->dl, loop, c->cc, &c->ch, c->err, c->errlen);
+}
+
+/* The data loop with the fewest channels. */
+static struct data_loop *pick_loop(struct fecd *d)
+{
+	struct data_loop *best = NULL;
+
+	for (unsigned i = 0; i < d->nloops; i++) {
+		struct data_loop *l = data_loop_at(d->loops, i);
+		if (!best || *data_loop_load(l) < *data_loop_load(best))
+			best = l;
+	}
+	return best;
+}
+
 int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err, size_t errlen)
 {
+	struct create_call c = {.d = d, .cc = cc, .err = err, .errlen = errlen};
 	struct channel *ch;
 	int rc;
 
@@ -130,14 +178,21 @@ int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err,
 		snprintf(err, errlen, "name: a channel named \"%s\" already exists", cc->name);
 		return -EEXIST;
 	}
-	if (d->nchannels >= FECD_MAX_CHANNELS ||
-	    d->nchannels + d->nclosing >= sizeof(d->closing) / sizeof(d->closing[0])) {
+	pthread_mutex_lock(&d->lock);
+	rc = d->nchannels >= FECD_MAX_CHANNELS ||
+	     d->nchannels + d->nclosing >= sizeof(d->closing) / sizeof(d->closing[0]);
+	pthread_mutex_unlock(&d->lock);
+	if (rc) {
 		snprintf(err, errlen, "at most %d channels", FECD_MAX_CHANNELS);
 		return -ENOSPC;
 	}
-	rc = channel_create(d, cc, &ch, err, errlen);
-	if (rc)
-		return rc;
+	c.dl = pick_loop(d);
+	loop_call(c.dl, create_here, &c);
+	if (c.rc)
+		return c.rc;
+	ch = c.ch;
+	if (c.dl)
+		(*data_loop_load(c.dl))++;
 	if (d->tail)
 		d->tail->next = ch;
 	else
@@ -151,20 +206,62 @@ int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err,
 	return 0;
 }
 
+struct update_call {
+	struct channel *ch;
+	const struct chan_config *cc;
+	uint64_t at_seq;
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+static void update_here(void *arg)
+{
+	struct update_call *c = arg;
+
+	c->rc = channel_update(c->ch, c->cc, c->at_seq, c->err, c->errlen);
+}
+
 int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc, uint64_t at_seq,
                         char *err, size_t errlen)
 {
 	struct channel *ch = fecd_channel_find(d, id);
-	int rc;
+	struct update_call c = {ch, cc, at_seq, err, errlen, 0};
 
 	if (!ch) {
 		snprintf(err, errlen, "no channel with id %u", id);
 		return -ENOENT;
 	}
-	rc = channel_update(ch, cc, at_seq, err, errlen);
-	if (rc == 0)
+	loop_call(ch->dl, update_here, &c);
+	if (c.rc == 0)
 		mirror_channels(d);
-	return rc;
+	return c.rc;
+}
+
+struct close_call {
+	struct channel *ch;
+	uint32_t linger_ms;
+};
+
+static void close_here(void *arg)
+{
+	struct close_call *c = arg;
+
+	channel_close(c->ch, c->linger_ms, NULL, NULL);
+}
+
+/* Moves a channel from the running list to the closing list and starts closing it; the pointer
+ * may be freed on its loop thread as soon as this returns. */
+static void close_channel(struct fecd *d, struct channel *ch)
+{
+	struct close_call c = {ch, d->cfg.linger_ms};
+
+	if (ch->dl)
+		(*data_loop_load(ch->dl))--;
+	pthread_mutex_lock(&d->lock);
+	d->closing[d->nclosing++] = ch;
+	pthread_mutex_unlock(&d->lock);
+	loop_call(ch->dl, close_here, &c);
 }
 
 static void unlink_channel(struct fecd *d, struct channel *ch)
@@ -194,25 +291,58 @@ int fecd_channel_delete(struct fecd *d, uint32_t id, char *err, size_t errlen)
 	}
 	unlink_channel(d, ch);
 	mirror_channels(d);
-	d->closing[d->nclosing++] = ch;
 	log_info("channel %s (id %u) deleted: publishing what it accepted", ch->cfg.name, id);
-	channel_close(ch, d->cfg.linger_ms, NULL, NULL);
+	close_channel(d, ch);
 	return 0;
 }
 
+/* On the channel's loop thread, as it frees the channel. */
 void fecd_channel_closed(struct fecd *d, struct channel *ch)
 {
+	bool here = !ch->dl;
+
+	pthread_mutex_lock(&d->lock);
 	for (unsigned i = 0; i < d->nclosing; i++) {
 		if (d->closing[i] == ch) {
 			d->closing[i] = d->closing[--d->nclosing];
 			break;
 		}
 	}
-	if (d->draining && d->nclosing == 0 && !d->head && d->drained) {
+	/* Under the lock: the main thread closes the handle under it once the drain is over. */
+	if (!here && d->closed_async_open)
+		uv_async_send(&d->closed_async);
+	pthread_mutex_unlock(&d->lock);
+	if (here)
+		check_drained(d);
+}
+
+/* On the main thread: once draining and every channel has closed, the loop threads are idle and
+ * the drain is done. */
+static void check_drained(struct fecd *d)
+{
+	unsigned nclosing;
+
+	if (!d->draining || d->head)
+		return;
+	pthread_mutex_lock(&d->lock);
+	nclosing = d->nclosing;
+	if (!nclosing && d->closed_async_open) {
+		d->closed_async_open = false;
+		uv_close((uv_handle_t *)&d->closed_async, NULL);
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (nclosing)
+		return;
+	if (d->drained) {
 		void (*done)(struct fecd *) = d->drained;
 		d->drained = NULL;
 		done(d);
 	}
+}
+
+static void on_closed_async(uv_async_t *a)
+{
+	check_drained(a->data);
 }
 
 /* ---- Endpoints held by closing channels */
@@ -220,29 +350,78 @@ void fecd_channel_closed(struct fecd *d, struct channel *ch)
 bool fecd_endpoint_releasing(struct fecd *d, const char *endpoint)
 {
 	uint64_t now = uv_hrtime();
+	bool held = false;
 
-	for (unsigned i = 0; i < d->nclosing; i++) {
+	/* A closing channel's configuration no longer changes, and it stays allocated while it
+	 * is on the list (it leaves the list under the lock before it is freed). */
+	pthread_mutex_lock(&d->lock);
+	for (unsigned i = 0; i < d->nclosing && !held; i++) {
 		const struct chan_config *cc = channel_config(d->closing[i]);
-		if ((cc->in.bind && strcmp(cc->in.endpoint, endpoint) == 0) ||
-		    (cc->out.bind && strcmp(cc->out.endpoint, endpoint) == 0))
-			return true;
+		held = (cc->in.bind && strcmp(cc->in.endpoint, endpoint) == 0) ||
+		       (cc->out.bind && strcmp(cc->out.endpoint, endpoint) == 0);
 	}
-	for (unsigned i = 0; i < RELEASED_MAX; i++)
-		if (d->released[i].when && now - d->released[i].when < RELEASED_KEEP_NS &&
-		    strcmp(d->released[i].endpoint, endpoint) == 0)
-			return true;
-	return false;
+	for (unsigned i = 0; i < RELEASED_MAX && !held; i++)
+		held = d->released[i].when && now - d->released[i].when < RELEASED_KEEP_NS &&
+		       strcmp(d->released[i].endpoint, endpoint) == 0;
+	pthread_mutex_unlock(&d->lock);
+	return held;
 }
 
 void fecd_endpoint_released(struct fecd *d, const char *endpoint)
 {
+	pthread_mutex_lock(&d->lock);
 	struct released *r = &d->released[d->released_next++ % RELEASED_MAX];
-
 	snprintf(r->endpoint, sizeof(r->endpoint), "%s", endpoint);
 	r->when = uv_hrtime();
+	pthread_mutex_unlock(&d->lock);
 }
 
 /* ---- Service life */
+
+/* loop_threads 0 (auto): a loop per four cores (ZMQ's I/O threads and the decoders need the
+ * rest), 1..8; channels come and go at run time, and an idle loop costs only a sleeping thread.
+ * 1 keeps every channel on the main loop. */
+static unsigned loops_wanted(const struct fecd_config *cfg)
+{
+	unsigned n = cfg->loop_threads;
+
+	if (!n) {
+		n = uv_available_parallelism() / 4;
+		if (n > 8)
+			n = 8;
+		if (n < 1)
+			n = 1;
+	}
+	return n;
+}
+
+static int start_loops(struct fecd *d, const struct fecd_config *cfg, char *err, size_t errlen)
+{
+	unsigned n = loops_wanted(cfg);
+	int rc;
+
+	if (n <= 1)
+		return 0;
+	rc = uv_async_init(d->loop, &d->closed_async, on_closed_async);
+	if (rc) {
+		snprintf(err, errlen, "cannot create the loop threads' handle: %s",
+		         uv_strerror(rc));
+		return rc;
+	}
+	d->closed_async.data = d;
+	d->closed_async_open = true;
+	rc = data_loops_start(n, &d->loops);
+	if (rc) {
+		snprintf(err, errlen, "cannot start %u data-path loop threads: %s", n,
+		         strerror(-rc));
+		d->closed_async_open = false;
+		uv_close((uv_handle_t *)&d->closed_async, NULL);
+		return rc;
+	}
+	d->nloops = n;
+	log_info("data path: %u loop threads", n);
+	return 0;
+}
 
 int fecd_create(uv_loop_t *loop, const struct fecd_config *cfg, struct fecd **out, char *err,
                 size_t errlen)
@@ -257,6 +436,7 @@ int fecd_create(uv_loop_t *loop, const struct fecd_config *cfg, struct fecd **ou
 	d->loop = loop;
 	d->cfg = *cfg;
 	d->cfg.nchannels = 0;
+	pthread_mutex_init(&d->lock, NULL);
 	d->zctx = zmq_ctx_new();
 	if (!d->zctx) {
 		snprintf(err, errlen, "cannot create the ZMQ context: %s", zmq_strerror(errno));
@@ -293,12 +473,18 @@ int fecd_create(uv_loop_t *loop, const struct fecd_config *cfg, struct fecd **ou
 		snprintf(err, errlen, "cannot start the CPU backend: %s", strerror(-rc));
 		goto out_ctx;
 	}
+	rc = start_loops(d, cfg, err, errlen);
+	if (rc)
+		goto out_backend;
 	*out = d;
 	return 0;
 
+out_backend:
+	d->be->ops->destroy(d->be);
 out_ctx:
 	zmq_ctx_term(d->zctx);
 out_free:
+	pthread_mutex_destroy(&d->lock);
 	free(d);
 	return rc;
 }
@@ -318,12 +504,50 @@ int fecd_create_channels(struct fecd *d, const struct fecd_config *cfg, char *er
 	return 0;
 }
 
+struct abandon_call {
+	struct fecd *d;
+	struct channel *ch;
+};
+
+/* On the channel's loop thread, where it is freed: if it is still on the closing list it is
+ * still allocated until this returns. */
+static void abandon_here(void *arg)
+{
+	struct abandon_call *c = arg;
+	bool found = false;
+
+	pthread_mutex_lock(&c->d->lock);
+	for (unsigned i = 0; i < c->d->nclosing && !found; i++)
+		found = c->d->closing[i] == c->ch;
+	pthread_mutex_unlock(&c->d->lock);
+	if (found)
+		publish_abandon(c->ch);
+}
+
+static void abandon_all(struct fecd *d)
+{
+	struct channel *chs[FECD_MAX_CHANNELS * 2];
+	struct data_loop *dls[FECD_MAX_CHANNELS * 2];
+	unsigned n;
+
+	pthread_mutex_lock(&d->lock);
+	n = d->nclosing;
+	for (unsigned i = 0; i < n; i++) {
+		chs[i] = d->closing[i];
+		dls[i] = chs[i]->dl;
+	}
+	pthread_mutex_unlock(&d->lock);
+	for (unsigned i = 0; i < n; i++) {
+		struct abandon_call c = {d, chs[i]};
+		loop_call(dls[i], abandon_here, &c);
+	}
+}
+
 void fecd_drain(struct fecd *d, void (*done)(struct fecd *d))
 {
 	if (d->draining) {
 		/* Asked twice: stop waiting for readers. */
-		for (unsigned i = 0; i < d->nclosing; i++)
-			publish_abandon(d->closing[i]);
+		abandon_all(d);
 		return;
 	}
 	d->draining = true;
@@ -331,21 +555,20 @@ void fecd_drain(struct fecd *d, void (*done)(struct fecd *d))
 	while (d->head) {
 		struct channel *ch = d->head;
 		unlink_channel(d, ch);
-		d->closing[d->nclosing++] = ch;
-		channel_close(ch, d->cfg.linger_ms, NULL, NULL);
+		close_channel(d, ch);
 	}
 	mirror_channels(d);
-	if (d->nclosing == 0 && d->drained) {
-		d->drained = NULL;
-		done(d);
-	}
+	check_drained(d);
 }
 
 void fecd_destroy(struct fecd *d)
 {
 	/* Waits until every socket's queued output has left or its linger has run out. */
+	if (d->nloops)
+		data_loops_stop(d->loops, d->nloops);
 	zmq_ctx_term(d->zctx);
 	d->be->ops->destroy(d->be);
+	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
 
@@ -363,12 +586,26 @@ void fecd_totals(struct fecd *d, struct fecd_totals *t)
 	}
 }
 
+struct tick_call {
+	struct channel *ch;
+	uint64_t now;
+};
+
+static void tick_here(void *arg)
+{
+	struct tick_call *c = arg;
+
+	stats_tick(&c->ch->stats, c->now);
+}
+
 void fecd_stats_tick(struct fecd *d)
 {
 	uint64_t now = uv_hrtime();
 
-	for (struct channel *ch = d->head; ch; ch = ch->next)
-		stats_tick(&ch->stats, now);
+	for (struct channel *ch = d->head; ch; ch = ch->next) {
+		struct tick_call c = {ch, now};
+		loop_call(ch->dl, tick_here, &c);
+	}
 }
 
 void fecd_set_globals(struct fecd *d, const struct fecd_config *cfg)

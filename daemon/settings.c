@@ -12,6 +12,8 @@
  *     beyond a few streams per channel nothing more overlaps.
  *   zmq.io_threads 0..64 (0 = half the cores, 1..8): one I/O thread moves about 1-2 GB/s of
  *     loopback TCP, so several busy channels need several.
+ *   loop_threads 0..64 (0 = a quarter of the cores, 1..8): one loop thread converts and batches
+ *     about 1-1.5 Gb/s of decoded output (H200 box, fecd-bench), so connections need their own.
  *   input/output.hwm 0..10^7 messages (0 = ZMQ's "no limit").
  *   input.llr_scale 0.001..1000: float LLRs of a few units up to raw ADC-like magnitudes.
  *   batch.jobs 0..4096 jobs (0 = the backend's choice: a GPU wants a thousand, the CPU tens);
@@ -68,6 +70,10 @@ const struct setting fecd_global_settings[] = {
     {"zmq.io_threads", SET_U32, G(io_threads), 0, 64, .def = "0",
      .help = "ZeroMQ I/O threads moving the channels' bytes (each input socket gets its own while "
              "there are enough); 0: half the available cores, 1..8"},
+    {"loop_threads", SET_U32, G(loop_threads), 0, 64, .def = "0",
+     .help = "data-path loop threads, each receiving, batching and publishing its share of the "
+             "channels (control stays on the main loop); 0: a quarter of the available cores, 1..8; "
+             "1: every channel on the main loop"},
     {"log_level", SET_STRING, G(log_level), .check = check_log_level, .def = "info",
      .flags = SET_LIVE, .help = "most verbose level logged: error, warning, notice, info, debug"},
     {"linger_ms", SET_U32, G(linger_ms), 0, 600000, .def = "5000",

@@ -268,6 +268,7 @@ static void usage(FILE *f)
 	        "                     the decoder's speed)\n"
 	        "  --latency-rate R   input rate of the latency run, information bits/s\n"
 	        "  --port P           first of the loopback TCP ports used (default 27300)\n"
+	        "  --loop-threads N   fecd's loop_threads in the end-to-end runs (default: fecd's)\n"
 	        "  --no-gpu, --no-e2e, --no-anchors   leave those sections out\n");
 }
 
@@ -283,7 +284,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	                                     {"e2e-bits", 1, 0, 'E'},  {"latency-rate", 1, 0, 'r'},
 	                                     {"port", 1, 0, 'p'},      {"no-gpu", 0, 0, 'G'},
 	                                     {"no-e2e", 0, 0, 'N'},    {"no-anchors", 0, 0, 'A'},
-	                                     {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+	                                     {"loop-threads", 1, 0, 'T'}, {"help", 0, 0, 'h'},
+	                                     {0, 0, 0, 0}};
 	bool bits_set = false, secs_set = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int c;
@@ -295,6 +297,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	                         .cpu_jobs = 64,
 	                         .gpu_jobs = 65536,
 	                         .port = 27300,
+	                         .loop_threads = -1,
 	                         .threads = cores > 0 ? (unsigned)cores : 1};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -344,6 +347,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'p':
 			o->port = atoi(optarg);
+			break;
+		case 'T':
+			o->loop_threads = atoi(optarg);
 			break;
 		case 'G':
 			o->no_gpu = true;

@@ -34,6 +34,7 @@ struct bench_opts {
 	int port;                           /* first TCP port of the end-to-end runs */
 	double lat_rate;                    /* latency run: information bits per second */
 	uint64_t e2e_bits;                  /* information bits per connection */
+	int loop_threads;                   /* fecd's loop_threads; -1: fecd's default */
 };
 
 /* One code's data: information bits, the stream of int8 LLRs and its jobs. */

@@ -96,8 +96,11 @@ static int fecd_start(struct e2e *e, const char *backend, char *why, size_t whyl
 	}
 	fprintf(f,
 	        "{\"control\": {\"socket\": \"%s\"}, \"log_level\": \"notice\", \"backend\": "
-	        "\"%s\", \"channels\": [",
+	        "\"%s\", ",
 	        ctl, backend);
+	if (e->o->loop_threads >= 0)
+		fprintf(f, "\"loop_threads\": %d, ", e->o->loop_threads);
+	fprintf(f, "\"channels\": [");
 	for (unsigned i = 0; i < e->nchan; i++)
 		fprintf(
 		    f,

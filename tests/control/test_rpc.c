@@ -34,7 +34,7 @@ static char tmpdir[64], sock_path[128], log_path[128];
 static pid_t fecd_pid;
 
 #define CONFIG_HEAD                                                                                \
-	"{\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"                \
+	"{%s\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"                \
 	"\"max_depth\":%d},\"workers\":2,\"log_level\":\"debug\",\"channels\":["
 #define CHANNEL(id, in, out, extra)                                                                \
 	"{\"id\":" #id ",\"name\":\"c" #id "\",\"input\":{\"endpoint\":\"tcp://127.0.0.1:" #in     \
@@ -47,7 +47,12 @@ static void write_config(const char *path, const char *channels)
 
 	if (!f)
 		check_skip("cannot write the temporary configuration");
-	fprintf(f, CONFIG_HEAD "%s]}\n", sock_path, TCP_PORT, MAX_LINE, MAX_DEPTH, channels);
+	/* FECD_TEST_GLOBALS: more global members, each ending with a comma (the loop-threads run
+	 * of this test sets "loop_threads": 3). */
+	const char *globals = getenv("FECD_TEST_GLOBALS");
+
+	fprintf(f, CONFIG_HEAD "%s]}\n", globals ? globals : "", sock_path, TCP_PORT, MAX_LINE,
+	        MAX_DEPTH, channels);
 	fclose(f);
 }
 

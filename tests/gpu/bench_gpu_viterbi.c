@@ -7,7 +7,7 @@
  * Usage: bench_gpu_viterbi [L [MBITS [WHAT]]]; WHAT "k" runs only the K sweep, "ccsds" only CCSDS,
  * "d2048" only CCSDS D=2048 int8 and 4-bit.
  * FECD_VITERBI_GPU_LANES=0..3 picks the kernel variant (viterbi_gpu.cu) for comparisons,
- * FECD_VITERBI_GPU_OPT / _NOTB the fast kernel's options (viterbi_gpu_fast.cu).
+ * FECD_VITERBI_GPU_OPT the fast kernel's options (viterbi_gpu_fast.cu).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -344,6 +344,32 @@ int main(void)
 		compare(&g, &s, IN_RANDOM, "ccsds D=2048 L=64");
 		compare(&g, &s, IN_S4, "ccsds D=2048 L=64");
 	}
+	/* Several jobs per thread, traced back at once and one job late (the path a batch larger
+	 * than the device takes): the fast kernel's FAST_THIN flag (1024) limits the grid to 64
+	 * threads; 512 also makes every warp trace back at once. 27 = the default options. */
+	for (int v = 0; v < 2; v++) {
+		setenv("FECD_VITERBI_GPU_OPT", v ? "1563" : "1051", 1);
+		for (unsigned i = 0; i < fec_preset_count(); i++) {
+			const struct fec_preset *p = fec_preset_at(i);
+			struct fec_spec s;
+
+			if (p->family != FECD_FAMILY_VITERBI || fec_preset_apply(p->name, &s))
+				continue;
+			all_modes(&g, &s, p->name);
+			set_mode(&s, CONV_MODE_STREAM, 256, 48, 48, 100);
+			if (!fec_family_by_id(s.family)->spec_finish(&s, NULL, 0))
+				compare(&g, &s, (enum input_kind)rnd(IN_KINDS), p->name);
+		}
+		for (unsigned k = 3; k <= 8; k++) {
+			struct fec_spec s;
+			char name[64];
+
+			random_code(&s, k, 2 + rnd(3));
+			snprintf(name, sizeof(name), "thin random K=%u", k);
+			all_modes(&g, &s, name);
+		}
+	}
+	unsetenv("FECD_VITERBI_GPU_OPT");
 	fecd_cuda_lane_destroy(g.lane);
 	fecd_cuda_close(g.ctx);
 	return check_done();

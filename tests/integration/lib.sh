@@ -133,14 +133,15 @@ chan_json() {
 		"$id" "$name" "$code" "$(ep "$inp")" "$ins" "$inx" "$(ep "$outp")" "$outs" "$outx" "$extra"
 }
 
-# Writes $IT_TMP/fecd.json with the given channel objects (comma-joined).
+# Writes $IT_TMP/fecd.json with the given channel objects (comma-joined); IT_GLOBALS adds global
+# members (each ending with a comma: '"loop_threads": 4, ').
 write_config() {
 	local chans=""
 	for c in "$@"; do
 		chans="${chans:+$chans, }$c"
 	done
 	cat >"$IT_TMP/fecd.json" <<EOF
-{"control": {"socket": "$CTL_SOCK"}, "log_level": "${IT_LOG_LEVEL:-info}", "workers": 2,
+{${IT_GLOBALS:-}"control": {"socket": "$CTL_SOCK"}, "log_level": "${IT_LOG_LEVEL:-info}", "workers": 2,
  "linger_ms": ${IT_LINGER_MS:-10000}, "stats_interval_ms": 200, "channels": [$chans]}
 EOF
 }
