@@ -37,9 +37,14 @@ int fecd_cuda_device_count(char *msg, size_t msglen)
 	cudaError_t e = cudaGetDeviceCount(&n);
 
 	if (e != cudaSuccess) {
-		/* No driver, no device node, driver older than the runtime: all mean "no GPU". */
+		/* No driver, no device node, driver older than the runtime: all mean "no GPU". The
+		 * runtime reports a missing driver as an insufficient one: say both. */
+		const char *hint = e == cudaErrorInsufficientDriver
+		                       ? "no NVIDIA driver, or one older than this CUDA runtime"
+		                   : e == cudaErrorNoDevice ? "no CUDA device"
+		                                            : "CUDA cannot start";
 		if (msg && msglen)
-			snprintf(msg, msglen, "CUDA cannot start: cudaGetDeviceCount: %s (%s)",
+			snprintf(msg, msglen, "%s: cudaGetDeviceCount: %s (%s)", hint,
 			         cudaGetErrorString(e), cudaGetErrorName(e));
 		cudaGetLastError();
 		return 0;
@@ -60,7 +65,10 @@ struct dev_attr {
 	size_t off;
 };
 
-#define DEV_ATTR(a, field) {a, #a, offsetof(struct fecd_cuda_device, field)}
+#define DEV_ATTR(a, field)                                                                         \
+	{                                                                                          \
+		a, #a, offsetof(struct fecd_cuda_device, field)                                    \
+	}
 static const struct dev_attr dev_attrs[] = {
     DEV_ATTR(cudaDevAttrComputeCapabilityMajor, cc_major),
     DEV_ATTR(cudaDevAttrComputeCapabilityMinor, cc_minor),
@@ -104,7 +112,8 @@ int fecd_cuda_device_query(int index, struct fecd_cuda_device *out, char *err, s
 		rc = attr((int *)((char *)out + dev_attrs[i].off), dev_attrs[i].attr,
 		          dev_attrs[i].name, index, err, errlen);
 	if (!rc)
-		rc = attr(&l2, cudaDevAttrL2CacheSize, "cudaDevAttrL2CacheSize", index, err, errlen);
+		rc =
+		    attr(&l2, cudaDevAttrL2CacheSize, "cudaDevAttrL2CacheSize", index, err, errlen);
 	if (!rc)
 		rc = attr(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
 		          "cudaDevAttrMaxSharedMemoryPerMultiprocessor", index, err, errlen);

@@ -251,41 +251,38 @@ static void print_gpu(const cJSON *root)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: fecd-bench [options]\n"
-	        "  --short            CI form: small sizes, CPU only (about half a minute)\n"
-	        "  --json PATH        also write the figures as JSON\n"
-	        "  --bits N           information bits of the data set (default 2^25; short 2^20)\n"
-	        "  --seed N, --ebn0 DB   data seed (1) and Eb/N0 (4 dB)\n"
-	        "  --decode-len D     decoded bits per block (default 2048)\n"
-	        "  --traceback L      traceback and warm-up stages (default 42 = 6K)\n"
-	        "  --threads N        threads for 'all cores' (default: online cores)\n"
-	        "  --min-secs S       each timed figure runs at least S seconds (1; short 0.2)\n"
-	        "  --cpu-jobs N, --gpu-jobs N   jobs per batch (64; 65536: the GPU runs one\n"
-	        "                               job per thread and needs tens of thousands)\n"
-	        "  --gpu-lanes N      lanes for the overlapped GPU runs (default: the device's)\n"
-	        "  --e2e-bits N       bits per connection through the daemon (default: sized from\n"
-	        "                     the decoder's speed)\n"
-	        "  --latency-rate R   input rate of the latency run, information bits/s\n"
-	        "  --port P           first of the loopback TCP ports used (default 27300)\n"
-	        "  --loop-threads N   fecd's loop_threads in the end-to-end runs (default: fecd's)\n"
-	        "  --no-gpu, --no-e2e, --no-anchors   leave those sections out\n");
+	fprintf(
+	    f, "usage: fecd-bench [options]\n"
+	       "  --short            CI form: small sizes, CPU only (about half a minute)\n"
+	       "  --json PATH        also write the figures as JSON\n"
+	       "  --bits N           information bits of the data set (default 2^25; short 2^20)\n"
+	       "  --seed N, --ebn0 DB   data seed (1) and Eb/N0 (4 dB)\n"
+	       "  --decode-len D     decoded bits per block (default 2048)\n"
+	       "  --traceback L      traceback and warm-up stages (default 42 = 6K)\n"
+	       "  --threads N        threads for 'all cores' (default: online cores)\n"
+	       "  --min-secs S       each timed figure runs at least S seconds (1; short 0.2)\n"
+	       "  --cpu-jobs N, --gpu-jobs N   jobs per batch (64; 65536: the GPU runs one\n"
+	       "                               job per thread and needs tens of thousands)\n"
+	       "  --gpu-lanes N      lanes for the overlapped GPU runs (default: the device's)\n"
+	       "  --e2e-bits N       bits per connection through the daemon (default: sized from\n"
+	       "                     the decoder's speed)\n"
+	       "  --latency-rate R   input rate of the latency run, information bits/s\n"
+	       "  --port P           first of the loopback TCP ports used (default 27300)\n"
+	       "  --loop-threads N   fecd's loop_threads in the end-to-end runs (default: fecd's)\n"
+	       "  --no-gpu, --no-e2e, --no-anchors   leave those sections out\n");
 }
 
 /* 0: run; 1: --help was printed; -1: bad arguments (said on stderr). */
 static int parse_args(int argc, char **argv, struct bench_opts *o)
 {
-	static const struct option opts[] = {{"short", 0, 0, 's'},     {"json", 1, 0, 'j'},
-	                                     {"bits", 1, 0, 'b'},      {"seed", 1, 0, 'S'},
-	                                     {"ebn0", 1, 0, 'e'},      {"decode-len", 1, 0, 'D'},
-	                                     {"traceback", 1, 0, 'L'}, {"threads", 1, 0, 't'},
-	                                     {"min-secs", 1, 0, 'm'},  {"cpu-jobs", 1, 0, 'c'},
-	                                     {"gpu-jobs", 1, 0, 'g'},  {"gpu-lanes", 1, 0, 'l'},
-	                                     {"e2e-bits", 1, 0, 'E'},  {"latency-rate", 1, 0, 'r'},
-	                                     {"port", 1, 0, 'p'},      {"no-gpu", 0, 0, 'G'},
-	                                     {"no-e2e", 0, 0, 'N'},    {"no-anchors", 0, 0, 'A'},
-	                                     {"loop-threads", 1, 0, 'T'}, {"help", 0, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"short", 0, 0, 's'},        {"json", 1, 0, 'j'},         {"bits", 1, 0, 'b'},
+	    {"seed", 1, 0, 'S'},         {"ebn0", 1, 0, 'e'},         {"decode-len", 1, 0, 'D'},
+	    {"traceback", 1, 0, 'L'},    {"threads", 1, 0, 't'},      {"min-secs", 1, 0, 'm'},
+	    {"cpu-jobs", 1, 0, 'c'},     {"gpu-jobs", 1, 0, 'g'},     {"gpu-lanes", 1, 0, 'l'},
+	    {"e2e-bits", 1, 0, 'E'},     {"latency-rate", 1, 0, 'r'}, {"port", 1, 0, 'p'},
+	    {"no-gpu", 0, 0, 'G'},       {"no-e2e", 0, 0, 'N'},       {"no-anchors", 0, 0, 'A'},
+	    {"loop-threads", 1, 0, 'T'}, {"help", 0, 0, 'h'},         {0, 0, 0, 0}};
 	bool bits_set = false, secs_set = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int c;

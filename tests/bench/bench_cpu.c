@@ -11,13 +11,7 @@
 #include <string.h>
 
 #include "bench.h"
-
-#if defined(__has_include)
-#if __has_include("cpu_simd.h")
 #include "cpu_simd.h"
-#define BENCH_HAVE_SIMD 1
-#endif
-#endif
 
 struct cpu_run {
 	const struct bench_data *d;
@@ -99,11 +93,7 @@ double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t job
 
 const char *bench_simd_level(void)
 {
-#ifdef BENCH_HAVE_SIMD
 	return fec_simd_name();
-#else
-	return "portable";
-#endif
 }
 
 static void cpu_row(cJSON *sec, const char *label, const struct bench_data *d, unsigned threads,
@@ -147,22 +137,20 @@ void bench_cpu(struct bench_report *r, const struct bench_opts *o, struct bench_
 		cpu_row(sec, "1 core", d, 1, o->cpu_jobs, one, out);
 	snprintf(label, sizeof(label), "all cores (%u)", o->threads);
 	cpu_row(sec, label, d, o->threads, o->cpu_jobs, rate, d->ref);
-#ifdef BENCH_HAVE_SIMD
-	static const char *const levels[] = {"portable", "sse2", "avx2"};
 	char was[32];
+	const char *level;
 
 	snprintf(was, sizeof(was), "%s", fec_simd_name());
-	for (unsigned i = 0; i < 3; i++) {
-		if (fec_simd_set(levels[i]))
+	for (unsigned i = 0; (level = fec_simd_level_name(i)) != NULL; i++) {
+		if (fec_simd_set(level))
 			continue; /* not available on this CPU */
-		progress("cpu: one core, SIMD level %s", levels[i]);
+		progress("cpu: one core, SIMD level %s", level);
 		double lr = bench_cpu_rate(d, 1, o->cpu_jobs, o->min_secs, out);
-		snprintf(label, sizeof(label), "1 core, %s", levels[i]);
+		snprintf(label, sizeof(label), "1 core, %s", level);
 		if (lr > 0)
 			cpu_row(sec, label, d, 1, o->cpu_jobs, lr, out);
 	}
 	fec_simd_set(was);
-#endif
 out_free:
 	free(out);
 }

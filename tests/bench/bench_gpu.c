@@ -140,8 +140,8 @@ static int bufs_alloc(struct bench_gpu *g, const struct bench_data *d, bool s4, 
 }
 
 /* Jobs among the first ntotal of out (tiled as bufs_alloc lays them) that differ from ref. */
-static uint32_t tiled_mismatches(const struct bench_data *d, const uint8_t *out,
-                                 const uint8_t *ref, uint32_t ntotal)
+static uint32_t tiled_mismatches(const struct bench_data *d, const uint8_t *out, const uint8_t *ref,
+                                 uint32_t ntotal)
 {
 	uint32_t bad = 0;
 
@@ -386,16 +386,27 @@ void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, stru
 	}
 	report_note(ks, "%s", fecd_cuda_decoder_describe(probe.dec));
 	run_close(&probe);
-	unsigned counts[2] = {1, lanes};
-	for (unsigned i = 0; i < (lanes > 1 ? 2u : 1u); i++) {
-		char label[32];
+	/* One lane with a large batch, then several lanes, whose launches overlap on the device
+	 * (one launch's traceback beside another's forward pass), with smaller batches too. */
+	uint32_t jobs = o->gpu_jobs;
+	const unsigned shape[][2] = {{1, jobs},
+	                             {lanes, jobs},
+	                             {lanes, jobs / 4},
+	                             {2 * lanes, jobs / 4},
+	                             {2 * lanes, jobs / 8}};
+	for (unsigned i = 0; i < sizeof(shape) / sizeof(shape[0]); i++) {
+		unsigned nl = shape[i][0] > GPU_MAX_LANES ? GPU_MAX_LANES : shape[i][0];
+		uint32_t nj = shape[i][1];
+		char label[48];
 
-		progress("gpu kernel: %u lanes x %u jobs", counts[i], o->gpu_jobs);
-		double rate = kernel_rate(g, o, d, o->gpu_jobs, counts[i], &exact);
-		snprintf(label, sizeof(label), "%u lane%s", counts[i], counts[i] > 1 ? "s" : "");
+		if (!nj || (i > 0 && lanes < 2))
+			continue;
+		progress("gpu kernel: %u lanes x %u jobs", nl, nj);
+		double rate = kernel_rate(g, o, d, nj, nl, &exact);
+		snprintf(label, sizeof(label), "%u lane%s x %u jobs", nl, nl > 1 ? "s" : "", nj);
 		cJSON *row = report_row(ks, label);
-		row_num(row, "lanes", counts[i]);
-		row_num(row, "jobs", o->gpu_jobs);
+		row_num(row, "lanes", nl);
+		row_num(row, "jobs", nj);
 		if (rate > 0)
 			row_num(row, "Gb/s", rate / 1e9);
 		row_str(row, "same as cpu", rate > 0 ? (exact ? "yes" : "NO") : "failed");
