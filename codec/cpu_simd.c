@@ -10,7 +10,7 @@
 #include "cpu_simd.h"
 #include "fec.h"
 
-static const char *const level_names[FEC_SIMD_LEVELS] = {"portable", "sse2", "avx2"};
+static const char *const level_names[FEC_SIMD_LEVELS] = {"portable", "sse2", "avx2", "avx512"};
 
 /* -1 until first use. */
 static atomic_int current_level = -1;
@@ -28,6 +28,11 @@ int fec_simd_available(unsigned level)
 		return __builtin_cpu_supports("sse2");
 	case FEC_SIMD_AVX2:
 		return __builtin_cpu_supports("avx2");
+	case FEC_SIMD_AVX512:
+		/* the pass also uses AVX2 (the passes it falls back to) and BMI2's pdep */
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("bmi2");
 #endif
 	default:
 		return 0;

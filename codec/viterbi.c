@@ -37,11 +37,12 @@
  * geometry rules (lengths not whole periods, too long, a terminated frame shorter than its tail)
  * is returned ERASED with no bits; the batch goes on.
  *
- * SIMD. viterbi_sse2.c and viterbi_avx2.c run the same stages in int16 lanes and give identical
- * decisions on every path traceback follows, identical end states and metrics; cpu_simd.h picks
- * the level at run time. At AVX2, jobs whose stages agree run two at a time (K >= 5) and their
- * rows hold state s's decision at bit rev(s) (the K-1 state bits reversed), which the pair's
- * traceback follows. This file is the portable pass, the traceback and the job planning that
+ * SIMD. viterbi_sse2.c, viterbi_avx2.c and viterbi_avx512.c run the same stages in int16 lanes
+ * and give identical decisions on every path traceback follows, identical end states and metrics;
+ * cpu_simd.h picks the level at run time. At AVX2, jobs whose stages agree run two at a time
+ * (K >= 5), at AVX-512 four at a time (then two, then one, for what is left), and their rows hold
+ * state s's decision at bit rev(s) (the K-1 state bits reversed), which the pair's traceback
+ * follows. This file is the portable pass, the traceback and the job planning that
  * every level shares.
  */
 #include <stdlib.h>
@@ -54,12 +55,12 @@
 #define RENORM_EVERY 32
 #define ALIGN        64
 
-/* Scratch: two metric arrays (the portable pass's), the traceback's path bits and the
- * decision rows, each for two jobs (the two-job pass fills both). */
+/* Scratch: two metric arrays (the portable pass's), and the traceback's path bits and the
+ * decision rows of each job of a group (the group passes fill up to VITERBI_GROUP_MAX). */
 struct scratch {
 	int32_t *pm;
-	uint64_t *path, *path2;
-	uint64_t *dec, *dec2;
+	uint64_t *path[VITERBI_GROUP_MAX];
+	uint64_t *dec[VITERBI_GROUP_MAX];
 };
 
 static size_t align_up(size_t v)
@@ -73,24 +74,31 @@ static size_t path_size(uint32_t rows)
 	return align_up(((size_t)rows / 64 + 2) * sizeof(uint64_t));
 }
 
+static size_t dec_size(uint32_t rows, uint32_t words)
+{
+	return align_up((size_t)rows * words * sizeof(uint64_t));
+}
+
 static size_t scratch_size(uint32_t rows, uint32_t words)
 {
 	size_t pm = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
 
-	return ALIGN + pm + 2 * path_size(rows) + 2 * align_up((size_t)rows * words * sizeof(uint64_t));
+	return ALIGN + pm + VITERBI_GROUP_MAX * (path_size(rows) + dec_size(rows, words));
 }
 
 static struct scratch scratch_map(void *mem, uint32_t rows, uint32_t words)
 {
 	uintptr_t p = ((uintptr_t)mem + ALIGN - 1) / ALIGN * ALIGN;
-	size_t pm = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
+	size_t at = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
 	struct scratch s;
 
 	s.pm = (int32_t *)p;
-	s.path = (uint64_t *)(p + pm);
-	s.path2 = (uint64_t *)(p + pm + path_size(rows));
-	s.dec = (uint64_t *)(p + pm + 2 * path_size(rows));
-	s.dec2 = s.dec + align_up((size_t)rows * words * sizeof(uint64_t)) / sizeof(uint64_t);
+	for (unsigned i = 0; i < VITERBI_GROUP_MAX; i++) {
+		s.path[i] = (uint64_t *)(p + at);
+		at += path_size(rows);
+		s.dec[i] = (uint64_t *)(p + at);
+		at += dec_size(rows, words);
+	}
 	return s;
 }
 
@@ -413,6 +421,7 @@ static viterbi_forward_fn pick_forward(const struct viterbi_decoder *v)
 
 #if defined(FECD_SIMD_X86)
 	switch (fec_simd_level()) {
+	case FEC_SIMD_AVX512: /* one job at a time: AVX-512 CPUs run the AVX2 pass */
 	case FEC_SIMD_AVX2:
 		f = viterbi__forward_avx2(v);
 		if (f)
@@ -436,44 +445,89 @@ static void decode_job(const struct viterbi_decoder *v, viterbi_forward_fn forwa
                        struct fec_job *job)
 {
 	int64_t metric;
-	unsigned end = forward(v, in, p, s->pm, s->dec, &metric);
+	unsigned end = forward(v, in, p, s->pm, s->dec[0], &metric);
 
 	job->metric = (float)metric;
-	traceback(v, s->dec, false, end, p, s->path, out);
+	traceback(v, s->dec[0], false, end, p, s->path[0], out);
 	job->out_bits = p->out_bits;
 	job->status = FECD_STATUS_DECODED;
 }
 
-/* Two jobs through the two-job pass: plans of equal head, own and tail. */
-static void decode_pair(const struct viterbi_decoder *v, viterbi_forward2_fn forward2,
-                        struct scratch *s, const int8_t *const in[2], const struct job_plan *p[2],
-                        uint8_t *const out[2], struct fec_job *const job[2])
+/* The passes of the current SIMD level: one job, two and four at a time (NULL where the level or
+ * the code has none). */
+struct passes {
+	viterbi_forward_fn one;
+	viterbi_forward2_fn two;
+	viterbi_forward4_fn four;
+};
+
+static struct passes pick_passes(const struct viterbi_decoder *v)
 {
-	uint64_t *const dec[2] = {s->dec, s->dec2};
-	int64_t metric[2];
-	unsigned end[2];
+	struct passes f = {pick_forward(v), NULL, NULL};
 
-	uint64_t *const path[2] = {s->path, s->path2};
+#if defined(FECD_SIMD_X86)
+	switch (fec_simd_level()) {
+	case FEC_SIMD_AVX512:
+		f.four = viterbi__forward4_avx512(v);
+		/* AVX-512 CPUs have AVX2: its pair pass takes what a four would leave */
+		__attribute__((fallthrough));
+	case FEC_SIMD_AVX2:
+		f.two = viterbi__forward2_avx2(v);
+		break;
+	default:
+		break;
+	}
+#endif
+	return f;
+}
 
-	forward2(v, in, p, dec, metric, end);
-	traceback_pair(v, dec, end, p, path, out);
-	for (unsigned i = 0; i < 2; i++) {
-		job[i]->metric = (float)metric[i];
-		job[i]->out_bits = p[i]->out_bits;
-		job[i]->status = FECD_STATUS_DECODED;
+/* Jobs held[0 .. count-1] of b (count 2 or 4, plans of equal head, own and tail) through the
+ * group pass; the tracebacks two at a time (rows in reversed order). */
+static void decode_group(const struct viterbi_decoder *v, const struct passes *f, struct scratch *s,
+                         struct fec_batch *b, const uint32_t *held, const struct job_plan *plan,
+                         unsigned count)
+{
+	const int8_t *in[VITERBI_GROUP_MAX];
+	const struct job_plan *p[VITERBI_GROUP_MAX];
+	uint8_t *out[VITERBI_GROUP_MAX];
+	int64_t metric[VITERBI_GROUP_MAX];
+	unsigned end[VITERBI_GROUP_MAX];
+
+	for (unsigned i = 0; i < count; i++) {
+		in[i] = b->in + (size_t)held[i] * b->in_stride;
+		out[i] = b->out + (size_t)held[i] * b->out_stride;
+		p[i] = &plan[i];
+	}
+	if (count == 4)
+		f->four(v, in, p, s->dec, metric, end);
+	else
+		f->two(v, in, p, s->dec, metric, end);
+	for (unsigned i = 0; i < count; i += 2)
+		traceback_pair(v, s->dec + i, end + i, p + i, s->path + i, out + i);
+	for (unsigned i = 0; i < count; i++) {
+		struct fec_job *job = &b->jobs[held[i]];
+
+		job->metric = (float)metric[i];
+		job->out_bits = p[i]->out_bits;
+		job->status = FECD_STATUS_DECODED;
 	}
 }
 
-/* The two-job pass for the current SIMD level, or NULL. */
-static viterbi_forward2_fn pick_forward2(const struct viterbi_decoder *v)
+/* Jobs held[0 .. count-1], whose stages agree: four at a time, then two, then one, as far as the
+ * level has passes for them. */
+static void decode_held(const struct viterbi_decoder *v, const struct passes *f, struct scratch *s,
+                        struct fec_batch *b, const uint32_t *held, const struct job_plan *plan,
+                        unsigned count)
 {
-#if defined(FECD_SIMD_X86)
-	if (fec_simd_level() == FEC_SIMD_AVX2)
-		return viterbi__forward2_avx2(v);
-#else
-	(void)v;
-#endif
-	return NULL;
+	unsigned at = 0;
+
+	for (; f->four && count - at >= 4; at += 4)
+		decode_group(v, f, s, b, held + at, plan + at, 4);
+	for (; f->two && count - at >= 2; at += 2)
+		decode_group(v, f, s, b, held + at, plan + at, 2);
+	for (; at < count; at++)
+		decode_job(v, f->one, s, b->in + (size_t)held[at] * b->in_stride, &plan[at],
+		           b->out + (size_t)held[at] * b->out_stride, &b->jobs[held[at]]);
 }
 
 static bool same_stages(const struct job_plan *a, const struct job_plan *b)
@@ -481,60 +535,44 @@ static bool same_stages(const struct job_plan *a, const struct job_plan *b)
 	return a->head == b->head && a->own == b->own && a->tail == b->tail;
 }
 
-/* Jobs are taken two at a time where the two-job pass can run them (their stages agree, as
- * they do for every block of a stream but its ends), else one at a time. */
+/* Jobs are held until as many as the level's widest pass takes have come whose stages agree (as
+ * they do for every block of a stream but its ends); a job that disagrees sends the held ones
+ * on first. */
 static int viterbi_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
                           uint32_t first, uint32_t count)
 {
 	const struct viterbi_decoder *v = (const struct viterbi_decoder *)dec;
-	const viterbi_forward_fn forward = pick_forward(v);
-	const viterbi_forward2_fn forward2 = pick_forward2(v);
+	const struct passes f = pick_passes(v);
+	const unsigned group = f.four ? 4 : f.two ? 2 : 1;
 	struct scratch s = scratch_map(scratch, v->rows, v->words);
-	struct job_plan plan[2];
-	uint32_t held = UINT32_MAX; /* a planned job waiting for a partner, in plan[0] */
+	struct job_plan plan[VITERBI_GROUP_MAX];
+	uint32_t held[VITERBI_GROUP_MAX];
+	unsigned nheld = 0;
 
 	for (uint32_t i = first; i < first + count; i++) {
 		struct fec_job *job = &b->jobs[i];
-		struct job_plan *p = &plan[held == UINT32_MAX ? 0 : 1];
+		struct job_plan p;
 
 		job->out_bits = 0;
 		job->soft_count = 0;
 		job->iterations = 0;
 		job->metric = 0.0f;
-		if (!plan_job(v, job, p)) {
+		if (!plan_job(v, job, &p)) {
 			job->status = FECD_STATUS_ERASED;
 			continue;
 		}
-		if (!forward2) {
-			decode_job(v, forward, &s, b->in + (size_t)i * b->in_stride, p,
-			           b->out + (size_t)i * b->out_stride, job);
-			continue;
+		if (nheld && !same_stages(&plan[0], &p)) {
+			decode_held(v, &f, &s, b, held, plan, nheld);
+			nheld = 0;
 		}
-		if (held == UINT32_MAX) {
-			held = i;
-			continue;
+		plan[nheld] = p;
+		held[nheld++] = i;
+		if (nheld == group) {
+			decode_held(v, &f, &s, b, held, plan, nheld);
+			nheld = 0;
 		}
-		if (same_stages(&plan[0], &plan[1])) {
-			const int8_t *const in[2] = {b->in + (size_t)held * b->in_stride,
-			                             b->in + (size_t)i * b->in_stride};
-			uint8_t *const out[2] = {b->out + (size_t)held * b->out_stride,
-			                         b->out + (size_t)i * b->out_stride};
-			struct fec_job *const jobs[2] = {&b->jobs[held], job};
-			const struct job_plan *pp[2] = {&plan[0], &plan[1]};
-
-			decode_pair(v, forward2, &s, in, pp, out, jobs);
-			held = UINT32_MAX;
-			continue;
-		}
-		/* no partner: the held job runs alone and this one waits in its place */
-		decode_job(v, forward, &s, b->in + (size_t)held * b->in_stride, &plan[0],
-		           b->out + (size_t)held * b->out_stride, &b->jobs[held]);
-		plan[0] = plan[1];
-		held = i;
 	}
-	if (held != UINT32_MAX)
-		decode_job(v, forward, &s, b->in + (size_t)held * b->in_stride, &plan[0],
-		           b->out + (size_t)held * b->out_stride, &b->jobs[held]);
+	decode_held(v, &f, &s, b, held, plan, nheld);
 	return 0;
 }
 
@@ -590,9 +628,11 @@ int conv_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	ret = conv_spec_finish(&s, NULL, 0);
 	if (ret)
 		return ret;
-	v = calloc(1, sizeof(*v));
+	/* aligned for wquad's whole-line tables (sizeof is a multiple of the alignment) */
+	v = aligned_alloc(_Alignof(struct viterbi_decoder), sizeof(*v));
 	if (!v)
 		return -FEC_ENOMEM;
+	memset(v, 0, sizeof(*v));
 	v->base.vt = &viterbi_vtbl;
 	v->base.spec = s;
 	conv_code_init(&v->code, &s.u.conv);
@@ -627,6 +667,13 @@ int conv_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 					v->wpair[l / 8][q][h][16 + 2 * (l % 8) + b] = w;
 				}
 	}
+	/* the four-job pass's tables: the two-job pass's twice over */
+	for (unsigned g = 0; g < CONV_STATES_MAX / 16; g++)
+		for (unsigned q = 0; q < 4; q++)
+			for (unsigned h = 0; h < 2; h++) {
+				memcpy(v->wquad[g][q][h], v->wpair[g][q][h], 32);
+				memcpy(v->wquad[g][q][h] + 32, v->wpair[g][q][h], 32);
+			}
 	v->symmetric = v->bmask == (1u << v->code.n) - 1 && v->tmask == v->bmask;
 	fill_info(v);
 	*out = &v->base;

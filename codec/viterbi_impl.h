@@ -1,9 +1,10 @@
 /*
  * Internal to codec/: what the Viterbi decoder's portable reference (viterbi.c) shares with its
- * SIMD forward passes (viterbi_sse2.c, viterbi_avx2.c). A forward pass runs one job's add-compare-
- * select stages, writes the decision rows that traceback reads in the layout viterbi.c describes,
- * and picks the end state and its exact metric; viterbi.c plans the job, picks the pass for the
- * run-time SIMD level (cpu_simd.h) and traces back, so every pass is only the arithmetic.
+ * SIMD forward passes (viterbi_sse2.c, viterbi_avx2.c, viterbi_avx512.c). A forward pass runs one
+ * job's add-compare- select stages, writes the decision rows that traceback reads in the layout
+ * viterbi.c describes, and picks the end state and its exact metric; viterbi.c plans the job, picks
+ * the pass for the run-time SIMD level (cpu_simd.h) and traces back, so every pass is only the
+ * arithmetic.
  */
 #ifndef VITERBI_IMPL_H
 #define VITERBI_IMPL_H
@@ -30,6 +31,9 @@ struct viterbi_decoder {
 	/* The same for the two-job AVX2 pass, whose butterflies run in reversed state order (see
 	 * viterbi_avx2.c): group g, shape q, outputs 2h and 2h+1, both 128-bit halves alike. */
 	uint8_t wpair[CONV_STATES_MAX / 16][4][2][32];
+	/* The same four times over for the four-job AVX-512 pass (one job per 128-bit lane),
+	 * aligned so that every table is one whole-line memory operand. */
+	_Alignas(64) uint8_t wquad[CONV_STATES_MAX / 16][4][2][64];
 	unsigned bmask, tmask; /* outputs whose polynomial taps the oldest bit / the input bit */
 	bool symmetric;        /* bmask and tmask are every output */
 	uint32_t rows;         /* decision rows available in scratch: most stages traceback reads */
@@ -65,6 +69,15 @@ typedef void (*viterbi_forward2_fn)(const struct viterbi_decoder *v, const int8_
 
 /* NULL when the pass does not handle this code. */
 viterbi_forward2_fn viterbi__forward2_avx2(const struct viterbi_decoder *v);
+
+/* The same over four jobs (VITERBI_GROUP_MAX), rows again in reversed state order. */
+#define VITERBI_GROUP_MAX 4
+typedef void (*viterbi_forward4_fn)(const struct viterbi_decoder *v, const int8_t *const in[4],
+                                    const struct job_plan *p[4], uint64_t *const dec[4],
+                                    int64_t metric[4], unsigned end[4]);
+
+/* NULL when the pass does not handle this code. */
+viterbi_forward4_fn viterbi__forward4_avx512(const struct viterbi_decoder *v);
 
 /* The K-1 (= bits) low bits of s in reverse order. */
 static inline unsigned viterbi__reverse(unsigned s, unsigned bits)

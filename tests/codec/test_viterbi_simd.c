@@ -3,7 +3,9 @@
  * codes of every K and n (symmetric or not, inverted outputs, random puncturing), every preset,
  * all three modes, stream jobs with and without a known start, frames of every length including
  * ones that must come back erased, and inputs chosen to break int16 arithmetic: pure noise, all
- * +-127, all 0 (ties everywhere), and long frames of full-scale symbols. Out bits, out_bits,
+ * +-127, all 0 (ties everywhere), and long frames of full-scale symbols. Batches come mixed (jobs
+ * of every geometry) and uniform (runs of jobs whose stages agree, which the two- and four-job
+ * passes of AVX2 and AVX-512 take together, with starts known or not per job). Out bits, out_bits,
  * status and metric must be identical. Skips (77) when the CPU has no SIMD level.
  */
 #include <stdlib.h>
@@ -88,9 +90,10 @@ out_free:
 	free(scratch);
 }
 
-/* A batch of jobs of random geometry over random symbols of one kind, at every level. */
+/* A batch of jobs of random geometry over random symbols of one kind, at every level; when
+ * uniform, all jobs but two (the sixth and the last) share one geometry. */
 static void random_batch(const struct fec_spec *spec, struct fec_prng *p, enum fill f,
-                         const char *name)
+                         const char *name, bool uniform)
 {
 	struct fec_decoder *dec = NULL;
 	const struct fec_info *info;
@@ -98,8 +101,9 @@ static void random_batch(const struct fec_spec *spec, struct fec_prng *p, enum f
 	struct fec_batch b = {.count = JOBS, .jobs = jobs};
 	char what[300];
 	size_t slot;
+	uint32_t common;
 
-	snprintf(what, sizeof(what), "%s, %s", name, fill_names[f]);
+	snprintf(what, sizeof(what), "%s, %s%s", name, fill_names[f], uniform ? ", uniform" : "");
 	if (fec_decoder_create(spec, &dec)) {
 		CHECK(0, "%s: decoder", what);
 		return;
@@ -115,9 +119,12 @@ static void random_batch(const struct fec_spec *spec, struct fec_prng *p, enum f
 		goto out_free;
 	for (size_t i = 0; i < JOBS * b.in_stride; i++)
 		((int8_t *)b.in)[i] = sym_of(p, f);
+	common = (uint32_t)(fec_prng_next(p) % (info->max_frame_syms + 1));
+	common -= common % info->unit_syms;
 	for (unsigned i = 0; i < JOBS; i++) {
 		const uint32_t u = info->unit_syms;
 		uint64_t r = fec_prng_next(p);
+		const bool varied = !uniform || i == 5;
 
 		memset(&jobs[i], 0, sizeof(jobs[i]));
 		if (info->kind == FEC_KIND_STREAM) {
@@ -126,11 +133,11 @@ static void random_batch(const struct fec_spec *spec, struct fec_prng *p, enum f
 			uint32_t head = info->head_syms, own = info->block_syms,
 			         tail = info->tail_syms;
 
-			if (r % 4 == 0)
+			if (varied && r % 4 == 0)
 				head = (uint32_t)(fec_prng_next(p) % (head / u + 1)) * u;
-			if (r % 5 == 1)
+			if ((varied && r % 5 == 1) || (uniform && i == 5))
 				own = (uint32_t)(fec_prng_next(p) % (own / u) + 1) * u;
-			if (r % 3 == 2)
+			if (varied && r % 3 == 2)
 				tail = (uint32_t)(fec_prng_next(p) % (tail + 1));
 			if (i == JOBS - 1 && u > 1 && head)
 				head -= 1;
@@ -140,10 +147,16 @@ static void random_batch(const struct fec_spec *spec, struct fec_prng *p, enum f
 			jobs[i].flags = (r >> 8 & 1 ? FEC_JOB_STREAM_START : 0) |
 			                (tail < info->tail_syms ? FEC_JOB_STREAM_END : 0);
 		} else {
-			/* Lengths anywhere up to the largest frame, and a few at the edges. */
+			/* Lengths anywhere up to the largest frame, and a few at the edges
+			 * (uniform: one length, the sixth job's whole periods, the last's any). */
 			uint32_t len = (uint32_t)(fec_prng_next(p) % (info->max_frame_syms + 1));
 
-			if (i == 0)
+			if (uniform) {
+				if (i == 5)
+					len -= len % u;
+				else if (i != JOBS - 1)
+					len = common;
+			} else if (i == 0)
 				len = info->max_frame_syms;
 			else if (i == 1)
 				len = 0;
@@ -183,7 +196,9 @@ static void all_modes(const struct fec_spec *base, struct fec_prng *p, const cha
 		for (unsigned f = 0; f < FILL_KINDS; f++)
 			if (every_fill || f == FILL_NOISE || f == FILL_SIGNAL ||
 			    fec_prng_next(p) % 3 == 0)
-				random_batch(&spec, p, (enum fill)f, what);
+				random_batch(&spec, p, (enum fill)f, what, false);
+		random_batch(&spec, p, FILL_NOISE, what, true);
+		random_batch(&spec, p, FILL_SIGNAL, what, true);
 	}
 }
 
@@ -256,9 +271,10 @@ static void long_frames(struct fec_prng *p)
 			CHECK(0, "spec %s", codes[i]);
 			continue;
 		}
-		random_batch(&spec, p, FILL_MAX, codes[i]);
-		random_batch(&spec, p, FILL_MIN, codes[i]);
-		random_batch(&spec, p, FILL_EXTREMES, codes[i]);
+		random_batch(&spec, p, FILL_MAX, codes[i], false);
+		random_batch(&spec, p, FILL_MIN, codes[i], false);
+		random_batch(&spec, p, FILL_EXTREMES, codes[i], false);
+		random_batch(&spec, p, FILL_EXTREMES, codes[i], true);
 	}
 }
 
@@ -283,6 +299,9 @@ int main(void)
 	}
 	random_codes(&prng);
 	long_frames(&prng);
-	printf("%lu jobs compared over %u SIMD level(s)\n", compared, nlevels);
+	printf("%lu jobs compared over %u SIMD level(s):", compared, nlevels);
+	for (unsigned l = 0; l < nlevels; l++)
+		printf(" %s", fec_simd_level_name(levels[l]));
+	printf("\n");
 	return check_done();
 }
