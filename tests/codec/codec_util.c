@@ -1,4 +1,5 @@
 /* Test helpers: see codec_util.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,29 @@
 #include "codec_util.h"
 #include "prng.h"
 #include "softbits.h"
+
+size_t util_cut_stream(const struct fec_info *info, const int8_t *syms, size_t nsym,
+                       uint32_t block_syms, struct fec_job *jobs, int8_t *in, size_t stride)
+{
+	const size_t block = block_syms ? block_syms : info->block_syms;
+	const size_t njobs = (nsym + block - 1) / block;
+
+	for (size_t j = 0; j < njobs; j++) {
+		size_t own_at = j * block;
+		size_t own = nsym - own_at < block ? nsym - own_at : block;
+		size_t head = own_at < info->head_syms ? own_at : info->head_syms;
+		size_t rest = nsym - own_at - own;
+		size_t tail = rest < info->tail_syms ? rest : info->tail_syms;
+
+		memcpy(in + j * stride, syms + own_at - head, head + own + tail);
+		jobs[j].in_len = (uint32_t)(head + own + tail);
+		jobs[j].head_len = (uint32_t)head;
+		jobs[j].own_len = (uint32_t)own;
+		jobs[j].flags =
+		    (own_at == 0 ? FEC_JOB_STREAM_START : 0) | (rest == 0 ? FEC_JOB_STREAM_END : 0);
+	}
+	return njobs;
+}
 
 long util_decode_stream(const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
                         uint32_t block_syms, uint8_t *bits, unsigned *erased)
@@ -32,20 +56,7 @@ long util_decode_stream(const struct fec_decoder *dec, const int8_t *syms, size_
 	*erased = 0;
 	if (!jobs || !in || !out || !scratch)
 		goto out_free;
-	for (size_t j = 0; j < njobs; j++) {
-		size_t own_at = j * block;
-		size_t own = nsym - own_at < block ? nsym - own_at : block;
-		size_t head = own_at < info->head_syms ? own_at : info->head_syms;
-		size_t rest = nsym - own_at - own;
-		size_t tail = rest < info->tail_syms ? rest : info->tail_syms;
-
-		memcpy(in + j * stride, syms + own_at - head, head + own + tail);
-		jobs[j].in_len = (uint32_t)(head + own + tail);
-		jobs[j].head_len = (uint32_t)head;
-		jobs[j].own_len = (uint32_t)own;
-		jobs[j].flags =
-		    (own_at == 0 ? FEC_JOB_STREAM_START : 0) | (rest == 0 ? FEC_JOB_STREAM_END : 0);
-	}
+	util_cut_stream(info, syms, nsym, block, jobs, in, stride);
 	/* Two calls over disjoint ranges, as two worker threads would. */
 	ret = fec_decode(dec, scratch, &b, 0, (uint32_t)(njobs / 2));
 	if (!ret)
@@ -109,4 +120,61 @@ void util_channel_s8(struct fec_prng *p, const uint8_t *code, size_t n, double e
 	fec_awgn_llr(p, code, n, sigma, 100.0f, llr);
 	fec_llr_quantize(FECD_FMT_S8_LLR, llr, n, false, llr_scale, out);
 	free(llr);
+}
+
+double util_union_bound_ccsds(double ebn0_db, double rate)
+{
+	static const struct {
+		int d;
+		double b;
+	} spectrum[] = {{10, 36}, {12, 211}, {14, 1404}, {16, 11633}, {18, 77433}};
+	double ebn0 = pow(10.0, ebn0_db / 10.0), pb = 0;
+
+	for (size_t i = 0; i < sizeof(spectrum) / sizeof(spectrum[0]); i++)
+		pb += spectrum[i].b * 0.5 * erfc(sqrt(spectrum[i].d * rate * ebn0));
+	return pb;
+}
+
+long util_stream_errors(const char *code, double ebn0, size_t nbits, uint64_t seed, float llr_scale,
+                        util_stream_fn fn, void *arg)
+{
+	struct fec_spec spec;
+	struct fec_encoder *enc = NULL;
+	struct fec_decoder *dec = NULL;
+	struct fec_prng prng;
+	size_t ncode, n = 0;
+	uint8_t *bits, *sent, *got;
+	int8_t *syms;
+	long errors = -1;
+
+	if (fec_spec_from_string(code, &spec, NULL, 0))
+		return -1;
+	while (nbits % spec.u.conv.punct_period)
+		nbits--;
+	ncode = fec_encoded_len(&spec, nbits);
+	bits = malloc(nbits);
+	got = malloc(nbits + 64);
+	sent = malloc(ncode);
+	syms = malloc(ncode);
+	if (!bits || !got || !sent || !syms || fec_encoder_create(&spec, &enc) ||
+	    fec_decoder_create(&spec, &dec))
+		goto out;
+	fec_prng_seed(&prng, seed);
+	fec_prng_bits(&prng, bits, nbits);
+	if (fec_encode(enc, bits, nbits, sent, &n))
+		goto out;
+	util_channel_s8(&prng, sent, n, ebn0, fec_spec_rate(&spec), llr_scale, syms);
+	if (fn(arg, dec, syms, n, got) != (long)nbits)
+		goto out;
+	errors = 0;
+	for (size_t i = 0; i < nbits; i++)
+		errors += bits[i] != got[i];
+out:
+	fec_encoder_destroy(enc);
+	fec_decoder_destroy(dec);
+	free(bits);
+	free(got);
+	free(sent);
+	free(syms);
+	return errors;
 }

@@ -13,6 +13,12 @@
 #include "fec.h"
 #include "prng.h"
 
+/* Cuts nsym symbols of a stream into jobs of block_syms owned symbols (0: info->block_syms),
+ * each with up to head_syms before and tail_syms after, into in at stride bytes per job (jobs
+ * and in hold enough for ceil(nsym / block) jobs). Returns the number of jobs. */
+size_t util_cut_stream(const struct fec_info *info, const int8_t *syms, size_t nsym,
+                       uint32_t block_syms, struct fec_job *jobs, int8_t *in, size_t stride);
+
 /* Decodes nsym symbols of a stream (whole puncturing periods) into bits (one per byte), with
  * owned blocks of block_syms (0: the decoder's info->block_syms). Returns the number of bits
  * decoded, or a negative FEC_E* code; *erased counts jobs that came back erased. */
@@ -27,5 +33,19 @@ long util_decode_frame(const struct fec_decoder *dec, const int8_t *syms, size_t
  * s8 quantizer with llr_scale. */
 void util_channel_s8(struct fec_prng *p, const uint8_t *code, size_t n, double ebn0_db, double rate,
                      float llr_scale, int8_t *out);
+
+/* Union bound on the bit error rate of the CCSDS K=7 code at rate `rate`:
+ * Pb <= sum_d B_d Q(sqrt(2 d R Eb/N0)), B_10..B_18 = 36, 211, 1404, 11633, 77433. */
+double util_union_bound_ccsds(double ebn0_db, double rate);
+
+/* A stream decoder under test: nsym symbols into bits (one per byte); returns the number of bits,
+ * or < 0 when decoding failed or a job came back erased. */
+typedef long (*util_stream_fn)(void *arg, const struct fec_decoder *dec, const int8_t *syms,
+                               size_t nsym, uint8_t *bits);
+
+/* Bit errors over nbits seeded bits of `code` through the encoder, AWGN at ebn0 and the s8
+ * quantizer with llr_scale, decoded by fn; < 0 when anything failed. */
+long util_stream_errors(const char *code, double ebn0, size_t nbits, uint64_t seed, float llr_scale,
+                        util_stream_fn fn, void *arg);
 
 #endif

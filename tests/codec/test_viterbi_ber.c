@@ -19,68 +19,26 @@
 
 #define LLR_SCALE 8.0f
 
-static double union_bound(double ebn0_db, double rate)
+/* The CPU decoder as the daemon's batcher would feed it; an erased job fails the count. */
+static long cpu_stream(void *arg, const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
+                       uint8_t *bits)
 {
-	static const struct {
-		int d;
-		double b;
-	} spectrum[] = {{10, 36}, {12, 211}, {14, 1404}, {16, 11633}, {18, 77433}};
-	double ebn0 = pow(10.0, ebn0_db / 10.0), pb = 0;
+	unsigned erased = 0;
+	long decoded = util_decode_stream(dec, syms, nsym, 0, bits, &erased);
 
-	for (size_t i = 0; i < sizeof(spectrum) / sizeof(spectrum[0]); i++)
-		pb += spectrum[i].b * 0.5 * erfc(sqrt(spectrum[i].d * rate * ebn0));
-	return pb;
+	(void)arg;
+	return erased ? -1 : decoded;
 }
 
 /* Bit errors over nbits of a stream through encoder, AWGN, quantizer and block decoding. */
 static long count_errors(const char *code, double ebn0, size_t nbits, uint64_t seed)
 {
-	struct fec_spec spec;
-	struct fec_encoder *enc = NULL;
-	struct fec_decoder *dec = NULL;
-	struct fec_prng prng;
-	size_t ncode, n = 0;
-	uint8_t *bits, *sent, *got;
-	int8_t *syms;
-	unsigned erased = 0;
-	long errors = -1, decoded;
-
-	if (fec_spec_from_string(code, &spec, NULL, 0))
-		return -1;
-	while (nbits % spec.u.conv.punct_period)
-		nbits--;
-	ncode = fec_encoded_len(&spec, nbits);
-	bits = malloc(nbits);
-	got = malloc(nbits + 64);
-	sent = malloc(ncode);
-	syms = malloc(ncode);
-	if (!bits || !got || !sent || !syms || fec_encoder_create(&spec, &enc) ||
-	    fec_decoder_create(&spec, &dec))
-		goto out;
-	fec_prng_seed(&prng, seed);
-	fec_prng_bits(&prng, bits, nbits);
-	if (fec_encode(enc, bits, nbits, sent, &n))
-		goto out;
-	util_channel_s8(&prng, sent, n, ebn0, fec_spec_rate(&spec), LLR_SCALE, syms);
-	decoded = util_decode_stream(dec, syms, n, 0, got, &erased);
-	if (decoded != (long)nbits || erased)
-		goto out;
-	errors = 0;
-	for (size_t i = 0; i < nbits; i++)
-		errors += bits[i] != got[i];
-out:
-	fec_encoder_destroy(enc);
-	fec_decoder_destroy(dec);
-	free(bits);
-	free(got);
-	free(sent);
-	free(syms);
-	return errors;
+	return util_stream_errors(code, ebn0, nbits, seed, LLR_SCALE, cpu_stream, NULL);
 }
 
 static void against_bound(double ebn0, size_t nbits, uint64_t seed)
 {
-	double bound = union_bound(ebn0, 0.5), expect = bound * (double)nbits;
+	double bound = util_union_bound_ccsds(ebn0, 0.5), expect = bound * (double)nbits;
 	double limit = expect + 3.0 * sqrt(4.0 * expect);
 	long errors = count_errors("ccsds", ebn0, nbits, seed);
 

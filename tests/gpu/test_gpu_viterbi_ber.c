@@ -21,19 +21,6 @@
 static struct fecd_cuda *ctx;
 static struct fecd_cuda_lane *lane;
 
-static double union_bound(double ebn0_db, double rate)
-{
-	static const struct {
-		int d;
-		double b;
-	} spectrum[] = {{10, 36}, {12, 211}, {14, 1404}, {16, 11633}, {18, 77433}};
-	double ebn0 = pow(10.0, ebn0_db / 10.0), pb = 0;
-
-	for (size_t i = 0; i < sizeof(spectrum) / sizeof(spectrum[0]); i++)
-		pb += spectrum[i].b * 0.5 * erfc(sqrt(spectrum[i].d * rate * ebn0));
-	return pb;
-}
-
 /* The stream in blocks of block_syms with head and tail, one GPU batch; returns bits or < 0. */
 static long gpu_decode_stream(const struct fec_decoder *cpu, const int8_t *syms, size_t nsym,
                               uint8_t *bits)
@@ -47,27 +34,18 @@ static long gpu_decode_stream(const struct fec_decoder *cpu, const int8_t *syms,
 	struct fec_job *jobs = calloc(njobs, sizeof(*jobs));
 	int8_t *in = calloc(njobs, stride);
 	uint8_t *out = calloc(njobs, ostride);
-	struct fec_batch b = {.count = (uint32_t)njobs, .jobs = jobs, .in = in,
-	                      .in_stride = stride, .out = out, .out_stride = ostride};
+	struct fec_batch b = {.count = (uint32_t)njobs,
+	                      .jobs = jobs,
+	                      .in = in,
+	                      .in_stride = stride,
+	                      .out = out,
+	                      .out_stride = ostride};
 	char err[256] = "";
 	long total = -1;
 
 	if (!jobs || !in || !out || fecd_cuda_decoder_create(ctx, cpu, &dec, err, sizeof(err)))
 		goto out_free;
-	for (size_t j = 0; j < njobs; j++) {
-		size_t own_at = j * block;
-		size_t own = nsym - own_at < block ? nsym - own_at : block;
-		size_t head = own_at < info->head_syms ? own_at : info->head_syms;
-		size_t rest = nsym - own_at - own;
-		size_t tail = rest < info->tail_syms ? rest : info->tail_syms;
-
-		memcpy(in + j * stride, syms + own_at - head, head + own + tail);
-		jobs[j].in_len = (uint32_t)(head + own + tail);
-		jobs[j].head_len = (uint32_t)head;
-		jobs[j].own_len = (uint32_t)own;
-		jobs[j].flags =
-		    (own_at == 0 ? FEC_JOB_STREAM_START : 0) | (rest == 0 ? FEC_JOB_STREAM_END : 0);
-	}
+	util_cut_stream(info, syms, nsym, block, jobs, in, stride);
 	if (fecd_cuda_lane_submit(lane, dec, &b, 0, err, sizeof(err)) ||
 	    fecd_cuda_lane_wait(lane, err, sizeof(err))) {
 		fprintf(stderr, "GPU decode: %s\n", err);
@@ -90,52 +68,21 @@ out_free:
 	return total;
 }
 
+static long gpu_stream(void *arg, const struct fec_decoder *dec, const int8_t *syms, size_t nsym,
+                       uint8_t *bits)
+{
+	(void)arg;
+	return gpu_decode_stream(dec, syms, nsym, bits);
+}
+
 static long count_errors(const char *code, double ebn0, size_t nbits, uint64_t seed)
 {
-	struct fec_spec spec;
-	struct fec_encoder *enc = NULL;
-	struct fec_decoder *dec = NULL;
-	struct fec_prng prng;
-	size_t ncode, n = 0;
-	uint8_t *bits, *sent, *got;
-	int8_t *syms;
-	long errors = -1;
-
-	if (fec_spec_from_string(code, &spec, NULL, 0))
-		return -1;
-	while (nbits % spec.u.conv.punct_period)
-		nbits--;
-	ncode = fec_encoded_len(&spec, nbits);
-	bits = malloc(nbits);
-	got = malloc(nbits + 64);
-	sent = malloc(ncode);
-	syms = malloc(ncode);
-	if (!bits || !got || !sent || !syms || fec_encoder_create(&spec, &enc) ||
-	    fec_decoder_create(&spec, &dec))
-		goto out;
-	fec_prng_seed(&prng, seed);
-	fec_prng_bits(&prng, bits, nbits);
-	if (fec_encode(enc, bits, nbits, sent, &n))
-		goto out;
-	util_channel_s8(&prng, sent, n, ebn0, fec_spec_rate(&spec), LLR_SCALE, syms);
-	if (gpu_decode_stream(dec, syms, n, got) != (long)nbits)
-		goto out;
-	errors = 0;
-	for (size_t i = 0; i < nbits; i++)
-		errors += bits[i] != got[i];
-out:
-	fec_encoder_destroy(enc);
-	fec_decoder_destroy(dec);
-	free(bits);
-	free(got);
-	free(sent);
-	free(syms);
-	return errors;
+	return util_stream_errors(code, ebn0, nbits, seed, LLR_SCALE, gpu_stream, NULL);
 }
 
 static void against_bound(double ebn0, size_t nbits, uint64_t seed)
 {
-	double bound = union_bound(ebn0, 0.5), expect = bound * (double)nbits;
+	double bound = util_union_bound_ccsds(ebn0, 0.5), expect = bound * (double)nbits;
 	double limit = expect + 3.0 * sqrt(4.0 * expect);
 	long errors = count_errors("ccsds", ebn0, nbits, seed);
 
