@@ -54,6 +54,11 @@
 #define UNREACHABLE  (-(1 << 20))
 #define RENORM_EVERY 32
 #define ALIGN        64
+/* The scratch's start is put on a page boundary, whatever the caller's allocator gives: with the
+ * arrays at the same offsets within a page every time, the passes' stores never fall on 4 KiB
+ * aliases of their loads by chance. Measured on the lent Xeon (fecd-bench, one core, AVX-512):
+ * 150 Mb/s with a thread's malloc'd scratch, 184 with the same scratch page-aligned. */
+#define BASE_ALIGN   4096
 
 /* Scratch: two metric arrays (the portable pass's), and the traceback's path bits and the
  * decision rows of each job of a group (the group passes fill up to VITERBI_GROUP_MAX). */
@@ -83,12 +88,12 @@ static size_t scratch_size(uint32_t rows, uint32_t words)
 {
 	size_t pm = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
 
-	return ALIGN + pm + VITERBI_GROUP_MAX * (path_size(rows) + dec_size(rows, words));
+	return BASE_ALIGN + pm + VITERBI_GROUP_MAX * (path_size(rows) + dec_size(rows, words));
 }
 
 static struct scratch scratch_map(void *mem, uint32_t rows, uint32_t words)
 {
-	uintptr_t p = ((uintptr_t)mem + ALIGN - 1) / ALIGN * ALIGN;
+	uintptr_t p = ((uintptr_t)mem + BASE_ALIGN - 1) / BASE_ALIGN * BASE_ALIGN;
 	size_t at = align_up(2 * CONV_STATES_MAX * sizeof(int32_t));
 	struct scratch s;
 
