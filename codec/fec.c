@@ -132,6 +132,28 @@ static const struct preset_entry presets[] = {
      "k=9,polys=557:663:711,invert=none,puncture=none"},
     {{"cdma2000", V, "cdma2000 K=9 r=1/4: 765, 671, 513, 473"},
      "k=9,polys=765:671:513:473,invert=none,puncture=none"},
+#define L FECD_FAMILY_LDPC
+    /* LDPC presets name matrices in the codes folder (ldpc.h) or the codes the family builds. */
+    {{"dvbs2-1/2", L, "DVB-S2 normal frame LDPC r=1/2 (64800,32400)"},
+     "code=DVB-S2_64800x32400.alist"},
+    {{"dvbs2-3/4", L, "DVB-S2 normal frame LDPC r=3/4 (64800,48600)"},
+     "code=DVB-S2_64800x16200.alist"},
+    {{"dvbs2-9/10", L, "DVB-S2 normal frame LDPC r=9/10 (64800,58320)"},
+     "code=DVB-S2_64800x6480.alist"},
+    {{"mackay-8000", L, "MacKay (3,6)-regular LDPC, N=8000 r=1/2"}, "code=MACKAY_4000_8000.alist"},
+    {{"mackay-1008", L, "MacKay (3,6)-regular LDPC, N=1008 r=1/2"}, "code=MACKAY_504_1008.alist"},
+    {{"wimax-576", L, "IEEE 802.16e LDPC N=576 r=1/2"}, "code=WIMAX_288_576.alist"},
+    {{"wifi-648-5/6", L, "IEEE 802.11n LDPC N=648 r=5/6"}, "code=WIFI_540_648.alist"},
+    {{"ccsds-128", L, "CCSDS telecommand LDPC (128,64)"}, "code=CCSDS_64_128.alist"},
+    {{"10gbase-t", L, "IEEE 802.3an 10GBASE-T LDPC (2048,1723)"},
+     "code=10GBPS-ETHERNET_1723_2048.alist"},
+    {{"ar4ja-4096", L, "CCSDS AR4JA LDPC k=4096 r=1/2 (the 2z punctured columns not sent)"},
+     "code=AR4JA_4096_8192.qc"},
+    {{"nr-bg1", L, "3GPP 5G NR LDPC base graph 1, Z=384 (k=8448; first 2Z columns punctured)"},
+     "code=nr-bg1,z=384"},
+    {{"nr-bg2", L, "3GPP 5G NR LDPC base graph 2, Z=384 (k=3840; first 2Z columns punctured)"},
+     "code=nr-bg2,z=384"},
+#undef L
 };
 #undef V
 
@@ -247,7 +269,7 @@ const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec)
 int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
                uint32_t count)
 {
-	if (!dec || !b || (count && (!b->jobs || !b->in || !b->out)))
+	if (!dec || !b || (count && (!b->jobs || (!b->in && !b->in_f32) || !b->out)))
 		return -FEC_EINVAL;
 	if (first > b->count || count > b->count - first)
 		return -FEC_EINVAL;

@@ -25,6 +25,7 @@
 
 #include "fecd_proto.h"
 #include "conv.h"
+#include "ldpc.h"
 
 #define FEC_ERRNO_MAP(X)                                                                           \
 	X(INVAL, "invalid argument")                                                               \
@@ -51,6 +52,7 @@ struct fec_spec {
 	enum fecd_family family;
 	union {
 		struct conv_spec conv; /* FECD_FAMILY_VITERBI */
+		struct ldpc_spec ldpc; /* FECD_FAMILY_LDPC */
 	} u;
 };
 
@@ -62,7 +64,12 @@ enum fec_param_type {
 	FEC_PARAM_BOOL,
 	FEC_PARAM_OCT_LIST, /* list of 1..max_items octal numbers, given as strings "171" or integers */
 	FEC_PARAM_STRING,   /* free text up to max bytes (pattern strings, preset names, file paths) */
+	FEC_PARAM_REAL,     /* real number within [min, max] / FEC_PARAM_REAL_UNIT */
 };
+
+/* REAL bounds are kept in the integer min/max in millionths, so that every table stays one
+ * initializer shape. */
+#define FEC_PARAM_REAL_UNIT 1000000L
 
 struct fec_param_desc {
 	const char *name;
@@ -78,6 +85,7 @@ struct fec_param_desc {
 struct fec_param_value {
 	enum fec_param_type type;
 	long i;                   /* INT, BOOL, ENUM index */
+	double r;                 /* REAL */
 	const char *s;            /* STRING */
 	const uint32_t *items;    /* OCT_LIST, already converted from octal */
 	unsigned nitems;
@@ -103,6 +111,9 @@ struct fec_info {
 	uint32_t max_out_bits, max_soft;
 	bool has_soft;              /* the family can produce soft output */
 	size_t scratch_bytes;       /* scratch one thread needs for fec_decode */
+	/* Jobs the decoder takes together at full speed (a SIMD pass over that many frames; fewer
+	 * are padded): callers that split a batch over threads give each a multiple of it. */
+	uint32_t job_group;
 };
 
 /* One job of a batch. The caller fills the input fields, the decoder the output ones. */
@@ -125,6 +136,9 @@ struct fec_batch {
 	uint32_t count;      /* jobs */
 	struct fec_job *jobs;
 	const int8_t *in;    /* job i's symbols start at in + i * in_stride */
+	/* Families that take float32 LLRs (ldpc with in=f32) read job i at in_f32 + i * in_stride
+	 * instead; in_stride counts elements either way. */
+	const float *in_f32;
 	size_t in_stride;
 	uint8_t *out;        /* job i's packed bits start at out + i * out_stride bytes */
 	size_t out_stride;

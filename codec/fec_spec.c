@@ -6,6 +6,7 @@
  * settable from the command line, the config file and channel.create alike.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params
 static const char *const type_names[] = {
     [FEC_PARAM_INT] = "an integer",     [FEC_PARAM_ENUM] = "one of a set of names",
     [FEC_PARAM_BOOL] = "true or false", [FEC_PARAM_OCT_LIST] = "a list of octal numbers",
-    [FEC_PARAM_STRING] = "a string",
+    [FEC_PARAM_STRING] = "a string",   [FEC_PARAM_REAL] = "a number",
 };
 
 static unsigned choice_count(const struct fec_param_desc *d)
@@ -100,6 +101,13 @@ int fec__param_check(const struct fec_param_desc *d, const struct fec_param_valu
 			                "%s: expected at most %ld characters, got %zu", d->name,
 			                d->max, strlen(v->s));
 		break;
+	case FEC_PARAM_REAL:
+		if (!isfinite(v->r) || v->r < (double)d->min / FEC_PARAM_REAL_UNIT ||
+		    v->r > (double)d->max / FEC_PARAM_REAL_UNIT)
+			return fec__err(err, errlen, FEC_ERANGE, "%s: expected a number in %g..%g, got %g",
+			                d->name, (double)d->min / FEC_PARAM_REAL_UNIT,
+			                (double)d->max / FEC_PARAM_REAL_UNIT, v->r);
+		break;
 	}
 	return 0;
 }
@@ -158,6 +166,15 @@ static int parse_value(const struct fec_param_desc *d, char *text, struct fec_pa
 		break;
 	case FEC_PARAM_STRING:
 		v->s = text;
+		break;
+	case FEC_PARAM_REAL:
+		errno = 0;
+		v->r = strtod(text, &end);
+		if (!*text || *end || errno)
+			return fec__err(err, errlen, FEC_EINVAL,
+			                "%s: expected a number in %g..%g, got '%s'", d->name,
+			                (double)d->min / FEC_PARAM_REAL_UNIT,
+			                (double)d->max / FEC_PARAM_REAL_UNIT, text);
 		break;
 	}
 	return fec__param_check(d, v, err, errlen);
@@ -304,6 +321,8 @@ static bool values_equal(const struct fec_param_value *a, const struct fec_param
 		       !memcmp(a->items, b->items, a->nitems * sizeof(a->items[0]));
 	case FEC_PARAM_STRING:
 		return a->s && b->s && !strcmp(a->s, b->s);
+	case FEC_PARAM_REAL:
+		return a->r == b->r;
 	}
 	return false;
 }
@@ -327,6 +346,8 @@ static size_t append_value(char *buf, size_t len, size_t used, const struct fec_
 			       (size_t)snprintf(buf + used, len - used, "%s", d->choices[v->i]);
 		case FEC_PARAM_STRING:
 			return used + (size_t)snprintf(buf + used, len - used, "%s", v->s);
+		case FEC_PARAM_REAL: /* enough digits to read back the same float */
+			return used + (size_t)snprintf(buf + used, len - used, "%.9g", v->r);
 		case FEC_PARAM_OCT_LIST:
 			if (i == v->nitems)
 				return used;

@@ -114,6 +114,8 @@ static void against_reference(void)
 		struct fec_encoder *enc = NULL;
 		size_t nref, n = 0, part = 0;
 
+		if (fec_preset_at(i)->family != FECD_FAMILY_VITERBI)
+			continue;
 		fec_prng_bits(&prng, bits, NBITS);
 		CHECK(fec_preset_apply(name, &spec) == 0, "%s", name);
 		nref = reference_encode(&spec.u.conv, bits, NBITS, ref);

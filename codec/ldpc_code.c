@@ -1,0 +1,345 @@
+/*
+ * LDPC codes as data: the sparse parity-check matrix in both orientations built from an edge
+ * list, the decoders' layers, the codes folder, loading a code by the name in its spec (file,
+ * 5G NR base graph or generator) and the syndrome check.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fec.h"
+#include "ldpc_code_impl.h"
+
+#define LDPC_CODES_DIR_DEFAULT "/usr/share/fecd/codes"
+
+static char codes_dir[1024];
+static bool codes_dir_set;
+
+int ldpc__err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -FEC_EINVAL;
+}
+
+void ldpc_codes_dir_set(const char *dir)
+{
+	codes_dir_set = dir != NULL;
+	snprintf(codes_dir, sizeof(codes_dir), "%s", dir ? dir : "");
+}
+
+const char *ldpc_codes_dir(void)
+{
+	const char *env;
+
+	if (codes_dir_set)
+		return codes_dir;
+	env = getenv("FECD_CODES_DIR");
+	return env && *env ? env : LDPC_CODES_DIR_DEFAULT;
+}
+
+static void matrix_free(struct ldpc_matrix *h)
+{
+	free(h->row_start);
+	free(h->row_col);
+	free(h->col_start);
+	free(h->col_edge);
+}
+
+void ldpc_code_free(struct ldpc_code *code)
+{
+	if (!code)
+		return;
+	matrix_free(&code->h);
+	free(code->info_cols);
+	free(code->layer_start);
+	free(code->layer_rows);
+	ldpc__enc_plan_free(code->enc);
+	free(code);
+}
+
+int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32_t *erow,
+                          const uint32_t *ecol, size_t nnz, struct ldpc_code **out, char *err,
+                          size_t errlen)
+{
+	struct ldpc_code *c;
+	struct ldpc_matrix *h;
+	uint32_t *fill;
+	int ret;
+
+	if (n == 0 || m == 0 || n > LDPC_N_MAX || m > LDPC_N_MAX)
+		return ldpc__err(err, errlen, "%s: %u columns and %u rows; expected 1..%u of each",
+		                 name, n, m, LDPC_N_MAX);
+	if (nnz > (size_t)LDPC_DEG_MAX * n)
+		return ldpc__err(err, errlen, "%s: %zu edges is more than %u columns allow", name,
+		                 nnz, n);
+	for (size_t i = 0; i < nnz; i++)
+		if (erow[i] >= m || ecol[i] >= n)
+			return ldpc__err(err, errlen,
+			                 "%s: entry at row %u column %u is outside the %u x %u "
+			                 "matrix",
+			                 name, erow[i] + 1, ecol[i] + 1, m, n);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -FEC_ENOMEM;
+	h = &c->h;
+	h->n = n;
+	h->m = m;
+	h->nnz = (uint32_t)nnz;
+	snprintf(c->name, sizeof(c->name), "%s",
+	         strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
+	h->row_start = calloc((size_t)m + 1, sizeof(uint32_t));
+	h->row_col = malloc((nnz ? nnz : 1) * sizeof(uint32_t));
+	h->col_start = calloc((size_t)n + 1, sizeof(uint32_t));
+	h->col_edge = malloc((nnz ? nnz : 1) * sizeof(uint32_t));
+	fill = calloc((size_t)(m > n ? m : n) + 1, sizeof(uint32_t));
+	ret = -FEC_ENOMEM;
+	if (!h->row_start || !h->row_col || !h->col_start || !h->col_edge || !fill)
+		goto out_free_code;
+
+	/* Rows by counting sort, then each short row sorted by column. */
+	for (size_t i = 0; i < nnz; i++)
+		h->row_start[erow[i] + 1]++;
+	for (uint32_t r = 0; r < m; r++)
+		h->row_start[r + 1] += h->row_start[r];
+	for (size_t i = 0; i < nnz; i++)
+		h->row_col[h->row_start[erow[i]] + fill[erow[i]]++] = ecol[i];
+	for (uint32_t r = 0; r < m; r++) {
+		uint32_t *rc = h->row_col + h->row_start[r];
+		uint32_t deg = h->row_start[r + 1] - h->row_start[r];
+
+		if (deg > LDPC_DEG_MAX) {
+			ret = ldpc__err(err, errlen, "%s: row %u has weight %u; at most %u allowed",
+			                name, r + 1, deg, LDPC_DEG_MAX);
+			goto out_free_code;
+		}
+		for (uint32_t i = 1; i < deg; i++) {
+			uint32_t v = rc[i], j = i;
+
+			while (j > 0 && rc[j - 1] > v) {
+				rc[j] = rc[j - 1];
+				j--;
+			}
+			rc[j] = v;
+		}
+		for (uint32_t i = 1; i < deg; i++)
+			if (rc[i] == rc[i - 1]) {
+				ret = ldpc__err(err, errlen,
+				                "%s: duplicate entry at row %u column %u", name,
+				                r + 1, rc[i] + 1);
+				goto out_free_code;
+			}
+	}
+	/* Columns: walking edges in order lists each column's edges by increasing row. */
+	for (uint32_t e = 0; e < nnz; e++)
+		h->col_start[h->row_col[e] + 1]++;
+	for (uint32_t v = 0; v < n; v++) {
+		if (h->col_start[v + 1] > LDPC_DEG_MAX) {
+			ret = ldpc__err(err, errlen,
+			                "%s: column %u has weight %u; at most %u allowed", name,
+			                v + 1, h->col_start[v + 1], LDPC_DEG_MAX);
+			goto out_free_code;
+		}
+		h->col_start[v + 1] += h->col_start[v];
+	}
+	memset(fill, 0, ((size_t)(m > n ? m : n) + 1) * sizeof(uint32_t));
+	for (uint32_t e = 0; e < nnz; e++) {
+		uint32_t v = h->row_col[e];
+
+		h->col_edge[h->col_start[v] + fill[v]++] = e;
+	}
+	free(fill);
+	*out = c;
+	return 0;
+
+out_free_code:
+	free(fill);
+	ldpc_code_free(c);
+	return ret;
+}
+
+/* Greedy first fit in row order: each row joins the first layer none of whose rows shares a
+ * column with it. */
+static int layers_greedy(struct ldpc_code *c)
+{
+	const struct ldpc_matrix *h = &c->h;
+	uint32_t *layer_of = malloc((size_t)h->m * sizeof(uint32_t));
+	/* layers each column already belongs to, at most its degree */
+	uint32_t *col_layers = malloc((h->nnz ? h->nnz : 1) * sizeof(uint32_t));
+	uint32_t *col_fill = calloc(h->n, sizeof(uint32_t));
+	uint32_t *stamp = calloc((size_t)h->m + 1, sizeof(uint32_t));
+	uint32_t *count = calloc((size_t)h->m + 1, sizeof(uint32_t));
+	uint32_t nl = 0;
+	int ret = -FEC_ENOMEM;
+
+	if (!layer_of || !col_layers || !col_fill || !stamp || !count)
+		goto out_free;
+	for (uint32_t r = 0; r < h->m; r++) {
+		uint32_t l = 0;
+
+		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
+			uint32_t v = h->row_col[e];
+
+			for (uint32_t i = 0; i < col_fill[v]; i++)
+				stamp[col_layers[h->col_start[v] + i]] = r + 1;
+		}
+		while (l < nl && stamp[l] == r + 1)
+			l++;
+		if (l == nl)
+			nl++;
+		layer_of[r] = l;
+		count[l]++;
+		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
+			uint32_t v = h->row_col[e];
+
+			col_layers[h->col_start[v] + col_fill[v]++] = l;
+		}
+	}
+	c->nlayers = nl;
+	c->layer_start = calloc((size_t)nl + 1, sizeof(uint32_t));
+	c->layer_rows = malloc(((size_t)h->m + 1) * sizeof(uint32_t));
+	if (!c->layer_start || !c->layer_rows)
+		goto out_free;
+	for (uint32_t l = 0; l < nl; l++)
+		c->layer_start[l + 1] = c->layer_start[l] + count[l];
+	memset(count, 0, ((size_t)h->m + 1) * sizeof(uint32_t));
+	for (uint32_t r = 0; r < h->m; r++)
+		c->layer_rows[c->layer_start[layer_of[r]] + count[layer_of[r]]++] = r;
+	ret = 0;
+out_free:
+	free(layer_of);
+	free(col_layers);
+	free(col_fill);
+	free(stamp);
+	free(count);
+	return ret;
+}
+
+/* QC codes: block row b is layer b (a circulant per block puts each column in one row of it). */
+static int layers_blocks(struct ldpc_code *c)
+{
+	uint32_t m = c->h.m, z = c->z;
+
+	c->nlayers = m / z;
+	c->layer_start = malloc(((size_t)c->nlayers + 1) * sizeof(uint32_t));
+	c->layer_rows = malloc((size_t)m * sizeof(uint32_t));
+	if (!c->layer_start || !c->layer_rows)
+		return -FEC_ENOMEM;
+	for (uint32_t l = 0; l <= c->nlayers; l++)
+		c->layer_start[l] = l * z;
+	for (uint32_t r = 0; r < m; r++)
+		c->layer_rows[r] = r;
+	return 0;
+}
+
+int ldpc__code_finish(struct ldpc_code *c, const uint32_t *parity_pref, char *err, size_t errlen)
+{
+	const struct ldpc_matrix *h = &c->h;
+	int ret;
+
+	c->max_row_deg = c->max_col_deg = 0;
+	for (uint32_t r = 0; r < h->m; r++)
+		if (h->row_start[r + 1] - h->row_start[r] > c->max_row_deg)
+			c->max_row_deg = h->row_start[r + 1] - h->row_start[r];
+	for (uint32_t v = 0; v < h->n; v++)
+		if (h->col_start[v + 1] - h->col_start[v] > c->max_col_deg)
+			c->max_col_deg = h->col_start[v + 1] - h->col_start[v];
+	if (c->punct >= h->n)
+		return ldpc__err(err, errlen, "%s: all %u columns punctured", c->name, h->n);
+	c->n_tx = h->n - c->punct;
+	ret = c->z && h->m % c->z == 0 ? layers_blocks(c) : layers_greedy(c);
+	if (ret)
+		return ret;
+	return ldpc__enc_plan_build(c, parity_pref, err, errlen);
+}
+
+bool ldpc_codeword_valid(const struct ldpc_code *code, const uint8_t *cw)
+{
+	const struct ldpc_matrix *h = &code->h;
+
+	for (uint32_t r = 0; r < h->m; r++) {
+		uint8_t s = 0;
+
+		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++)
+			s ^= cw[h->row_col[e]];
+		if (s & 1)
+			return false;
+	}
+	return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* A file named by the spec: absolute, or relative to the codes folder. */
+static int load_file(const char *code, uint32_t z, struct ldpc_code **out, char *err, size_t errlen)
+{
+	char path[LDPC_CODE_TEXT_MAX + 1100];
+	char *text;
+	int ret;
+
+	if (code[0] == '/')
+		snprintf(path, sizeof(path), "%s", code);
+	else
+		snprintf(path, sizeof(path), "%s/%s", ldpc_codes_dir(), code);
+	ret = ldpc__read_file(path, &text, err, errlen);
+	if (ret)
+		return ret;
+	if (ends_with(code, ".qc"))
+		ret = ldpc_qc_parse(text, code, z, out, err, errlen);
+	else
+		ret = ldpc_alist_parse(text, code, out, err, errlen);
+	free(text);
+	return ret;
+}
+
+static int load_nr(int bg, uint32_t z, struct ldpc_code **out, char *err, size_t errlen)
+{
+	char path[1100], name[32];
+	char *text;
+	int ret;
+
+	snprintf(name, sizeof(name), "nr-bg%d", bg);
+	if (!ldpc_nr_lifting_valid(z))
+		return ldpc__err(err, errlen,
+		                 "%s: z=%u is not a lifting size of 38.212 table 5.3.2-1 "
+		                 "(a * 2^j, a in 2,3,5,7,9,11,13,15, up to 384)",
+		                 name, z);
+	snprintf(path, sizeof(path), "%s/5G_bg%d.csv", ldpc_codes_dir(), bg);
+	ret = ldpc__read_file(path, &text, err, errlen);
+	if (ret)
+		return ret;
+	ret = ldpc_nr_parse(text, path, bg, z, out, err, errlen);
+	free(text);
+	return ret;
+}
+
+int ldpc_code_load(const struct ldpc_spec *spec, struct ldpc_code **out, char *err, size_t errlen)
+{
+	const char *code = spec->code;
+
+	*out = NULL;
+	if (memchr(code, '\0', LDPC_CODE_TEXT_MAX) == NULL || code[0] == '\0')
+		return ldpc__err(err, errlen, "ldpc: no code named");
+	if (strcmp(code, "nr-bg1") == 0)
+		return load_nr(1, spec->z, out, err, errlen);
+	if (strcmp(code, "nr-bg2") == 0)
+		return load_nr(2, spec->z, out, err, errlen);
+	if (strcmp(code, "regular") == 0)
+		return ldpc__gen_regular(spec->gen_n, spec->gen_dv, spec->gen_dc, spec->seed, out,
+		                         err, errlen);
+	if (strcmp(code, "peg") == 0)
+		return ldpc__gen_peg(spec->gen_n, spec->gen_dv, spec->gen_dc, spec->seed, out, err,
+		                     errlen);
+	return load_file(code, spec->z, out, err, errlen);
+}

@@ -1,0 +1,71 @@
+/*
+ * Internal to codec/: the LDPC decoder object that ldpc_coder.c builds, the portable decoder
+ * (ldpc_decode.c, the reference for every combination of algorithm, schedule and input type) and
+ * the SIMD passes (ldpc_decode_avx2.c) share. The arithmetic is the one codec/ldpc.h writes down.
+ *
+ * Layered decoding walks the rows layer by layer; the decoder keeps that walk flattened
+ * ("schedule"): position p is the p-th row processed in an iteration, its edges' columns are
+ * sched_col[sched_start[p] .. sched_start[p+1]-1], and layered check-to-variable messages are
+ * stored in that order, so that an iteration reads and writes them front to back.
+ */
+#ifndef LDPC_DECODER_H
+#define LDPC_DECODER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fec_impl.h"
+#include "ldpc.h"
+
+/* Frames per SIMD group: one int8 lane each in a 256-bit register. */
+#define LDPC_GROUP 32
+
+struct ldpc_decoder {
+	struct fec_decoder base;
+	struct ldpc_code *code;
+	bool int8;                /* min-sum on int8 (ms/nms/oms with in=s8); else float */
+	int alpha16;              /* nms: round(16 * alpha) */
+	int offset8;              /* oms: round(offset * llr_scale), 0..127 */
+	float inv_scale;          /* 1 / llr_scale */
+	uint32_t out_n;           /* output bits per frame: k or n */
+	const uint32_t *out_cols; /* column of output bit j (info_cols), NULL: column j */
+	uint32_t m;               /* rows, = schedule positions */
+	uint32_t *sched_start;    /* m + 1 */
+	uint32_t *sched_col;      /* nnz */
+	uint32_t *sched_off; /* nnz: sched_col * 2 * LDPC_GROUP, byte offsets (SIMD int16 app) */
+	uint32_t max_deg, max_col_deg;
+};
+
+/* The family's spec_finish (ldpc.c) and object constructors (ldpc_coder.c). */
+int ldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen);
+int ldpc__decoder_create(const struct fec_spec *spec, struct fec_decoder **out);
+int ldpc__encoder_create(const struct fec_spec *spec, struct fec_encoder **out);
+
+/* fec_decode for the family: SIMD groups where the level and the arithmetic have them, else
+ * the portable decoder one frame at a time. */
+int ldpc__decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
+                 uint32_t count);
+/* Scratch one thread needs for ldpc__decode. */
+size_t ldpc__scratch_bytes(const struct ldpc_decoder *d);
+/* Frames ldpc__decode takes together at the SIMD level current at creation (fec_info.job_group). */
+uint32_t ldpc__job_group(const struct ldpc_decoder *d);
+
+/* Whether a job's input is usable (in_len = n_tx); otherwise it is returned ERASED. */
+bool ldpc__job_ok(const struct ldpc_decoder *d, struct fec_job *job);
+
+/* Packs the hard decisions of the output columns of a frame whose int16 values (one per column)
+ * are read at val[v * stride] (bit = value < 0), and their soft values (value / llr_scale) when
+ * soft is set; fills the job's out_bits and soft_count. */
+void ldpc__emit_i16(const struct ldpc_decoder *d, const int16_t *val, size_t stride, uint8_t *out,
+                    float *soft, struct fec_job *job);
+
+#if defined(FECD_SIMD_X86)
+/* Min-sum on int8, either schedule, LDPC_GROUP frames at once (AVX2): the jobs idx[0 .. count-1] of
+ * b, count <= LDPC_GROUP, all usable; lanes past count are padding. Bit-exact with the portable
+ * decoder. Scratch: ldpc__avx2_scratch bytes. */
+void ldpc__decode_group_avx2(const struct ldpc_decoder *d, void *scratch, struct fec_batch *b,
+                             const uint32_t *idx, unsigned count);
+size_t ldpc__avx2_scratch(const struct ldpc_decoder *d);
+#endif
+
+#endif
