@@ -26,6 +26,7 @@ struct gpu_batch {
 	const void *in;         /* device: int8 symbols, or packed 4-bit when in_s4 */
 	size_t in_stride;       /* bytes between jobs' input slots */
 	bool in_s4;
+	bool in_f32;            /* float32 LLRs (in_stride still in bytes here) */
 	uint8_t *out;           /* device */
 	size_t out_stride;
 	float *soft;            /* device, NULL when no soft output is wanted */
@@ -49,7 +50,7 @@ struct gpu_family_ops {
 	void (*destroy)(void *impl);
 };
 
-#define GPU_FAMILY_MAP(X) X(viterbi_gpu_family)
+#define GPU_FAMILY_MAP(X) X(viterbi_gpu_family) X(ldpc_gpu_family)
 
 #define X(ops) extern const struct gpu_family_ops ops;
 GPU_FAMILY_MAP(X)

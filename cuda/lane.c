@@ -156,8 +156,12 @@ static void submit_unwind(struct fecd_cuda_lane *lane)
 int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
                           struct fec_batch *b, unsigned flags, char *err, size_t errlen)
 {
+	/* float32 input (fec_batch.in_f32): in_stride counts floats there, bytes here */
+	const bool f32 = b && b->in_f32;
+	const size_t in_elem = f32 ? sizeof(float) : 1;
+	const void *in_host = f32 ? (const void *)b->in_f32 : (const void *)b->in;
 	size_t jobs_bytes = (size_t)b->count * sizeof(struct fec_job);
-	size_t in_bytes = (size_t)b->count * b->in_stride;
+	size_t in_bytes = (size_t)b->count * b->in_stride * in_elem;
 	size_t out_bytes = (size_t)b->count * b->out_stride;
 	size_t soft_bytes = b->soft ? (size_t)b->count * b->soft_stride * sizeof(float) : 0;
 	size_t ws_bytes;
@@ -167,7 +171,7 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	int rc;
 
 	if (!lane || !dec || !b || b->count == 0 || !b->jobs ||
-	    (!b->in && !(flags & FECD_CUDA_NO_COPY_IN))) {
+	    (!in_host && !(flags & FECD_CUDA_NO_COPY_IN))) {
 		snprintf(err, errlen, "invalid batch: no jobs or no input");
 		return -FEC_EINVAL;
 	}
@@ -207,7 +211,7 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 		rc = copy(lane->jobs.p, b->jobs, jobs_bytes, cudaMemcpyHostToDevice, lane->stream,
 		          "cudaMemcpyAsync (jobs to the device)", err, errlen);
 		if (!rc)
-			rc = copy(lane->in.p, b->in, in_bytes, cudaMemcpyHostToDevice, lane->stream,
+			rc = copy(lane->in.p, in_host, in_bytes, cudaMemcpyHostToDevice, lane->stream,
 			          "cudaMemcpyAsync (input to the device)", err, errlen);
 		if (rc)
 			goto out_sync;
@@ -222,8 +226,9 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	    .count = b->count,
 	    .jobs = lane->jobs.p,
 	    .in = lane->in.p,
-	    .in_stride = b->in_stride,
+	    .in_stride = b->in_stride * in_elem,
 	    .in_s4 = (flags & FECD_CUDA_IN_S4) != 0,
+	    .in_f32 = f32,
 	    .out = lane->out.p,
 	    .out_stride = b->out_stride,
 	    .soft = b->soft ? lane->soft.p : NULL,

@@ -269,6 +269,8 @@ static void usage(FILE *f)
 	       "  --latency-rate R   input rate of the latency run, information bits/s\n"
 	       "  --port P           first of the loopback TCP ports used (default 27300)\n"
 	       "  --loop-threads N   fecd's loop_threads in the end-to-end runs (default: fecd's)\n"
+	       "  --codes-dir DIR    LDPC matrices (default: $FECD_CODES_DIR)\n"
+	       "  --ldpc-only        only the machine and the LDPC sections\n"
 	       "  --no-gpu, --no-e2e, --no-anchors   leave those sections out\n");
 }
 
@@ -282,7 +284,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	    {"cpu-jobs", 1, 0, 'c'},     {"gpu-jobs", 1, 0, 'g'},     {"gpu-lanes", 1, 0, 'l'},
 	    {"e2e-bits", 1, 0, 'E'},     {"latency-rate", 1, 0, 'r'}, {"port", 1, 0, 'p'},
 	    {"no-gpu", 0, 0, 'G'},       {"no-e2e", 0, 0, 'N'},       {"no-anchors", 0, 0, 'A'},
-	    {"loop-threads", 1, 0, 'T'}, {"help", 0, 0, 'h'},         {0, 0, 0, 0}};
+	    {"loop-threads", 1, 0, 'T'}, {"help", 0, 0, 'h'},         {"codes-dir", 1, 0, 'C'},
+	    {"ldpc-only", 0, 0, 'O'},
+	    {0, 0, 0, 0}};
 	bool bits_set = false, secs_set = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int c;
@@ -348,6 +352,12 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'T':
 			o->loop_threads = atoi(optarg);
 			break;
+		case 'C':
+			o->codes_dir = optarg;
+			break;
+		case 'O':
+			o->ldpc_only = o->no_e2e = o->no_anchors = true;
+			break;
 		case 'G':
 			o->no_gpu = true;
 			break;
@@ -373,7 +383,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	if (o->short_mode)
 		o->no_gpu = true;
 	if (!bits_set)
-		o->bits = o->short_mode ? (1u << 20) : (1u << 25);
+		o->bits = o->short_mode || o->ldpc_only ? (1u << 20) : (1u << 25);
 	if (!secs_set)
 		o->min_secs = o->short_mode ? 0.2 : 1.0;
 	return 0;
@@ -438,8 +448,10 @@ int main(int argc, char **argv)
 	if (!o.no_gpu)
 		g = bench_gpu_open(&o, gpu_why, sizeof(gpu_why));
 	describe_machine(&r, &o, g, &d);
-	bench_cpu(&r, &o, &d);
-	bench_gpu_sections(&r, &o, g, gpu_why, &d);
+	if (!o.ldpc_only) {
+		bench_cpu(&r, &o, &d);
+		bench_gpu_sections(&r, &o, g, gpu_why, &d);
+	}
 	if (o.no_anchors) {
 		static const char *const none[] = {NULL};
 		report_skip(report_section(&r, "anchors", "Anchors on the same data", none),
@@ -447,7 +459,9 @@ int main(int argc, char **argv)
 	} else {
 		bench_anchors(&r, &o, &d);
 	}
-	bench_sweeps(&r, &o, g, &d);
+	if (!o.ldpc_only)
+		bench_sweeps(&r, &o, g, &d);
+	bench_ldpc(&r, &o, g, gpu_why);
 	bool have_gpu = g != NULL;
 	bench_gpu_close(g); /* the daemon below opens the GPU itself */
 	g = NULL;

@@ -6,7 +6,7 @@
  *
  * bench.c: main, options, machine, table and JSON. bench_data.c: the data set. bench_cpu.c: the
  * CPU backend. bench_gpu.c: the GPU backend (fecd_cuda.h). bench_anchor.c: libfec and GNU Radio.
- * bench_e2e.c: the running daemon, bare ZeroMQ and latency.
+ * bench_e2e.c: the running daemon, bare ZeroMQ and latency. bench_ldpc.c: the LDPC sections.
  */
 #ifndef FECD_BENCH_H
 #define FECD_BENCH_H
@@ -20,7 +20,7 @@
 #include "fec.h"
 
 struct bench_opts {
-	bool short_mode, no_gpu, no_e2e, no_anchors;
+	bool short_mode, no_gpu, no_e2e, no_anchors, ldpc_only;
 	const char *json_path;
 	const char *bindir; /* where fecd, fecd-feed and fecd-sink are (beside fecd-bench) */
 	uint64_t bits;      /* information bits of the main data set */
@@ -35,6 +35,7 @@ struct bench_opts {
 	double lat_rate;                    /* latency run: information bits per second */
 	uint64_t e2e_bits;                  /* information bits per connection */
 	int loop_threads;                   /* fecd's loop_threads; -1: fecd's default */
+	const char *codes_dir;              /* LDPC matrices; NULL: $FECD_CODES_DIR or default */
 };
 
 /* One code's data: information bits, the stream of int8 LLRs and its jobs. */
@@ -112,6 +113,18 @@ void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, stru
  * with *exact telling whether the output matched d->ref. */
 double bench_gpu_kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
                              const struct bench_data *d, uint32_t jobs, bool *exact);
+
+/* With transfers: the whole data set in batches of o->gpu_jobs from pinned memory over the
+ * device's lanes; information bits per second, or < 0. */
+double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
+                               const struct bench_data *d, bool *exact, double *ber);
+/* The GPU decoder's describe() line for d's code, into buf; nonzero (and why in buf) when the
+ * GPU has no decoder for it. */
+int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *buf, size_t len);
+
+/* LDPC (bench_ldpc.c): DVB-S2 r1/2 on GPU and CPU, and the seed thesis's speedup table. */
+void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
+                const char *gpu_why);
 
 void bench_sweeps(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
                   struct bench_data *d);

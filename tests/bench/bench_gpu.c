@@ -330,6 +330,29 @@ out_bufs:
 	return rate;
 }
 
+double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
+                               const struct bench_data *d, bool *exact, double *ber)
+{
+	return transfer_rate(g, o, d, d->ref, false, lanes_for(g, o), exact, ber);
+}
+
+int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *buf, size_t len)
+{
+	struct gpu_run run;
+
+	if (!fecd_cuda_supports(&d->spec)) {
+		snprintf(buf, len, "the GPU does not decode %s", d->code_text);
+		return -1;
+	}
+	if (run_open(&run, g, d, 0)) {
+		snprintf(buf, len, "%s", run.err);
+		return -1;
+	}
+	snprintf(buf, len, "%s", fecd_cuda_decoder_describe(run.dec));
+	run_close(&run);
+	return 0;
+}
+
 /* The CPU's output for the 4-bit input, as the GPU must reproduce it. */
 static uint8_t *ref_s4(const struct bench_opts *o, const struct bench_data *d)
 {
@@ -466,6 +489,21 @@ double bench_gpu_kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
 	(void)g, (void)o, (void)d, (void)jobs;
 	*exact = false;
 	return -1.0;
+}
+
+double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
+                               const struct bench_data *d, bool *exact, double *ber)
+{
+	(void)g, (void)o, (void)d, (void)ber;
+	*exact = false;
+	return -1.0;
+}
+
+int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *buf, size_t len)
+{
+	(void)g, (void)d;
+	snprintf(buf, len, "built without CUDA");
+	return -1;
 }
 
 void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,

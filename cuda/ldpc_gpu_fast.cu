@@ -1,0 +1,484 @@
+/*
+ * The fast GPU LDPC kernel: layered min-sum (ms, nms, oms) on int8, for codes with rows of at
+ * most 8 edges and fewer than 65535 columns (DVB-S2, WiMAX, 802.11n, MacKay (3,6), ...).
+ *
+ * One thread block decodes two frames at a time, one in each 16-bit half of every value (SIMD
+ * within a register: Hopper's 16x2 add/min/max, PRMT byte selects). The two frames' exact
+ * a-posteriori values (int16, codec/ldpc.h) sit in shared memory: as one 32-bit word per column
+ * where 4n bytes fit, else packed to 12 bits each (3 bytes per column: DVB-S2's 64800 columns
+ * take 194 KB), which holds them exactly when 127 (1 + column degree) <= 2047. The threads share
+ * out the rows of a layer, __syncthreads between layers. A row's check-to-variable messages are
+ * kept compressed in the block's workspace slice (8 bytes per row for both frames): the scaled
+ * magnitudes m1', m2' of each frame as bytes, and per edge two bits per frame, "not the minimum"
+ * and "negative"; a PRMT with a computed selector rebuilds a message sign-extended to 16 bits.
+ * Every value stays within -2048..2047 in its half, so the halves never carry into each other.
+ * LDPC_GPU.md has the design and figures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ldpc_gpu.cuh"
+
+/* ---- 16x2 helpers (PTX: add/min/max on .s16x2/.u16x2 are Hopper instructions) */
+
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel)
+{
+	uint32_t d;
+
+	asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("add.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t min_s16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("min.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t min_u16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t max_u16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t max_s16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("max.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+/* The pair of frames' a-posteriori values in shared memory. Packed: hi[v] holds bits 4..11 of
+ * each frame's value + 2048 (frame 0 in the low byte), lo[v] bits 0..3 (frame 0 in the low
+ * nibble); else w[v] is the 16x2 word itself. */
+template <bool PACK> struct app_store {
+	uint32_t *w;
+	uint16_t *hi;
+	uint8_t *lo;
+
+	__device__ __forceinline__ uint32_t load(uint32_t v) const
+	{
+		if (!PACK)
+			return w[v];
+		const uint32_t b = (uint32_t)lo[v] * 0x10010u; /* nibbles where PRMT wants them */
+		const uint32_t t = prmt((uint32_t)hi[v], b, 0x1604u);
+
+		return add16((t >> 4) & 0x0fff0fffu, 0xf800f800u);
+	}
+	__device__ __forceinline__ void store(uint32_t v, uint32_t x) const
+	{
+		if (!PACK) {
+			w[v] = x;
+			return;
+		}
+		const uint32_t u = add16(x, 0x08000800u);
+
+		hi[v] = (uint16_t)prmt(u << 4, 0, 0x31u);
+		lo[v] = (uint8_t)((u & 0xfu) | ((u >> 12) & ~0xfu));
+	}
+	/* Frame h's value, in plain integer arithmetic: the output path reads it once per bit
+	 * (and ptxas was seen to drop the bias of the 16x2 form for frame 0 when only that half
+	 * is used). */
+	__device__ __forceinline__ int value(uint32_t v, int h) const
+	{
+		if (!PACK)
+			return (int16_t)(w[v] >> (16 * h));
+		return (int)((((uint32_t)hi[v] >> (8 * h)) & 0xffu) << 4 |
+		             (((uint32_t)lo[v] >> (4 * h)) & 0xfu)) -
+		       2048;
+	}
+	/* Sign bits of the two values: bit 15 (frame 0) and bit 31 (frame 1), other bits junk. */
+	__device__ __forceinline__ uint32_t signs(uint32_t v) const
+	{
+		if (!PACK)
+			return w[v];
+		/* bit 7 of a biased byte is "not negative": bytes 0, 1 to bits 15, 31 */
+		return ~prmt((uint32_t)hi[v], 0, 0x1404u);
+	}
+};
+
+/* Selector for PRMT(P, Q): message code c0 (frame 0, bits 0-1) and c1 (bits 16-17), each
+ * "not the minimum" + 2 * "negative", picks byte c0 of P and c1 of Q, each sign-extended
+ * into its half. */
+__device__ __forceinline__ uint32_t msg_sel(uint32_t v)
+{
+	return (v + (v >> 8)) * 0x11u + 0xc480u;
+}
+
+/* Per-byte negation of magnitudes 0..127 without carries between bytes. */
+__device__ __forceinline__ uint32_t neg_bytes(uint32_t m)
+{
+	return (0x80808080u - m) ^ 0x80808080u;
+}
+
+template <int ALGO> __device__ __forceinline__ uint32_t norm16(uint32_t m, uint32_t k)
+{
+	if (ALGO == LDPC_ALGO_NMS) /* (m * alpha16) >> 4, alpha16 <= 16: no carry between halves */
+		return ((m * k) >> 4) & 0x0fff0fffu;
+	if (ALGO == LDPC_ALGO_OMS) /* max(m - offset8, 0); k = -offset8 in each half */
+		return max_s16(add16(m, k), 0);
+	return m;
+}
+
+/* One row for both frames. cols: the row's columns; rec: its compressed messages (in/out);
+ * k: the normalisation constant. D: edges looked at; PAD: the row may have fewer. */
+template <int ALGO, int D, bool PAD, bool PACK>
+__device__ __forceinline__ void fast_row(const app_store<PACK> &app, uint4 cols, uint2 &rec,
+                                         uint32_t k)
+{
+	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
+	uint32_t xe[D], a[D];
+	uint32_t m1 = 0x007f007fu, m2 = 0x007f007fu, sx = 0;
+
+	{
+		const uint32_t nb = neg_bytes(rec.x);
+		const uint32_t pn = prmt(rec.x, nb, 0x1054u), qn = prmt(rec.x, nb, 0x3276u);
+
+#pragma unroll
+		for (int e = 0; e < D; e++) {
+			const uint32_t col = (e & 1) ? cw[e / 2] >> 16 : cw[e / 2] & 0xffffu;
+
+			if (PAD && col == LGPU_PAD_COL) {
+				xe[e] = 0;
+				a[e] = 0x007f007fu; /* neutral: |x| 127 changes no minimum */
+				continue;
+			}
+			/* exact app - old message, then |sat8(.)| = min(|.|, 127) */
+			const uint32_t nc = prmt(pn, qn, msg_sel((rec.y >> (2 * e)) & 0x00030003u));
+			const uint32_t x = add16(app.load(col), nc);
+			const uint32_t av =
+			    min_u16(max_s16(x, add16(~x, 0x00010001u)), 0x007f007fu);
+
+			m2 = min_u16(m2, max_u16(m1, av));
+			m1 = min_u16(m1, av);
+			sx ^= x; /* sat8 keeps the sign */
+			xe[e] = x;
+			a[e] = av;
+		}
+	}
+	const uint32_t m1s = norm16<ALGO>(m1, k), m2s = norm16<ALGO>(m2, k);
+	const uint32_t mx = prmt(m2s, m1s, 0x6240u); /* bytes m2'0 m1'0 m2'1 m1'1 */
+	const uint32_t nb = neg_bytes(mx);
+	const uint32_t p = prmt(mx, nb, 0x5410u), q = prmt(mx, nb, 0x7632u);
+	/* (a - m1) * 128 + 0x3f80: bit 14 of each half set exactly when a != m1 */
+	const uint32_t kk = 0x3f803f80u - (m1 << 7);
+	uint32_t bits = 0;
+
+#pragma unroll
+	for (int e = 0; e < D; e++) {
+		const uint32_t col = (e & 1) ? cw[e / 2] >> 16 : cw[e / 2] & 0xffffu;
+
+		if (PAD && col == LGPU_PAD_COL)
+			continue;
+		const uint32_t u = a[e] * 128u + kk;
+		const uint32_t wv = sx ^ xe[e]; /* bit 15 of each half: the message is negative */
+		const uint32_t z = (u & 0x40004000u) | (wv & ~0x40004000u);
+		const uint32_t v = (z >> 14) & 0x00030003u;
+		const uint32_t c = prmt(p, q, msg_sel(v));
+
+		app.store(col, add16(xe[e], c));
+		bits |= v << (2 * e);
+	}
+	rec = make_uint2(mx, bits);
+}
+
+/* Parity of each frame's hard decisions over a row: bit 15 frame 0, bit 31 frame 1. */
+template <bool PACK>
+__device__ __forceinline__ uint32_t fast_parity(const app_store<PACK> &app, uint4 cols)
+{
+	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
+	uint32_t par = 0;
+
+#pragma unroll
+	for (int e = 0; e < LGPU_FAST_DEG; e++) {
+		const uint32_t col = (e & 1) ? cw[e / 2] >> 16 : cw[e / 2] & 0xffffu;
+
+		if (col != LGPU_PAD_COL)
+			par ^= app.signs(col);
+	}
+	return par & 0x80008000u;
+}
+
+/* Hard decisions (and soft values) of frame h of the pair, by all threads of the block. */
+template <bool PACK>
+__device__ static void fast_emit(const struct lgpu_code &c, const struct gpu_batch &b,
+                                 const app_store<PACK> &app, uint32_t f, int h)
+{
+	uint8_t *out = b.out + (size_t)f * b.out_stride;
+	const int sh = 16 * h;
+
+	for (uint32_t j8 = threadIdx.x; j8 < (c.out_n + 7) / 8; j8 += blockDim.x) {
+		unsigned byte = 0;
+
+		for (uint32_t j = j8 * 8; j < j8 * 8 + 8 && j < c.out_n; j++)
+			byte |= ((app.signs(lgpu_out_col(c, j)) >> (sh + 15)) & 1u) << (7 - j % 8);
+		out[j8] = (uint8_t)byte;
+	}
+	if (b.soft) {
+		float *soft = b.soft + (size_t)f * b.soft_stride;
+
+		for (uint32_t j = threadIdx.x; j < c.out_n; j += blockDim.x)
+			soft[j] = (float)app.value(lgpu_out_col(c, j), h) * c.inv_scale;
+	}
+}
+
+/* A row by its length: 8 edges, 7 (DVB-S2's), or fewer (padded). */
+template <int ALGO, bool PACK>
+__device__ __forceinline__ void fast_row_any(const app_store<PACK> &app, uint4 cols, uint2 &rec,
+                                             uint32_t k)
+{
+	if ((cols.w >> 16) != LGPU_PAD_COL)
+		fast_row<ALGO, 8, false, PACK>(app, cols, rec, k);
+	else if ((cols.w & 0xffffu) != LGPU_PAD_COL)
+		fast_row<ALGO, 7, false, PACK>(app, cols, rec, k);
+	else
+		fast_row<ALGO, 8, true, PACK>(app, cols, rec, k);
+}
+
+template <int ALGO, bool PACK, int NT>
+__global__ void __launch_bounds__(NT, 1)
+    ldpc_fast_kernel(struct lgpu_code c, const uint4 *__restrict__ tab, struct gpu_batch b,
+                     uint2 *ws)
+{
+	extern __shared__ uint32_t smem[];
+	const app_store<PACK> app = {smem, (uint16_t *)smem, (uint8_t *)smem + 2 * (size_t)c.n};
+	uint2 *msg = ws + (size_t)blockIdx.x * c.m;
+	const unsigned tid = threadIdx.x, nt = blockDim.x;
+	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16
+	                   : ALGO == LDPC_ALGO_OMS ? ((uint32_t)(-c.offset8) & 0xffffu) * 0x10001u
+	                                           : 0;
+
+	for (uint32_t pair = blockIdx.x; 2 * pair < b.count; pair += gridDim.x) {
+		const uint32_t f0 = 2 * pair, f1 = f0 + 1;
+		bool live0, live1, bad0 = true, bad1 = true;
+		unsigned it = 0;
+
+		__syncthreads(); /* the previous pair's readers are done with the app */
+		live0 = b.jobs[f0].in_len == c.n_tx && b.jobs[f0].head_len == 0;
+		live1 = f1 < b.count && b.jobs[f1].in_len == c.n_tx && b.jobs[f1].head_len == 0;
+		__syncthreads();
+		if (tid == 0) {
+			if (!live0)
+				lgpu_job_ok(c, &b.jobs[f0]);
+			if (f1 < b.count && !live1)
+				lgpu_job_ok(c, &b.jobs[f1]);
+		}
+		if (!live0 && !live1)
+			continue;
+		for (uint32_t v = tid; v < c.n; v += nt) {
+			uint32_t l0 = 0, l1 = 0;
+
+			if (v >= c.punct) {
+				if (live0)
+					l0 = (uint32_t)lgpu_in8(b, f0, v - c.punct) & 0xffffu;
+				if (live1)
+					l1 = (uint32_t)lgpu_in8(b, f1, v - c.punct) & 0xffffu;
+			}
+			app.store(v, l0 | l1 << 16);
+		}
+		__syncthreads();
+		while (it < c.max_iters) {
+			const bool first = it == 0;
+			/* The next row's columns and messages are fetched while this one is
+			 * decoded, across layer ends too (a thread's rows are the same each
+			 * iteration, so their messages are its own). */
+			uint4 ncols = make_uint4(0, 0, 0, 0);
+			uint2 nrec = make_uint2(0, 0);
+
+			if (tid < c.layer_start[1]) {
+				ncols = tab[tid];
+				nrec = first ? make_uint2(0, 0) : msg[tid];
+			}
+			for (uint32_t l = 0; l < c.nlayers; l++) {
+				const uint32_t pe = c.layer_start[l + 1];
+				const uint32_t ne = l + 1 < c.nlayers ? c.layer_start[l + 2] : 0;
+
+				if (c.layer_start[l] + tid >= pe && pe + tid < ne) {
+					ncols = tab[pe + tid];
+					nrec = first ? make_uint2(0, 0) : msg[pe + tid];
+				}
+				for (uint32_t p = c.layer_start[l] + tid; p < pe; p += nt) {
+					const uint4 cols = ncols;
+					uint2 rec = nrec;
+					const uint32_t q = p + nt < pe     ? p + nt
+					                   : pe + tid < ne ? pe + tid
+					                                   : 0;
+
+					if (q) {
+						ncols = tab[q];
+						nrec = first ? make_uint2(0, 0) : msg[q];
+					}
+					fast_row_any<ALGO, PACK>(app, cols, rec, k);
+					msg[p] = rec;
+				}
+				__syncthreads();
+			}
+			it++;
+			if (!c.early_stop && it < c.max_iters)
+				continue; /* only the final syndrome counts */
+			uint32_t par = 0;
+			for (uint32_t p = tid; p < c.m; p += nt)
+				par |= fast_parity(app, tab[p]);
+			bad0 = __syncthreads_or(par & 0x8000u) != 0;
+			bad1 = __syncthreads_or(par & 0x80000000u) != 0;
+			if (!c.early_stop)
+				break;
+			/* A frame that converged is emitted now; its half keeps running, unread. */
+			if (live0 && !bad0) {
+				fast_emit(c, b, app, f0, 0);
+				if (tid == 0)
+					lgpu_job_done(c, b, &b.jobs[f0], it, true);
+				live0 = false;
+			}
+			if (live1 && !bad1) {
+				fast_emit(c, b, app, f1, 1);
+				if (tid == 0)
+					lgpu_job_done(c, b, &b.jobs[f1], it, true);
+				live1 = false;
+			}
+			if (!live0 && !live1)
+				break;
+			if (!bad0 || !bad1)
+				__syncthreads(); /* emission read the app */
+		}
+		if (live0) {
+			fast_emit(c, b, app, f0, 0);
+			if (tid == 0)
+				lgpu_job_done(c, b, &b.jobs[f0], it, !bad0);
+		}
+		if (live1) {
+			fast_emit(c, b, app, f1, 1);
+			if (tid == 0)
+				lgpu_job_done(c, b, &b.jobs[f1], it, !bad1);
+		}
+	}
+}
+
+template <bool PACK, int NT> static const void *fast_fn(int algo)
+{
+	switch (algo) {
+	case LDPC_ALGO_NMS:
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_NMS, PACK, NT>;
+	case LDPC_ALGO_OMS:
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_OMS, PACK, NT>;
+	default:
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_MS, PACK, NT>;
+	}
+}
+
+/* Threads per block: 1024 (LDPC_GPU.md); FECD_LDPC_GPU_THREADS=512 or 768 for measurements. */
+static int fast_threads(void)
+{
+	const char *ev = getenv("FECD_LDPC_GPU_THREADS");
+	const int n = ev ? atoi(ev) : 0;
+
+	return n == 512 || n == 768 ? n : 1024;
+}
+
+template <int NT> static const void *fast_fn_nt(int algo, bool pack)
+{
+	return pack ? fast_fn<true, NT>(algo) : fast_fn<false, NT>(algo);
+}
+
+int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *dev,
+                      uint32_t max_col_deg, struct lgpu_shape *sh, bool *ok)
+{
+	/* One word per column where it fits, else 12-bit packing where that is exact. */
+	const bool pack = (size_t)c->n * 4 > dev->smem_per_block_optin;
+	const size_t smem = pack ? ((size_t)c->n * 3 + 15) / 16 * 16 : (size_t)c->n * 4;
+	const int nt = fast_threads();
+	const void *fn = nt == 512   ? fast_fn_nt<512>(c->algo, pack)
+	                 : nt == 768 ? fast_fn_nt<768>(c->algo, pack)
+	                             : fast_fn_nt<1024>(c->algo, pack);
+	struct cudaFuncAttributes fa;
+	cudaError_t e;
+	int per_sm = 0;
+
+	*ok = false;
+	if (!c->layered || c->in_f32 || c->algo == LDPC_ALGO_SPA || c->n >= LGPU_PAD_COL ||
+	    smem > dev->smem_per_block_optin || (pack && 127 * (1 + max_col_deg) > 2047))
+		return 0;
+	e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+	if (e == cudaSuccess)
+		e = cudaFuncGetAttributes(&fa, fn);
+	if (e == cudaSuccess)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, nt, smem);
+	if (e != cudaSuccess)
+		return (int)e;
+	if (per_sm < 1)
+		return 0;
+	sh->threads = nt;
+	sh->blocks_per_sm = per_sm;
+	sh->regs = fa.numRegs;
+	sh->smem = smem;
+	sh->grid = dev->sm_count * per_sm;
+	sh->ws_per_block = (size_t)c->m * sizeof(uint2);
+	sh->pack = pack;
+	*ok = true;
+	return 0;
+}
+
+template <bool PACK, int NT>
+static void fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
+                        const struct gpu_batch *b, void *ws, cudaStream_t s, int grid)
+{
+	switch (c->algo) {
+	case LDPC_ALGO_NMS:
+		ldpc_fast_kernel<LDPC_ALGO_NMS, PACK, NT>
+		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws);
+		break;
+	case LDPC_ALGO_OMS:
+		ldpc_fast_kernel<LDPC_ALGO_OMS, PACK, NT>
+		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws);
+		break;
+	default:
+		ldpc_fast_kernel<LDPC_ALGO_MS, PACK, NT>
+		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws);
+	}
+}
+
+int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
+                     const struct gpu_batch *b, void *ws, cudaStream_t s)
+{
+	const uint32_t pairs = (b->count + 1) / 2;
+	const int grid = (int)(pairs < (uint32_t)sh->grid ? pairs : (uint32_t)sh->grid);
+
+	if (sh->threads == 512) {
+		if (sh->pack)
+			fast_launch<true, 512>(c, tab, sh, b, ws, s, grid);
+		else
+			fast_launch<false, 512>(c, tab, sh, b, ws, s, grid);
+	} else if (sh->threads == 768) {
+		if (sh->pack)
+			fast_launch<true, 768>(c, tab, sh, b, ws, s, grid);
+		else
+			fast_launch<false, 768>(c, tab, sh, b, ws, s, grid);
+	} else {
+		if (sh->pack)
+			fast_launch<true, 1024>(c, tab, sh, b, ws, s, grid);
+		else
+			fast_launch<false, 1024>(c, tab, sh, b, ws, s, grid);
+	}
+	return (int)cudaGetLastError();
+}
