@@ -13,6 +13,9 @@
  * per frame; frame lengths are fixed (--frame-bits B) or drawn from a seeded schedule
  * (--frame-bits MIN:MAX) that the sink regenerates (common.h).
  *
+ * LDPC frames carry the code's k information bits each. --asm (feed_asm.c, for ldpc codes with
+ * framing=asm) sends every frame behind the code's sync marker in one raw stream instead.
+ *
  * Test hooks: --skip-seq drops chosen messages (SUB gap counting), --inject-bad sends a table of
  * malformed native messages between the good ones (feed_wire.h), --stamps writes (seq, send time)
  * records for the sink's latency figures.
@@ -38,35 +41,7 @@
 #include "feed.h"
 #include "feed_wire.h"
 
-/* The code in use: rebuilt at every --switch. */
-struct feed_code {
-	struct fec_spec spec;
-	struct fec_encoder *enc;
-	struct fec_info info;
-	double sigma;
-	float scale;
-};
-
-struct feed {
-	struct feed_opts o;
-	struct feed_code code;
-	void *zctx, *zsock;
-	struct info_source src;
-	struct frame_table frames;
-	struct fec_prng noise;
-	struct feed_replay replay; /* --replay: the symbols, simulated once */
-	uint64_t replay_pos;       /* --replay: next symbol of the replayed stream */
-	FILE *stamps;
-	/* buffers sized once for the largest message */
-	uint8_t *bits, *cbits, *wire, *grmsg;
-	float *llr;
-	size_t cap_bits, cap_syms;
-	/* counters */
-	uint64_t seq, msgs, syms, info_bits, frames_sent, items_sent, bad_sent, skipped;
-	uint64_t t0;
-};
-
-static volatile sig_atomic_t feed_stop;
+volatile sig_atomic_t feed_stop;
 
 static void on_signal(int sig)
 {
@@ -166,9 +141,7 @@ static int send_part(struct feed *f, const void *buf, size_t len, int more)
 	return 0;
 }
 
-/* Encodes nbits information bits (already in f->bits), modulates, adds noise and quantizes into
- * f->wire; returns the symbol count, or 0 after printing why. */
-static size_t modulate(struct feed *f, size_t nbits)
+size_t feed_modulate_llr(struct feed *f, size_t nbits)
 {
 	size_t nsyms = 0;
 	int rc;
@@ -190,7 +163,17 @@ static size_t modulate(struct feed *f, size_t nbits)
 		return 0;
 	}
 	fec_awgn_llr(&f->noise, f->cbits, nsyms, f->code.sigma, 1.0f, f->llr);
-	fec_llr_quantize(f->o.format, f->llr, nsyms, f->o.polarity_one, f->code.scale, f->wire);
+	return nsyms;
+}
+
+/* feed_modulate_llr, then quantized into f->wire. */
+static size_t modulate(struct feed *f, size_t nbits)
+{
+	size_t nsyms = feed_modulate_llr(f, nbits);
+
+	if (nsyms)
+		fec_llr_quantize(f->o.format, f->llr, nsyms, f->o.polarity_one, f->code.scale,
+		                 f->wire);
 	return nsyms;
 }
 
@@ -245,17 +228,13 @@ static int send_native(struct feed *f, uint64_t seq, const uint8_t *payload, siz
 	return 0;
 }
 
-/* Sends symbols [first, first + n) of the modulated buffer as one message. */
-static int send_msg(struct feed *f, size_t first, size_t n, uint16_t flags, uint32_t frame_len)
+int feed_send_wire(struct feed *f, const uint8_t *wire, size_t n, uint16_t flags,
+                   uint32_t frame_len)
 {
-	size_t off = fecd_format_bytes(f->o.format, first), len = fecd_format_bytes(f->o.format, n);
+	size_t len = fecd_format_bytes(f->o.format, n);
 	uint64_t seq = f->seq++;
 	int rc;
 
-	if (f->o.format == FECD_FMT_S4_PACKED && (first & 1)) {
-		fprintf(stderr, "fecd-feed: s4 messages must start on a byte boundary\n");
-		return -1;
-	}
 	if (seq_skipped(f, seq)) {
 		f->skipped++;
 		return 0;
@@ -264,14 +243,24 @@ static int send_msg(struct feed *f, size_t first, size_t n, uint16_t flags, uint
 	if (f->stamps)
 		write_stamp(f, seq);
 	if (f->o.gnuradio)
-		rc = send_gnuradio(f, seq, f->wire + off, len, n);
+		rc = send_gnuradio(f, seq, wire, len, n);
 	else
-		rc = send_native(f, seq, f->wire + off, len, n, flags, frame_len);
+		rc = send_native(f, seq, wire, len, n, flags, frame_len);
 	if (rc)
 		return -1;
 	f->msgs++;
 	f->syms += n;
 	return 0;
+}
+
+/* Sends symbols [first, first + n) of the modulated buffer as one message. */
+static int send_msg(struct feed *f, size_t first, size_t n, uint16_t flags, uint32_t frame_len)
+{
+	if (f->o.format == FECD_FMT_S4_PACKED && (first & 1)) {
+		fprintf(stderr, "fecd-feed: s4 messages must start on a byte boundary\n");
+		return -1;
+	}
+	return feed_send_wire(f, f->wire + fecd_format_bytes(f->o.format, first), n, flags, frame_len);
 }
 
 /* The switch that takes effect at message seq, if any. */
@@ -516,6 +505,17 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	if (code_open(&f, f.o.code, &f.code))
 		goto out;
+	/* LDPC frames carry exactly k information bits: that is the frame length unless given. */
+	if (f.code.spec.family == FECD_FAMILY_LDPC && f.code.spec.u.ldpc.k) {
+		uint32_t k = f.code.spec.u.ldpc.k;
+		if (!f.o.sched_set)
+			f.o.sched = (struct frame_sched){.min_bits = k, .max_bits = k, .step = 1};
+		if (f.o.sched.min_bits != k || f.o.sched.max_bits != k) {
+			fprintf(stderr,
+			        "fecd-feed: --frame-bits: this code's frames carry %u bits\n", k);
+			goto out_code;
+		}
+	}
 	if (info_source_open(&f.src, f.o.input, f.o.seed, "fecd-feed"))
 		goto out_code;
 	if (f.o.input && !f.o.bits_set)
@@ -540,13 +540,16 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 	}
 	f.t0 = now_ns();
-	rc = code_is_frame(&f.code) ? run_frames(&f) : run_stream(&f);
+	if (f.o.asm_stream)
+		rc = feed_run_asm(&f);
+	else
+		rc = code_is_frame(&f.code) ? run_frames(&f) : run_stream(&f);
 	rc = rc ? 1 : 0;
 	double secs = (double)(now_ns() - f.t0) * 1e-9;
 	printf("fecd-feed: messages=%" PRIu64 " symbols=%" PRIu64 " bits=%" PRIu64
-	       " frames=%" PRIu64 " bad=%" PRIu64 " skipped=%" PRIu64
+	       " frames=%" PRIu64 " bad=%" PRIu64 " skipped=%" PRIu64 " junk=%" PRIu64
 	       " seconds=%.3f rate=%.0f sym/s%s\n",
-	       f.msgs, f.syms, f.info_bits, f.frames_sent, f.bad_sent, f.skipped, secs,
+	       f.msgs, f.syms, f.info_bits, f.frames_sent, f.bad_sent, f.skipped, f.junk_sent, secs,
 	       secs > 0 ? (double)f.syms / secs : 0.0, feed_stop ? " (interrupted)" : "");
 	fflush(stdout);
 	if (f.stamps && fclose(f.stamps)) {

@@ -1,13 +1,17 @@
 /*
- * fecd-feed's command line (feed_opts.c): what to send, how, and the test hooks. feed.c runs it.
+ * fecd-feed's command line (feed_opts.c): what to send, how, and the test hooks; and the sender's
+ * state, which feed.c runs and feed_asm.c (--asm) and feed_replay.c (--replay) share.
  */
 #ifndef FECD_FEED_H
 #define FECD_FEED_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common.h"
+#include "fec.h"
 
 #define FEED_MAX_SWITCHES     16
 #define FEED_MAX_SKIPS        256
@@ -26,7 +30,11 @@ struct feed_opts {
 	uint64_t seed, bits, frames, seq_start, replay;
 	uint32_t channel, msg_syms, split;
 	struct frame_sched sched;
-	bool bits_set;
+	bool bits_set, sched_set;
+	/* --asm: frames behind sync markers in one raw stream (the code's marker) */
+	bool asm_stream;
+	uint64_t invert_from, invert_to; /* --invert: frames [from, to) sent with negated symbols */
+	uint32_t junk, junk_every;       /* --junk N[:EVERY]: before frames i % EVERY == 0 */
 	double ebn0, rate;
 	float scale; /* < 0: automatic */
 	int format;
@@ -43,10 +51,48 @@ struct feed_replay {
 	int format;
 };
 
-struct fec_spec;
-struct fec_prng;
-/* Encodes, modulates and quantizes two periods of period_bits seeded bits. Returns 0 or a
- * negative FEC_E* code. */
+/* The code in use: rebuilt at every --switch. */
+struct feed_code {
+	struct fec_spec spec;
+	struct fec_encoder *enc;
+	struct fec_info info;
+	double sigma;
+	float scale;
+};
+
+struct feed {
+	struct feed_opts o;
+	struct feed_code code;
+	void *zctx, *zsock;
+	struct info_source src;
+	struct frame_table frames;
+	struct fec_prng noise;
+	struct feed_replay replay; /* --replay: the symbols, simulated once */
+	uint64_t replay_pos;       /* --replay: next symbol of the replayed stream */
+	FILE *stamps;
+	/* buffers sized once for the largest message */
+	uint8_t *bits, *cbits, *wire, *grmsg;
+	float *llr;
+	size_t cap_bits, cap_syms;
+	/* counters */
+	uint64_t seq, msgs, syms, info_bits, frames_sent, items_sent, bad_sent, skipped, junk_sent;
+	uint64_t t0;
+};
+
+/* Set by SIGTERM / SIGINT: stop sending, report what was sent. */
+extern volatile sig_atomic_t feed_stop;
+
+/* feed.c: encodes nbits information bits (already in f->bits), modulates and adds noise into
+ * f->llr; returns the symbol count, or 0 after printing why. */
+size_t feed_modulate_llr(struct feed *f, size_t nbits);
+/* feed.c: sends n symbols of wire bytes as one message; 0, or -1 after printing why. */
+int feed_send_wire(struct feed *f, const uint8_t *wire, size_t n, uint16_t flags,
+                   uint32_t frame_len);
+/* feed_asm.c: --asm; 0, or -1 after printing why. */
+int feed_run_asm(struct feed *f);
+
+/* feed_replay.c: encodes, modulates and quantizes two periods of period_bits seeded bits.
+ * Returns 0 or a negative FEC_E* code. */
 int feed_replay_build(struct feed_replay *r, const struct fec_spec *spec, uint64_t seed,
                       uint64_t period_bits, double sigma, float scale, int format,
                       bool polarity_one, struct fec_prng *noise);

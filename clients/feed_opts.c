@@ -44,6 +44,12 @@ static void usage(FILE *f)
 	    "  --frame-bits B|MIN:MAX[:STEP]  frame codes: information bits per frame, fixed or\n"
 	    "                       seeded lengths MIN + STEP * j up to MAX (default 1024)\n"
 	    "  --split K            frame codes: messages per frame (default 1)\n"
+	    "  --asm                frame codes with a sync marker (ldpc framing=asm): marker and\n"
+	    "                       frame back to back in one raw stream of --msg-syms messages\n"
+	    "  --invert[=A:B]       --asm: send frames A..B-1 (default all) and their markers\n"
+	    "                       with negated symbols, as a receiver's phase ambiguity does\n"
+	    "  --junk N[:EVERY]     --asm: N random symbols (no marker) before frame 0 and every\n"
+	    "                       EVERY-th frame after it (default every frame)\n"
 	    "  --gnuradio           send raw items as gr-zeromq does; --gr-tags adds the tag "
 	    "header\n"
 	    "  --rate SYMS          symbols per second (default: as fast as possible)\n"
@@ -98,6 +104,9 @@ enum {
 	OPT_BAD,
 	OPT_STAMPS,
 	OPT_REPLAY,
+	OPT_ASM,
+	OPT_INVERT,
+	OPT_JUNK,
 	OPT_HELP,
 };
 
@@ -133,6 +142,9 @@ static const struct option feed_longopts[] = {
     {"inject-bad", 0, 0, OPT_BAD},
     {"stamps", 1, 0, OPT_STAMPS},
     {"replay", 1, 0, OPT_REPLAY},
+    {"asm", 0, 0, OPT_ASM},
+    {"invert", 2, 0, OPT_INVERT},
+    {"junk", 1, 0, OPT_JUNK},
     {"help", 0, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -274,6 +286,7 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		case OPT_FRAMEBITS:
 			if (frame_sched_parse(&o->sched, arg))
 				goto bad;
+			o->sched_set = true;
 			break;
 		case OPT_SPLIT:
 			if (parse_u32(arg, &o->split) || !o->split)
@@ -302,6 +315,34 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			break;
 		case OPT_REPLAY:
 			if (parse_u64_arg(arg, &o->replay) || !o->replay || o->replay > (1ull << 32))
+				goto bad;
+			break;
+		case OPT_ASM:
+			o->asm_stream = true;
+			break;
+		case OPT_INVERT:
+			o->invert_from = 0;
+			o->invert_to = UINT64_MAX;
+			if (!arg)
+				break;
+			colon = strchr(arg, ':');
+			if (!colon)
+				goto bad;
+			*colon = '\0';
+			if (parse_u64_arg(arg, &o->invert_from) ||
+			    parse_u64_arg(colon + 1, &o->invert_to) ||
+			    o->invert_to <= o->invert_from)
+				goto bad;
+			break;
+		case OPT_JUNK:
+			o->junk_every = 1;
+			colon = strchr(arg, ':');
+			if (colon) {
+				*colon = '\0';
+				if (parse_u32(colon + 1, &o->junk_every) || !o->junk_every)
+					goto bad;
+			}
+			if (parse_u32(arg, &o->junk) || o->junk > (1u << 24))
 				goto bad;
 			break;
 		case OPT_HELP:
@@ -334,6 +375,15 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 	if (o->replay && (o->input || o->nswitches || o->nskips)) {
 		fprintf(stderr, "fecd-feed: --replay sends seeded bits of one code: not with "
 		                "--input, --switch or --skip-seq\n");
+		return -1;
+	}
+	if ((o->invert_to || o->junk) && !o->asm_stream) {
+		fprintf(stderr, "fecd-feed: --invert and --junk go with --asm\n");
+		return -1;
+	}
+	if (o->asm_stream && (o->split > 1 || o->inject_bad || o->replay)) {
+		fprintf(stderr, "fecd-feed: --asm sends one raw stream: not with --split, "
+		                "--inject-bad or --replay\n");
 		return -1;
 	}
 	if (o->gr_tags && !o->gnuradio) {

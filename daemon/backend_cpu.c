@@ -71,7 +71,12 @@ static void *cpu_worker_main(void *arg)
 			break; /* stopping and nothing left */
 		struct backend_task *t = be->head;
 		uint32_t count = t->batch.count;
+		uint32_t group = fec_decoder_info(t->dec)->job_group;
 		uint32_t chunk = (count + be->nthreads - 1) / be->nthreads;
+
+		/* whole SIMD groups per thread: a padded group costs as much as a full one */
+		if (group > 1)
+			chunk = (chunk + group - 1) / group * group;
 		uint32_t first = t->claimed_;
 		uint32_t n = count - first < chunk ? count - first : chunk;
 
@@ -168,7 +173,8 @@ static void cpu_simd(cJSON *arr)
 #if defined(__x86_64__) || defined(__i386__)
 #define SIMD_FEATURE_MAP(X)                                                                        \
 	X("sse2")                                                                                  \
-	X("ssse3") X("sse4.1") X("sse4.2") X("avx") X("avx2") X("fma") X("avx512f") X("avx512bw")  \
+	X("ssse3")                                                                                 \
+	X("sse4.1") X("sse4.2") X("avx") X("avx2") X("fma") X("avx512f") X("avx512bw")             \
 	    X("avx512vl")
 	__builtin_cpu_init();
 #define X(name)                                                                                    \

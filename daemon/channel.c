@@ -60,18 +60,47 @@ static void epoch_unit_table(struct epoch *ep)
 	fec_encoder_destroy(enc);
 }
 
-/* batch.jobs and batch.inflight at 0 (auto): the backend's choice for the code, with no more jobs
- * than fit BATCH_BYTES_MAX (large frames). */
+/* What the data path needs of a code's input beyond fec_info: an ldpc spec may take float32 LLRs
+ * (in=f32) and may find its frames after a sync marker (framing=asm). */
+static void epoch_input_kind(struct epoch *ep)
+{
+	const struct fec_spec *s = &ep->cfg.spec;
+
+	ep->in_elem = 1;
+	ep->asm_framing = false;
+	if (s->family == FECD_FAMILY_LDPC) {
+		ep->in_elem = s->u.ldpc.in_f32 ? sizeof(float) : 1;
+		ep->asm_framing = s->u.ldpc.framing == LDPC_FRAMING_ASM;
+		/* f32 input becomes int8 at input.llr_scale, and the decoder reads int8 at the
+		 * code's llr_scale: different values mis-scale sum-product and offset min-sum. */
+		if (!s->u.ldpc.in_f32 && ep->cfg.llr_scale != s->u.ldpc.llr_scale)
+			log_warn("channel %s: input.llr_scale %g differs from the code's llr_scale "
+			         "%g: f32 input will reach the decoder %g times too %s",
+			         ep->cfg.name, (double)ep->cfg.llr_scale,
+			         (double)s->u.ldpc.llr_scale,
+			         (double)(ep->cfg.llr_scale > s->u.ldpc.llr_scale
+			                      ? ep->cfg.llr_scale / s->u.ldpc.llr_scale
+			                      : s->u.ldpc.llr_scale / ep->cfg.llr_scale),
+			         ep->cfg.llr_scale > s->u.ldpc.llr_scale ? "strong" : "weak");
+	}
+}
+
+/* batch.jobs and batch.inflight at 0 (auto): the backend's choice for the code (at least eight
+ * of the decoder's SIMD groups), with no more jobs than fit BATCH_BYTES_MAX (large frames). */
 static void epoch_batch_auto(struct epoch *ep, struct backend *be)
 {
 	struct chan_config *c = &ep->cfg;
 	uint32_t jobs = BACKEND_CPU_JOBS, inflight = BACKEND_CPU_INFLIGHT;
-	uint64_t fit = BATCH_BYTES_MAX / (ep->in_stride + ep->out_stride);
+	uint64_t fit = BATCH_BYTES_MAX / (ep->in_stride * ep->in_elem + ep->out_stride);
 
 	if (c->batch_jobs && c->max_inflight)
 		return;
 	if (be && be->ops->batch_defaults)
 		be->ops->batch_defaults(be, &c->spec, &jobs, &inflight);
+	/* A decoder that takes frames in SIMD groups gets whole groups, enough for several threads.
+	 */
+	if (ep->info->job_group > 1 && jobs < 8 * ep->info->job_group)
+		jobs = 8 * ep->info->job_group;
 	if (!c->batch_jobs)
 		c->batch_jobs = fit < jobs ? (fit ? (uint32_t)fit : 1) : jobs;
 	if (!c->max_inflight)
@@ -100,6 +129,7 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uin
 		return NULL;
 	}
 	in = ep->info = fec_decoder_info(ep->dec);
+	epoch_input_kind(ep);
 	if (in->kind == FEC_KIND_STREAM) {
 		if (!in->block_syms || !in->unit_syms || !in->unit_bits || !in->max_out_bits) {
 			snprintf(err, errlen, "code: the decoder reports no block geometry");
@@ -115,7 +145,8 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uin
 			goto out_destroy;
 		}
 		ep->in_stride = round_up(max, 64);
-		if (cc->in_proto == IN_GNURADIO &&
+		/* GNU Radio input is cut into frames by length, unless a sync marker finds them. */
+		if (cc->in_proto == IN_GNURADIO && !ep->asm_framing &&
 		    (cc->raw_frame_syms == 0 || cc->raw_frame_syms > max ||
 		     (in->frame_syms && cc->raw_frame_syms != in->frame_syms))) {
 			if (in->frame_syms)
@@ -136,7 +167,8 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uin
 		ep->soft_stride = round_up(in->max_soft, 16);
 	epoch_unit_table(ep);
 	epoch_batch_auto(ep, be);
-	if ((uint64_t)ep->cfg.batch_jobs * (ep->in_stride + ep->out_stride) > BATCH_BYTES_MAX) {
+	if ((uint64_t)ep->cfg.batch_jobs * (ep->in_stride * ep->in_elem + ep->out_stride) >
+	    BATCH_BYTES_MAX) {
 		snprintf(err, errlen,
 		         "batch.jobs: %u jobs of this code need more than %llu MiB per "
 		         "batch; expected fewer",
@@ -286,6 +318,7 @@ static void channel_free(struct channel *ch)
 
 	batcher_free(ch);
 	free(ch->marks.v);
+	free(ch->scratch);
 	pthread_mutex_destroy(&ch->done_lock);
 	fecd_channel_closed(d, ch);
 	if (ch->on_closed)
@@ -375,6 +408,7 @@ void channel_close_pump(struct channel *ch)
 			           "the channel closed in the middle of a frame (%u of %u "
 			           "symbols)",
 			           ch->fr.have, ch->fr.want);
+		asm_give_up(ch);
 		if (ch->filling)
 			batch_close(ch, ch->filling);
 		ch->flushed = true;

@@ -6,6 +6,10 @@
  * except the backend's done callback, which only queues the batch under done_lock and wakes the
  * loop.
  *
+ * Frames arrive in their own messages (consume.c), or in a raw stream behind sync markers
+ * (consume_asm.c, with the marker search of asm_sync.c); a code may decode float32 LLRs, whose
+ * job slots then hold floats (epoch in_elem).
+ *
  * Code generations ("epochs"): every create or update makes an epoch holding the configuration and
  * the decoder it implies. Ingest switches to a pending epoch at the sender sequence number the
  * update named; the batcher cuts stream blocks with the epoch in force where each block starts
@@ -22,6 +26,7 @@
 #include <uv.h>
 #include <zmq.h>
 
+#include "asm_sync.h"
 #include "backend.h"
 #include "fecd.h"
 #include "stats.h"
@@ -30,6 +35,7 @@
 #define CHAN_IN_BUDGET_MSGS 64 /* messages per turn before other channels get a go */
 #define CHAN_IN_BUDGET_SYMS (1u << 22)
 #define CHAN_STREAM_MARGIN  65536 /* stream buffer room beyond two jobs' input */
+#define CHAN_SCRATCH_SYMS   4096  /* symbols converted at a time outside the stream buffer */
 
 struct epoch {
 	unsigned refs;
@@ -40,6 +46,8 @@ struct epoch {
 	uint64_t at_seq;    /* pending: first sender sequence number it applies to */
 	uint64_t start_abs; /* stream, same code: first block start cut with it */
 	size_t in_stride;   /* symbols per job slot */
+	size_t in_elem;     /* bytes per symbol in a slot: 1 (int8 LLRs) or 4 (float32 LLRs) */
+	bool asm_framing;   /* frames are found after a sync marker in a raw stream */
 	size_t out_stride;  /* bytes per job's packed output */
 	size_t soft_stride; /* floats per job's soft output; 0: no soft output */
 	/* Streams with units of several bits (puncturing): unit_cum[k] is the symbols the first k
@@ -55,6 +63,7 @@ struct job_meta {
 	uint64_t in_seq;   /* sender sequence number of the message holding it */
 	uint64_t accept_ns;
 	uint32_t pad_syms;  /* erasures appended to fill the stream's last unit */
+	uint32_t lead_syms; /* frames: symbols before the frame the output also owns (its marker) */
 	uint32_t trim_bits; /* decoded bits of those erasures, not published */
 };
 
@@ -114,7 +123,8 @@ struct in_msg {
 	uint64_t accept_ns;
 	bool started; /* pending updates checked */
 	bool eos_done;
-	bool skip; /* frames: the rest of this message is dropped */
+	bool skip;   /* frames: the rest of this message is dropped */
+	bool marked; /* its start is in the mark ring (sync-marker framing) */
 	unsigned frame_stage;
 };
 
@@ -144,8 +154,10 @@ struct stream_buf {
 
 struct frame_asm {
 	bool active;
+	bool negate;   /* sync-marker framing: the marker came inverted, so is the frame */
 	uint32_t want; /* symbols the frame should have */
 	uint32_t have;
+	uint32_t lead; /* sync-marker framing: the marker's symbols, owned with the frame */
 	uint64_t in_first, in_seq, accept_ns;
 	struct batch *b; /* the frame is written into slot b->count of this batch */
 };
@@ -192,6 +204,13 @@ struct channel {
 	struct mark_ring marks;
 	struct stream_buf sb;
 	struct frame_asm fr;
+	/* sync-marker framing */
+	struct asm_sync as;
+	bool as_marker; /* a marker was found; its frame waits for a batch slot */
+	bool as_inverted;
+	uint64_t as_marker_abs; /* channel index of that marker's first symbol */
+	uint32_t as_gen;        /* generation of the epoch the marker was configured from */
+	int8_t *scratch;        /* wire symbols converted to int8 on their way elsewhere */
 
 	/* batches */
 	struct batch **pool;
@@ -256,6 +275,21 @@ void msg_release(struct in_msg *m);
 bool ingest_consume(struct channel *ch);
 void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Shared with consume_asm.c: putting pending updates in force (false: wait for a slot), frame
+ * assembly in the job slot, and the conversion of a message's symbols [first, first + n). */
+bool apply_pending(struct channel *ch, struct in_msg *m);
+bool frame_begin(struct channel *ch, struct in_msg *m, uint32_t want);
+void frame_write(struct channel *ch, const struct in_msg *m, size_t n);
+void frame_complete(struct channel *ch);
+void wire_to_s8(const struct channel *ch, const struct in_msg *m, size_t first, size_t n,
+                int8_t *dst);
+bool consume_stream_or_frames(struct channel *ch, struct in_msg *m);
+
+/* consume_asm.c */
+bool consume_asm(struct channel *ch, struct in_msg *m);
+/* The symbols the marker search still holds are given up (stream end, lost messages, closing, a
+ * code without sync-marker framing). */
+void asm_give_up(struct channel *ch);
 int marks_push(struct mark_ring *r, uint64_t abs, uint64_t seq, uint64_t accept_ns);
 /* The mark of the message holding symbol abs; forgets the marks before it. */
 bool marks_find(struct mark_ring *r, uint64_t abs, struct msg_mark *out);

@@ -20,7 +20,7 @@
 static const char *const param_type_names[] = {
     [FEC_PARAM_INT] = "integer",   [FEC_PARAM_ENUM] = "enum",
     [FEC_PARAM_BOOL] = "boolean",  [FEC_PARAM_OCT_LIST] = "octal_list",
-    [FEC_PARAM_STRING] = "string",
+    [FEC_PARAM_STRING] = "string", [FEC_PARAM_REAL] = "number",
 };
 
 static int fail(char *err, size_t errlen, const char *path, const char *expected, const cJSON *v)
@@ -50,6 +50,14 @@ static void list_presets(char *buf, size_t len)
 	for (unsigned i = 0; i < fec_preset_count() && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "%s\"%s\"", i ? ", " : "",
 		                      fec_preset_at(i)->name);
+}
+
+static bool preset_known(const char *name)
+{
+	for (unsigned i = 0; i < fec_preset_count(); i++)
+		if (strcmp(fec_preset_at(i)->name, name) == 0)
+			return true;
+	return false;
 }
 
 static void list_params(const struct fec_family_ops *fam, char *buf, size_t len)
@@ -153,6 +161,17 @@ static int param_value(const struct fec_param_desc *d, const cJSON *v, const cha
 		out->nitems = n;
 		return 0;
 	}
+	case FEC_PARAM_REAL:
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+		    v->valuedouble < (double)d->min / FEC_PARAM_REAL_UNIT ||
+		    v->valuedouble > (double)d->max / FEC_PARAM_REAL_UNIT) {
+			snprintf(what, sizeof(what), "a number in %g..%g",
+			         (double)d->min / FEC_PARAM_REAL_UNIT,
+			         (double)d->max / FEC_PARAM_REAL_UNIT);
+			return fail(err, errlen, path, what, v);
+		}
+		out->r = v->valuedouble;
+		return 0;
 	}
 	return fail(err, errlen, path, "a known parameter type", v);
 }
@@ -199,6 +218,15 @@ static int code_start(const cJSON *obj, const struct fec_spec *base, struct fec_
 	if (preset) {
 		snprintf(p, sizeof(p), "%s.preset", path);
 		if (!cJSON_IsString(preset) || fec_preset_apply(preset->valuestring, spec) != 0) {
+			char why[256] = "";
+			/* A known preset that does not build (an LDPC matrix file that cannot be
+			 * read): the text parser of the same name says why. */
+			if (cJSON_IsString(preset) && preset_known(preset->valuestring) &&
+			    fec_spec_from_string(preset->valuestring, spec, why, sizeof(why))) {
+				snprintf(err, errlen, "%s: \"%s\": %s", p, preset->valuestring,
+				         why);
+				return -EINVAL;
+			}
 			list_presets(what + 7, sizeof(what) - 7);
 			memcpy(what, "one of ", 7);
 			return fail(err, errlen, p, what, preset);
@@ -323,6 +351,11 @@ static cJSON *value_json(const struct fec_param_desc *d, const struct fec_param_
 			cJSON_AddItemToArray(arr, cJSON_CreateString(text));
 		}
 		return arr;
+	case FEC_PARAM_REAL:
+		/* Specs hold these as float: 7 significant digits give back what was set (0.6, not
+		 * 0.600000023841858). */
+		snprintf(text, sizeof(text), "%.7g", v->r);
+		return cJSON_CreateNumber(strtod(text, NULL));
 	}
 	return NULL;
 }
@@ -365,6 +398,10 @@ static cJSON *param_desc_json(const struct fec_param_desc *d)
 	if (d->type == FEC_PARAM_INT || d->type == FEC_PARAM_OCT_LIST) {
 		cJSON_AddNumberToObject(o, "min", (double)d->min);
 		cJSON_AddNumberToObject(o, "max", (double)d->max);
+	}
+	if (d->type == FEC_PARAM_REAL) {
+		cJSON_AddNumberToObject(o, "min", (double)d->min / FEC_PARAM_REAL_UNIT);
+		cJSON_AddNumberToObject(o, "max", (double)d->max / FEC_PARAM_REAL_UNIT);
 	}
 	if (d->type == FEC_PARAM_OCT_LIST)
 		cJSON_AddNumberToObject(o, "max_items", d->max_items);

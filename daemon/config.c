@@ -258,7 +258,7 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	struct fecd_config *tmp;
 	const cJSON *chans;
 	cJSON *root;
-	char where[48];
+	char where[48], *prev_dir;
 	int ret = -EINVAL;
 
 	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
@@ -288,6 +288,15 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	if (!cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "control"),
 	                                      "socket"))
 		config_default_socket(tmp->control_socket, sizeof(tmp->control_socket));
+	/* Codes given as relative paths or presets are read while the channels are parsed, from
+	 * the codes folder this file names; a file that fails leaves the folder as it was. */
+	prev_dir = strdup(ldpc_codes_dir());
+	if (!prev_dir) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out_tmp;
+	}
+	ldpc_codes_dir_set(tmp->codes_dir[0] ? tmp->codes_dir : NULL);
 	chans = cJSON_GetObjectItemCaseSensitive(root, "channels");
 	if (chans)
 		ret = parse_channels(chans, tmp, err, errlen);
@@ -295,6 +304,9 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 		default_channel(tmp);
 	if (ret == 0)
 		memcpy(cfg, tmp, sizeof(*cfg));
+	else
+		ldpc_codes_dir_set(prev_dir);
+	free(prev_dir);
 out_tmp:
 	free(tmp);
 out_root:

@@ -1,11 +1,14 @@
 /*
  * Consuming an accepted message: putting pending code generations in force at their sequence
  * number, appending stream symbols to the stream buffer, and assembling frames straight into
- * their job slot. Symbols are converted from the message's receive buffer to int8 LLRs in one
- * pass; a message may be consumed in several goes when batch slots run out, and each step can
- * resume where it stopped.
+ * their job slot (int8 LLRs, or float32 LLRs for codes that take them). Frames come one per
+ * message or group of messages (FRAME_START .. FRAME_END), by length from GNU Radio input, or
+ * after a sync marker found in a raw stream (asm_sync.h). Symbols are converted from the
+ * message's receive buffer in one pass; a message may be consumed in several goes when batch
+ * slots run out, and each step can resume where it stopped.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +62,7 @@ void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
 	va_list ap;
 
 	ch->stats.frame_errors++;
-	ch->stats.syms_dropped += extra_syms + (ch->fr.active ? ch->fr.have : 0);
+	ch->stats.syms_dropped += extra_syms + (ch->fr.active ? ch->fr.have + ch->fr.lead : 0);
 	ch->fr.active = false;
 	ch->fr.b = NULL;
 	if (ratelimit_ok(&ch->rl_frame, now_ns(), &skipped)) {
@@ -82,7 +85,7 @@ static bool ep_is_stream(const struct epoch *ep)
 
 /* Puts in force the updates whose sequence number has come. False when ending the old stream
  * must wait for a batch slot. */
-static bool apply_pending(struct channel *ch, struct in_msg *m)
+bool apply_pending(struct channel *ch, struct in_msg *m)
 {
 	while (ch->npending) {
 		struct epoch *ep = ch->pending[0], *old = ch->in_ep;
@@ -107,16 +110,84 @@ static bool apply_pending(struct channel *ch, struct in_msg *m)
 	return true;
 }
 
-static size_t msg_byte_offset(const struct in_msg *m, size_t syms)
+/* Converts the message's symbols [first, first + n) to int8 LLRs. The format was validated when
+ * the message was parsed, so this cannot fail. 4-bit symbols come two to a byte: a range that
+ * starts on the second of a pair (a frame after a sync marker) takes that one alone first. */
+void wire_to_s8(const struct channel *ch, const struct in_msg *m, size_t first, size_t n,
+                int8_t *dst)
 {
-	return fecd_format_bytes(m->format, syms);
+	float scale = ch->in_ep->cfg.llr_scale;
+
+	if (m->format == FECD_FMT_S4_PACKED && (first & 1) && n) {
+		int8_t pair[2];
+		fec_syms_to_s8(m->format, m->data + first / 2, 2, m->polarity_one, scale, pair);
+		*dst++ = pair[1];
+		first++;
+		n--;
+	}
+	fec_syms_to_s8(m->format, m->data + fecd_format_bytes(m->format, first), n, m->polarity_one,
+	               scale, dst);
 }
 
 static void convert(struct channel *ch, struct in_msg *m, size_t n, int8_t *dst)
 {
-	/* The format was validated when the message was parsed; this cannot fail. */
-	fec_syms_to_s8(m->format, m->data + msg_byte_offset(m, m->done), n, m->polarity_one,
-	               ch->in_ep->cfg.llr_scale, dst);
+	wire_to_s8(ch, m, m->done, n, dst);
+}
+
+/* Largest float LLR a float slot takes: beyond it (and for infinities) the decoders' sums could
+ * overflow; NaN carries no information and becomes 0, as in the int8 conversion. */
+#define SLOT_F32_MAX 1.0e6f
+
+/* Converts the message's symbols [first, first + n) to float32 LLRs for a code that takes them:
+ * f32 as sent (times polarity), the int8 formats as the decoder reads its int8 input, value /
+ * the code's llr_scale. negate: the frame came with an inverted sync marker. */
+static void wire_to_f32(struct channel *ch, const struct in_msg *m, size_t first, size_t n,
+                        bool negate, float *dst)
+{
+	bool minus = m->polarity_one != negate;
+
+	if (m->format == FECD_FMT_F32_LLR) {
+		const uint8_t *p = m->data + 4 * first;
+		for (size_t i = 0; i < n; i++) {
+			float v;
+			memcpy(&v, p + 4 * i, sizeof(v));
+			if (isnan(v))
+				v = 0.0f;
+			else if (!(fabsf(v) <= SLOT_F32_MAX))
+				v = v < 0 ? -SLOT_F32_MAX : SLOT_F32_MAX;
+			dst[i] = minus ? -v : v;
+		}
+		return;
+	}
+	/* negate is applied here; wire_to_s8 already applied the message's polarity */
+	float inv = 1.0f / ch->in_ep->cfg.spec.u.ldpc.llr_scale;
+	if (negate)
+		inv = -inv;
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < CHAN_SCRATCH_SYMS ? n - done : CHAN_SCRATCH_SYMS;
+		wire_to_s8(ch, m, first + done, k, ch->scratch);
+		for (size_t i = 0; i < k; i++)
+			dst[done + i] = (float)ch->scratch[i] * inv;
+		done += k;
+	}
+}
+
+/* Writes the message's next n symbols into the frame being assembled. */
+void frame_write(struct channel *ch, const struct in_msg *m, size_t n)
+{
+	struct frame_asm *fr = &ch->fr;
+	struct batch *b = fr->b;
+	size_t at = (size_t)b->count * b->ep->in_stride + fr->have;
+
+	if (b->ep->in_elem == sizeof(float)) {
+		wire_to_f32(ch, m, m->done, n, fr->negate, (float *)(void *)b->in + at);
+		return;
+	}
+	int8_t *dst = b->in + at;
+	wire_to_s8(ch, m, m->done, n, dst);
+	if (fr->negate) /* int8 LLRs are -127..127: negating stays in range */
+		for (size_t i = 0; i < n; i++)
+			dst[i] = (int8_t)-dst[i];
 }
 
 static bool consume_stream(struct channel *ch, struct in_msg *m)
@@ -169,7 +240,7 @@ static bool consume_stream(struct channel *ch, struct in_msg *m)
 	return true;
 }
 
-static void frame_complete(struct channel *ch)
+void frame_complete(struct channel *ch)
 {
 	struct frame_asm *fr = &ch->fr;
 	struct batch *b = fr->b;
@@ -179,7 +250,10 @@ static void frame_complete(struct channel *ch)
 	memset(j, 0, sizeof(*j));
 	j->in_len = fr->want;
 	j->own_len = fr->want;
-	b->meta[i] = (struct job_meta){fr->in_first, fr->in_seq, fr->accept_ns};
+	b->meta[i] = (struct job_meta){.in_first = fr->in_first,
+	                               .in_seq = fr->in_seq,
+	                               .accept_ns = fr->accept_ns,
+	                               .lead_syms = fr->lead};
 	b->count++;
 	fr->active = false;
 	fr->b = NULL;
@@ -188,7 +262,7 @@ static void frame_complete(struct channel *ch)
 		batcher_flush_due(ch);
 }
 
-static bool frame_begin(struct channel *ch, struct in_msg *m, uint32_t want)
+bool frame_begin(struct channel *ch, struct in_msg *m, uint32_t want)
 {
 	struct batch *b = batch_filling(ch, ch->in_ep, false);
 
@@ -203,19 +277,14 @@ static bool frame_begin(struct channel *ch, struct in_msg *m, uint32_t want)
 	return true;
 }
 
-static int8_t *frame_dst(struct channel *ch)
-{
-	struct batch *b = ch->fr.b;
-
-	return b->in + b->count * b->ep->in_stride + ch->fr.have;
-}
-
 /* Native frames: FRAME_START .. FRAME_END messages, frame_len symbols in all. */
 static bool consume_frame(struct channel *ch, struct in_msg *m)
 {
 	const struct fec_info *info = ch->in_ep->info;
 	struct frame_asm *fr = &ch->fr;
 	bool has_flags = m->flags & (FECD_IN_FRAME_START | FECD_IN_FRAME_END);
+	/* all of it, except after an update that ended sync-marker framing mid-message */
+	size_t rest = m->nsyms - m->done;
 
 	if (m->nsyms == 0 && !has_flags)
 		return true; /* a bare end-of-stream marker */
@@ -248,14 +317,15 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 			}
 		} else if (!fr->active) {
 			m->skip = true;
-			frame_drop(ch, m->nsyms,
+			frame_drop(ch, rest,
 			           "a message continues a frame that never started "
 			           "(no FRAME_START)");
 		}
 		m->frame_stage = 1;
 	}
 	if (m->skip) {
-		ch->abs_next += m->nsyms;
+		ch->abs_next += rest;
+		m->done = m->nsyms;
 		return true;
 	}
 	if (m->nsyms > fr->want - fr->have) {
@@ -265,7 +335,7 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 		ch->abs_next += m->nsyms;
 		return true;
 	}
-	convert(ch, m, m->nsyms, frame_dst(ch));
+	frame_write(ch, m, m->nsyms);
 	fr->have += (uint32_t)m->nsyms;
 	ch->abs_next += m->nsyms;
 	m->done = m->nsyms;
@@ -279,8 +349,6 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 	return true;
 }
 
-static bool consume_stream_or_frames(struct channel *ch, struct in_msg *m);
-
 /* GNU Radio items into a frame code: a frame every raw_frame_syms symbols. */
 static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 {
@@ -290,7 +358,7 @@ static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 		if (!fr->active) {
 			if (!apply_pending(ch, m))
 				return false;
-			if (ep_is_stream(ch->in_ep))
+			if (ep_is_stream(ch->in_ep) || ch->in_ep->asm_framing)
 				return consume_stream_or_frames(ch, m);
 			if (!frame_begin(ch, m, ch->in_ep->cfg.raw_frame_syms))
 				return false;
@@ -298,7 +366,7 @@ static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 		size_t n = m->nsyms - m->done;
 		if (n > fr->want - fr->have)
 			n = fr->want - fr->have;
-		convert(ch, m, n, frame_dst(ch));
+		frame_write(ch, m, n);
 		fr->have += (uint32_t)n;
 		m->done += n;
 		ch->abs_next += n;
@@ -308,10 +376,14 @@ static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 	return true;
 }
 
-static bool consume_stream_or_frames(struct channel *ch, struct in_msg *m)
+bool consume_stream_or_frames(struct channel *ch, struct in_msg *m)
 {
+	if (!ch->in_ep->asm_framing && asm_sync_held(&ch->as))
+		asm_give_up(ch); /* an update left sync-marker framing */
 	if (ep_is_stream(ch->in_ep))
 		return consume_stream(ch, m);
+	if (ch->in_ep->asm_framing)
+		return consume_asm(ch, m);
 	if (ch->cfg.in_proto == IN_GNURADIO)
 		return consume_raw_frames(ch, m);
 	return consume_frame(ch, m);
@@ -339,6 +411,7 @@ bool ingest_consume(struct channel *ch)
 				           "END_OF_STREAM in the middle of a frame (%u of %u "
 				           "symbols)",
 				           ch->fr.have, ch->fr.want);
+			asm_give_up(ch); /* a marker never spans two streams */
 			if (!batch_mark_eos(ch, ch->in_ep, false, m->seq))
 				return false;
 		}

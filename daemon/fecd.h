@@ -19,6 +19,7 @@
 #define FECD_ENDPOINT_MAX 256
 #define FECD_PATH_MAX 108 /* sun_path */
 #define FECD_MAX_CHANNELS 256
+#define FECD_CODES_DIR_MAX 256
 
 enum sock_kind { SOCK_PULL = 1, SOCK_SUB, SOCK_PUSH, SOCK_PUB };
 
@@ -70,6 +71,7 @@ struct fecd_config {
 	uint32_t linger_ms;                 /* how long output may take to leave on shutdown */
 	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
 	char log_level[16];
+	char codes_dir[FECD_CODES_DIR_MAX]; /* LDPC code files; empty: the codec's default */
 	uint32_t nchannels;
 	struct chan_config channels[FECD_MAX_CHANNELS];
 };
@@ -82,6 +84,7 @@ struct chan_stats {
 	uint64_t frames_out, bits_out, msgs_out;
 	uint64_t failures;        /* frames with status not_converged or erased */
 	uint64_t frame_errors;    /* frames dropped at assembly (length mismatch, no end) */
+	uint64_t asm_frames, asm_inverted, asm_lost_syms, asm_misses; /* sync-marker framing */
 	uint64_t queue_syms;      /* symbols accepted and not yet published */
 	uint32_t batches_inflight;
 	uint32_t code_gen;

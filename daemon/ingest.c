@@ -110,6 +110,11 @@ static bool parse_native(struct channel *ch, struct in_msg *m, unsigned extra)
 		reject(ch, "header names channel %u; this channel is %u", h.channel, ch->cfg.id);
 		return false;
 	}
+	if (ch->in_ep->asm_framing && (h.flags & (FECD_IN_FRAME_START | FECD_IN_FRAME_END))) {
+		reject(ch, "the code finds its frames after sync markers (framing asm): expected a "
+		           "raw stream, messages without FRAME_START or FRAME_END");
+		return false;
+	}
 	m->data = zmq_msg_data(&m->part[1]);
 	m->nsyms = h.symbol_count;
 	m->format = h.format;
@@ -229,6 +234,7 @@ static int ingest_recv(struct channel *ch)
 	m->eos_done = false;
 	m->frame_stage = 0;
 	m->skip = false;
+	m->marked = false;
 	m->done = 0;
 	m->accept_ns = now_ns();
 	ch->stats.msgs_in++;

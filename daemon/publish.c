@@ -204,7 +204,7 @@ static int build_frame(struct channel *ch, struct batch *b, uint32_t i)
 	h->status = j->status;
 	h->in_first = b->meta[i].in_first;
 	h->in_seq = b->meta[i].in_seq;
-	h->in_count = j->own_len;
+	h->in_count = j->own_len + b->meta[i].lead_syms; /* a sync marker is owned with its frame */
 	h->payload_bits = j->out_bits;
 	h->soft_count = want_soft(b) ? j->soft_count : 0;
 	h->iterations = j->iterations;

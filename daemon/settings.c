@@ -34,6 +34,7 @@
 static int check_socket_path(const char *text, char *err, size_t errlen);
 static int check_backend(const char *text, char *err, size_t errlen);
 static int check_log_level(const char *text, char *err, size_t errlen);
+static int check_codes_dir(const char *text, char *err, size_t errlen);
 
 static const struct setting_choice in_socks[] = {{"pull", SOCK_PULL}, {"sub", SOCK_SUB}, {0}};
 static const struct setting_choice out_socks[] = {{"push", SOCK_PUSH}, {"pub", SOCK_PUB}, {0}};
@@ -76,6 +77,10 @@ const struct setting fecd_global_settings[] = {
              "1: every channel on the main loop"},
     {"log_level", SET_STRING, G(log_level), .check = check_log_level, .def = "info",
      .flags = SET_LIVE, .help = "most verbose level logged: error, warning, notice, info, debug"},
+    {"codes_dir", SET_STRING, G(codes_dir), .check = check_codes_dir, .def = "", .flags = SET_LIVE,
+     .help = "folder of LDPC code files: code presets and relative code paths are read there; "
+             "empty: $FECD_CODES_DIR, else /usr/share/fecd/codes; a change applies to codes "
+             "loaded after it"},
     {"linger_ms", SET_U32, G(linger_ms), 0, 600000, .def = "5000",
      .help = "on shutdown, how long decoded output may take to leave before it is dropped"},
     {"stats_interval_ms", SET_U32, G(stats_interval_ms), 100, 60000, .def = "1000",
@@ -259,6 +264,16 @@ static int check_backend(const char *t, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+static int check_codes_dir(const char *t, char *err, size_t errlen)
+{
+	if (!*t || t[0] == '/')
+		return 0;
+	snprintf(err, errlen,
+	         "an absolute path (the daemon's working directory is no place to look for "
+	         "codes), or \"\" for the default");
+	return -EINVAL;
+}
+
 static int check_log_level(const char *t, char *err, size_t errlen)
 {
 	size_t off;
@@ -333,7 +348,7 @@ static const char *param_type_name(enum fec_param_type t)
 	static const char *const names[] = {
 	    [FEC_PARAM_INT] = "integer",   [FEC_PARAM_ENUM] = "string",
 	    [FEC_PARAM_BOOL] = "boolean",  [FEC_PARAM_OCT_LIST] = "octal list",
-	    [FEC_PARAM_STRING] = "string",
+	    [FEC_PARAM_STRING] = "string", [FEC_PARAM_REAL] = "number",
 	};
 	return names[t];
 }
@@ -353,6 +368,9 @@ static void write_family(FILE *f, const struct fec_family_ops *fam)
 			fprintf(f, "up to %ld bytes", p->max);
 		else if (p->type == FEC_PARAM_BOOL)
 			fputs("`true`, `false`", f);
+		else if (p->type == FEC_PARAM_REAL)
+			fprintf(f, "%g..%g", (double)p->min / FEC_PARAM_REAL_UNIT,
+			        (double)p->max / FEC_PARAM_REAL_UNIT);
 		for (const char *const *c = p->choices; p->type == FEC_PARAM_ENUM && c && *c; c++)
 			fprintf(f, "%s`%s`", c == p->choices ? "" : ", ", *c);
 		fprintf(f, " | %s | %s |\n", p->def ? p->def : "derived", p->help ? p->help : "");

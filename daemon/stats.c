@@ -98,6 +98,10 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 	out->msgs_out = s->msgs_out;
 	out->failures = s->failures;
 	out->frame_errors = s->frame_errors;
+	out->asm_frames = s->asm_frames;
+	out->asm_inverted = s->asm_inverted;
+	out->asm_lost_syms = s->asm_lost_syms;
+	out->asm_misses = s->asm_misses;
 	/* Outputs own the erasures that bridge lost messages too: count them in with the input. */
 	uint64_t done = s->syms_out + s->syms_dropped, taken = s->symbols_in + s->syms_filled;
 	out->queue_syms = taken > done ? taken - done : 0;

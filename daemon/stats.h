@@ -32,6 +32,11 @@ struct chan_stats_acc {
 	uint64_t syms_dropped;   /* accepted symbols that will never be published */
 	uint64_t syms_abandoned; /* of those, decoded but not sent: closing ran out of time */
 	uint64_t syms_filled;    /* erasures bridging lost SUB stream messages (not input) */
+	/* sync-marker framing */
+	uint64_t asm_frames;    /* markers found (frames started) */
+	uint64_t asm_inverted;  /* of those, with inverted polarity */
+	uint64_t asm_lost_syms; /* symbols given up while searching for a marker */
+	uint64_t asm_misses;    /* markers not found where the frame before them ended */
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
 	double in_rate, out_rate;
