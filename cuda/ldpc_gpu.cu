@@ -84,14 +84,26 @@ static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d
 			level[l] = d->code->layer_start[l];
 		g->levels = d->code->nlayers;
 	}
-	for (uint32_t i = 0; i < m; i++)
+	for (uint32_t i = 0; i < m; i++) {
+		uint16_t *r = t + (size_t)i * LGPU_FAST_DEG;
+
 		for (uint32_t j = 0; j < LGPU_FAST_DEG; j++) {
 			const uint32_t p = order[i], e0 = d->sched_start[p];
 			const uint32_t deg = d->sched_start[p + 1] - e0;
 
-			t[(size_t)i * LGPU_FAST_DEG + j] =
-			    j < deg ? (uint16_t)d->sched_col[e0 + j] : (uint16_t)LGPU_PAD_COL;
+			r[j] = j < deg ? (uint16_t)d->sched_col[e0 + j] : (uint16_t)LGPU_PAD_COL;
 		}
+		/* Mixed app: the row's word columns first, so that the kernel knows each edge's
+		 * kind from its position (DVB-S2: 5 words, 2 packed). The order of a row's edges
+		 * changes no result: tied minima get equal magnitudes (codec/ldpc.h). */
+		for (uint32_t j = 1; g->shape.layout == LGPU_APP_MIXED && j < LGPU_FAST_DEG; j++)
+			for (uint32_t q = j; q > 0 && r[q - 1] > r[q]; q--) {
+				const uint16_t x = r[q];
+
+				r[q] = r[q - 1];
+				r[q - 1] = x;
+			}
+	}
 	e = upload(g, t, (size_t)m * LGPU_FAST_DEG * sizeof(uint16_t), &dev);
 	g->tab = (uint4 *)dev;
 	if (e == cudaSuccess)
@@ -174,7 +186,8 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 		bool ok = false;
 
 		if (!(ev && *ev == '1') && d->max_deg <= LGPU_FAST_DEG) {
-			e = (cudaError_t)lgpu_fast_prepare(c, dev, d->max_col_deg, &g->shape, &ok);
+			e = (cudaError_t)lgpu_fast_prepare(c, dev, code->h.col_start, &g->shape,
+			                                   &ok);
 			if (e != cudaSuccess)
 				goto out_cuda;
 		}
@@ -194,9 +207,11 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 		    ls->algo == LDPC_ALGO_NMS   ? "nms"
 		    : ls->algo == LDPC_ALGO_OMS ? "oms"
 		                                : "ms",
-		    g->shape.pack ? ",app 12-bit packed" : "", g->shape.threads,
-		    g->shape.blocks_per_sm, g->shape.grid, g->shape.regs, g->shape.smem,
-		    code->nlayers, g->levels);
+		    g->shape.layout == LGPU_APP_PACKED  ? ",app 12-bit packed"
+		    : g->shape.layout == LGPU_APP_MIXED ? ",app words+12-bit packed"
+		                                        : "",
+		    g->shape.threads, g->shape.blocks_per_sm, g->shape.grid, g->shape.regs,
+		    g->shape.smem, code->nlayers, g->levels);
 	} else {
 		e = (cudaError_t)lgpu_generic_prepare(c, dev, &g->shape);
 		if (e != cudaSuccess)

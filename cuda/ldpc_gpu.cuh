@@ -83,11 +83,18 @@ __device__ __forceinline__ uint32_t lgpu_out_col(const struct lgpu_code &c, uint
 	return c.out_cols ? c.out_cols[j] : j;
 }
 
+/* How the fast kernel keeps the two frames' app in shared memory: a 32-bit word per column,
+ * every column packed to 12 bits per value (3 bytes), or words for the columns below a split
+ * (DVB-S2: the information columns, degree 3 and 8) and the rest packed (its degree-2 parity
+ * columns), which saves most edges the unpacking and packing. */
+enum lgpu_layout { LGPU_APP_WORDS, LGPU_APP_PACKED, LGPU_APP_MIXED };
+
 /* Launch shapes chosen at create() from the device and the kernels' resources. */
 struct lgpu_shape {
 	int threads, blocks_per_sm, regs, grid;
 	size_t smem, ws_per_block;
-	bool pack; /* fast kernel: the app packed to 12 bits per value */
+	enum lgpu_layout layout; /* fast kernel's app */
+	uint32_t split;          /* LGPU_APP_MIXED: columns below it are words */
 };
 
 /* Generic kernel: one block per frame; its working arrays in the workspace. */
@@ -96,9 +103,10 @@ int lgpu_generic_prepare(const struct lgpu_code *c, const struct fecd_cuda_devic
 int lgpu_generic_launch(const struct lgpu_code *c, const struct lgpu_shape *sh,
                         const struct gpu_batch *b, void *ws, cudaStream_t s);
 
-/* Fast kernel: false in *ok when the code or parameters are outside what it handles. */
+/* Fast kernel: false in *ok when the code or parameters are outside what it handles.
+ * col_start: the matrix's column bounds on the host (column degrees, for the layout). */
 int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *dev,
-                      uint32_t max_col_deg, struct lgpu_shape *sh, bool *ok);
+                      const uint32_t *col_start, struct lgpu_shape *sh, bool *ok);
 int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
                      const struct gpu_batch *b, void *ws, cudaStream_t s);
 

@@ -5,8 +5,9 @@
  * One thread block decodes two frames at a time, one in each 16-bit half of every value (SIMD
  * within a register: Hopper's 16x2 add/min/max, PRMT byte selects). The two frames' exact
  * a-posteriori values (int16, codec/ldpc.h) sit in shared memory: as one 32-bit word per column
- * where 4n bytes fit, else packed to 12 bits each (3 bytes per column: DVB-S2's 64800 columns
- * take 194 KB), which holds them exactly when 127 (1 + column degree) <= 2047. The threads share
+ * where 4n bytes fit, else words for the leading columns of degree >= 3 and the rest packed to 12
+ * bits each (3 bytes per column; DVB-S2: 32400 words + 32400 packed parity columns = 227 KB),
+ * which holds them exactly when 127 (1 + column degree) <= 2047. The threads share
  * out the rows of a layer, __syncthreads between layers. A row's check-to-variable messages are
  * kept compressed in the block's workspace slice (8 bytes per row for both frames): the scaled
  * magnitudes m1', m2' of each frame as bytes, and per edge two bits per frame, "not the minimum"
@@ -69,40 +70,52 @@ __device__ __forceinline__ uint32_t max_s16(uint32_t a, uint32_t b)
 	return d;
 }
 
-/* The pair of frames' a-posteriori values in shared memory. Packed: hi[v] holds bits 4..11 of
- * each frame's value + 2048 (frame 0 in the low byte), lo[v] bits 0..3 (frame 0 in the low
- * nibble); else w[v] is the 16x2 word itself. */
-template <bool PACK> struct app_store {
+/* The pair of frames' a-posteriori values in shared memory (enum lgpu_layout). Packed: hi[v]
+ * holds bits 4..11 of each frame's value + 2048 (frame 0 in the low byte), lo[v] bits 0..3
+ * (frame 0 in the low nibble); a word w[v] is the 16x2 value itself. Mixed: words below split,
+ * packed from there (hi and lo point split entries before their arrays, so that both are
+ * indexed by the column). The _w and _p accessors are for callers that know the kind. */
+template <int LAYOUT> struct app_store {
 	uint32_t *w;
 	uint16_t *hi;
 	uint8_t *lo;
+	uint32_t split;
 
-	__device__ __forceinline__ uint32_t load(uint32_t v) const
+	__device__ __forceinline__ bool word(uint32_t v) const
 	{
-		if (!PACK)
-			return w[v];
+		return LAYOUT == LGPU_APP_WORDS || (LAYOUT == LGPU_APP_MIXED && v < split);
+	}
+	__device__ __forceinline__ uint32_t load_p(uint32_t v) const
+	{
 		const uint32_t b = (uint32_t)lo[v] * 0x10010u; /* nibbles where PRMT wants them */
 		const uint32_t t = prmt((uint32_t)hi[v], b, 0x1604u);
 
 		return add16((t >> 4) & 0x0fff0fffu, 0xf800f800u);
 	}
-	__device__ __forceinline__ void store(uint32_t v, uint32_t x) const
+	__device__ __forceinline__ void store_p(uint32_t v, uint32_t x) const
 	{
-		if (!PACK) {
-			w[v] = x;
-			return;
-		}
 		const uint32_t u = add16(x, 0x08000800u);
 
 		hi[v] = (uint16_t)prmt(u << 4, 0, 0x31u);
 		lo[v] = (uint8_t)((u & 0xfu) | ((u >> 12) & ~0xfu));
+	}
+	__device__ __forceinline__ uint32_t load(uint32_t v) const
+	{
+		return word(v) ? w[v] : load_p(v);
+	}
+	__device__ __forceinline__ void store(uint32_t v, uint32_t x) const
+	{
+		if (word(v))
+			w[v] = x;
+		else
+			store_p(v, x);
 	}
 	/* Frame h's value, in plain integer arithmetic: the output path reads it once per bit
 	 * (and ptxas was seen to drop the bias of the 16x2 form for frame 0 when only that half
 	 * is used). */
 	__device__ __forceinline__ int value(uint32_t v, int h) const
 	{
-		if (!PACK)
+		if (word(v))
 			return (int16_t)(w[v] >> (16 * h));
 		return (int)((((uint32_t)hi[v] >> (8 * h)) & 0xffu) << 4 |
 		             (((uint32_t)lo[v] >> (4 * h)) & 0xfu)) -
@@ -111,7 +124,7 @@ template <bool PACK> struct app_store {
 	/* Sign bits of the two values: bit 15 (frame 0) and bit 31 (frame 1), other bits junk. */
 	__device__ __forceinline__ uint32_t signs(uint32_t v) const
 	{
-		if (!PACK)
+		if (word(v))
 			return w[v];
 		/* bit 7 of a biased byte is "not negative": bytes 0, 1 to bits 15, 31 */
 		return ~prmt((uint32_t)hi[v], 0, 0x1404u);
@@ -124,6 +137,19 @@ template <bool PACK> struct app_store {
 __device__ __forceinline__ uint32_t msg_sel(uint32_t v)
 {
 	return (v + (v >> 8)) * 0x11u + 0xc480u;
+}
+
+/* The stored codes of a row: edge e's c0 at bit s(e) and c1 at s(e) + 8, s(e) = 2e for e < 4,
+ * 16 + 2 (e - 4) after, so that the selector is one multiply-add of the two codes' field;
+ * rec_codes makes that order from c0 at 2e and c1 at 16 + 2e, as pass 2 builds them. */
+__device__ __forceinline__ uint32_t code_sel(uint32_t y, int e)
+{
+	return ((y >> (e < 4 ? 2 * e : 8 + 2 * e)) & 0x0303u) * 0x11u + 0xc480u;
+}
+
+__device__ __forceinline__ uint32_t rec_codes(uint32_t bits)
+{
+	return prmt(bits, 0, 0x3120u);
 }
 
 /* Per-byte negation of magnitudes 0..127 without carries between bytes. */
@@ -141,10 +167,22 @@ template <int ALGO> __device__ __forceinline__ uint32_t norm16(uint32_t m, uint3
 	return m;
 }
 
+/* Whether edge e (column col) of a row has a word: known from its position when NW >= 0 (the
+ * row's first NW edges are words, the rest packed: mixed layout, columns sorted), else from the
+ * column. */
+template <int LAYOUT, int NW>
+__device__ __forceinline__ bool edge_word(const app_store<LAYOUT> &app, int e, uint32_t col)
+{
+	if (LAYOUT == LGPU_APP_MIXED && NW >= 0)
+		return e < NW;
+	return app.word(col);
+}
+
 /* One row for both frames. cols: the row's columns; rec: its compressed messages (in/out);
- * k: the normalisation constant. D: edges looked at; PAD: the row may have fewer. */
-template <int ALGO, int D, bool PAD, bool PACK>
-__device__ __forceinline__ void fast_row(const app_store<PACK> &app, uint4 cols, uint2 &rec,
+ * k: the normalisation constant. D: edges looked at; PAD: the row may have fewer; NW: see
+ * edge_word. */
+template <int ALGO, int D, bool PAD, int LAYOUT, int NW>
+__device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
                                          uint32_t k)
 {
 	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
@@ -165,8 +203,10 @@ __device__ __forceinline__ void fast_row(const app_store<PACK> &app, uint4 cols,
 				continue;
 			}
 			/* exact app - old message, then |sat8(.)| = min(|.|, 127) */
-			const uint32_t nc = prmt(pn, qn, msg_sel((rec.y >> (2 * e)) & 0x00030003u));
-			const uint32_t x = add16(app.load(col), nc);
+			const uint32_t nc = prmt(pn, qn, code_sel(rec.y, e));
+			const uint32_t ap =
+			    edge_word<LAYOUT, NW>(app, e, col) ? app.w[col] : app.load_p(col);
+			const uint32_t x = add16(ap, nc);
 			const uint32_t av =
 			    min_u16(max_s16(x, add16(~x, 0x00010001u)), 0x007f007fu);
 
@@ -197,15 +237,18 @@ __device__ __forceinline__ void fast_row(const app_store<PACK> &app, uint4 cols,
 		const uint32_t v = (z >> 14) & 0x00030003u;
 		const uint32_t c = prmt(p, q, msg_sel(v));
 
-		app.store(col, add16(xe[e], c));
+		if (edge_word<LAYOUT, NW>(app, e, col))
+			app.w[col] = add16(xe[e], c);
+		else
+			app.store_p(col, add16(xe[e], c));
 		bits |= v << (2 * e);
 	}
-	rec = make_uint2(mx, bits);
+	rec = make_uint2(mx, rec_codes(bits));
 }
 
 /* Parity of each frame's hard decisions over a row: bit 15 frame 0, bit 31 frame 1. */
-template <bool PACK>
-__device__ __forceinline__ uint32_t fast_parity(const app_store<PACK> &app, uint4 cols)
+template <int LAYOUT>
+__device__ __forceinline__ uint32_t fast_parity(const app_store<LAYOUT> &app, uint4 cols)
 {
 	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
 	uint32_t par = 0;
@@ -221,9 +264,9 @@ __device__ __forceinline__ uint32_t fast_parity(const app_store<PACK> &app, uint
 }
 
 /* Hard decisions (and soft values) of frame h of the pair, by all threads of the block. */
-template <bool PACK>
+template <int LAYOUT>
 __device__ static void fast_emit(const struct lgpu_code &c, const struct gpu_batch &b,
-                                 const app_store<PACK> &app, uint32_t f, int h)
+                                 const app_store<LAYOUT> &app, uint32_t f, int h)
 {
 	uint8_t *out = b.out + (size_t)f * b.out_stride;
 	const int sh = 16 * h;
@@ -243,26 +286,40 @@ __device__ static void fast_emit(const struct lgpu_code &c, const struct gpu_bat
 	}
 }
 
-/* A row by its length: 8 edges, 7 (DVB-S2's), or fewer (padded). */
-template <int ALGO, bool PACK>
-__device__ __forceinline__ void fast_row_any(const app_store<PACK> &app, uint4 cols, uint2 &rec,
+/* A row by its length: 8 edges, 7 (DVB-S2's), or fewer (padded). Mixed layout: DVB-S2's rows
+ * of 5 word and 2 packed columns have their instance, any other row takes the padded one,
+ * which asks each column its kind. */
+template <int ALGO, int LAYOUT>
+__device__ __forceinline__ void fast_row_any(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
                                              uint32_t k)
 {
+	if (LAYOUT == LGPU_APP_MIXED) {
+		if ((cols.w >> 16) == LGPU_PAD_COL && (cols.w & 0xffffu) != LGPU_PAD_COL &&
+		    (cols.z & 0xffffu) < app.split && (cols.z >> 16) >= app.split)
+			fast_row<ALGO, 7, false, LAYOUT, 5>(app, cols, rec, k);
+		else
+			fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k);
+		return;
+	}
 	if ((cols.w >> 16) != LGPU_PAD_COL)
-		fast_row<ALGO, 8, false, PACK>(app, cols, rec, k);
+		fast_row<ALGO, 8, false, LAYOUT, -1>(app, cols, rec, k);
 	else if ((cols.w & 0xffffu) != LGPU_PAD_COL)
-		fast_row<ALGO, 7, false, PACK>(app, cols, rec, k);
+		fast_row<ALGO, 7, false, LAYOUT, -1>(app, cols, rec, k);
 	else
-		fast_row<ALGO, 8, true, PACK>(app, cols, rec, k);
+		fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k);
 }
 
-template <int ALGO, bool PACK, int NT>
+template <int ALGO, int LAYOUT, int NT>
 __global__ void __launch_bounds__(NT, 1)
     ldpc_fast_kernel(struct lgpu_code c, const uint4 *__restrict__ tab, struct gpu_batch b,
-                     uint2 *ws)
+                     uint2 *ws, uint32_t split)
 {
 	extern __shared__ uint32_t smem[];
-	const app_store<PACK> app = {smem, (uint16_t *)smem, (uint8_t *)smem + 2 * (size_t)c.n};
+	/* packed entries start after the words: byte 4 split + 2 (v - split) for hi[v], then
+	 * the n - split bytes of lo (split = 0 when all are packed) */
+	const uint32_t s0 = LAYOUT == LGPU_APP_MIXED ? split : 0;
+	const app_store<LAYOUT> app = {smem, (uint16_t *)smem + s0,
+	                               (uint8_t *)smem + 2 * (size_t)c.n + s0, s0};
 	uint2 *msg = ws + (size_t)blockIdx.x * c.m;
 	const unsigned tid = threadIdx.x, nt = blockDim.x;
 	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16
@@ -329,7 +386,7 @@ __global__ void __launch_bounds__(NT, 1)
 						ncols = tab[q];
 						nrec = first ? make_uint2(0, 0) : msg[q];
 					}
-					fast_row_any<ALGO, PACK>(app, cols, rec, k);
+					fast_row_any<ALGO, LAYOUT>(app, cols, rec, k);
 					msg[p] = rec;
 				}
 				__syncthreads();
@@ -375,15 +432,15 @@ __global__ void __launch_bounds__(NT, 1)
 	}
 }
 
-template <bool PACK, int NT> static const void *fast_fn(int algo)
+template <int LAYOUT, int NT> static const void *fast_fn(int algo)
 {
 	switch (algo) {
 	case LDPC_ALGO_NMS:
-		return (const void *)ldpc_fast_kernel<LDPC_ALGO_NMS, PACK, NT>;
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_NMS, LAYOUT, NT>;
 	case LDPC_ALGO_OMS:
-		return (const void *)ldpc_fast_kernel<LDPC_ALGO_OMS, PACK, NT>;
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_OMS, LAYOUT, NT>;
 	default:
-		return (const void *)ldpc_fast_kernel<LDPC_ALGO_MS, PACK, NT>;
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_MS, LAYOUT, NT>;
 	}
 }
 
@@ -396,34 +453,74 @@ static int fast_threads(void)
 	return n == 512 || n == 768 ? n : 1024;
 }
 
-template <int NT> static const void *fast_fn_nt(int algo, bool pack)
+template <int NT> static const void *fast_fn_nt(int algo, enum lgpu_layout layout)
 {
-	return pack ? fast_fn<true, NT>(algo) : fast_fn<false, NT>(algo);
+	return layout == LGPU_APP_MIXED    ? fast_fn<LGPU_APP_MIXED, NT>(algo)
+	       : layout == LGPU_APP_PACKED ? fast_fn<LGPU_APP_PACKED, NT>(algo)
+	                                   : fast_fn<LGPU_APP_WORDS, NT>(algo);
+}
+
+/* Highest degree of the columns from v0 on. */
+static uint32_t max_deg_from(const uint32_t *col_start, uint32_t n, uint32_t v0)
+{
+	uint32_t d = 0;
+
+	for (uint32_t v = v0; v < n; v++)
+		if (col_start[v + 1] - col_start[v] > d)
+			d = col_start[v + 1] - col_start[v];
+	return d;
+}
+
+/* The app's layout: one word per column where 4n bytes fit; else words for the leading columns
+ * of degree >= 3 (as many as fit beside the packed rest) and 12-bit packing for the others,
+ * exact when 127 (1 + degree) <= 2047 for every packed column; FECD_LDPC_GPU_PACK_ALL=1 packs
+ * every column (the v2 layout, for measurements). false: it does not fit exactly. */
+static bool fast_layout(const struct lgpu_code *c, const struct fecd_cuda_device *dev,
+                        const uint32_t *col_start, struct lgpu_shape *sh)
+{
+	const char *ev = getenv("FECD_LDPC_GPU_PACK_ALL");
+	const size_t cap = dev->smem_per_block_optin;
+	uint32_t split = 0;
+
+	if ((size_t)c->n * 4 <= cap) {
+		sh->layout = LGPU_APP_WORDS;
+		sh->split = c->n;
+		sh->smem = (size_t)c->n * 4;
+		return true;
+	}
+	if ((size_t)c->n * 3 + 16 > cap)
+		return false;
+	if (!(ev && *ev == '1'))
+		while (split < c->n && (size_t)c->n * 3 + split + 16 <= cap &&
+		       col_start[split + 1] - col_start[split] >= 3)
+			split++;
+	sh->layout = split ? LGPU_APP_MIXED : LGPU_APP_PACKED;
+	sh->split = split;
+	sh->smem = ((size_t)c->n * 3 + split + 15) / 16 * 16;
+	return 127 * (1 + max_deg_from(col_start, c->n, split)) <= 2047;
 }
 
 int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *dev,
-                      uint32_t max_col_deg, struct lgpu_shape *sh, bool *ok)
+                      const uint32_t *col_start, struct lgpu_shape *sh, bool *ok)
 {
-	/* One word per column where it fits, else 12-bit packing where that is exact. */
-	const bool pack = (size_t)c->n * 4 > dev->smem_per_block_optin;
-	const size_t smem = pack ? ((size_t)c->n * 3 + 15) / 16 * 16 : (size_t)c->n * 4;
 	const int nt = fast_threads();
-	const void *fn = nt == 512   ? fast_fn_nt<512>(c->algo, pack)
-	                 : nt == 768 ? fast_fn_nt<768>(c->algo, pack)
-	                             : fast_fn_nt<1024>(c->algo, pack);
 	struct cudaFuncAttributes fa;
+	const void *fn;
 	cudaError_t e;
 	int per_sm = 0;
 
 	*ok = false;
 	if (!c->layered || c->in_f32 || c->algo == LDPC_ALGO_SPA || c->n >= LGPU_PAD_COL ||
-	    smem > dev->smem_per_block_optin || (pack && 127 * (1 + max_col_deg) > 2047))
+	    !fast_layout(c, dev, col_start, sh))
 		return 0;
-	e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+	fn = nt == 512   ? fast_fn_nt<512>(c->algo, sh->layout)
+	     : nt == 768 ? fast_fn_nt<768>(c->algo, sh->layout)
+	                 : fast_fn_nt<1024>(c->algo, sh->layout);
+	e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
 	if (e == cudaSuccess)
 		e = cudaFuncGetAttributes(&fa, fn);
 	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, nt, smem);
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, nt, sh->smem);
 	if (e != cudaSuccess)
 		return (int)e;
 	if (per_sm < 1)
@@ -431,31 +528,41 @@ int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *
 	sh->threads = nt;
 	sh->blocks_per_sm = per_sm;
 	sh->regs = fa.numRegs;
-	sh->smem = smem;
 	sh->grid = dev->sm_count * per_sm;
 	sh->ws_per_block = (size_t)c->m * sizeof(uint2);
-	sh->pack = pack;
 	*ok = true;
 	return 0;
 }
 
-template <bool PACK, int NT>
+template <int LAYOUT, int NT>
 static void fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
                         const struct gpu_batch *b, void *ws, cudaStream_t s, int grid)
 {
 	switch (c->algo) {
 	case LDPC_ALGO_NMS:
-		ldpc_fast_kernel<LDPC_ALGO_NMS, PACK, NT>
-		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws);
+		ldpc_fast_kernel<LDPC_ALGO_NMS, LAYOUT, NT>
+		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws, sh->split);
 		break;
 	case LDPC_ALGO_OMS:
-		ldpc_fast_kernel<LDPC_ALGO_OMS, PACK, NT>
-		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws);
+		ldpc_fast_kernel<LDPC_ALGO_OMS, LAYOUT, NT>
+		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws, sh->split);
 		break;
 	default:
-		ldpc_fast_kernel<LDPC_ALGO_MS, PACK, NT>
-		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws);
+		ldpc_fast_kernel<LDPC_ALGO_MS, LAYOUT, NT>
+		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws, sh->split);
 	}
+}
+
+template <int NT>
+static void fast_launch_nt(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
+                           const struct gpu_batch *b, void *ws, cudaStream_t s, int grid)
+{
+	if (sh->layout == LGPU_APP_MIXED)
+		fast_launch<LGPU_APP_MIXED, NT>(c, tab, sh, b, ws, s, grid);
+	else if (sh->layout == LGPU_APP_PACKED)
+		fast_launch<LGPU_APP_PACKED, NT>(c, tab, sh, b, ws, s, grid);
+	else
+		fast_launch<LGPU_APP_WORDS, NT>(c, tab, sh, b, ws, s, grid);
 }
 
 int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
@@ -464,21 +571,11 @@ int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct l
 	const uint32_t pairs = (b->count + 1) / 2;
 	const int grid = (int)(pairs < (uint32_t)sh->grid ? pairs : (uint32_t)sh->grid);
 
-	if (sh->threads == 512) {
-		if (sh->pack)
-			fast_launch<true, 512>(c, tab, sh, b, ws, s, grid);
-		else
-			fast_launch<false, 512>(c, tab, sh, b, ws, s, grid);
-	} else if (sh->threads == 768) {
-		if (sh->pack)
-			fast_launch<true, 768>(c, tab, sh, b, ws, s, grid);
-		else
-			fast_launch<false, 768>(c, tab, sh, b, ws, s, grid);
-	} else {
-		if (sh->pack)
-			fast_launch<true, 1024>(c, tab, sh, b, ws, s, grid);
-		else
-			fast_launch<false, 1024>(c, tab, sh, b, ws, s, grid);
-	}
+	if (sh->threads == 512)
+		fast_launch_nt<512>(c, tab, sh, b, ws, s, grid);
+	else if (sh->threads == 768)
+		fast_launch_nt<768>(c, tab, sh, b, ws, s, grid);
+	else
+		fast_launch_nt<1024>(c, tab, sh, b, ws, s, grid);
 	return (int)cudaGetLastError();
 }
