@@ -136,41 +136,16 @@ void ldpc__emit_i16(const struct ldpc_decoder *d, const int16_t *val, size_t str
 	job->soft_count = soft ? d->out_n : 0;
 }
 
-/* ---- Syndrome: whether every check is satisfied by the hard decisions of val. */
+/* ---- Syndrome: whether every check is satisfied by the hard decisions (one per column, 1 where
+ * the value is negative), which the schedules write into the frame scratch first. */
 
-static bool syndrome_zero_i16(const struct ldpc_decoder *d, const int16_t *val)
+static bool syndrome_zero(const struct ldpc_decoder *d, const uint8_t *hard)
 {
 	for (uint32_t p = 0; p < d->m; p++) {
 		unsigned par = 0;
 
 		for (uint32_t e = d->sched_start[p]; e < d->sched_start[p + 1]; e++)
-			par ^= val[d->sched_col[e]] < 0;
-		if (par)
-			return false;
-	}
-	return true;
-}
-
-static bool syndrome_zero_i32(const struct ldpc_decoder *d, const int32_t *val)
-{
-	for (uint32_t p = 0; p < d->m; p++) {
-		unsigned par = 0;
-
-		for (uint32_t e = d->sched_start[p]; e < d->sched_start[p + 1]; e++)
-			par ^= val[d->sched_col[e]] < 0;
-		if (par)
-			return false;
-	}
-	return true;
-}
-
-static bool syndrome_zero_f(const struct ldpc_decoder *d, const float *val)
-{
-	for (uint32_t p = 0; p < d->m; p++) {
-		unsigned par = 0;
-
-		for (uint32_t e = d->sched_start[p]; e < d->sched_start[p + 1]; e++)
-			par ^= val[d->sched_col[e]] < 0;
+			par ^= hard[d->sched_col[e]];
 		if (par)
 			return false;
 	}
@@ -343,7 +318,9 @@ static unsigned layered_int8(const struct ldpc_decoder *d, struct frame_scratch 
 				app[col[i]] = (int16_t)(xe[i] + c2v[e0 + i]);
 		}
 		it++;
-		*ok = syndrome_zero_i16(d, app);
+		for (uint32_t v = 0; v < d->code->h.n; v++)
+			s->hard[v] = app[v] < 0;
+		*ok = syndrome_zero(d, s->hard);
 		if (*ok && ls->early_stop)
 			break;
 	}
@@ -379,7 +356,9 @@ static unsigned flooding_int8(const struct ldpc_decoder *d, struct frame_scratch
 			tot[v] = t;
 		}
 		it++;
-		*ok = syndrome_zero_i32(d, tot);
+		for (uint32_t v = 0; v < d->code->h.n; v++)
+			s->hard[v] = tot[v] < 0;
+		*ok = syndrome_zero(d, s->hard);
 		if (*ok && ls->early_stop)
 			break;
 	}
@@ -406,7 +385,9 @@ static unsigned layered_float(const struct ldpc_decoder *d, struct frame_scratch
 				app[col[i]] = x[i] + c2v[e0 + i];
 		}
 		it++;
-		*ok = syndrome_zero_f(d, app);
+		for (uint32_t v = 0; v < d->code->h.n; v++)
+			s->hard[v] = app[v] < 0;
+		*ok = syndrome_zero(d, s->hard);
 		if (*ok && ls->early_stop)
 			break;
 	}
@@ -440,7 +421,9 @@ static unsigned flooding_float(const struct ldpc_decoder *d, struct frame_scratc
 			tot[v] = t;
 		}
 		it++;
-		*ok = syndrome_zero_f(d, tot);
+		for (uint32_t v = 0; v < d->code->h.n; v++)
+			s->hard[v] = tot[v] < 0;
+		*ok = syndrome_zero(d, s->hard);
 		if (*ok && ls->early_stop)
 			break;
 	}
