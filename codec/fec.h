@@ -112,7 +112,8 @@ struct fec_info {
 	bool has_soft;              /* the family can produce soft output */
 	size_t scratch_bytes;       /* scratch one thread needs for fec_decode */
 	/* Jobs the decoder takes together at full speed (a SIMD pass over that many frames; fewer
-	 * are padded): callers that split a batch over threads give each a multiple of it. */
+	 * are padded): callers that split a batch over threads give each a multiple of it. 0 or 1:
+	 * any split is as fast. */
 	uint32_t job_group;
 };
 
