@@ -41,9 +41,16 @@
  *     layered: app[v_e] = (app[v_e] - c2v[e]) + c2v_new[e], in int16 from the exact
  *     difference (not from the saturated x_e).
  *   Hard decision: bit = 1 when the value (app, or flooding's L + sum c2v in int32) is < 0.
- *   Layers: rows partitioned greedily in row order into groups in which no two rows share a
- *   column (first fit), except QC codes, whose layers are their block rows. Rows of a layer are
- *   processed in row order; since they share no column, any order gives the same result.
+ *   Layers (sets of rows no two of which share a column; processed in order, and since their
+ *   rows share no column, the order of rows within one changes nothing):
+ *     - QC codes: the block rows;
+ *     - codes of the DVB-S2 form (ldpc_cyclic below: m and n - m multiples of 360, the last m
+ *       columns a staircase, rows g, g + q, g + 2q... (q = m / 360) meeting the information
+ *       columns in circulants of 360): each row group g split into runs of consecutive rows
+ *       t = 0..359 of length L, L the smallest cyclic distance between two of its rows sharing
+ *       a column (360 when none do), then the runs, group by group, placed by first fit (each
+ *       joins the first layer with none of whose rows it shares a column);
+ *     - any other code: single rows in row order, placed by first fit.
  * Float (spa always; the min-sum kinds when in=f32): the same rules in float32 without
  * saturation, with int8 input divided by llr_scale; spa's check rule is the tanh rule,
  * 2 atanh(prod tanh(x/2)) over the other edges, with |x| clamped to LDPC_SPA_CLAMP and the
@@ -113,6 +120,33 @@ struct ldpc_matrix {
 
 struct ldpc_enc_plan;
 
+/* Rows and columns in groups of z under which H is made of z x z circulants: row t (0..z-1) of
+ * row group g is row g * row_gstep + t * row_tstep; column v sits at position col_pos[v], in
+ * block col_pos[v] / z; a group's rows have the same slots, slot s meeting row t at position
+ * slot_block[s] * z + (t + slot_shift[s]) % z (ldpc_cyclic_pos). Short rows lack some of their
+ * group's slots (DVB-S2's row 0). QC codes have it with columns in place; DVB-S2-form codes
+ * with parity column i at position (n - m) + (i mod q) * 360 + i / q. */
+struct ldpc_cyclic {
+	uint32_t z, ngroups;
+	uint32_t row_gstep, row_tstep;
+	uint32_t *col_pos;    /* n */
+	uint32_t *slot_start; /* ngroups + 1, into slot_block and slot_shift */
+	uint32_t *slot_block;
+	uint32_t *slot_shift;
+	uint32_t nshort;
+	uint32_t *short_rows; /* nshort */
+};
+
+static inline uint32_t ldpc_cyclic_row(const struct ldpc_cyclic *cy, uint32_t g, uint32_t t)
+{
+	return g * cy->row_gstep + t * cy->row_tstep;
+}
+
+static inline uint32_t ldpc_cyclic_pos(const struct ldpc_cyclic *cy, uint32_t s, uint32_t t)
+{
+	return cy->slot_block[s] * cy->z + (t + cy->slot_shift[s]) % cy->z;
+}
+
 struct ldpc_code {
 	struct ldpc_matrix h;
 	uint32_t k;          /* information bits */
@@ -124,6 +158,7 @@ struct ldpc_code {
 	uint32_t *layer_start; /* nlayers + 1, into layer_rows */
 	uint32_t *layer_rows;  /* m rows, layer by layer */
 	uint32_t max_row_deg, max_col_deg;
+	struct ldpc_cyclic *cyc; /* NULL when the code has no such structure */
 	char name[96];       /* "DVB-S2_64800x32400.alist", "nr-bg1 z=384", ... */
 	struct ldpc_enc_plan *enc; /* built at load: ldpc_encode is thread-safe */
 };

@@ -1,6 +1,6 @@
 /*
  * LDPC codes as data: the sparse parity-check matrix in both orientations built from an edge
- * list, the decoders' layers, the codes folder, loading a code by the name in its spec (file,
+ * list, the codes folder, loading a code by the name in its spec (file,
  * 5G NR base graph or generator) and the syndrome check.
  */
 #include <errno.h>
@@ -60,6 +60,7 @@ void ldpc_code_free(struct ldpc_code *code)
 	free(code->info_cols);
 	free(code->layer_start);
 	free(code->layer_rows);
+	ldpc__cyclic_free(code->cyc);
 	ldpc__enc_plan_free(code->enc);
 	free(code);
 }
@@ -164,80 +165,6 @@ out_free_code:
 	return ret;
 }
 
-/* Greedy first fit in row order: each row joins the first layer none of whose rows shares a
- * column with it. */
-static int layers_greedy(struct ldpc_code *c)
-{
-	const struct ldpc_matrix *h = &c->h;
-	uint32_t *layer_of = malloc((size_t)h->m * sizeof(uint32_t));
-	/* layers each column already belongs to, at most its degree */
-	uint32_t *col_layers = malloc((h->nnz ? h->nnz : 1) * sizeof(uint32_t));
-	uint32_t *col_fill = calloc(h->n, sizeof(uint32_t));
-	uint32_t *stamp = calloc((size_t)h->m + 1, sizeof(uint32_t));
-	uint32_t *count = calloc((size_t)h->m + 1, sizeof(uint32_t));
-	uint32_t nl = 0;
-	int ret = -FEC_ENOMEM;
-
-	if (!layer_of || !col_layers || !col_fill || !stamp || !count)
-		goto out_free;
-	for (uint32_t r = 0; r < h->m; r++) {
-		uint32_t l = 0;
-
-		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
-			uint32_t v = h->row_col[e];
-
-			for (uint32_t i = 0; i < col_fill[v]; i++)
-				stamp[col_layers[h->col_start[v] + i]] = r + 1;
-		}
-		while (l < nl && stamp[l] == r + 1)
-			l++;
-		if (l == nl)
-			nl++;
-		layer_of[r] = l;
-		count[l]++;
-		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
-			uint32_t v = h->row_col[e];
-
-			col_layers[h->col_start[v] + col_fill[v]++] = l;
-		}
-	}
-	c->nlayers = nl;
-	c->layer_start = calloc((size_t)nl + 1, sizeof(uint32_t));
-	c->layer_rows = malloc(((size_t)h->m + 1) * sizeof(uint32_t));
-	if (!c->layer_start || !c->layer_rows)
-		goto out_free;
-	for (uint32_t l = 0; l < nl; l++)
-		c->layer_start[l + 1] = c->layer_start[l] + count[l];
-	memset(count, 0, ((size_t)h->m + 1) * sizeof(uint32_t));
-	for (uint32_t r = 0; r < h->m; r++)
-		c->layer_rows[c->layer_start[layer_of[r]] + count[layer_of[r]]++] = r;
-	ret = 0;
-out_free:
-	free(layer_of);
-	free(col_layers);
-	free(col_fill);
-	free(stamp);
-	free(count);
-	return ret;
-}
-
-/* QC codes: block row b is layer b (a circulant per block puts each column in one row of it). */
-static int layers_blocks(struct ldpc_code *c)
-{
-	uint32_t m = c->h.m, z = c->z;
-
-	c->nlayers = m / z;
-	c->layer_start = malloc(((size_t)c->nlayers + 1) * sizeof(uint32_t));
-	c->layer_rows = malloc((size_t)m * sizeof(uint32_t));
-	if (!c->layer_start || !c->layer_rows)
-		return -FEC_ENOMEM;
-	for (uint32_t l = 0; l <= c->nlayers; l++)
-		c->layer_start[l] = l * z;
-	for (uint32_t r = 0; r < m; r++)
-		c->layer_rows[r] = r;
-	return 0;
-}
-
 int ldpc__code_finish(struct ldpc_code *c, const uint32_t *parity_pref, char *err, size_t errlen)
 {
 	const struct ldpc_matrix *h = &c->h;
@@ -253,7 +180,7 @@ int ldpc__code_finish(struct ldpc_code *c, const uint32_t *parity_pref, char *er
 	if (c->punct >= h->n)
 		return ldpc__err(err, errlen, "%s: all %u columns punctured", c->name, h->n);
 	c->n_tx = h->n - c->punct;
-	ret = c->z && h->m % c->z == 0 ? layers_blocks(c) : layers_greedy(c);
+	ret = ldpc__layers_build(c);
 	if (ret)
 		return ret;
 	return ldpc__enc_plan_build(c, parity_pref, err, errlen);

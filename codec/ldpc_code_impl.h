@@ -27,6 +27,10 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 int ldpc__code_finish(struct ldpc_code *code, const uint32_t *parity_pref, char *err,
                       size_t errlen);
 
+/* Finds code->cyc and builds the layers (ldpc.h's rule); ldpc_layers.c. */
+int ldpc__layers_build(struct ldpc_code *code);
+void ldpc__cyclic_free(struct ldpc_cyclic *cy);
+
 /* Builds code->enc, code->k and code->info_cols. */
 int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *parity_pref, char *err,
                          size_t errlen);

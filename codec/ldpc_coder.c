@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_simd.h"
 #include "ldpc_decoder.h"
 
 static void ldpc_decoder_destroy(struct fec_decoder *dec)
@@ -17,6 +18,9 @@ static void ldpc_decoder_destroy(struct fec_decoder *dec)
 	free(d->sched_start);
 	free(d->sched_col);
 	free(d->sched_off);
+#if defined(FECD_SIMD_X86)
+	ldpc__cyc_plan_free(d->cyc);
+#endif
 	ldpc_code_free(d->code);
 	free(d);
 }
@@ -99,6 +103,13 @@ static int build_schedule(struct ldpc_decoder *d)
 	return 0;
 }
 
+static bool env_is_zero(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0") == 0;
+}
+
 static void fill_info(struct ldpc_decoder *d)
 {
 	struct fec_info *info = &d->base.info;
@@ -152,6 +163,13 @@ int ldpc__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 		d->out_n = d->code->k;
 		d->out_cols = d->code->info_cols;
 	}
+#if defined(FECD_SIMD_X86)
+	if (fec_simd_level() >= FEC_SIMD_AVX2 && !env_is_zero("FECD_LDPC_CYC")) {
+		ret = ldpc__cyc_plan_build(d);
+		if (ret)
+			goto out_destroy;
+	}
+#endif
 	fill_info(d);
 	*out = &d->base;
 	return 0;

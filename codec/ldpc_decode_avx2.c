@@ -9,9 +9,9 @@
  * decoder's, bit for bit: hard decisions, soft values, status and iterations (a frame that
  * converges has its output taken at that iteration, while its lane goes on for the others).
  */
-#include <immintrin.h>
 #include <string.h>
 
+#include "ldpc_avx2.h"
 #include "ldpc_decoder.h"
 
 #define ALIGN     64
@@ -41,32 +41,6 @@ static inline unsigned app_pos(unsigned f)
 	return (f & ~0x18u) | (f & 8u) << 1 | (f & 16u) >> 1;
 }
 
-static inline __m256i widen_lo(__m256i c)
-{
-	return _mm256_srai_epi16(_mm256_unpacklo_epi8(c, c), 8);
-}
-
-static inline __m256i widen_hi(__m256i c)
-{
-	return _mm256_srai_epi16(_mm256_unpackhi_epi8(c, c), 8);
-}
-
-/* The check rule's magnitude normalisation on a vector of magnitudes 0..127. */
-static inline __m256i norm_ms(__m256i m, int algo, __m256i alpha16, __m256i offset8)
-{
-	if (algo == LDPC_ALGO_NMS) {
-		const __m256i zero = _mm256_setzero_si256();
-		__m256i lo = _mm256_unpacklo_epi8(m, zero), hi = _mm256_unpackhi_epi8(m, zero);
-
-		lo = _mm256_srli_epi16(_mm256_mullo_epi16(lo, alpha16), 4);
-		hi = _mm256_srli_epi16(_mm256_mullo_epi16(hi, alpha16), 4);
-		return _mm256_packus_epi16(lo, hi);
-	}
-	if (algo == LDPC_ALGO_OMS)
-		return _mm256_subs_epu8(m, offset8);
-	return m;
-}
-
 /* One row of degree deg whose edges' column byte offsets (into the a-posteriori array) are off[]
  * and messages c[]. With a constant deg (the switch in iterate) the loops unroll and the incoming
  * values stay in registers as far as they go; else they go through x. first: the messages are all
@@ -75,43 +49,33 @@ static inline __attribute__((always_inline)) void row(uint8_t *app, const uint32
                                                       uint32_t deg, __m256i *x, int algo,
                                                       __m256i alpha16, __m256i offset8, bool first)
 {
-	const __m256i lo = _mm256_set1_epi8(-127), one = _mm256_set1_epi8(1);
 	__m256i m1 = _mm256_set1_epi8(127), m2 = m1, s = _mm256_setzero_si256(), n1, n2;
 	__m256i local[3 * UNROLL_MAX];
 	__m256i *xv = deg <= UNROLL_MAX ? local : x;
 
 	for (uint32_t i = 0; i < deg; i++) {
 		__m256i *col = (__m256i *)(app + off[i]);
-		__m256i ea = _mm256_load_si256(col), eb = _mm256_load_si256(col + 1), v, a;
+		__m256i ea = _mm256_load_si256(col), eb = _mm256_load_si256(col + 1);
 
 		if (!first) {
 			const __m256i old = _mm256_load_si256(c + i);
 
-			ea = _mm256_sub_epi16(ea, widen_lo(old));
-			eb = _mm256_sub_epi16(eb, widen_hi(old));
+			ea = _mm256_sub_epi16(ea, ldpc_avx2_widen_lo(old));
+			eb = _mm256_sub_epi16(eb, ldpc_avx2_widen_hi(old));
 		}
-		v = _mm256_max_epi8(_mm256_packs_epi16(ea, eb), lo);
-		xv[3 * i] = v;
+		xv[3 * i] = ldpc_avx2_edge_in(ea, eb, &m1, &m2, &s);
 		xv[3 * i + 1] = ea;
 		xv[3 * i + 2] = eb;
-		a = _mm256_abs_epi8(v);
-		m2 = _mm256_min_epu8(m2, _mm256_max_epu8(m1, a));
-		m1 = _mm256_min_epu8(m1, a);
-		s = _mm256_xor_si256(s, v);
 	}
-	n1 = norm_ms(m1, algo, alpha16, offset8);
-	n2 = norm_ms(m2, algo, alpha16, offset8);
+	n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
+	n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
 	for (uint32_t i = 0; i < deg; i++) {
 		__m256i *col = (__m256i *)(app + off[i]);
-		const __m256i v = xv[3 * i];
-		const __m256i holds = _mm256_cmpeq_epi8(_mm256_abs_epi8(v), m1);
-		/* never 0, so that sign_epi8 negates or keeps and never zeroes */
-		const __m256i sign = _mm256_or_si256(_mm256_xor_si256(s, v), one);
-		const __m256i msg = _mm256_sign_epi8(_mm256_blendv_epi8(n1, n2, holds), sign);
+		const __m256i msg = ldpc_avx2_edge_out(xv[3 * i], m1, n1, n2, s);
 
 		_mm256_store_si256(c + i, msg);
-		_mm256_store_si256(col, _mm256_add_epi16(xv[3 * i + 1], widen_lo(msg)));
-		_mm256_store_si256(col + 1, _mm256_add_epi16(xv[3 * i + 2], widen_hi(msg)));
+		_mm256_store_si256(col, _mm256_add_epi16(xv[3 * i + 1], ldpc_avx2_widen_lo(msg)));
+		_mm256_store_si256(col + 1, _mm256_add_epi16(xv[3 * i + 2], ldpc_avx2_widen_hi(msg)));
 	}
 }
 
@@ -208,7 +172,6 @@ static void flood_rows(const struct ldpc_decoder *d, const uint8_t *tot, __m256i
 	const int algo = d->base.spec.u.ldpc.algo;
 	const __m256i alpha16 = _mm256_set1_epi16((short)d->alpha16);
 	const __m256i offset8 = _mm256_set1_epi8((char)d->offset8);
-	const __m256i lo = _mm256_set1_epi8(-127), one = _mm256_set1_epi8(1);
 
 	for (uint32_t r = 0; r < h->m; r++) {
 		const uint32_t e0 = h->row_start[r], deg = h->row_start[r + 1] - e0;
@@ -218,31 +181,20 @@ static void flood_rows(const struct ldpc_decoder *d, const uint8_t *tot, __m256i
 		for (uint32_t i = 0; i < deg; i++) {
 			const __m256i *col =
 			    (const __m256i *)(tot + (size_t)h->row_col[e0 + i] * APP_BYTES);
-			__m256i ea = _mm256_load_si256(col), eb = _mm256_load_si256(col + 1), v, a;
+			__m256i ea = _mm256_load_si256(col), eb = _mm256_load_si256(col + 1);
 
 			if (!first) {
 				const __m256i old = _mm256_load_si256(c + i);
 
-				ea = _mm256_sub_epi16(ea, widen_lo(old));
-				eb = _mm256_sub_epi16(eb, widen_hi(old));
+				ea = _mm256_sub_epi16(ea, ldpc_avx2_widen_lo(old));
+				eb = _mm256_sub_epi16(eb, ldpc_avx2_widen_hi(old));
 			}
-			v = _mm256_max_epi8(_mm256_packs_epi16(ea, eb), lo);
-			x[i] = v;
-			a = _mm256_abs_epi8(v);
-			m2 = _mm256_min_epu8(m2, _mm256_max_epu8(m1, a));
-			m1 = _mm256_min_epu8(m1, a);
-			s = _mm256_xor_si256(s, v);
+			x[i] = ldpc_avx2_edge_in(ea, eb, &m1, &m2, &s);
 		}
-		n1 = norm_ms(m1, algo, alpha16, offset8);
-		n2 = norm_ms(m2, algo, alpha16, offset8);
-		for (uint32_t i = 0; i < deg; i++) {
-			const __m256i v = x[i];
-			const __m256i holds = _mm256_cmpeq_epi8(_mm256_abs_epi8(v), m1);
-			const __m256i sign = _mm256_or_si256(_mm256_xor_si256(s, v), one);
-
-			_mm256_store_si256(
-			    c + i, _mm256_sign_epi8(_mm256_blendv_epi8(n1, n2, holds), sign));
-		}
+		n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
+		n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
+		for (uint32_t i = 0; i < deg; i++)
+			_mm256_store_si256(c + i, ldpc_avx2_edge_out(x[i], m1, n1, n2, s));
 	}
 }
 
@@ -254,13 +206,13 @@ static void flood_columns(const struct ldpc_decoder *d, uint8_t *tot, const __m2
 
 	for (uint32_t v = 0; v < h->n; v++) {
 		__m256i *col = (__m256i *)(tot + (size_t)v * APP_BYTES);
-		__m256i a = widen_lo(chan[v]), b = widen_hi(chan[v]);
+		__m256i a = ldpc_avx2_widen_lo(chan[v]), b = ldpc_avx2_widen_hi(chan[v]);
 
 		for (uint32_t j = h->col_start[v]; j < h->col_start[v + 1]; j++) {
 			const __m256i c = _mm256_load_si256(c2v + h->col_edge[j]);
 
-			a = _mm256_add_epi16(a, widen_lo(c));
-			b = _mm256_add_epi16(b, widen_hi(c));
+			a = _mm256_add_epi16(a, ldpc_avx2_widen_lo(c));
+			b = _mm256_add_epi16(b, ldpc_avx2_widen_hi(c));
 		}
 		_mm256_store_si256(col, a);
 		_mm256_store_si256(col + 1, b);
@@ -347,8 +299,8 @@ static void load_group(const struct ldpc_decoder *d, uint8_t *app, const struct 
 			__m256i *dst = (__m256i *)(app + (size_t)(punct + t + i) * APP_BYTES);
 			const __m256i v = _mm256_max_epi8(_mm256_set_m128i(x[1][i], x[0][i]), lo);
 
-			_mm256_store_si256(dst, widen_lo(v));
-			_mm256_store_si256(dst + 1, widen_hi(v));
+			_mm256_store_si256(dst, ldpc_avx2_widen_lo(v));
+			_mm256_store_si256(dst + 1, ldpc_avx2_widen_hi(v));
 		}
 	}
 	for (; t < n_tx; t++) {
@@ -359,8 +311,8 @@ static void load_group(const struct ldpc_decoder *d, uint8_t *app, const struct 
 		for (unsigned j = 0; j < count; j++)
 			col[j] = in[j][t];
 		v = _mm256_max_epi8(_mm256_load_si256((const __m256i *)col), lo);
-		_mm256_store_si256(dst, widen_lo(v));
-		_mm256_store_si256(dst + 1, widen_hi(v));
+		_mm256_store_si256(dst, ldpc_avx2_widen_lo(v));
+		_mm256_store_si256(dst + 1, ldpc_avx2_widen_hi(v));
 	}
 }
 

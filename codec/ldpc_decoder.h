@@ -20,6 +20,34 @@
 /* Frames per SIMD group: one int8 lane each in a 256-bit register. */
 #define LDPC_GROUP 32
 
+/* The single-frame pass over a cyclic structure (ldpc_cyc.c, ldpc_cyc_avx2.c): chunks of 32 rows
+ * of a group; per layer, tasks (a group and the lanes of its rows in the layer, a mask per chunk)
+ * and short rows. */
+struct ldpc_cyc_plan {
+	uint32_t w;               /* rows per chunk (32) */
+	uint32_t nchunks, zpad;   /* chunks per group; zpad = nchunks * w */
+	uint32_t max_slots;
+	uint32_t nlayers;
+	uint32_t *layer_task;     /* nlayers + 1, into task_group */
+	uint32_t *task_group;
+	uint64_t *task_mask;      /* nchunks per task */
+	uint32_t *layer_short;    /* nlayers + 1, into short_row */
+	uint32_t *short_row;
+	uint64_t *syn_mask;       /* nchunks per group: lanes the vector syndrome checks */
+	uint32_t *col_index;      /* n: column v's index in the a-posteriori array, with a flag */
+	uint32_t *block_col;      /* per block: column of its position 0 ... */
+	uint32_t *block_step;     /* ... and the step to the next position's */
+};
+
+/* One frame's arrays in the cyclic pass. */
+struct ldpc_cyc_work {
+	int16_t *app;
+	uint8_t *c2v;
+	void *xbuf;     /* a chunk's incoming values past the unrolled degrees */
+	int16_t **blk;  /* per slot of the group at hand: its block */
+	uint32_t *off;  /* ... and the offset in it of the chunk's first row */
+};
+
 struct ldpc_decoder {
 	struct fec_decoder base;
 	struct ldpc_code *code;
@@ -34,6 +62,9 @@ struct ldpc_decoder {
 	uint32_t *sched_col;      /* nnz */
 	uint32_t *sched_off; /* nnz: sched_col * 2 * LDPC_GROUP, byte offsets (SIMD int16 app) */
 	uint32_t max_deg, max_col_deg;
+	/* int8 layered min-sum on a code with a cyclic structure of z >= 64, at AVX2 or above,
+	 * unless $FECD_LDPC_CYC is 0 at creation (to compare the SIMD passes) */
+	struct ldpc_cyc_plan *cyc;
 };
 
 /* The family's spec_finish (ldpc.c) and object constructors (ldpc_coder.c). */
@@ -66,6 +97,21 @@ void ldpc__emit_i16(const struct ldpc_decoder *d, const int16_t *val, size_t str
 void ldpc__decode_group_avx2(const struct ldpc_decoder *d, void *scratch, struct fec_batch *b,
                              const uint32_t *idx, unsigned count);
 size_t ldpc__avx2_scratch(const struct ldpc_decoder *d);
+
+/* The cyclic pass: the plan (none, returning 0, where it does not apply: see
+ * ldpc_cyc_plan), its scratch, one usable job of b (bit-exact with the portable decoder), and
+ * the vector passes behind it (one iteration; the syndrome of the rows that are not short). */
+int ldpc__cyc_plan_build(struct ldpc_decoder *d);
+void ldpc__cyc_plan_free(struct ldpc_cyc_plan *p);
+size_t ldpc__cyc_scratch(const struct ldpc_decoder *d);
+void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct fec_batch *b,
+                            uint32_t i);
+void ldpc__cyc_short_row(const struct ldpc_decoder *d, int16_t *app, uint8_t *c2v, uint32_t r);
+void ldpc__cyc_iterate_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
+bool ldpc__cyc_syndrome_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
 #endif
+
+/* The portable int8 check rule (ldpc.h): x's deg incoming values to the messages c. */
+void ldpc__check_ms8(const struct ldpc_decoder *d, const int8_t *x, int8_t *c, uint32_t deg);
 
 #endif

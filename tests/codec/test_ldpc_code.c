@@ -147,10 +147,82 @@ static void check_encode(struct ldpc_code *c, uint64_t seed, int frames)
 	free(cw);
 }
 
+/* The cyclic structure, when found, describes every row: row t of group g meets exactly its
+ * group's slots (short rows a subset); positions are a permutation of the columns. */
+static void check_cyclic(const struct ldpc_code *c)
+{
+	const struct ldpc_cyclic *cy = c->cyc;
+	const struct ldpc_matrix *h = &c->h;
+	uint8_t *seen;
+	uint32_t wrong = 0, shorts = 0;
+
+	if (!cy)
+		return;
+	seen = calloc(h->n, 1);
+	CHECK(cy->ngroups * cy->z == h->m, "%s: %u groups of %u", c->name, cy->ngroups, cy->z);
+	for (uint32_t v = 0; v < h->n; v++)
+		wrong += cy->col_pos[v] >= h->n || seen[cy->col_pos[v]]++;
+	CHECK(wrong == 0, "%s: column positions not a permutation", c->name);
+	wrong = 0;
+	memset(seen, 0, h->m);
+	for (uint32_t g = 0; g < cy->ngroups; g++)
+		for (uint32_t t = 0; t < cy->z; t++) {
+			const uint32_t r = ldpc_cyclic_row(cy, g, t);
+			const uint32_t deg = h->row_start[r + 1] - h->row_start[r];
+			const uint32_t nslot = cy->slot_start[g + 1] - cy->slot_start[g];
+
+			wrong += r >= h->m || seen[r]++ || deg > nslot;
+			shorts += deg < nslot;
+			for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
+				uint32_t s = cy->slot_start[g];
+
+				while (s < cy->slot_start[g + 1] &&
+				       ldpc_cyclic_pos(cy, s, t) != cy->col_pos[h->row_col[e]])
+					s++;
+				wrong += s == cy->slot_start[g + 1];
+			}
+		}
+	CHECK(wrong == 0, "%s: %u rows off their group's slots", c->name, wrong);
+	CHECK(shorts == cy->nshort, "%s: %u short rows, listed %u", c->name, shorts, cy->nshort);
+	free(seen);
+}
+
+/* DVB-S2's layers: rows g + q t in runs of consecutive t as long as the smallest distance between
+ * two rows of the group on one column (ldpc.h), e.g. 11 for r1/2's group 1, where rows t and t+11
+ * share a column of information group 10. */
+static void check_dvbs2_layers(const struct ldpc_code *c, uint32_t group, uint32_t run)
+{
+	const struct ldpc_cyclic *cy = c->cyc;
+	uint32_t *layer_of = calloc(c->h.m, sizeof(uint32_t)), apart = 0, together = 0;
+
+	CHECK(cy && cy->z == 360 && cy->row_gstep == 1 && cy->row_tstep == c->h.m / 360 &&
+	          cy->nshort == 1 && cy->short_rows[0] == 0,
+	      "%s: no DVB-S2 structure found", c->name);
+	if (!cy) {
+		free(layer_of);
+		return;
+	}
+	for (uint32_t l = 0; l < c->nlayers; l++)
+		for (uint32_t i = c->layer_start[l]; i < c->layer_start[l + 1]; i++)
+			layer_of[c->layer_rows[i]] = l;
+	for (uint32_t t = 0; t < 360; t++) {
+		const uint32_t l = layer_of[ldpc_cyclic_row(cy, group, t)];
+
+		if (t % run)
+			together += l != layer_of[ldpc_cyclic_row(cy, group, t - 1)];
+		if (t + run < 360)
+			apart += l == layer_of[ldpc_cyclic_row(cy, group, t + run)];
+	}
+	CHECK(together == 0 && apart == 0, "%s: group %u: %u runs split, %u rows %u apart together",
+	      c->name, group, together, apart, run);
+	free(layer_of);
+}
+
 static void check_code(struct ldpc_code *c, int frames)
 {
 	check_matrix(c);
 	check_layers(c);
+	check_cyclic(c);
 	check_encode(c, 99, frames);
 }
 
@@ -401,27 +473,28 @@ struct file_code {
 	uint32_t z;
 	uint32_t n, m, k, punct;
 	int info_first; /* 1: info_cols = 0..k-1; 0: not checked; >1: info_cols = that.. */
+	bool cyclic;    /* a cyclic structure: QC codes, DVB-S2 */
 };
 
 static const struct file_code file_codes[] = {
-    {"MACKAY_504_1008.alist", 0, 1008, 504, 504, 0, 0},
-    {"MACKAY_4000_8000.alist", 0, 8000, 4000, 4000, 0, 0},
-    {"CCSDS_64_128.alist", 0, 128, 64, 64, 0, 1},
-    {"WIMAX_288_576.alist", 0, 576, 288, 288, 0, 1},
-    {"WIFI_540_648.alist", 0, 648, 108, 540, 0, 1},
-    {"10GBPS-ETHERNET_1723_2048.alist", 0, 2048, 384, 1723, 0, 0},
-    {"DVB-S2_64800x32400.alist", 0, 64800, 32400, 32400, 0, 1},
-    {"DVB-S2_64800x16200.alist", 0, 64800, 16200, 48600, 0, 1},
-    {"DVB-S2_64800x6480.alist", 0, 64800, 6480, 58320, 0, 1},
+    {"MACKAY_504_1008.alist", 0, 1008, 504, 504, 0, 0, false},
+    {"MACKAY_4000_8000.alist", 0, 8000, 4000, 4000, 0, 0, false},
+    {"CCSDS_64_128.alist", 0, 128, 64, 64, 0, 1, false},
+    {"WIMAX_288_576.alist", 0, 576, 288, 288, 0, 1, false},
+    {"WIFI_540_648.alist", 0, 648, 108, 540, 0, 1, false},
+    {"10GBPS-ETHERNET_1723_2048.alist", 0, 2048, 384, 1723, 0, 0, false},
+    {"DVB-S2_64800x32400.alist", 0, 64800, 32400, 32400, 0, 1, true},
+    {"DVB-S2_64800x16200.alist", 0, 64800, 16200, 48600, 0, 1, true},
+    {"DVB-S2_64800x6480.alist", 0, 64800, 6480, 58320, 0, 1, true},
     /* AR4JA's last 4 of 20 block columns are punctured: they move to the front */
-    {"AR4JA_4096_8192.qc", 0, 10240, 6144, 4096, 2048, 2048},
-    {"AR4JA_4096_8192.qc", 128, 2560, 1536, 1024, 512, 512},
-    {"nr-bg1", 2, 68 * 2, 46 * 2, 22 * 2, 2 * 2, 1},
-    {"nr-bg1", 15, 68 * 15, 46 * 15, 22 * 15, 2 * 15, 1},
-    {"nr-bg1", 384, 68 * 384, 46 * 384, 22 * 384, 2 * 384, 1},
-    {"nr-bg2", 2, 52 * 2, 42 * 2, 10 * 2, 2 * 2, 1},
-    {"nr-bg2", 15, 52 * 15, 42 * 15, 10 * 15, 2 * 15, 1},
-    {"nr-bg2", 384, 52 * 384, 42 * 384, 10 * 384, 2 * 384, 1},
+    {"AR4JA_4096_8192.qc", 0, 10240, 6144, 4096, 2048, 2048, true},
+    {"AR4JA_4096_8192.qc", 128, 2560, 1536, 1024, 512, 512, true},
+    {"nr-bg1", 2, 68 * 2, 46 * 2, 22 * 2, 2 * 2, 1, true},
+    {"nr-bg1", 15, 68 * 15, 46 * 15, 22 * 15, 2 * 15, 1, true},
+    {"nr-bg1", 384, 68 * 384, 46 * 384, 22 * 384, 2 * 384, 1, true},
+    {"nr-bg2", 2, 52 * 2, 42 * 2, 10 * 2, 2 * 2, 1, true},
+    {"nr-bg2", 15, 52 * 15, 42 * 15, 10 * 15, 2 * 15, 1, true},
+    {"nr-bg2", 384, 52 * 384, 42 * 384, 10 * 384, 2 * 384, 1, true},
 };
 
 static struct ldpc_code *load(const char *code, uint32_t z)
@@ -463,6 +536,10 @@ static void test_files(void)
 				break;
 			}
 		check_code(c, 3);
+		CHECK((c->cyc != NULL) == f->cyclic, "%s: cyclic structure %s", c->name,
+		      c->cyc ? "found" : "not found");
+		if (strcmp(f->code, "DVB-S2_64800x32400.alist") == 0)
+			check_dvbs2_layers(c, 1, 11);
 		ldpc_code_free(c);
 	}
 	/* every lifting size of both base graphs: sizes, and one codeword each */

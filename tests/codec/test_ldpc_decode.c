@@ -200,8 +200,11 @@ static void test_clean(const char *code, bool punctured)
 	rig_close(&r);
 }
 
-/* The same noisy frames through the portable decoder and the AVX2 pass. */
-static void test_simd(const char *code, double ebn0, uint32_t total, uint32_t first, uint32_t count)
+/* The same noisy frames through the portable decoder and the SIMD passes of level (the decoder
+ * built at that level): groups of 32 frames, and for codes with a cyclic structure the frames
+ * left over from the groups, one by one. */
+static void test_simd_at(const char *code, double ebn0, uint32_t total, uint32_t first,
+                         uint32_t count, const char *level)
 {
 	struct fec_encoder *enc;
 	struct fec_prng p;
@@ -211,6 +214,7 @@ static void test_simd(const char *code, double ebn0, uint32_t total, uint32_t fi
 	struct fec_job *ref_jobs;
 	size_t n;
 
+	fec_simd_set(level);
 	if (rig_open(&r, code, total)) {
 		CHECK(0, "cannot open %s", code);
 		return;
@@ -234,7 +238,7 @@ static void test_simd(const char *code, double ebn0, uint32_t total, uint32_t fi
 	memcpy(ref_out, r.b.out, (size_t)total * r.b.out_stride);
 	memcpy(ref_soft, r.b.soft, (size_t)total * r.b.soft_stride * sizeof(float));
 	memcpy(ref_jobs, r.b.jobs, total * sizeof(*ref_jobs));
-	fec_simd_set("avx2");
+	fec_simd_set(level);
 	rig_decode(&r, first, count);
 	{
 		unsigned decoded = 0, differ = 0, iters_seen = 0;
@@ -258,11 +262,12 @@ static void test_simd(const char *code, double ebn0, uint32_t total, uint32_t fi
 			iters_seen += a->iterations != last_it;
 			last_it = a->iterations;
 		}
-		CHECK(differ == 0, "%s: %u of %u jobs differ between portable and avx2", code,
-		      differ, count);
+		CHECK(differ == 0, "%s: %u of %u jobs differ between portable and %s", code,
+		      differ, count, level);
 		/* the point is to compare frames that stop at different iterations */
-		printf("%s at %.2f dB: %u/%u decoded, iterations varied %u times\n", code, ebn0,
-		       decoded, count, iters_seen);
+		printf("%s, %s%s at %.2f dB: %u/%u decoded, iterations varied %u times\n", code,
+		       level, getenv("FECD_LDPC_CYC") ? " (FECD_LDPC_CYC=0)" : "", ebn0, decoded, count,
+		       iters_seen);
 	}
 	free(ref_jobs);
 	free(ref_soft);
@@ -271,6 +276,13 @@ static void test_simd(const char *code, double ebn0, uint32_t total, uint32_t fi
 	free(bits);
 	fec_encoder_destroy(enc);
 	rig_close(&r);
+}
+
+static void test_simd(const char *code, double ebn0, uint32_t total, uint32_t first, uint32_t count)
+{
+	for (unsigned level = FEC_SIMD_AVX2; level < FEC_SIMD_LEVELS; level++)
+		if (fec_simd_available(level))
+			test_simd_at(code, ebn0, total, first, count, fec_simd_level_name(level));
 }
 
 /* A job with the wrong length is erased and its neighbours decode as ever. */
@@ -373,7 +385,16 @@ int main(void)
 		test_simd("nr-bg2,z=16,algo=oms,schedule=flooding,output=codeword", 1.5, 40, 0, 33);
 		test_simd("wimax-576,algo=oms,output=codeword", 2.0, 70, 1, 65);
 		test_simd("nr-bg2,z=16,algo=nms,llr_scale=4", 1.5, 40, 0, 37);
+		/* a group of 32, and one left over for the single-frame (cyclic) pass */
 		test_simd("dvbs2-1/2,iters=10,alpha=0.875", 1.6, 34, 1, 33);
+		/* fewer than 16: all through the cyclic pass */
+		test_simd("dvbs2-1/2,iters=12", 1.7, 20, 5, 15);
+		test_simd("dvbs2-3/4,algo=oms,output=codeword", 2.6, 14, 1, 12);
+		test_simd("nr-bg1,z=384,algo=nms,iters=6,early_stop=false", 2.2, 12, 1, 10);
+		/* without the cyclic pass: the last frame in a padded group */
+		setenv("FECD_LDPC_CYC", "0", 1);
+		test_simd("dvbs2-1/2,iters=10,alpha=0.875", 1.6, 34, 1, 33);
+		unsetenv("FECD_LDPC_CYC");
 		/* 648 symbols: the input transpose's last columns, past whole blocks of 16 */
 		test_simd("wifi-648-5/6,algo=nms,early_stop=false,iters=8", 3.0, 40, 5, 33);
 	} else {

@@ -1,0 +1,67 @@
+/*
+ * The int8 min-sum check rule of codec/ldpc.h in AVX2 terms, for the two passes that use it
+ * (ldpc_decode_avx2.c: 32 frames per vector; ldpc_cyc_avx2.c: 32 rows of one frame). A vector
+ * holds 32 lanes of int8; their exact int16 values are two vectors, a = lanes 0-7 and 16-23,
+ * b = lanes 8-15 and 24-31, the order in which packs_epi16(a, b) gives lanes 0..31 and
+ * unpacklo/hi_epi8 of a byte vector gives a's and b's lanes. Only files built with -mavx2
+ * include it.
+ */
+#ifndef LDPC_AVX2_H
+#define LDPC_AVX2_H
+
+#include <immintrin.h>
+
+#include "ldpc.h"
+
+/* int8 lanes to int16, a's half and b's half. */
+static inline __m256i ldpc_avx2_widen_lo(__m256i c)
+{
+	return _mm256_srai_epi16(_mm256_unpacklo_epi8(c, c), 8);
+}
+
+static inline __m256i ldpc_avx2_widen_hi(__m256i c)
+{
+	return _mm256_srai_epi16(_mm256_unpackhi_epi8(c, c), 8);
+}
+
+/* The check rule's magnitude normalisation on a vector of magnitudes 0..127. */
+static inline __m256i ldpc_avx2_norm(__m256i m, int algo, __m256i alpha16, __m256i offset8)
+{
+	if (algo == LDPC_ALGO_NMS) {
+		const __m256i zero = _mm256_setzero_si256();
+		__m256i lo = _mm256_unpacklo_epi8(m, zero), hi = _mm256_unpackhi_epi8(m, zero);
+
+		lo = _mm256_srli_epi16(_mm256_mullo_epi16(lo, alpha16), 4);
+		hi = _mm256_srli_epi16(_mm256_mullo_epi16(hi, alpha16), 4);
+		return _mm256_packus_epi16(lo, hi);
+	}
+	if (algo == LDPC_ALGO_OMS)
+		return _mm256_subs_epu8(m, offset8);
+	return m;
+}
+
+/* An edge coming in with exact values ea, eb: its saturated int8 value (saturating packs plus a
+ * clamp at -127 is sat8), folded into the two smallest magnitudes m1 <= m2 and the sign xor s. */
+static inline __m256i ldpc_avx2_edge_in(__m256i ea, __m256i eb, __m256i *m1, __m256i *m2,
+                                        __m256i *s)
+{
+	const __m256i v = _mm256_max_epi8(_mm256_packs_epi16(ea, eb), _mm256_set1_epi8(-127));
+	const __m256i a = _mm256_abs_epi8(v);
+
+	*m2 = _mm256_min_epu8(*m2, _mm256_max_epu8(*m1, a));
+	*m1 = _mm256_min_epu8(*m1, a);
+	*s = _mm256_xor_si256(*s, v);
+	return v;
+}
+
+/* The message back on an edge whose value was v: n2 where |v| is the minimum m1, else n1, with
+ * the sign of s xor v (or-ed with 1, never 0, so that sign_epi8 negates or keeps). */
+static inline __m256i ldpc_avx2_edge_out(__m256i v, __m256i m1, __m256i n1, __m256i n2, __m256i s)
+{
+	const __m256i holds = _mm256_cmpeq_epi8(_mm256_abs_epi8(v), m1);
+	const __m256i sign = _mm256_or_si256(_mm256_xor_si256(s, v), _mm256_set1_epi8(1));
+
+	return _mm256_sign_epi8(_mm256_blendv_epi8(n1, n2, holds), sign);
+}
+
+#endif

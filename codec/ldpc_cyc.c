@@ -1,0 +1,347 @@
+/*
+ * Layered min-sum on int8 for codes with a cyclic structure (ldpc.h's struct ldpc_cyclic: QC codes
+ * and DVB-S2-form codes), one frame at a time: the lanes of a vector are w = 32 consecutive rows t
+ * of one row group, whose columns in a slot are w consecutive positions (mod z) of the
+ * a-posteriori array. The 32-frame pass (ldpc_decode_avx2.c) decodes a group of frames faster
+ * per frame, but costs as much for one frame as for 32: frames left over from the groups go
+ * here (ldpc__decode). A frame's working set (int16 a-posteriori values, int8 messages) is
+ * about 360 KB for DVB-S2.
+ *
+ * This file holds the plan, the scratch, rows lacking a slot (scalar), and a frame's walk;
+ * ldpc_cyc_avx2.c the vector passes.
+ *
+ * A layer holds runs of rows of some groups (ldpc.h); each group of it is walked in chunks of w
+ * rows, lanes outside the layer's rows masked. The a-posteriori array holds block b (z positions)
+ * at b * (z + 3 w) + w, followed by a copy of its first w values, so that rows t0..t0+w-1 of a
+ * slot are always one unaligned load; a store that touches either copy is made at the other too
+ * (the w values before a block and after its copy take what spills over). Messages sit
+ * per slot in rows of zpad bytes, a chunk's w in the order packs_epi16 gives (lane_byte). Rows
+ * lacking one of their group's slots (DVB-S2's row 0) are masked out and go through a scalar row.
+ * The arithmetic is ldpc.h's: the results are the portable decoder's, bit for bit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_simd.h"
+#include "ldpc_decoder.h"
+
+#define ALIGN 64
+/* In col_index: the value has a copy z further (its offset in the block is below w). */
+#define COPIED (1u << 31)
+
+static size_t align_up(size_t v)
+{
+	return (v + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+/* Byte of row o of a chunk of w in a message vector: packs_epi16 of rows 0..w/2-1 and w/2..w-1
+ * interleaves them by 8 within each 128-bit lane. */
+static inline unsigned lane_byte(unsigned o, unsigned w)
+{
+	const unsigned half = w / 2, b = o < half ? o : o - half;
+
+	return 16 * (b / 8) + (o < half ? 0 : 8) + b % 8;
+}
+
+static inline size_t pos_index(const struct ldpc_cyclic *cy, uint32_t w, uint32_t pos)
+{
+	return (size_t)(pos / cy->z) * (cy->z + 3 * w) + w + pos % cy->z;
+}
+
+void ldpc__cyc_plan_free(struct ldpc_cyc_plan *p)
+{
+	if (!p)
+		return;
+	free(p->layer_task);
+	free(p->task_group);
+	free(p->task_mask);
+	free(p->layer_short);
+	free(p->short_row);
+	free(p->syn_mask);
+	free(p->col_index);
+	free(p->block_col);
+	free(p->block_step);
+	free(p);
+}
+
+/* Lane masks of the rows of group g in chunk k that are not short. */
+static uint64_t syn_mask(const struct ldpc_cyclic *cy, const uint8_t *is_short, uint32_t w,
+                         uint32_t g, uint32_t k)
+{
+	uint64_t mask = 0;
+
+	for (uint32_t o = 0; o < w && k * w + o < cy->z; o++)
+		if (!is_short[ldpc_cyclic_row(cy, g, k * w + o)])
+			mask |= 1ull << o;
+	return mask;
+}
+
+/* Tasks: per layer, each group it touches with its rows as lane masks; short rows apart. */
+static int plan_tasks(struct ldpc_cyc_plan *p, const struct ldpc_code *c, const uint8_t *is_short)
+{
+	const struct ldpc_cyclic *cy = c->cyc;
+	const uint32_t m = c->h.m, w = p->w;
+	uint32_t *where = malloc((size_t)m * sizeof(uint32_t));
+	uint32_t *task_of = calloc(cy->ngroups, sizeof(uint32_t)); /* task + 1, this layer */
+	uint32_t *order = malloc(((size_t)cy->ngroups + 1) * sizeof(uint32_t));
+	uint32_t ntask = 0, nshort = 0;
+	int ret = -FEC_ENOMEM;
+
+	if (!where || !task_of || !order)
+		goto out_free;
+	for (uint32_t g = 0; g < cy->ngroups; g++)
+		for (uint32_t t = 0; t < cy->z; t++)
+			where[ldpc_cyclic_row(cy, g, t)] = g * cy->z + t;
+	for (uint32_t l = 0; l < c->nlayers; l++) {
+		uint32_t ng = 0;
+
+		p->layer_task[l] = ntask;
+		p->layer_short[l] = nshort;
+		for (uint32_t i = c->layer_start[l]; i < c->layer_start[l + 1]; i++) {
+			const uint32_t r = c->layer_rows[i], g = where[r] / cy->z, t = where[r] % cy->z;
+
+			if (is_short[r]) {
+				p->short_row[nshort++] = r;
+				continue;
+			}
+			if (!task_of[g]) {
+				p->task_group[ntask] = g;
+				task_of[g] = ++ntask;
+				order[ng++] = g;
+			}
+			p->task_mask[(size_t)(task_of[g] - 1) * p->nchunks + t / w] |= 1ull << (t % w);
+		}
+		for (uint32_t i = 0; i < ng; i++)
+			task_of[order[i]] = 0;
+	}
+	p->layer_task[c->nlayers] = ntask;
+	p->layer_short[c->nlayers] = nshort;
+	ret = 0;
+out_free:
+	free(where);
+	free(task_of);
+	free(order);
+	return ret;
+}
+
+/* Each block's columns as a progression: position j of block b is column block_col[b] + j
+ * block_step[b] (QC codes: step 1; DVB-S2's parity blocks: step q). False when one is not. */
+static bool plan_blocks(struct ldpc_cyc_plan *p, const struct ldpc_code *c)
+{
+	const struct ldpc_cyclic *cy = c->cyc;
+	uint32_t *col_at = malloc((size_t)c->h.n * sizeof(uint32_t));
+	bool ok = col_at != NULL;
+
+	for (uint32_t v = 0; ok && v < c->h.n; v++)
+		col_at[cy->col_pos[v]] = v;
+	for (uint32_t bk = 0; ok && bk < c->h.n / cy->z; bk++) {
+		const uint32_t *v = col_at + (size_t)bk * cy->z;
+
+		p->block_col[bk] = v[0];
+		p->block_step[bk] = v[1] - v[0];
+		for (uint32_t j = 1; ok && j < cy->z; j++)
+			ok = v[j] - v[j - 1] == p->block_step[bk];
+	}
+	free(col_at);
+	return ok;
+}
+
+int ldpc__cyc_plan_build(struct ldpc_decoder *d)
+{
+	const struct ldpc_code *c = d->code;
+	const struct ldpc_cyclic *cy = c->cyc;
+	const uint32_t w = 32;
+	struct ldpc_cyc_plan *p;
+	uint8_t *is_short;
+	int ret = -FEC_ENOMEM;
+
+	if (!cy || cy->z < 2 * w || c->h.n % cy->z || !d->int8 || fec_simd_level() < FEC_SIMD_AVX2 ||
+	    d->base.spec.u.ldpc.schedule != LDPC_SCHED_LAYERED)
+		return 0;
+	p = calloc(1, sizeof(*p));
+	is_short = calloc(c->h.m, 1);
+	if (!p || !is_short)
+		goto out_free;
+	p->w = w;
+	p->nchunks = (cy->z + w - 1) / w;
+	p->zpad = p->nchunks * w;
+	p->nlayers = c->nlayers;
+	for (uint32_t g = 0; g < cy->ngroups; g++)
+		if (cy->slot_start[g + 1] - cy->slot_start[g] > p->max_slots)
+			p->max_slots = cy->slot_start[g + 1] - cy->slot_start[g];
+	p->layer_task = malloc(((size_t)c->nlayers + 1) * sizeof(uint32_t));
+	p->task_group = malloc((size_t)c->h.m * sizeof(uint32_t));
+	p->task_mask = calloc((size_t)c->h.m * p->nchunks, sizeof(uint64_t));
+	p->layer_short = malloc(((size_t)c->nlayers + 1) * sizeof(uint32_t));
+	p->short_row = malloc(((size_t)cy->nshort + 1) * sizeof(uint32_t));
+	p->syn_mask = malloc((size_t)cy->ngroups * p->nchunks * sizeof(uint64_t));
+	p->col_index = malloc((size_t)c->h.n * sizeof(uint32_t));
+	p->block_col = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
+	p->block_step = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
+	if (!p->block_col || !p->block_step || !p->layer_task || !p->task_group || !p->task_mask || !p->layer_short ||
+	    !p->short_row || !p->syn_mask || !p->col_index)
+		goto out_free;
+	for (uint32_t i = 0; i < cy->nshort; i++)
+		is_short[cy->short_rows[i]] = 1;
+	for (uint32_t g = 0; g < cy->ngroups; g++)
+		for (uint32_t k = 0; k < p->nchunks; k++)
+			p->syn_mask[g * p->nchunks + k] = syn_mask(cy, is_short, w, g, k);
+	for (uint32_t v = 0; v < c->h.n; v++)
+		p->col_index[v] = (uint32_t)pos_index(cy, w, cy->col_pos[v]) |
+		                  (cy->col_pos[v] % cy->z < w ? COPIED : 0);
+	if (!plan_blocks(p, c)) {
+		ret = 0; /* columns of a block not in step: the pass does not apply */
+		goto out_free;
+	}
+	ret = plan_tasks(p, c, is_short);
+	if (ret)
+		goto out_free;
+	d->cyc = p;
+	p = NULL;
+out_free:
+	ldpc__cyc_plan_free(p);
+	free(is_short);
+	return ret;
+}
+
+/* a-posteriori values (blocks of z + 3 w), messages (zpad per slot), the output values in column
+ * order, a chunk's incoming values (three vectors a slot) and each slot's block and offset. */
+size_t ldpc__cyc_scratch(const struct ldpc_decoder *d)
+{
+	const struct ldpc_cyclic *cy = d->code->cyc;
+	const struct ldpc_cyc_plan *p = d->cyc;
+
+	return ALIGN + align_up((size_t)d->code->h.n / cy->z * (cy->z + 3 * p->w) * 2) +
+	       align_up((size_t)cy->slot_start[cy->ngroups] * p->zpad) +
+	       align_up((size_t)d->code->h.n * 2) + align_up((size_t)p->max_slots * 3 * p->w) +
+	       (size_t)p->max_slots * 16;
+}
+
+/* A row lacking slots, scalar: each edge's message sits in the slot its column takes. */
+void ldpc__cyc_short_row(const struct ldpc_decoder *d, int16_t *app, uint8_t *c2v, uint32_t r)
+{
+	const struct ldpc_cyclic *cy = d->code->cyc;
+	const struct ldpc_matrix *h = &d->code->h;
+	const uint32_t w = d->cyc->w, zpad = d->cyc->zpad;
+	/* one of the two steps is 1 (QC: row g z + t; DVB-S2: row g + q t) */
+	const uint32_t g = cy->row_tstep == 1 ? r / cy->row_gstep : r % cy->row_tstep;
+	const uint32_t t = cy->row_tstep == 1 ? r % cy->row_gstep : r / cy->row_tstep;
+	int8_t x[LDPC_DEG_MAX] = {0}, out[LDPC_DEG_MAX], *msg[LDPC_DEG_MAX];
+	int16_t xe[LDPC_DEG_MAX];
+	uint32_t at[LDPC_DEG_MAX], deg = 0;
+
+	for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++, deg++) {
+		const uint32_t pos = cy->col_pos[h->row_col[e]];
+		uint32_t s = cy->slot_start[g];
+
+		while (ldpc_cyclic_pos(cy, s, t) != pos)
+			s++;
+		msg[deg] = (int8_t *)c2v + (size_t)s * zpad + t / w * w + lane_byte(t % w, w);
+		at[deg] = d->cyc->col_index[h->row_col[e]];
+		xe[deg] = (int16_t)(app[at[deg] & ~COPIED] - *msg[deg]);
+		x[deg] = (int8_t)(xe[deg] > 127 ? 127 : xe[deg] < -127 ? -127 : xe[deg]);
+	}
+	ldpc__check_ms8(d, x, out, deg);
+	for (uint32_t i = 0; i < deg; i++) {
+		*msg[i] = out[i];
+		app[at[i] & ~COPIED] = (int16_t)(xe[i] + out[i]);
+		if (at[i] & COPIED)
+			app[(at[i] & ~COPIED) + cy->z] = (int16_t)(xe[i] + out[i]);
+	}
+}
+
+/* Parity of the short rows' hard decisions: whether all are even. */
+bool ldpc__cyc_short_syndrome(const struct ldpc_decoder *d, const int16_t *app)
+{
+	const struct ldpc_cyclic *cy = d->code->cyc;
+	const struct ldpc_matrix *h = &d->code->h;
+
+	for (uint32_t i = 0; i < cy->nshort; i++) {
+		const uint32_t r = cy->short_rows[i];
+		unsigned par = 0;
+
+		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++)
+			par ^= app[d->cyc->col_index[h->row_col[e]] & ~COPIED] < 0;
+		if (par)
+			return false;
+	}
+	return true;
+}
+
+/* The channel values into the a-posteriori array, block by block (punctured columns 0), and
+ * each block's first w values into their copy. */
+static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *app)
+{
+	const struct ldpc_cyclic *cy = d->code->cyc;
+	const struct ldpc_cyc_plan *p = d->cyc;
+	const uint32_t punct = d->code->punct;
+
+	for (uint32_t bk = 0; bk < d->code->h.n / cy->z; bk++) {
+		int16_t *dst = app + pos_index(cy, p->w, bk * cy->z);
+		const uint32_t v0 = p->block_col[bk], step = p->block_step[bk];
+
+		if (step == 1 && v0 >= punct) {
+			const int8_t *src = in + (v0 - punct);
+
+			for (uint32_t j = 0; j < cy->z; j++)
+				dst[j] = (int16_t)(src[j] < -127 ? -127 : src[j]);
+		} else {
+			for (uint32_t j = 0, v = v0; j < cy->z; j++, v += step)
+				dst[j] = v < punct ? 0 : (int16_t)(in[v - punct] < -127 ? -127 : in[v - punct]);
+		}
+		memcpy(dst + cy->z, dst, p->w * sizeof(int16_t));
+	}
+}
+
+void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct fec_batch *b,
+                            uint32_t i)
+{
+	const struct ldpc_spec *ls = &d->base.spec.u.ldpc;
+	const struct ldpc_code *code = d->code;
+	const struct ldpc_cyclic *cy = code->cyc;
+	const struct ldpc_cyc_plan *p = d->cyc;
+	const int8_t *in = b->in + (size_t)i * b->in_stride;
+	const size_t app_len = (size_t)code->h.n / cy->z * (cy->z + 3 * p->w);
+	struct fec_job *job = &b->jobs[i];
+	uintptr_t at = ((uintptr_t)scratch + ALIGN - 1) / ALIGN * ALIGN;
+	struct ldpc_cyc_work wk;
+	int16_t *val;
+	unsigned it = 0;
+	bool ok = false;
+
+	wk.app = (int16_t *)at;
+	at += align_up(app_len * 2);
+	memset(wk.app, 0, app_len * 2); /* the margins, for tidiness: nothing reads them */
+	wk.c2v = (uint8_t *)at;
+	at += align_up((size_t)cy->slot_start[cy->ngroups] * p->zpad);
+	val = (int16_t *)at;
+	at += align_up((size_t)code->h.n * 2);
+	wk.xbuf = (void *)at;
+	at += align_up((size_t)p->max_slots * 3 * p->w);
+	wk.blk = (int16_t **)at;
+	wk.off = (uint32_t *)(wk.blk + p->max_slots);
+
+	load_app(d, in, wk.app);
+	memset(wk.c2v, 0, (size_t)cy->slot_start[cy->ngroups] * p->zpad);
+	while (it < ls->max_iters) {
+		ldpc__cyc_iterate_avx2(d, &wk);
+		it++;
+		if (ls->early_stop || it == ls->max_iters) {
+			ok = ldpc__cyc_syndrome_avx2(d, &wk) && ldpc__cyc_short_syndrome(d, wk.app);
+			if (ok && ls->early_stop)
+				break;
+		}
+	}
+	(void)app_len;
+	for (uint32_t bk = 0; bk < code->h.n / cy->z; bk++) {
+		const int16_t *src = wk.app + pos_index(cy, p->w, bk * cy->z);
+		int16_t *dst = val + p->block_col[bk];
+
+		for (uint32_t j = 0; j < cy->z; j++)
+			dst[(size_t)j * p->block_step[bk]] = src[j];
+	}
+	ldpc__emit_i16(d, val, 1, b->out + (size_t)i * b->out_stride,
+	               b->soft ? b->soft + (size_t)i * b->soft_stride : NULL, job);
+	job->iterations = (uint16_t)it;
+	job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+}
