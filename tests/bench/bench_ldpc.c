@@ -165,6 +165,15 @@ static void cpu_rows(cJSON *sec, const struct bench_opts *o, struct bench_data *
 		row_num(row, "Mb/s/core", rate / 1e6 / o->threads);
 	}
 	row_str(row, "same as cpu", rate > 0 && !bench_data_mismatches(d, out) ? "yes" : "NO");
+	progress("ldpc: CPU, %u cores, one frame per call", o->threads);
+	rate = bench_cpu_rate(d, o->threads, 1, o->min_secs, out);
+	snprintf(label, sizeof(label), "CPU all cores, 1 frame/call");
+	row = report_row(sec, label);
+	if (rate > 0) {
+		row_num(row, "Mb/s", rate / 1e6);
+		row_num(row, "Mb/s/core", rate / 1e6 / o->threads);
+	}
+	row_str(row, "same as cpu", rate > 0 && !bench_data_mismatches(d, out) ? "yes" : "NO");
 }
 
 /* Frames per batch that fill the decoder's grid `waves` times (its describe() line names the
