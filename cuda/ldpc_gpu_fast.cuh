@@ -1,0 +1,207 @@
+/*
+ * The fast LDPC kernel's building blocks (ldpc_gpu_fast.cu): 16x2 arithmetic on a frame pair's
+ * values (one frame per 16-bit half), the shared-memory store of their a-posteriori values
+ * (32-bit words and 12-bit packed columns), the compressed message codes and the check rule's
+ * normalisation and two-minimum search. Device code only; LDPC_GPU.md has the design.
+ */
+#ifndef LDPC_GPU_FAST_CUH
+#define LDPC_GPU_FAST_CUH
+
+#include "ldpc_gpu.cuh"
+
+/* ---- 16x2 helpers (PTX: add/min/max on .s16x2/.u16x2 are Hopper instructions) */
+
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel)
+{
+	uint32_t d;
+
+	asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t add16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("add.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t min_s16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("min.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t min_u16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t max_u16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+__device__ __forceinline__ uint32_t max_s16(uint32_t a, uint32_t b)
+{
+	uint32_t d;
+
+	asm("max.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+	return d;
+}
+
+/* The pair of frames' a-posteriori values in shared memory (enum lgpu_layout). Packed: hi[v]
+ * holds bits 4..11 of each frame's value + 2048 (frame 0 in the low byte), lo[v] bits 0..3
+ * (frame 0 in the low nibble); a word w[v] is the 16x2 value itself. Mixed: words below split,
+ * packed from there (hi and lo point split entries before their arrays, so that both are
+ * indexed by the column). The _w and _p accessors are for callers that know the kind. */
+template <int LAYOUT> struct app_store {
+	uint32_t *w;
+	uint16_t *hi;
+	uint8_t *lo;
+	uint32_t split;
+
+	__device__ __forceinline__ bool word(uint32_t v) const
+	{
+		return LAYOUT == LGPU_APP_WORDS || (LAYOUT == LGPU_APP_MIXED && v < split);
+	}
+	__device__ __forceinline__ uint32_t load_p(uint32_t v) const
+	{
+		const uint32_t b = (uint32_t)lo[v] * 0x10010u; /* nibbles where PRMT wants them */
+		const uint32_t t = prmt((uint32_t)hi[v], b, 0x1604u);
+
+		return add16((t >> 4) & 0x0fff0fffu, 0xf800f800u);
+	}
+	__device__ __forceinline__ void store_p(uint32_t v, uint32_t x) const
+	{
+		const uint32_t u = add16(x, 0x08000800u);
+
+		hi[v] = (uint16_t)prmt(u << 4, 0, 0x31u);
+		lo[v] = (uint8_t)((u & 0xfu) | ((u >> 12) & ~0xfu));
+	}
+	__device__ __forceinline__ uint32_t load(uint32_t v) const
+	{
+		return word(v) ? w[v] : load_p(v);
+	}
+	__device__ __forceinline__ void store(uint32_t v, uint32_t x) const
+	{
+		if (word(v))
+			w[v] = x;
+		else
+			store_p(v, x);
+	}
+	/* Frame h's value, in plain integer arithmetic: the output path reads it once per bit
+	 * (and ptxas was seen to drop the bias of the 16x2 form for frame 0 when only that half
+	 * is used). */
+	__device__ __forceinline__ int value(uint32_t v, int h) const
+	{
+		if (word(v))
+			return (int16_t)(w[v] >> (16 * h));
+		return (int)((((uint32_t)hi[v] >> (8 * h)) & 0xffu) << 4 |
+		             (((uint32_t)lo[v] >> (4 * h)) & 0xfu)) -
+		       2048;
+	}
+	/* Sign bits of the two values: bit 15 (frame 0) and bit 31 (frame 1), other bits junk. */
+	__device__ __forceinline__ uint32_t signs(uint32_t v) const
+	{
+		if (word(v))
+			return w[v];
+		/* bit 7 of a biased byte is "not negative": bytes 0, 1 to bits 15, 31 */
+		return ~prmt((uint32_t)hi[v], 0, 0x1404u);
+	}
+};
+
+/* Selector for PRMT(P, Q): message code c0 (frame 0, bits 0-1) and c1 (bits 16-17), each
+ * "not the minimum" + 2 * "negative", picks byte c0 of P and c1 of Q, each sign-extended
+ * into its half. */
+__device__ __forceinline__ uint32_t msg_sel(uint32_t v)
+{
+	return (v + (v >> 8)) * 0x11u + 0xc480u;
+}
+
+/* The stored codes of a row: edge e's c0 at bit s(e) and c1 at s(e) + 8, s(e) = 2e for e < 4,
+ * 16 + 2 (e - 4) after, so that the selector is one multiply-add of the two codes' field;
+ * rec_codes makes that order from c0 at 2e and c1 at 16 + 2e, as pass 2 builds them. */
+__device__ __forceinline__ uint32_t code_sel(uint32_t y, int e)
+{
+	return ((y >> (e < 4 ? 2 * e : 8 + 2 * e)) & 0x0303u) * 0x11u + 0xc480u;
+}
+
+__device__ __forceinline__ uint32_t rec_codes(uint32_t bits)
+{
+	return prmt(bits, 0, 0x3120u);
+}
+
+/* Per-byte negation of magnitudes 0..127 without carries between bytes. */
+__device__ __forceinline__ uint32_t neg_bytes(uint32_t m)
+{
+	return (0x80808080u - m) ^ 0x80808080u;
+}
+
+template <int ALGO> __device__ __forceinline__ uint32_t norm16(uint32_t m, uint32_t k)
+{
+	if (ALGO == LDPC_ALGO_NMS) /* (m * alpha16) >> 4, alpha16 <= 16: no carry between halves */
+		return ((m * k) >> 4) & 0x0fff0fffu;
+	if (ALGO == LDPC_ALGO_OMS) /* max(m - offset8, 0); k = -offset8 in each half */
+		return max_s16(add16(m, k), 0);
+	return m;
+}
+
+/* m1 <= m2, the two smallest of a[0..D-1] in each half (magnitudes 0..127), by a tree: sorted
+ * pairs, then pairs of pairs merged, (a1, a2) with (b1, b2) giving (min(a1, b1),
+ * min(max(a1, b1), min(a2, b2))). The same values as updating m1, m2 edge after edge, with a
+ * dependent path of 5 steps instead of 14 for 7 edges, and fewer instructions. */
+template <int D>
+__device__ __forceinline__ void two_min(const uint32_t *a, uint32_t &m1, uint32_t &m2)
+{
+	uint32_t p1[(D + 1) / 2], p2[(D + 1) / 2];
+
+#pragma unroll
+	for (int i = 0; i < D / 2; i++) {
+		p1[i] = min_u16(a[2 * i], a[2 * i + 1]);
+		p2[i] = max_u16(a[2 * i], a[2 * i + 1]);
+	}
+	if (D & 1) {
+		p1[D / 2] = a[D - 1];
+		p2[D / 2] = 0x007f007fu;
+	}
+#pragma unroll
+	for (int n = (D + 1) / 2; n > 1; n = (n + 1) / 2) {
+#pragma unroll
+		for (int i = 0; i < n / 2; i++) {
+			const uint32_t x1 = p1[2 * i], x2 = p2[2 * i], y1 = p1[2 * i + 1],
+			               y2 = p2[2 * i + 1];
+
+			p1[i] = min_u16(x1, y1);
+			p2[i] = min_u16(max_u16(x1, y1), min_u16(x2, y2));
+		}
+		if (n & 1) {
+			p1[n / 2] = p1[n - 1];
+			p2[n / 2] = p2[n - 1];
+		}
+	}
+	m1 = p1[0];
+	m2 = p2[0];
+}
+
+/* Whether edge e (column col) of a row has a word: known from its position when NW >= 0 (the
+ * row's first NW edges are words, the rest packed: mixed layout, columns sorted), else from the
+ * column. */
+template <int LAYOUT, int NW>
+__device__ __forceinline__ bool edge_word(const app_store<LAYOUT> &app, int e, uint32_t col)
+{
+	if (LAYOUT == LGPU_APP_MIXED && NW >= 0)
+		return e < NW;
+	return app.word(col);
+}
+
+#endif
