@@ -391,6 +391,8 @@ int main(void)
 		test_simd("dvbs2-1/2,iters=12", 1.7, 20, 5, 15);
 		test_simd("dvbs2-3/4,algo=oms,output=codeword", 2.6, 14, 1, 12);
 		test_simd("nr-bg1,z=384,algo=nms,iters=6,early_stop=false", 2.2, 12, 1, 10);
+		/* a group size that is no multiple of 32: a part-filled chunk in every group */
+		test_simd("nr-bg2,z=72,algo=oms,output=codeword", 2.0, 14, 0, 13);
 		/* without the cyclic pass: the last frame in a padded group */
 		setenv("FECD_LDPC_CYC", "0", 1);
 		test_simd("dvbs2-1/2,iters=10,alpha=0.875", 1.6, 34, 1, 33);
