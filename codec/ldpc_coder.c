@@ -162,6 +162,10 @@ int ldpc__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	} else {
 		d->out_n = d->code->k;
 		d->out_cols = d->code->info_cols;
+		/* information bits that are the first k columns (DVB-S2, 5G NR, WiMAX...): output
+		 * straight from columns 0..k-1 */
+		if (d->code->info_cols[d->out_n - 1] == d->out_n - 1)
+			d->out_cols = NULL;
 	}
 #if defined(FECD_SIMD_X86)
 	if (fec_simd_level() >= FEC_SIMD_AVX2 && !env_is_zero("FECD_LDPC_CYC")) {

@@ -1,14 +1,14 @@
 /*
  * Layered min-sum on int8 for codes with a cyclic structure (ldpc.h's struct ldpc_cyclic: QC codes
- * and DVB-S2-form codes), one frame at a time: the lanes of a vector are w = 32 consecutive rows t
- * of one row group, whose columns in a slot are w consecutive positions (mod z) of the
- * a-posteriori array. The 32-frame pass (ldpc_decode_avx2.c) decodes a group of frames faster
+ * and DVB-S2-form codes), one frame at a time: the lanes of a vector are w consecutive rows t of
+ * one row group (w = 32 with AVX2, 64 with AVX-512), whose columns in a slot are w consecutive
+ * positions (mod z) of the a-posteriori array. The 32-frame pass (ldpc_decode_avx2.c) decodes a group of frames faster
  * per frame, but costs as much for one frame as for 32: frames left over from the groups go
  * here (ldpc__decode). A frame's working set (int16 a-posteriori values, int8 messages) is
  * about 360 KB for DVB-S2.
  *
  * This file holds the plan, the scratch, rows lacking a slot (scalar), and a frame's walk;
- * ldpc_cyc_avx2.c the vector passes.
+ * ldpc_cyc_avx2.c and ldpc_cyc_avx512.c the vector passes.
  *
  * A layer holds runs of rows of some groups (ldpc.h); each group of it is walked in chunks of w
  * rows, lanes outside the layer's rows masked. The a-posteriori array holds block b (z positions)
@@ -59,6 +59,8 @@ void ldpc__cyc_plan_free(struct ldpc_cyc_plan *p)
 	free(p->short_row);
 	free(p->syn_mask);
 	free(p->col_index);
+	free(p->chunk_at);
+	free(p->chunk_mirror);
 	free(p->block_col);
 	free(p->block_step);
 	free(p);
@@ -124,8 +126,9 @@ out_free:
 	return ret;
 }
 
-/* Each block's columns as a progression: position j of block b is column block_col[b] + j
- * block_step[b] (QC codes: step 1; DVB-S2's parity blocks: step q). False when one is not. */
+/* Each block's columns as an increasing progression: position j of block b is column
+ * block_col[b] + j block_step[b] (QC codes: step 1; DVB-S2's parity blocks: step q). False when
+ * one is not. */
 static bool plan_blocks(struct ldpc_cyc_plan *p, const struct ldpc_code *c)
 {
 	const struct ldpc_cyclic *cy = c->cyc;
@@ -139,6 +142,7 @@ static bool plan_blocks(struct ldpc_cyc_plan *p, const struct ldpc_code *c)
 
 		p->block_col[bk] = v[0];
 		p->block_step[bk] = v[1] - v[0];
+		ok = v[1] > v[0]; /* increasing: block_col is the smallest */
 		for (uint32_t j = 1; ok && j < cy->z; j++)
 			ok = v[j] - v[j - 1] == p->block_step[bk];
 	}
@@ -146,16 +150,39 @@ static bool plan_blocks(struct ldpc_cyc_plan *p, const struct ldpc_code *c)
 	return ok;
 }
 
+/* Where each slot's values for each chunk of each group start in the a-posteriori array, and
+ * whether that store touches a block's first w values (mirror +z) or their copy (mirror -z):
+ * group g's entries from slot_start[g] * nchunks on, chunk by chunk, slot by slot. */
+static void plan_chunks(struct ldpc_cyc_plan *p, const struct ldpc_cyclic *cy)
+{
+	for (uint32_t g = 0; g < cy->ngroups; g++) {
+		const uint32_t s0 = cy->slot_start[g], deg = cy->slot_start[g + 1] - s0;
+
+		for (uint32_t ch = 0; ch < p->nchunks; ch++)
+			for (uint32_t i = 0; i < deg; i++) {
+				const uint32_t off = (cy->slot_shift[s0 + i] + ch * p->w) % cy->z;
+				const size_t k = (size_t)s0 * p->nchunks + ch * deg + i;
+
+				p->chunk_at[k] = (int32_t)pos_index(cy, p->w,
+				                                    cy->slot_block[s0 + i] * cy->z + off);
+				p->chunk_mirror[k] = (int16_t)(off < p->w              ? (int)cy->z
+				                               : off + p->w > cy->z ? -(int)cy->z
+				                                                    : 0);
+			}
+	}
+}
+
 int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 {
 	const struct ldpc_code *c = d->code;
 	const struct ldpc_cyclic *cy = c->cyc;
-	const uint32_t w = 32;
+	const unsigned level = fec_simd_level();
+	const uint32_t w = level >= FEC_SIMD_AVX512 ? 64 : 32;
 	struct ldpc_cyc_plan *p;
 	uint8_t *is_short;
 	int ret = -FEC_ENOMEM;
 
-	if (!cy || cy->z < 2 * w || c->h.n % cy->z || !d->int8 || fec_simd_level() < FEC_SIMD_AVX2 ||
+	if (!cy || cy->z < 2 * w || c->h.n % cy->z || !d->int8 || level < FEC_SIMD_AVX2 ||
 	    d->base.spec.u.ldpc.schedule != LDPC_SCHED_LAYERED)
 		return 0;
 	p = calloc(1, sizeof(*p));
@@ -163,6 +190,7 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	if (!p || !is_short)
 		goto out_free;
 	p->w = w;
+	p->level = w == 64 ? FEC_SIMD_AVX512 : FEC_SIMD_AVX2;
 	p->nchunks = (cy->z + w - 1) / w;
 	p->zpad = p->nchunks * w;
 	p->nlayers = c->nlayers;
@@ -176,9 +204,12 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	p->short_row = malloc(((size_t)cy->nshort + 1) * sizeof(uint32_t));
 	p->syn_mask = malloc((size_t)cy->ngroups * p->nchunks * sizeof(uint64_t));
 	p->col_index = malloc((size_t)c->h.n * sizeof(uint32_t));
+	p->chunk_at = malloc((size_t)cy->slot_start[cy->ngroups] * p->nchunks * sizeof(int32_t));
+	p->chunk_mirror =
+	    malloc((size_t)cy->slot_start[cy->ngroups] * p->nchunks * sizeof(int16_t));
 	p->block_col = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
 	p->block_step = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
-	if (!p->block_col || !p->block_step || !p->layer_task || !p->task_group || !p->task_mask || !p->layer_short ||
+	if (!p->chunk_at || !p->chunk_mirror || !p->block_col || !p->block_step || !p->layer_task || !p->task_group || !p->task_mask || !p->layer_short ||
 	    !p->short_row || !p->syn_mask || !p->col_index)
 		goto out_free;
 	for (uint32_t i = 0; i < cy->nshort; i++)
@@ -193,6 +224,7 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 		ret = 0; /* columns of a block not in step: the pass does not apply */
 		goto out_free;
 	}
+	plan_chunks(p, cy);
 	ret = plan_tasks(p, c, is_short);
 	if (ret)
 		goto out_free;
@@ -205,7 +237,7 @@ out_free:
 }
 
 /* a-posteriori values (blocks of z + 3 w), messages (zpad per slot), the output values in column
- * order, a chunk's incoming values (three vectors a slot) and each slot's block and offset. */
+ * order and a chunk's incoming values (three vectors a slot). */
 size_t ldpc__cyc_scratch(const struct ldpc_decoder *d)
 {
 	const struct ldpc_cyclic *cy = d->code->cyc;
@@ -213,8 +245,7 @@ size_t ldpc__cyc_scratch(const struct ldpc_decoder *d)
 
 	return ALIGN + align_up((size_t)d->code->h.n / cy->z * (cy->z + 3 * p->w) * 2) +
 	       align_up((size_t)cy->slot_start[cy->ngroups] * p->zpad) +
-	       align_up((size_t)d->code->h.n * 2) + align_up((size_t)p->max_slots * 3 * p->w) +
-	       (size_t)p->max_slots * 16;
+	       align_up((size_t)d->code->h.n * 2) + align_up((size_t)p->max_slots * 3 * p->w);
 }
 
 /* A row lacking slots, scalar: each edge's message sits in the slot its column takes. */
@@ -317,17 +348,19 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 	val = (int16_t *)at;
 	at += align_up((size_t)code->h.n * 2);
 	wk.xbuf = (void *)at;
-	at += align_up((size_t)p->max_slots * 3 * p->w);
-	wk.blk = (int16_t **)at;
-	wk.off = (uint32_t *)(wk.blk + p->max_slots);
 
 	load_app(d, in, wk.app);
 	memset(wk.c2v, 0, (size_t)cy->slot_start[cy->ngroups] * p->zpad);
 	while (it < ls->max_iters) {
-		ldpc__cyc_iterate_avx2(d, &wk);
+		if (p->w == 64)
+			ldpc__cyc_iterate_avx512(d, &wk);
+		else
+			ldpc__cyc_iterate_avx2(d, &wk);
 		it++;
 		if (ls->early_stop || it == ls->max_iters) {
-			ok = ldpc__cyc_syndrome_avx2(d, &wk) && ldpc__cyc_short_syndrome(d, wk.app);
+			ok = (p->w == 64 ? ldpc__cyc_syndrome_avx512(d, &wk)
+			                 : ldpc__cyc_syndrome_avx2(d, &wk)) &&
+			     ldpc__cyc_short_syndrome(d, wk.app);
 			if (ok && ls->early_stop)
 				break;
 		}
@@ -337,8 +370,13 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 		const int16_t *src = wk.app + pos_index(cy, p->w, bk * cy->z);
 		int16_t *dst = val + p->block_col[bk];
 
-		for (uint32_t j = 0; j < cy->z; j++)
-			dst[(size_t)j * p->block_step[bk]] = src[j];
+		if (!d->out_cols && p->block_col[bk] >= d->out_n)
+			continue; /* its columns (increasing) hold no output bit */
+		if (p->block_step[bk] == 1)
+			memcpy(dst, src, cy->z * sizeof(int16_t));
+		else
+			for (uint32_t j = 0; j < cy->z; j++)
+				dst[(size_t)j * p->block_step[bk]] = src[j];
 	}
 	ldpc__emit_i16(d, val, 1, b->out + (size_t)i * b->out_stride,
 	               b->soft ? b->soft + (size_t)i * b->soft_stride : NULL, job);

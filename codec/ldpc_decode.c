@@ -125,6 +125,29 @@ static void emit(const struct ldpc_decoder *d, const uint8_t *hard, const float 
 void ldpc__emit_i16(const struct ldpc_decoder *d, const int16_t *val, size_t stride, uint8_t *out,
                     float *soft, struct fec_job *job)
 {
+	if (!d->out_cols && stride == 1) {
+		/* output bit j is column j: whole bytes in a loop the compiler vectorises */
+		const uint32_t whole = d->out_n / 8;
+
+		for (uint32_t j8 = 0; j8 < whole; j8++) {
+			const int16_t *x = val + 8 * j8;
+			unsigned byte = 0;
+
+			for (unsigned b = 0; b < 8; b++)
+				byte |= (unsigned)(x[b] < 0) << (7 - b);
+			out[j8] = (uint8_t)byte;
+		}
+		if (d->out_n % 8) {
+			out[whole] = 0;
+			for (uint32_t j = whole * 8; j < d->out_n; j++)
+				out[whole] |= (uint8_t)((val[j] < 0) << (7 - j % 8));
+		}
+		for (uint32_t j = 0; soft && j < d->out_n; j++)
+			soft[j] = (float)val[j] * d->inv_scale;
+		job->out_bits = d->out_n;
+		job->soft_count = soft ? d->out_n : 0;
+		return;
+	}
 	memset(out, 0, (d->out_n + 7) / 8);
 	for (uint32_t j = 0; j < d->out_n; j++) {
 		const uint32_t v = d->out_cols ? d->out_cols[j] : j;
@@ -484,7 +507,7 @@ int ldpc__decode(const struct fec_decoder *dec, void *scratch, struct fec_batch 
 		return -FEC_EINVAL;
 #if defined(FECD_SIMD_X86)
 	if (d->int8 && fec_simd_level() >= FEC_SIMD_AVX2) {
-		const bool cyc = d->cyc != NULL;
+		const bool cyc = d->cyc && fec_simd_level() >= d->cyc->level;
 		uint32_t idx[LDPC_GROUP];
 		unsigned held = 0;
 

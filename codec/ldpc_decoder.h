@@ -20,11 +20,11 @@
 /* Frames per SIMD group: one int8 lane each in a 256-bit register. */
 #define LDPC_GROUP 32
 
-/* The single-frame pass over a cyclic structure (ldpc_cyc.c, ldpc_cyc_avx2.c): chunks of 32 rows
- * of a group; per layer, tasks (a group and the lanes of its rows in the layer, a mask per chunk)
- * and short rows. */
+/* The single-frame pass over a cyclic structure (ldpc_cyc.c, ldpc_cyc_avx2.c, ldpc_cyc_avx512.c):
+ * chunks of w rows of a group (32 with AVX2, 64 with AVX-512: the level at creation); per layer,
+ * tasks (a group and the lanes of its rows in the layer, a mask per chunk) and short rows. */
 struct ldpc_cyc_plan {
-	uint32_t w;               /* rows per chunk (32) */
+	uint32_t w, level;        /* rows per chunk, and the SIMD level the pass needs */
 	uint32_t nchunks, zpad;   /* chunks per group; zpad = nchunks * w */
 	uint32_t max_slots;
 	uint32_t nlayers;
@@ -35,6 +35,8 @@ struct ldpc_cyc_plan {
 	uint32_t *short_row;
 	uint64_t *syn_mask;       /* nchunks per group: lanes the vector syndrome checks */
 	uint32_t *col_index;      /* n: column v's index in the a-posteriori array, with a flag */
+	int32_t *chunk_at;        /* per group, chunk and slot: where its values start ... */
+	int16_t *chunk_mirror;    /* ... and where their copy is (0: none), ldpc_cyc.c */
 	uint32_t *block_col;      /* per block: column of its position 0 ... */
 	uint32_t *block_step;     /* ... and the step to the next position's */
 };
@@ -44,8 +46,6 @@ struct ldpc_cyc_work {
 	int16_t *app;
 	uint8_t *c2v;
 	void *xbuf;     /* a chunk's incoming values past the unrolled degrees */
-	int16_t **blk;  /* per slot of the group at hand: its block */
-	uint32_t *off;  /* ... and the offset in it of the chunk's first row */
 };
 
 struct ldpc_decoder {
@@ -56,13 +56,14 @@ struct ldpc_decoder {
 	int offset8;              /* oms: round(offset * llr_scale), 0..127 */
 	float inv_scale;          /* 1 / llr_scale */
 	uint32_t out_n;           /* output bits per frame: k or n */
-	const uint32_t *out_cols; /* column of output bit j (info_cols), NULL: column j */
+	const uint32_t *out_cols; /* column of output bit j (info_cols), NULL: column j (also where
+	                           * the information columns are the first k) */
 	uint32_t m;               /* rows, = schedule positions */
 	uint32_t *sched_start;    /* m + 1 */
 	uint32_t *sched_col;      /* nnz */
 	uint32_t *sched_off; /* nnz: sched_col * 2 * LDPC_GROUP, byte offsets (SIMD int16 app) */
 	uint32_t max_deg, max_col_deg;
-	/* int8 layered min-sum on a code with a cyclic structure of z >= 64, at AVX2 or above,
+	/* int8 layered min-sum on a code with a cyclic structure of z >= 2 w, at AVX2 or above,
 	 * unless $FECD_LDPC_CYC is 0 at creation (to compare the SIMD passes) */
 	struct ldpc_cyc_plan *cyc;
 };
@@ -109,6 +110,8 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 void ldpc__cyc_short_row(const struct ldpc_decoder *d, int16_t *app, uint8_t *c2v, uint32_t r);
 void ldpc__cyc_iterate_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
 bool ldpc__cyc_syndrome_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
+void ldpc__cyc_iterate_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
+bool ldpc__cyc_syndrome_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
 #endif
 
 /* The portable int8 check rule (ldpc.h): x's deg incoming values to the messages c. */
