@@ -2,10 +2,11 @@
  * Layered min-sum on int8 for codes with a cyclic structure (ldpc.h's struct ldpc_cyclic: QC codes
  * and DVB-S2-form codes), one frame at a time: the lanes of a vector are w consecutive rows t of
  * one row group (w = 32 with AVX2, 64 with AVX-512), whose columns in a slot are w consecutive
- * positions (mod z) of the a-posteriori array. The 32-frame pass (ldpc_decode_avx2.c) decodes a group of frames faster
- * per frame, but costs as much for one frame as for 32: frames left over from the groups go
- * here (ldpc__decode). A frame's working set (int16 a-posteriori values, int8 messages) is
- * about 360 KB for DVB-S2.
+ * positions (mod z) of the a-posteriori array. A frame's working set (int16 a-posteriori values,
+ * int8 messages) is about 360 KB for DVB-S2: it stays in L2 where the 32-frame pass
+ * (ldpc_decode_avx2.c) streams megabytes through L3, and a frame costs the same alone as among
+ * others, where the 32-frame pass costs as much for one frame as for 32. ldpc__decode says which
+ * frames come here: all at AVX-512, those left over from the groups at AVX2.
  *
  * This file holds the plan, the scratch, rows lacking a slot (scalar), and a frame's walk;
  * ldpc_cyc_avx2.c and ldpc_cyc_avx512.c the vector passes.
