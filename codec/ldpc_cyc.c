@@ -9,7 +9,7 @@
  * frames come here: all at AVX-512, those left over from the groups at AVX2.
  *
  * This file holds the plan, the scratch, rows lacking a slot (scalar), and a frame's walk;
- * ldpc_cyc_avx2.c and ldpc_cyc_avx512.c the vector passes.
+ * ldpc_cyc_avx2.c and ldpc_cyc_avx512.c the kernels of a chunk of rows.
  *
  * A layer holds runs of rows of some groups (ldpc.h); each group of it is walked in chunks of w
  * rows, lanes outside the layer's rows masked. The a-posteriori array holds block b (z positions)
@@ -250,7 +250,7 @@ size_t ldpc__cyc_scratch(const struct ldpc_decoder *d)
 }
 
 /* A row lacking slots, scalar: each edge's message sits in the slot its column takes. */
-void ldpc__cyc_short_row(const struct ldpc_decoder *d, int16_t *app, uint8_t *c2v, uint32_t r)
+static void short_row(const struct ldpc_decoder *d, int16_t *app, uint8_t *c2v, uint32_t r)
 {
 	const struct ldpc_cyclic *cy = d->code->cyc;
 	const struct ldpc_matrix *h = &d->code->h;
@@ -283,7 +283,7 @@ void ldpc__cyc_short_row(const struct ldpc_decoder *d, int16_t *app, uint8_t *c2
 }
 
 /* Parity of the short rows' hard decisions: whether all are even. */
-bool ldpc__cyc_short_syndrome(const struct ldpc_decoder *d, const int16_t *app)
+static bool short_syndrome(const struct ldpc_decoder *d, const int16_t *app)
 {
 	const struct ldpc_cyclic *cy = d->code->cyc;
 	const struct ldpc_matrix *h = &d->code->h;
@@ -325,6 +325,59 @@ static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *ap
 	}
 }
 
+/* One iteration: layer by layer, each task's chunks that hold rows of the layer, then its short
+ * rows. */
+static void iterate(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk)
+{
+	const struct ldpc_cyclic *cy = d->code->cyc;
+	const struct ldpc_cyc_plan *p = d->cyc;
+
+	for (uint32_t l = 0; l < p->nlayers; l++) {
+		for (uint32_t k = p->layer_task[l]; k < p->layer_task[l + 1]; k++) {
+			const uint32_t g = p->task_group[k], s0 = cy->slot_start[g];
+			const uint32_t deg = cy->slot_start[g + 1] - s0;
+			const uint64_t *mask = p->task_mask + (size_t)k * p->nchunks;
+			const int32_t *at = p->chunk_at + (size_t)s0 * p->nchunks;
+			const int16_t *mir = p->chunk_mirror + (size_t)s0 * p->nchunks;
+			uint8_t *c = wk->c2v + (size_t)s0 * p->zpad;
+
+			for (uint32_t ch = 0; ch < p->nchunks; ch++, at += deg, mir += deg) {
+				if (!mask[ch])
+					continue;
+				if (p->w == 64)
+					ldpc__cyc_chunk_avx512(d, wk, at, mir, deg, mask[ch],
+					                       c + ch * p->w);
+				else
+					ldpc__cyc_chunk_avx2(d, wk, at, mir, deg, mask[ch],
+					                     c + ch * p->w);
+			}
+		}
+		for (uint32_t i = p->layer_short[l]; i < p->layer_short[l + 1]; i++)
+			short_row(d, wk->app, wk->c2v, p->short_row[i]);
+	}
+}
+
+/* Whether every row's hard decisions (value < 0) have even parity. */
+static bool syndrome_zero(const struct ldpc_decoder *d, const int16_t *app)
+{
+	const struct ldpc_cyclic *cy = d->code->cyc;
+	const struct ldpc_cyc_plan *p = d->cyc;
+
+	for (uint32_t g = 0; g < cy->ngroups; g++) {
+		const uint32_t s0 = cy->slot_start[g], deg = cy->slot_start[g + 1] - s0;
+		const int32_t *at = p->chunk_at + (size_t)s0 * p->nchunks;
+
+		for (uint32_t ch = 0; ch < p->nchunks; ch++, at += deg) {
+			const uint64_t mask = p->syn_mask[g * p->nchunks + ch];
+
+			if (p->w == 64 ? ldpc__cyc_parity_avx512(app, at, deg, mask)
+			               : ldpc__cyc_parity_avx2(app, at, deg, mask))
+				return false;
+		}
+	}
+	return short_syndrome(d, app);
+}
+
 void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct fec_batch *b,
                             uint32_t i)
 {
@@ -353,15 +406,10 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 	load_app(d, in, wk.app);
 	memset(wk.c2v, 0, (size_t)cy->slot_start[cy->ngroups] * p->zpad);
 	while (it < ls->max_iters) {
-		if (p->w == 64)
-			ldpc__cyc_iterate_avx512(d, &wk);
-		else
-			ldpc__cyc_iterate_avx2(d, &wk);
+		iterate(d, &wk);
 		it++;
 		if (ls->early_stop || it == ls->max_iters) {
-			ok = (p->w == 64 ? ldpc__cyc_syndrome_avx512(d, &wk)
-			                 : ldpc__cyc_syndrome_avx2(d, &wk)) &&
-			     ldpc__cyc_short_syndrome(d, wk.app);
+			ok = syndrome_zero(d, wk.app);
 			if (ok && ls->early_stop)
 				break;
 		}

@@ -88,89 +88,58 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 	}
 }
 
-static inline __attribute__((always_inline)) void iterate(const struct ldpc_decoder *d,
-                                                          struct ldpc_cyc_work *wk, int algo)
+/* The chunk kernel with the algorithm and, for full chunks, the degree as constants. */
+static inline __attribute__((always_inline)) void
+chunk_any(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk, const int32_t *at,
+          const int16_t *mirror, uint32_t deg, uint64_t mask, uint8_t *c, int algo)
 {
-	const struct ldpc_cyclic *cy = d->code->cyc;
-	const struct ldpc_cyc_plan *p = d->cyc;
 	const __m256i alpha16 = _mm256_set1_epi16((short)d->alpha16);
 	const __m256i offset8 = _mm256_set1_epi8((char)d->offset8);
+	const size_t cstride = d->cyc->zpad;
 	__m256i *xbuf = wk->xbuf;
 
-	for (uint32_t l = 0; l < p->nlayers; l++) {
-		for (uint32_t k = p->layer_task[l]; k < p->layer_task[l + 1]; k++) {
-			const uint32_t g = p->task_group[k], s0 = cy->slot_start[g];
-			const uint32_t deg = cy->slot_start[g + 1] - s0;
-			const uint64_t *mask = p->task_mask + (size_t)k * p->nchunks;
-			const int32_t *at = p->chunk_at + (size_t)s0 * p->nchunks;
-			const int16_t *mir = p->chunk_mirror + (size_t)s0 * p->nchunks;
-			uint8_t *c = wk->c2v + (size_t)s0 * p->zpad;
-
-			for (uint32_t ch = 0; ch < p->nchunks; ch++, at += deg, mir += deg) {
-				const uint32_t m = (uint32_t)mask[ch];
-
-				if (!m)
-					continue;
 #define CHUNK(n, full) \
-	chunk(wk->app, at, mir, n, m, full, c + ch * W, p->zpad, xbuf, algo, alpha16, offset8)
-				if (m == UINT32_MAX && deg == 7)
-					CHUNK(7, true);
-				else if (m == UINT32_MAX && deg == 6)
-					CHUNK(6, true);
-				else if (m == UINT32_MAX && deg == 8)
-					CHUNK(8, true);
-				else if (m == UINT32_MAX)
-					CHUNK(deg, true);
-				else
-					CHUNK(deg, false);
+	chunk(wk->app, at, mirror, n, (uint32_t)mask, full, c, cstride, xbuf, algo, alpha16, offset8)
+	if (mask == (uint64_t)UINT32_MAX && deg == 7)
+		CHUNK(7, true);
+	else if (mask == (uint64_t)UINT32_MAX && deg == 6)
+		CHUNK(6, true);
+	else if (mask == (uint64_t)UINT32_MAX && deg == 8)
+		CHUNK(8, true);
+	else if (mask == (uint64_t)UINT32_MAX)
+		CHUNK(deg, true);
+	else
+		CHUNK(deg, false);
 #undef CHUNK
-			}
-		}
-		for (uint32_t i = p->layer_short[l]; i < p->layer_short[l + 1]; i++)
-			ldpc__cyc_short_row(d, wk->app, wk->c2v, p->short_row[i]);
-	}
 }
 
-void ldpc__cyc_iterate_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk)
+void ldpc__cyc_chunk_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
+                          const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
+                          uint8_t *c)
 {
 	switch (d->base.spec.u.ldpc.algo) {
 	case LDPC_ALGO_NMS:
-		iterate(d, wk, LDPC_ALGO_NMS);
+		chunk_any(d, wk, at, mirror, deg, mask, c, LDPC_ALGO_NMS);
 		break;
 	case LDPC_ALGO_OMS:
-		iterate(d, wk, LDPC_ALGO_OMS);
+		chunk_any(d, wk, at, mirror, deg, mask, c, LDPC_ALGO_OMS);
 		break;
 	default:
-		iterate(d, wk, LDPC_ALGO_MS);
+		chunk_any(d, wk, at, mirror, deg, mask, c, LDPC_ALGO_MS);
 		break;
 	}
 }
 
-/* Whether the hard decisions (value < 0) of every row but the short ones have even parity. */
-bool ldpc__cyc_syndrome_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk)
+/* Whether a lane of mask has odd parity over the slots' hard decisions (value < 0). */
+bool ldpc__cyc_parity_avx2(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask)
 {
-	const struct ldpc_cyclic *cy = d->code->cyc;
-	const struct ldpc_cyc_plan *p = d->cyc;
+	__m256i pa = _mm256_setzero_si256(), pb = pa;
 
-	for (uint32_t g = 0; g < cy->ngroups; g++) {
-		const uint32_t s0 = cy->slot_start[g], deg = cy->slot_start[g + 1] - s0;
-		const int32_t *at = p->chunk_at + (size_t)s0 * p->nchunks;
-
-		for (uint32_t ch = 0; ch < p->nchunks; ch++, at += deg) {
-			const uint32_t mask = (uint32_t)p->syn_mask[g * p->nchunks + ch];
-			__m256i pa = _mm256_setzero_si256(), pb = pa;
-
-			for (uint32_t i = 0; i < deg; i++) {
-				const int16_t *v = wk->app + at[i];
-
-				pa = _mm256_xor_si256(pa, _mm256_loadu_si256((const __m256i *)v));
-				pb = _mm256_xor_si256(pb, _mm256_loadu_si256((const __m256i *)(v + 16)));
-			}
-			pa = _mm256_and_si256(pa, mask16(mask & 0xffff));
-			pb = _mm256_and_si256(pb, mask16(mask >> 16));
-			if (_mm256_movemask_epi8(_mm256_packs_epi16(pa, pb)))
-				return false;
-		}
+	for (uint32_t i = 0; i < deg; i++) {
+		pa = _mm256_xor_si256(pa, _mm256_loadu_si256((const __m256i *)(app + at[i])));
+		pb = _mm256_xor_si256(pb, _mm256_loadu_si256((const __m256i *)(app + at[i] + 16)));
 	}
-	return true;
+	pa = _mm256_and_si256(pa, mask16((uint32_t)mask & 0xffff));
+	pb = _mm256_and_si256(pb, mask16((uint32_t)mask >> 16));
+	return _mm256_movemask_epi8(_mm256_packs_epi16(pa, pb)) != 0;
 }

@@ -101,17 +101,23 @@ size_t ldpc__avx2_scratch(const struct ldpc_decoder *d);
 
 /* The cyclic pass: the plan (none, returning 0, where it does not apply: see
  * ldpc_cyc_plan), its scratch, one usable job of b (bit-exact with the portable decoder), and
- * the vector passes behind it (one iteration; the syndrome of the rows that are not short). */
+ * the vector kernels its walk calls. */
 int ldpc__cyc_plan_build(struct ldpc_decoder *d);
 void ldpc__cyc_plan_free(struct ldpc_cyc_plan *p);
 size_t ldpc__cyc_scratch(const struct ldpc_decoder *d);
 void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct fec_batch *b,
                             uint32_t i);
-void ldpc__cyc_short_row(const struct ldpc_decoder *d, int16_t *app, uint8_t *c2v, uint32_t r);
-void ldpc__cyc_iterate_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
-bool ldpc__cyc_syndrome_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
-void ldpc__cyc_iterate_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
-bool ldpc__cyc_syndrome_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk);
+/* One chunk of rows (lanes of mask; all: UINT32_MAX for w = 32, UINT64_MAX for 64) of a group of
+ * deg slots: slot i's values at app + at[i] (and mirror[i] further where non-zero), its messages
+ * at c + i zpad. Parity: whether a lane of mask has odd parity over the slots' hard decisions. */
+void ldpc__cyc_chunk_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
+                          const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
+                          uint8_t *c);
+bool ldpc__cyc_parity_avx2(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask);
+void ldpc__cyc_chunk_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
+                            const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
+                            uint8_t *c);
+bool ldpc__cyc_parity_avx512(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask);
 #endif
 
 /* The portable int8 check rule (ldpc.h): x's deg incoming values to the messages c. */
