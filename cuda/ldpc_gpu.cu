@@ -55,23 +55,27 @@ static cudaError_t upload(struct lgpu_impl *g, const void *host, size_t bytes, c
 #define UPLOAD(g, host, count, dst)                                                                \
 	upload(g, host, (size_t)(count) * sizeof(*(host)), (const void **)&(dst))
 
-/* The fast kernel's walk: its rows' columns as 16-bit indices, 8 per row, and the bounds of
- * its levels. By default the levels are the decoder's layers. FECD_LDPC_GPU_LEVEL_ROWS=N
- * regroups the rows into levels of up to N rows (ldpc_gpu_sched.c; the same results, bit for
- * bit): fewer, fuller steps, but measured slower on DVB-S2 at N = 1024 (LDPC_GPU.md), so it is
- * a measurement knob. */
+/* The fast kernel's walk, step-major: its levels (by default the decoder's layers;
+ * FECD_LDPC_GPU_LEVEL_ROWS=N regroups the rows into levels of up to N rows, ldpc_gpu_sched.c, the
+ * same results bit for bit, measured slower on DVB-S2, LDPC_GPU.md) each padded to whole steps of
+ * one row per thread, so that thread t's rows sit at t, t + nt, t + 2 nt, ... across levels; a
+ * padding row has no columns (0xffff) and the kernel skips it. Its table: each position's up to 8
+ * columns as 16-bit indices, one step more of padding at the end (the prefetch's); step_end[l]:
+ * the steps up to the end of level l. */
 static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d)
 {
-	const uint32_t m = d->m;
+	const uint32_t m = d->m, nt = (uint32_t)g->shape.threads;
 	const char *ev = getenv("FECD_LDPC_GPU_LEVEL_ROWS");
 	const long cap = ev ? strtol(ev, NULL, 10) : 0;
-	uint16_t *t = (uint16_t *)malloc((size_t)m * LGPU_FAST_DEG * sizeof(uint16_t));
 	uint32_t *order = (uint32_t *)malloc((size_t)m * sizeof(uint32_t));
 	uint32_t *level = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
+	uint32_t *step_end = NULL, nsteps = 0;
+	uint16_t *t = NULL;
+	size_t slots;
 	const void *dev = NULL;
 	cudaError_t e = cudaErrorMemoryAllocation;
 
-	if (!t || !order || !level)
+	if (!order || !level)
 		goto out;
 	if (cap > 0) {
 		if (lgpu_reschedule(d->sched_start, d->sched_col, m, d->code->h.n, (uint32_t)cap,
@@ -84,36 +88,53 @@ static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d
 			level[l] = d->code->layer_start[l];
 		g->levels = d->code->nlayers;
 	}
-	for (uint32_t i = 0; i < m; i++) {
-		uint16_t *r = t + (size_t)i * LGPU_FAST_DEG;
-
-		for (uint32_t j = 0; j < LGPU_FAST_DEG; j++) {
-			const uint32_t p = order[i], e0 = d->sched_start[p];
-			const uint32_t deg = d->sched_start[p + 1] - e0;
-
-			r[j] = j < deg ? (uint16_t)d->sched_col[e0 + j] : (uint16_t)LGPU_PAD_COL;
-		}
-		/* Mixed app: the row's word columns first, so that the kernel knows each edge's
-		 * kind from its position (DVB-S2: 5 words, 2 packed). The order of a row's edges
-		 * changes no result: tied minima get equal magnitudes (codec/ldpc.h). */
-		for (uint32_t j = 1; g->shape.layout == LGPU_APP_MIXED && j < LGPU_FAST_DEG; j++)
-			for (uint32_t q = j; q > 0 && r[q - 1] > r[q]; q--) {
-				const uint16_t x = r[q];
-
-				r[q] = r[q - 1];
-				r[q - 1] = x;
-			}
+	step_end = (uint32_t *)malloc(((size_t)g->levels + 1) * sizeof(uint32_t));
+	if (!step_end)
+		goto out;
+	for (uint32_t l = 0; l < g->levels; l++) {
+		nsteps += (level[l + 1] - level[l] + nt - 1) / nt;
+		step_end[l] = nsteps;
 	}
-	e = upload(g, t, (size_t)m * LGPU_FAST_DEG * sizeof(uint16_t), &dev);
+	slots = ((size_t)nsteps + 1) * nt;
+	t = (uint16_t *)malloc(slots * LGPU_FAST_DEG * sizeof(uint16_t));
+	if (!t)
+		goto out;
+	memset(t, 0xff, slots * LGPU_FAST_DEG * sizeof(uint16_t));
+	for (uint32_t l = 0; l < g->levels; l++) {
+		const size_t base = (size_t)(l ? step_end[l - 1] : 0) * nt;
+
+		for (uint32_t i = level[l]; i < level[l + 1]; i++) {
+			uint16_t *r = t + (base + i - level[l]) * LGPU_FAST_DEG;
+			const uint32_t e0 = d->sched_start[order[i]];
+			const uint32_t deg = d->sched_start[order[i] + 1] - e0;
+
+			for (uint32_t j = 0; j < deg; j++)
+				r[j] = (uint16_t)d->sched_col[e0 + j];
+			/* Mixed app: the row's word columns first, so that the kernel knows each
+			 * edge's kind from its position (DVB-S2: 5 words, 2 packed). The order of
+			 * a row's edges changes no result: tied minima get equal magnitudes
+			 * (codec/ldpc.h). */
+			for (uint32_t j = 1; g->shape.layout == LGPU_APP_MIXED && j < deg; j++)
+				for (uint32_t q = j; q > 0 && r[q - 1] > r[q]; q--) {
+					const uint16_t x = r[q];
+
+					r[q] = r[q - 1];
+					r[q - 1] = x;
+				}
+		}
+	}
+	e = upload(g, t, slots * LGPU_FAST_DEG * sizeof(uint16_t), &dev);
 	g->tab = (uint4 *)dev;
 	if (e == cudaSuccess)
-		e = UPLOAD(g, level, g->levels + 1, g->code.layer_start);
-	if (e == cudaSuccess)
-		g->code.nlayers = g->levels;
+		e = UPLOAD(g, step_end, g->levels, g->code.step_end);
+	g->code.nlevels = g->levels;
+	g->code.nsteps = nsteps;
+	g->shape.ws_per_block = slots * sizeof(uint2);
 out:
 	free(t);
 	free(order);
 	free(level);
+	free(step_end);
 	return e;
 }
 
@@ -161,6 +182,7 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->alpha = ls->alpha;
 	c->offset = ls->offset;
 	c->max_iters = ls->max_iters;
+	c->four = 4;
 	e = UPLOAD(g, d->sched_start, c->m + 1, c->sched_start);
 	if (e == cudaSuccess)
 		e = UPLOAD(g, d->sched_col, c->nnz, c->sched_col);

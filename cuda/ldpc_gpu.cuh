@@ -32,10 +32,14 @@ struct lgpu_code {
 	int alpha16, offset8;
 	float inv_scale, alpha, offset;
 	uint32_t max_iters;
+	/* the fast kernel's walk (ldpc_gpu.cu upload_fast): levels, steps, level ends in steps */
+	uint32_t nlevels, nsteps;
+	const uint32_t *step_end;
+	uint32_t four; /* 4: a multiplier the fast kernel's compiler cannot turn into a shift */
 };
 
-/* The fast kernel's own table: per schedule position, its up to 8 columns as 16-bit indices
- * (0xffff past the row's end). */
+/* The fast kernel's own table: per position of its step-major walk, the row's up to 8 columns
+ * as 16-bit indices (0xffff past the row's end; a padding position has none). */
 #define LGPU_FAST_DEG 8
 #define LGPU_PAD_COL  0xffffu
 

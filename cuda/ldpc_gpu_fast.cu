@@ -25,15 +25,27 @@
  * edge_word. */
 template <int ALGO, int D, bool PAD, int LAYOUT, int NW>
 __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
-                                         uint32_t k)
+                                         uint32_t k, uint32_t four)
 {
 	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
-	uint32_t xe[D], a[D];
+	uint32_t xe[D], a[D], vv[D];
 	uint32_t m1, m2, sx = 0;
 
 	{
 		const uint32_t nb = neg_bytes(rec.x);
 		const uint32_t pn = prmt(rec.x, nb, 0x1054u), qn = prmt(rec.x, nb, 0x3276u);
+		uint32_t sel[D];
+
+		/* the selectors of edges e and e + 4 from one field (code_sel's layout): e's in
+		 * the low half, e + 4's in the high half */
+#pragma unroll
+		for (int e = 0; e < 4 && e < D; e++) {
+			const uint32_t t = code_sel2(rec.y, e);
+
+			sel[e] = t;
+			if (e + 4 < D)
+				sel[e + 4] = t >> 16;
+		}
 
 #pragma unroll
 		for (int e = 0; e < D; e++) {
@@ -44,13 +56,13 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 				a[e] = 0x007f007fu; /* neutral: |x| 127 changes no minimum */
 				continue;
 			}
-			/* exact app - old message, then |sat8(.)| = min(|.|, 127) */
-			const uint32_t nc = prmt(pn, qn, code_sel(rec.y, e));
+			/* exact app - old message, and its magnitude (up to 1270: sat8's bound
+			 * is applied to the two minima, which gives the same messages) */
+			const uint32_t nc = prmt(pn, qn, sel[e]);
 			const uint32_t ap =
 			    edge_word<LAYOUT, NW>(app, e, col) ? app.w[col] : app.load_p(col);
 			const uint32_t x = add16(ap, nc);
-			const uint32_t av =
-			    min_u16(max_s16(x, add16(~x, 0x00010001u)), 0x007f007fu);
+			const uint32_t av = max_s16(x, add16(~x, 0x00010001u));
 
 			sx ^= x; /* sat8 keeps the sign */
 			xe[e] = x;
@@ -58,21 +70,27 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 		}
 	}
 	two_min<D>(a, m1, m2);
+	/* |sat8(x)| = min(|x|, 127), so the two smallest of those are these, capped. An edge of
+	 * |x| > 127 then counts as "not the minimum" even where m1 is 127; m2 is then 127 too, and
+	 * the message the same. */
+	m1 = min_u16(m1, 0x007f007fu);
+	m2 = min_u16(m2, 0x007f007fu);
 	const uint32_t m1s = norm16<ALGO>(m1, k), m2s = norm16<ALGO>(m2, k);
 	const uint32_t mx = prmt(m2s, m1s, 0x6240u); /* bytes m2'0 m1'0 m2'1 m1'1 */
 	const uint32_t nb = neg_bytes(mx);
 	const uint32_t p = prmt(mx, nb, 0x5410u), q = prmt(mx, nb, 0x7632u);
-	/* (a - m1) * 128 + 0x3f80: bit 14 of each half set exactly when a != m1 */
-	const uint32_t kk = 0x3f803f80u - (m1 << 7);
-	uint32_t bits = 0;
+	/* a + 0x3fff - m1 (a >= m1, a <= 1270): bit 14 of each half set exactly when a != m1 */
+	const uint32_t kk = 0x3fff3fffu - m1;
+	uint32_t bits;
 
 #pragma unroll
 	for (int e = 0; e < D; e++) {
 		const uint32_t col = (e & 1) ? cw[e / 2] >> 16 : cw[e / 2] & 0xffffu;
 
+		vv[e] = 0;
 		if (PAD && col == LGPU_PAD_COL)
 			continue;
-		const uint32_t u = a[e] * 128u + kk;
+		const uint32_t u = add16(a[e], kk);
 		const uint32_t wv = sx ^ xe[e]; /* bit 15 of each half: the message is negative */
 		const uint32_t z = (u & 0x40004000u) | (wv & ~0x40004000u);
 		const uint32_t v = (z >> 14) & 0x00030003u;
@@ -82,24 +100,33 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 			app.w[col] = add16(xe[e], c);
 		else
 			app.store_p(col, add16(xe[e], c));
-		bits |= v << (2 * e);
+		vv[e] = v;
 	}
+	/* bits = the sum of vv[e] << 2 e, by Horner's rule in multiply-adds: a multiplier the
+	 * compiler cannot see keeps them on the FMA pipe, where shifts would load the busier
+	 * integer ALU pipe (LDPC_GPU.md) */
+	bits = vv[D - 1];
+#pragma unroll
+	for (int e = D - 2; e >= 0; e--)
+		bits = bits * four + vv[e];
 	rec = make_uint2(mx, rec_codes(bits));
 }
 
-/* Parity of each frame's hard decisions over a row: bit 15 frame 0, bit 31 frame 1. */
-template <int LAYOUT>
+/* Parity of each frame's hard decisions over a row: bit 15 frame 0, bit 31 frame 1. D, PAD, NW
+ * as for fast_row. */
+template <int LAYOUT, int D, bool PAD, int NW>
 __device__ __forceinline__ uint32_t fast_parity(const app_store<LAYOUT> &app, uint4 cols)
 {
 	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
 	uint32_t par = 0;
 
 #pragma unroll
-	for (int e = 0; e < LGPU_FAST_DEG; e++) {
+	for (int e = 0; e < D; e++) {
 		const uint32_t col = (e & 1) ? cw[e / 2] >> 16 : cw[e / 2] & 0xffffu;
 
-		if (col != LGPU_PAD_COL)
-			par ^= app.signs(col);
+		if (PAD && col == LGPU_PAD_COL)
+			continue;
+		par ^= edge_word<LAYOUT, NW>(app, e, col) ? app.w[col] : app.signs_p(col);
 	}
 	return par & 0x80008000u;
 }
@@ -127,27 +154,43 @@ __device__ static void fast_emit(const struct lgpu_code &c, const struct gpu_bat
 	}
 }
 
+/* Whether a row (mixed layout, columns sorted) is DVB-S2's: 7 edges, 5 word and 2 packed. */
+template <int LAYOUT>
+__device__ __forceinline__ bool row_5w2p(const app_store<LAYOUT> &app, uint4 cols)
+{
+	return (cols.w >> 16) == LGPU_PAD_COL && (cols.w & 0xffffu) != LGPU_PAD_COL &&
+	       (cols.z & 0xffffu) < app.split && (cols.z >> 16) >= app.split;
+}
+
 /* A row by its length: 8 edges, 7 (DVB-S2's), or fewer (padded). Mixed layout: DVB-S2's rows
  * of 5 word and 2 packed columns have their instance, any other row takes the padded one,
  * which asks each column its kind. */
 template <int ALGO, int LAYOUT>
 __device__ __forceinline__ void fast_row_any(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
-                                             uint32_t k)
+                                             uint32_t k, uint32_t four)
 {
 	if (LAYOUT == LGPU_APP_MIXED) {
-		if ((cols.w >> 16) == LGPU_PAD_COL && (cols.w & 0xffffu) != LGPU_PAD_COL &&
-		    (cols.z & 0xffffu) < app.split && (cols.z >> 16) >= app.split)
-			fast_row<ALGO, 7, false, LAYOUT, 5>(app, cols, rec, k);
+		if (row_5w2p(app, cols))
+			fast_row<ALGO, 7, false, LAYOUT, 5>(app, cols, rec, k, four);
 		else
-			fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k);
+			fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four);
 		return;
 	}
 	if ((cols.w >> 16) != LGPU_PAD_COL)
-		fast_row<ALGO, 8, false, LAYOUT, -1>(app, cols, rec, k);
+		fast_row<ALGO, 8, false, LAYOUT, -1>(app, cols, rec, k, four);
 	else if ((cols.w & 0xffffu) != LGPU_PAD_COL)
-		fast_row<ALGO, 7, false, LAYOUT, -1>(app, cols, rec, k);
+		fast_row<ALGO, 7, false, LAYOUT, -1>(app, cols, rec, k, four);
 	else
-		fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k);
+		fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four);
+}
+
+/* fast_parity by the row's kind, as fast_row_any; 0 for a padding position. */
+template <int LAYOUT>
+__device__ __forceinline__ uint32_t fast_parity_any(const app_store<LAYOUT> &app, uint4 cols)
+{
+	if (LAYOUT == LGPU_APP_MIXED && row_5w2p(app, cols))
+		return fast_parity<LAYOUT, 7, false, 5>(app, cols);
+	return fast_parity<LAYOUT, 8, true, -1>(app, cols);
 }
 
 template <int ALGO, int LAYOUT, int NT>
@@ -155,13 +198,14 @@ __global__ void __launch_bounds__(NT, 1)
     ldpc_fast_kernel(struct lgpu_code c, const uint4 *__restrict__ tab, struct gpu_batch b,
                      uint2 *ws, uint32_t split)
 {
+	enum { IN = 4 };
 	extern __shared__ uint32_t smem[];
 	/* packed entries start after the words: byte 4 split + 2 (v - split) for hi[v], then
 	 * the n - split bytes of lo (split = 0 when all are packed) */
 	const uint32_t s0 = LAYOUT == LGPU_APP_MIXED ? split : 0;
 	const app_store<LAYOUT> app = {smem, (uint16_t *)smem + s0,
 	                               (uint8_t *)smem + 2 * (size_t)c.n + s0, s0};
-	uint2 *msg = ws + (size_t)blockIdx.x * c.m;
+	uint2 *msg = ws + (size_t)blockIdx.x * (c.nsteps + 1) * blockDim.x;
 	const unsigned tid = threadIdx.x, nt = blockDim.x;
 	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16
 	                   : ALGO == LDPC_ALGO_OMS ? ((uint32_t)(-c.offset8) & 0xffffu) * 0x10001u
@@ -184,60 +228,71 @@ __global__ void __launch_bounds__(NT, 1)
 		}
 		if (!live0 && !live1)
 			continue;
-		for (uint32_t v = tid; v < c.n; v += nt) {
-			uint32_t l0 = 0, l1 = 0;
+		/* the channel values, IN columns per thread at a time: their loads all in flight
+		 * before the first store */
+		for (uint32_t v0 = tid; v0 < c.n; v0 += IN * nt) {
+			uint32_t x[IN];
 
-			if (v >= c.punct) {
-				if (live0)
-					l0 = (uint32_t)lgpu_in8(b, f0, v - c.punct) & 0xffffu;
-				if (live1)
-					l1 = (uint32_t)lgpu_in8(b, f1, v - c.punct) & 0xffffu;
+#pragma unroll
+			for (int j = 0; j < IN; j++) {
+				const uint32_t v = v0 + j * nt;
+				uint32_t l0 = 0, l1 = 0;
+
+				if (v < c.n && v >= c.punct) {
+					if (live0)
+						l0 = (uint32_t)lgpu_in8(b, f0, v - c.punct) & 0xffffu;
+					if (live1)
+						l1 = (uint32_t)lgpu_in8(b, f1, v - c.punct) & 0xffffu;
+				}
+				x[j] = l0 | l1 << 16;
 			}
-			app.store(v, l0 | l1 << 16);
+#pragma unroll
+			for (int j = 0; j < IN; j++)
+				if (v0 + j * nt < c.n)
+					app.store(v0 + j * nt, x[j]);
 		}
 		__syncthreads();
 		while (it < c.max_iters) {
 			const bool first = it == 0;
-			/* The next row's columns and messages are fetched while this one is
-			 * decoded, across layer ends too (a thread's rows are the same each
-			 * iteration, so their messages are its own). */
-			uint4 ncols = make_uint4(0, 0, 0, 0);
-			uint2 nrec = make_uint2(0, 0);
+			/* The walk is step-major (ldpc_gpu.cu): this thread's rows sit at tid,
+			 * tid + nt, ...; the next row's columns and messages are fetched while
+			 * this one is decoded, across level ends too (a thread's rows are the same
+			 * each iteration, so their messages are its own). Padding rows have no
+			 * columns. */
+			uint32_t p = tid, s = 0, send = c.step_end[0];
+			uint4 ncols = tab[p];
+			uint2 nrec = first ? make_uint2(0, 0) : msg[p];
 
-			if (tid < c.layer_start[1]) {
-				ncols = tab[tid];
-				nrec = first ? make_uint2(0, 0) : msg[tid];
-			}
-			for (uint32_t l = 0; l < c.nlayers; l++) {
-				const uint32_t pe = c.layer_start[l + 1];
-				const uint32_t ne = l + 1 < c.nlayers ? c.layer_start[l + 2] : 0;
+			for (uint32_t l = 0; l < c.nlevels; l++) {
+				const uint32_t snext = l + 1 < c.nlevels ? c.step_end[l + 1] : 0;
 
-				if (c.layer_start[l] + tid >= pe && pe + tid < ne) {
-					ncols = tab[pe + tid];
-					nrec = first ? make_uint2(0, 0) : msg[pe + tid];
-				}
-				for (uint32_t p = c.layer_start[l] + tid; p < pe; p += nt) {
+				for (; s < send; s++, p += nt) {
 					const uint4 cols = ncols;
 					uint2 rec = nrec;
-					const uint32_t q = p + nt < pe     ? p + nt
-					                   : pe + tid < ne ? pe + tid
-					                                   : 0;
 
-					if (q) {
-						ncols = tab[q];
-						nrec = first ? make_uint2(0, 0) : msg[q];
+					if (cols.x == 0xffffffffu) {
+						/* padding: the rest of the level is too (it ends
+						 * each level); on to the next level's first row */
+						p = send * nt + tid;
+						s = send;
+						ncols = tab[p];
+						nrec = first ? make_uint2(0, 0) : msg[p];
+						break;
 					}
-					fast_row_any<ALGO, LAYOUT>(app, cols, rec, k);
+					ncols = tab[p + nt];
+					nrec = first ? make_uint2(0, 0) : msg[p + nt];
+					fast_row_any<ALGO, LAYOUT>(app, cols, rec, k, c.four);
 					msg[p] = rec;
 				}
+				send = snext;
 				__syncthreads();
 			}
 			it++;
 			if (!c.early_stop && it < c.max_iters)
 				continue; /* only the final syndrome counts */
 			uint32_t par = 0;
-			for (uint32_t p = tid; p < c.m; p += nt)
-				par |= fast_parity(app, tab[p]);
+			for (uint32_t p = tid; p < c.nsteps * nt; p += nt)
+				par |= fast_parity_any(app, tab[p]);
 			bad0 = __syncthreads_or(par & 0x8000u) != 0;
 			bad1 = __syncthreads_or(par & 0x80000000u) != 0;
 			if (!c.early_stop)
@@ -370,7 +425,7 @@ int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *
 	sh->blocks_per_sm = per_sm;
 	sh->regs = fa.numRegs;
 	sh->grid = dev->sm_count * per_sm;
-	sh->ws_per_block = (size_t)c->m * sizeof(uint2);
+	sh->ws_per_block = 0; /* set with the walk (ldpc_gpu.cu upload_fast) */
 	*ok = true;
 	return 0;
 }

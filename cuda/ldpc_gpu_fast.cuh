@@ -111,12 +111,14 @@ template <int LAYOUT> struct app_store {
 		       2048;
 	}
 	/* Sign bits of the two values: bit 15 (frame 0) and bit 31 (frame 1), other bits junk. */
-	__device__ __forceinline__ uint32_t signs(uint32_t v) const
+	__device__ __forceinline__ uint32_t signs_p(uint32_t v) const
 	{
-		if (word(v))
-			return w[v];
 		/* bit 7 of a biased byte is "not negative": bytes 0, 1 to bits 15, 31 */
 		return ~prmt((uint32_t)hi[v], 0, 0x1404u);
+	}
+	__device__ __forceinline__ uint32_t signs(uint32_t v) const
+	{
+		return word(v) ? w[v] : signs_p(v);
 	}
 };
 
@@ -129,11 +131,12 @@ __device__ __forceinline__ uint32_t msg_sel(uint32_t v)
 }
 
 /* The stored codes of a row: edge e's c0 at bit s(e) and c1 at s(e) + 8, s(e) = 2e for e < 4,
- * 16 + 2 (e - 4) after, so that the selector is one multiply-add of the two codes' field;
- * rec_codes makes that order from c0 at 2e and c1 at 16 + 2e, as pass 2 builds them. */
-__device__ __forceinline__ uint32_t code_sel(uint32_t y, int e)
+ * 16 + 2 (e - 4) after, so that one multiply-add of the field at 2e gives the selectors of edges
+ * e (low half) and e + 4 (high half), e < 4; rec_codes makes that order from c0 at 2e and c1
+ * at 16 + 2e, as pass 2 builds them. */
+__device__ __forceinline__ uint32_t code_sel2(uint32_t y, int e)
 {
-	return ((y >> (e < 4 ? 2 * e : 8 + 2 * e)) & 0x0303u) * 0x11u + 0xc480u;
+	return ((y >> (2 * e)) & 0x03030303u) * 0x11u + 0xc480c480u;
 }
 
 __device__ __forceinline__ uint32_t rec_codes(uint32_t bits)
@@ -156,7 +159,8 @@ template <int ALGO> __device__ __forceinline__ uint32_t norm16(uint32_t m, uint3
 	return m;
 }
 
-/* m1 <= m2, the two smallest of a[0..D-1] in each half (magnitudes 0..127), by a tree: sorted
+/* m1 <= m2, the two smallest of a[0..D-1] in each half (magnitudes below 2048; m2 at most 127
+ * for odd D, which the caller's cap at 127 makes no difference), by a tree: sorted
  * pairs, then pairs of pairs merged, (a1, a2) with (b1, b2) giving (min(a1, b1),
  * min(max(a1, b1), min(a2, b2))). The same values as updating m1, m2 edge after edge, with a
  * dependent path of 5 steps instead of 14 for 7 edges, and fewer instructions. */
