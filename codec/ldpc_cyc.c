@@ -1,12 +1,12 @@
 /*
  * Layered min-sum on int8 for codes with a cyclic structure (ldpc.h's struct ldpc_cyclic: QC codes
  * and DVB-S2-form codes), one frame at a time: the lanes of a vector are w consecutive rows t of
- * one row group (w = 32 with AVX2, 64 with AVX-512), whose columns in a slot are w consecutive
- * positions (mod z) of the a-posteriori array. A frame's working set (int16 a-posteriori values,
+ * one row group (w = 32 with AVX2, 64 with AVX-512 and VBMI), whose columns in a slot are w
+ * consecutive positions (mod z) of the a-posteriori array. A frame's working set (int16 a-posteriori values,
  * int8 messages) is about 360 KB for DVB-S2: it stays in L2 where the 32-frame pass
  * (ldpc_decode_avx2.c) streams megabytes through L3, and a frame costs the same alone as among
  * others, where the 32-frame pass costs as much for one frame as for 32. ldpc__decode says which
- * frames come here: all at AVX-512, those left over from the groups at AVX2.
+ * frames come here: all at AVX-512 (with VBMI), those left over from the groups at AVX2.
  *
  * This file holds the plan, the scratch, rows lacking a slot (scalar), and a frame's walk;
  * ldpc_cyc_avx2.c and ldpc_cyc_avx512.c the kernels of a chunk of rows.
@@ -178,7 +178,9 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	const struct ldpc_code *c = d->code;
 	const struct ldpc_cyclic *cy = c->cyc;
 	const unsigned level = fec_simd_level();
-	const uint32_t w = level >= FEC_SIMD_AVX512 ? 64 : 32;
+	/* AVX-512 where it has VBMI too (ldpc_cyc_avx512.c), else AVX2 */
+	const uint32_t w =
+	    level >= FEC_SIMD_AVX512 && __builtin_cpu_supports("avx512vbmi") ? 64 : 32;
 	struct ldpc_cyc_plan *p;
 	uint8_t *is_short;
 	int ret = -FEC_ENOMEM;
@@ -191,6 +193,8 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	if (!p || !is_short)
 		goto out_free;
 	p->w = w;
+	for (unsigned m = 0; m < sizeof(p->norm); m++)
+		p->norm[m] = (uint8_t)ldpc__norm8(d, (int)m);
 	p->level = w == 64 ? FEC_SIMD_AVX512 : FEC_SIMD_AVX2;
 	p->nchunks = (cy->z + w - 1) / w;
 	p->zpad = p->nchunks * w;

@@ -193,6 +193,11 @@ static inline int ms_norm8(const struct ldpc_decoder *d, int m)
 	}
 }
 
+int ldpc__norm8(const struct ldpc_decoder *d, int m)
+{
+	return ms_norm8(d, m);
+}
+
 void ldpc__check_ms8(const struct ldpc_decoder *d, const int8_t *x, int8_t *c, uint32_t deg)
 {
 	int m1 = 127, m2 = 127, n1, n2;
@@ -497,7 +502,7 @@ static void decode_frame(const struct ldpc_decoder *d, struct frame_scratch *s, 
 }
 
 /* Usable jobs of a code with a cyclic structure go one by one through the cyclic pass at
- * AVX-512; otherwise to the 32-frame pass LDPC_GROUP at a time, the last group padded, or where
+ * AVX-512 with VBMI (its plan's w is 64); otherwise to the 32-frame pass LDPC_GROUP at a time, the last group padded, or where
  * fewer than half a group are left and the code has a cyclic structure (AVX2, where the 32-frame
  * pass is the faster on one core: 61 against 45 Mb/s), one by one through the cyclic pass;
  * without SIMD one by one through the portable decoder. */

@@ -39,6 +39,7 @@ struct ldpc_cyc_plan {
 	int16_t *chunk_mirror;    /* ... and where their copy is (0: none), ldpc_cyc.c */
 	uint32_t *block_col;      /* per block: column of its position 0 ... */
 	uint32_t *block_step;     /* ... and the step to the next position's */
+	uint8_t norm[128];        /* the check rule's normalised magnitude of 0..127 */
 };
 
 /* One frame's arrays in the cyclic pass. */
@@ -119,6 +120,9 @@ void ldpc__cyc_chunk_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *
                             uint8_t *c);
 bool ldpc__cyc_parity_avx512(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask);
 #endif
+
+/* The int8 check rule's normalisation (ldpc.h) of a magnitude m, 0..127. */
+int ldpc__norm8(const struct ldpc_decoder *d, int m);
 
 /* The portable int8 check rule (ldpc.h): x's deg incoming values to the messages c. */
 void ldpc__check_ms8(const struct ldpc_decoder *d, const int8_t *x, int8_t *c, uint32_t deg);
