@@ -2,9 +2,9 @@
  * Layered min-sum on int8 for codes with a cyclic structure (ldpc.h's struct ldpc_cyclic: QC codes
  * and DVB-S2-form codes), one frame at a time: the lanes of a vector are w consecutive rows t of
  * one row group (w = 32 with AVX2, 64 with AVX-512 and VBMI), whose columns in a slot are w
- * consecutive positions (mod z) of the a-posteriori array. A frame's working set (int16 a-posteriori values,
- * int8 messages) is about 360 KB for DVB-S2: it stays in L2 where the 32-frame pass
- * (ldpc_decode_avx2.c) streams megabytes through L3, and a frame costs the same alone as among
+ * consecutive positions (mod z) of the a-posteriori array. A frame's working set (int16
+ * a-posteriori values, int8 messages) is about 360 KB for DVB-S2: it stays in L2 where the 32-frame
+ * pass (ldpc_decode_avx2.c) streams megabytes through L3, and a frame costs the same alone as among
  * others, where the 32-frame pass costs as much for one frame as for 32. ldpc__decode says which
  * frames come here: all at AVX-512 (with VBMI), those left over from the groups at AVX2.
  *
@@ -35,11 +35,15 @@ static size_t align_up(size_t v)
 	return (v + ALIGN - 1) / ALIGN * ALIGN;
 }
 
-/* Byte of row o of a chunk of w in a message vector: packs_epi16 of rows 0..w/2-1 and w/2..w-1
- * interleaves them by 8 within each 128-bit lane. */
+/* Byte of row o of a chunk of w in a message vector: AVX2 keeps the order packs_epi16 gives
+ * (rows 0..w/2-1 and w/2..w-1 interleaved by 8 within each 128-bit lane); AVX-512 (w = 64)
+ * stores them in row order, which it widens in one step. */
 static inline unsigned lane_byte(unsigned o, unsigned w)
 {
 	const unsigned half = w / 2, b = o < half ? o : o - half;
+
+	if (w == 64)
+		return o;
 
 	return 16 * (b / 8) + (o < half ? 0 : 8) + b % 8;
 }
@@ -101,7 +105,8 @@ static int plan_tasks(struct ldpc_cyc_plan *p, const struct ldpc_code *c, const 
 		p->layer_task[l] = ntask;
 		p->layer_short[l] = nshort;
 		for (uint32_t i = c->layer_start[l]; i < c->layer_start[l + 1]; i++) {
-			const uint32_t r = c->layer_rows[i], g = where[r] / cy->z, t = where[r] % cy->z;
+			const uint32_t r = c->layer_rows[i];
+			const uint32_t g = where[r] / cy->z, t = where[r] % cy->z;
 
 			if (is_short[r]) {
 				p->short_row[nshort++] = r;
@@ -112,7 +117,9 @@ static int plan_tasks(struct ldpc_cyc_plan *p, const struct ldpc_code *c, const 
 				task_of[g] = ++ntask;
 				order[ng++] = g;
 			}
-			p->task_mask[(size_t)(task_of[g] - 1) * p->nchunks + t / w] |= 1ull << (t % w);
+			const size_t k = (size_t)(task_of[g] - 1) * p->nchunks + t / w;
+
+			p->task_mask[k] |= 1ull << t % w;
 		}
 		for (uint32_t i = 0; i < ng; i++)
 			task_of[order[i]] = 0;
@@ -164,9 +171,9 @@ static void plan_chunks(struct ldpc_cyc_plan *p, const struct ldpc_cyclic *cy)
 				const uint32_t off = (cy->slot_shift[s0 + i] + ch * p->w) % cy->z;
 				const size_t k = (size_t)s0 * p->nchunks + ch * deg + i;
 
-				p->chunk_at[k] = (int32_t)pos_index(cy, p->w,
-				                                    cy->slot_block[s0 + i] * cy->z + off);
-				p->chunk_mirror[k] = (int16_t)(off < p->w              ? (int)cy->z
+				p->chunk_at[k] = (int32_t)pos_index(
+				    cy, p->w, cy->slot_block[s0 + i] * cy->z + off);
+				p->chunk_mirror[k] = (int16_t)(off < p->w           ? (int)cy->z
 				                               : off + p->w > cy->z ? -(int)cy->z
 				                                                    : 0);
 			}
@@ -214,8 +221,9 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	    malloc((size_t)cy->slot_start[cy->ngroups] * p->nchunks * sizeof(int16_t));
 	p->block_col = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
 	p->block_step = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
-	if (!p->chunk_at || !p->chunk_mirror || !p->block_col || !p->block_step || !p->layer_task || !p->task_group || !p->task_mask || !p->layer_short ||
-	    !p->short_row || !p->syn_mask || !p->col_index)
+	if (!p->chunk_at || !p->chunk_mirror || !p->block_col || !p->block_step || !p->layer_task ||
+	    !p->task_group || !p->task_mask || !p->layer_short || !p->short_row || !p->syn_mask ||
+	    !p->col_index)
 		goto out_free;
 	for (uint32_t i = 0; i < cy->nshort; i++)
 		is_short[cy->short_rows[i]] = 1;
@@ -323,7 +331,10 @@ static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *ap
 				dst[j] = (int16_t)(src[j] < -127 ? -127 : src[j]);
 		} else {
 			for (uint32_t j = 0, v = v0; j < cy->z; j++, v += step)
-				dst[j] = v < punct ? 0 : (int16_t)(in[v - punct] < -127 ? -127 : in[v - punct]);
+				dst[j] =
+				    v < punct
+				        ? 0
+				        : (int16_t)(in[v - punct] < -127 ? -127 : in[v - punct]);
 		}
 		memcpy(dst + cy->z, dst, p->w * sizeof(int16_t));
 	}

@@ -23,32 +23,36 @@ static inline __m512i widen_hi(__m512i c)
 	return _mm512_srai_epi16(_mm512_unpackhi_epi8(c, c), 8);
 }
 
+/* 32 int8 messages at c (row order), as int16. */
+static inline __m512i load16(const uint8_t *c)
+{
+	return _mm512_cvtepi8_epi16(_mm256_load_si256((const __m256i *)c));
+}
+
 /* One chunk of rows of a group of deg slots, lanes of mask (full: all 64): slot i's values at
  * app + at[i], and as much again mirror[i] further where non-zero; its messages at
- * c + i * cstride; the normalised magnitude of m at byte m of (t0, t1). */
+ * c + i * cstride, in row order; the normalised magnitude of m at byte m of (t0, t1). */
 static inline __attribute__((always_inline)) void
 chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
       bool full, uint8_t *c, size_t cstride, __m512i *xbuf, __m512i t0, __m512i t1)
 {
-	const __m512i zero = _mm512_setzero_si512();
+	/* packs_epi16's qwords (rows 0-7, 32-39, 8-15, ...) in row order */
+	const __m512i zero = _mm512_setzero_si512(),
+	              order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
 	const __mmask32 ka = (__mmask32)mask, kb = (__mmask32)(mask >> 32);
 	__m512i m1 = _mm512_set1_epi8(127), m2 = m1, s = zero, n1, n2;
 	__mmask64 ks;
-	__mmask64 kc = ~(__mmask64)0;
 	__m512i local[3 * UNROLL_MAX];
 	__m512i *xv = deg <= UNROLL_MAX ? local : xbuf;
 
-	if (!full)
-		kc = _mm512_movepi8_mask(
-		    _mm512_packs_epi16(_mm512_movm_epi16(ka), _mm512_movm_epi16(kb)));
 #pragma GCC unroll 8
 	for (uint32_t i = 0; i < deg; i++) {
 		const int16_t *v = app + at[i];
-		const __m512i old = _mm512_load_si512(c + i * cstride);
+		const uint8_t *ci = c + i * cstride;
 		__m512i ea = _mm512_loadu_si512(v), eb = _mm512_loadu_si512(v + 32), x, a;
 
-		ea = _mm512_sub_epi16(ea, widen_lo(old));
-		eb = _mm512_sub_epi16(eb, widen_hi(old));
+		ea = _mm512_sub_epi16(ea, load16(ci));
+		eb = _mm512_sub_epi16(eb, load16(ci + 32));
 		/* sat8 without its lower bound: -128 (|x| 128 unsigned) in place of -127 leaves
 		 * m1 and m2 as they are (both start at 127), keeps the sign, and fails the
 		 * test against m1 only where m1 = m2 = 127: the same messages */
@@ -76,9 +80,10 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 		const __m512i msg = _mm512_mask_sub_epi8(sm, _mm512_movepi8_mask(x), zero, sm);
 		const __m512i na = _mm512_add_epi16(xv[3 * i + 1], widen_lo(msg));
 		const __m512i nb = _mm512_add_epi16(xv[3 * i + 2], widen_hi(msg));
+		const __m512i row_order = _mm512_permutexvar_epi64(order, msg);
 
 		if (full) {
-			_mm512_store_si512(c + i * cstride, msg);
+			_mm512_store_si512(c + i * cstride, row_order);
 			_mm512_storeu_si512(v, na);
 			_mm512_storeu_si512(v + 32, nb);
 			if (mirror[i]) {
@@ -86,7 +91,7 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 				_mm512_storeu_si512(v + mirror[i] + 32, nb);
 			}
 		} else {
-			_mm512_mask_storeu_epi8(c + i * cstride, kc, msg);
+			_mm512_mask_storeu_epi8(c + i * cstride, mask, row_order);
 			_mm512_mask_storeu_epi16(v, ka, na);
 			_mm512_mask_storeu_epi16(v + 32, kb, nb);
 			if (mirror[i]) {
@@ -99,10 +104,11 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 
 /* The chunk kernel with, for full chunks, the degree as a constant. */
 void ldpc__cyc_chunk_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
-                          const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
-                          uint8_t *c)
+                            const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
+                            uint8_t *c)
 {
-	const __m512i t0 = _mm512_loadu_si512(d->cyc->norm), t1 = _mm512_loadu_si512(d->cyc->norm + 64);
+	const __m512i t0 = _mm512_loadu_si512(d->cyc->norm),
+	              t1 = _mm512_loadu_si512(d->cyc->norm + 64);
 	const size_t cstride = d->cyc->zpad;
 	__m512i *xbuf = wk->xbuf;
 

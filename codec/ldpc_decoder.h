@@ -21,7 +21,7 @@
 #define LDPC_GROUP 32
 
 /* The single-frame pass over a cyclic structure (ldpc_cyc.c, ldpc_cyc_avx2.c, ldpc_cyc_avx512.c):
- * chunks of w rows of a group (32 with AVX2, 64 with AVX-512: the level at creation); per layer,
+ * chunks of w rows of a group (32 with AVX2, 64 with AVX-512 and VBMI: at creation); per layer,
  * tasks (a group and the lanes of its rows in the layer, a mask per chunk) and short rows. */
 struct ldpc_cyc_plan {
 	uint32_t w, level;        /* rows per chunk, and the SIMD level the pass needs */
