@@ -76,7 +76,8 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 	m1 = min_u16(m1, 0x007f007fu);
 	m2 = min_u16(m2, 0x007f007fu);
 	const uint32_t m1s = norm16<ALGO>(m1, k), m2s = norm16<ALGO>(m2, k);
-	const uint32_t mx = prmt(m2s, m1s, 0x6240u); /* bytes m2'0 m1'0 m2'1 m1'1 */
+	/* bytes m2'0 m1'0 m2'1 m1'1 */
+	const uint32_t mx = prmt(m2s, m1s, norm_at<ALGO>::hi ? 0x7351u : 0x6240u);
 	const uint32_t nb = neg_bytes(mx);
 	const uint32_t p = prmt(mx, nb, 0x5410u), q = prmt(mx, nb, 0x7632u);
 	/* a + 0x3fff - m1 (a >= m1, a <= 1270): bit 14 of each half set exactly when a != m1 */
@@ -207,7 +208,7 @@ __global__ void __launch_bounds__(NT, 1)
 	                               (uint8_t *)smem + 2 * (size_t)c.n + s0, s0};
 	uint2 *msg = ws + (size_t)blockIdx.x * (c.nsteps + 1) * blockDim.x;
 	const unsigned tid = threadIdx.x, nt = blockDim.x;
-	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16
+	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16 * 16u
 	                   : ALGO == LDPC_ALGO_OMS ? ((uint32_t)(-c.offset8) & 0xffffu) * 0x10001u
 	                                           : 0;
 

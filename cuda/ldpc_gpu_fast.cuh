@@ -74,19 +74,23 @@ template <int LAYOUT> struct app_store {
 	{
 		return LAYOUT == LGPU_APP_WORDS || (LAYOUT == LGPU_APP_MIXED && v < split);
 	}
+	/* (Multiplies where they can stand for shifts: they run on the FMA pipe, the shifts on
+	 * the busier integer ALU pipe, LDPC_GPU.md.) */
 	__device__ __forceinline__ uint32_t load_p(uint32_t v) const
 	{
-		const uint32_t b = (uint32_t)lo[v] * 0x10010u; /* nibbles where PRMT wants them */
-		const uint32_t t = prmt((uint32_t)hi[v], b, 0x1604u);
+		/* hi's bytes to bits 4 and 20, lo's nibbles to bits 0 and 16 */
+		const uint32_t h = prmt((uint32_t)hi[v], 0, 0x4140u) * 16u;
+		const uint32_t l = (uint32_t)lo[v] * 0x1001u;
 
-		return add16((t >> 4) & 0x0fff0fffu, 0xf800f800u);
+		return add16((l & 0x000f000fu) | h, 0xf800f800u);
 	}
 	__device__ __forceinline__ void store_p(uint32_t v, uint32_t x) const
 	{
+		/* biased, 0..4095 in each half: bits 12-15 of the low half are 0 */
 		const uint32_t u = add16(x, 0x08000800u);
 
-		hi[v] = (uint16_t)prmt(u << 4, 0, 0x31u);
-		lo[v] = (uint8_t)((u & 0xfu) | ((u >> 12) & ~0xfu));
+		hi[v] = (uint16_t)prmt(u * 16u, 0, 0x31u);
+		lo[v] = (uint8_t)((u & 0xfu) | (u >> 12));
 	}
 	__device__ __forceinline__ uint32_t load(uint32_t v) const
 	{
@@ -150,10 +154,18 @@ __device__ __forceinline__ uint32_t neg_bytes(uint32_t m)
 	return (0x80808080u - m) ^ 0x80808080u;
 }
 
+/* The check rule's normalisation of both halves' magnitude (0..127), in bytes 0 and 2 of the
+ * result, or, for nms, bytes 1 and 3 (NORM_HI): m * 16 alpha16 <= 32512 puts (m alpha16) >> 4
+ * there with one multiply and no carry between halves, where the shift and mask would load the
+ * integer ALU pipe. */
+template <int ALGO> struct norm_at {
+	static const bool hi = ALGO == LDPC_ALGO_NMS;
+};
+
 template <int ALGO> __device__ __forceinline__ uint32_t norm16(uint32_t m, uint32_t k)
 {
-	if (ALGO == LDPC_ALGO_NMS) /* (m * alpha16) >> 4, alpha16 <= 16: no carry between halves */
-		return ((m * k) >> 4) & 0x0fff0fffu;
+	if (ALGO == LDPC_ALGO_NMS) /* k = 16 alpha16 */
+		return m * k;
 	if (ALGO == LDPC_ALGO_OMS) /* max(m - offset8, 0); k = -offset8 in each half */
 		return max_s16(add16(m, k), 0);
 	return m;
