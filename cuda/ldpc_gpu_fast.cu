@@ -20,6 +20,13 @@
 
 #include "ldpc_gpu_fast.cuh"
 
+/* Row position q's messages: one wide multiply-add (eight = 8, unseen by the compiler, which
+ * would otherwise shift and add on the integer ALU pipe). */
+__device__ __forceinline__ uint2 *msg_at(uint2 *msg, uint32_t q, uint32_t eight)
+{
+	return (uint2 *)((char *)msg + (unsigned long long)q * eight);
+}
+
 /* One row for both frames. cols: the row's columns; rec: its compressed messages (in/out);
  * k: the normalisation constant. D: edges looked at; PAD: the row may have fewer; NW: see
  * edge_word. */
@@ -208,6 +215,7 @@ __global__ void __launch_bounds__(NT, 1)
 	                               (uint8_t *)smem + 2 * (size_t)c.n + s0, s0};
 	uint2 *msg = ws + (size_t)blockIdx.x * (c.nsteps + 1) * blockDim.x;
 	const unsigned tid = threadIdx.x, nt = blockDim.x;
+	const uint32_t eight = 2 * c.four;
 	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16 * 16u
 	                   : ALGO == LDPC_ALGO_OMS ? ((uint32_t)(-c.offset8) & 0xffffu) * 0x10001u
 	                                           : 0;
@@ -261,8 +269,9 @@ __global__ void __launch_bounds__(NT, 1)
 			 * each iteration, so their messages are its own). Padding rows have no
 			 * columns. */
 			uint32_t p = tid, s = 0, send = c.step_end[0];
+			uint2 *mp = msg_at(msg, p, eight);
 			uint4 ncols = tab[p];
-			uint2 nrec = first ? make_uint2(0, 0) : msg[p];
+			uint2 nrec = first ? make_uint2(0, 0) : *mp;
 
 			for (uint32_t l = 0; l < c.nlevels; l++) {
 				const uint32_t snext = l + 1 < c.nlevels ? c.step_end[l + 1] : 0;
@@ -276,14 +285,18 @@ __global__ void __launch_bounds__(NT, 1)
 						 * each level); on to the next level's first row */
 						p = send * nt + tid;
 						s = send;
+						mp = msg_at(msg, p, eight);
 						ncols = tab[p];
-						nrec = first ? make_uint2(0, 0) : msg[p];
+						nrec = first ? make_uint2(0, 0) : *mp;
 						break;
 					}
+					uint2 *const here = mp;
+
+					mp = msg_at(msg, p + nt, eight);
 					ncols = tab[p + nt];
-					nrec = first ? make_uint2(0, 0) : msg[p + nt];
+					nrec = first ? make_uint2(0, 0) : *mp;
 					fast_row_any<ALGO, LAYOUT>(app, cols, rec, k, c.four);
-					msg[p] = rec;
+					*here = rec;
 				}
 				send = snext;
 				__syncthreads();
