@@ -121,6 +121,9 @@ static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d
 					r[q] = r[q - 1];
 					r[q - 1] = x;
 				}
+			if (g->shape.layout == LGPU_APP_MIXED && deg == 7 &&
+			    r[4] < g->shape.split && r[5] >= g->shape.split)
+				r[7] = LGPU_ROW_5W2P;
 		}
 	}
 	e = upload(g, t, slots * LGPU_FAST_DEG * sizeof(uint16_t), &dev);

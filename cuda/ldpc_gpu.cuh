@@ -39,9 +39,12 @@ struct lgpu_code {
 };
 
 /* The fast kernel's own table: per position of its step-major walk, the row's up to 8 columns
- * as 16-bit indices (0xffff past the row's end; a padding position has none). */
+ * as 16-bit indices below 0xfffe (0xffff past the row's end; a padding position has none). */
 #define LGPU_FAST_DEG 8
 #define LGPU_PAD_COL  0xffffu
+/* In a row's eighth slot, mixed layout: the row is DVB-S2's kind, 7 edges, 5 word columns then 2
+ * packed (one test where the kernel would otherwise look at four columns). */
+#define LGPU_ROW_5W2P 0xfffeu
 
 /* Whether job i is decodable (codec/ldpc_decode.c ldpc__job_ok); an unusable one gets its
  * ERASED outputs here. */

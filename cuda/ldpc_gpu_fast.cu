@@ -35,11 +35,12 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
                                          uint32_t k, uint32_t four)
 {
 	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
+	const uint32_t minus1 = 0u - (four >> 2);
 	uint32_t xe[D], a[D], vv[D];
 	uint32_t m1, m2, sx = 0;
 
 	{
-		const uint32_t nb = neg_bytes(rec.x);
+		const uint32_t nb = neg_bytes(rec.x, minus1);
 		const uint32_t pn = prmt(rec.x, nb, 0x1054u), qn = prmt(rec.x, nb, 0x3276u);
 		uint32_t sel[D];
 
@@ -85,10 +86,10 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 	const uint32_t m1s = norm16<ALGO>(m1, k), m2s = norm16<ALGO>(m2, k);
 	/* bytes m2'0 m1'0 m2'1 m1'1 */
 	const uint32_t mx = prmt(m2s, m1s, norm_at<ALGO>::hi ? 0x7351u : 0x6240u);
-	const uint32_t nb = neg_bytes(mx);
+	const uint32_t nb = neg_bytes(mx, minus1);
 	const uint32_t p = prmt(mx, nb, 0x5410u), q = prmt(mx, nb, 0x7632u);
 	/* a + 0x3fff - m1 (a >= m1, a <= 1270): bit 14 of each half set exactly when a != m1 */
-	const uint32_t kk = 0x3fff3fffu - m1;
+	const uint32_t kk = m1 * minus1 + 0x3fff3fffu;
 	uint32_t bits;
 
 #pragma unroll
@@ -162,12 +163,10 @@ __device__ static void fast_emit(const struct lgpu_code &c, const struct gpu_bat
 	}
 }
 
-/* Whether a row (mixed layout, columns sorted) is DVB-S2's: 7 edges, 5 word and 2 packed. */
-template <int LAYOUT>
-__device__ __forceinline__ bool row_5w2p(const app_store<LAYOUT> &app, uint4 cols)
+/* Whether a row (mixed layout) is DVB-S2's kind: its eighth slot says so. */
+__device__ __forceinline__ bool row_5w2p(uint4 cols)
 {
-	return (cols.w >> 16) == LGPU_PAD_COL && (cols.w & 0xffffu) != LGPU_PAD_COL &&
-	       (cols.z & 0xffffu) < app.split && (cols.z >> 16) >= app.split;
+	return (cols.w >> 16) == LGPU_ROW_5W2P;
 }
 
 /* A row by its length: 8 edges, 7 (DVB-S2's), or fewer (padded). Mixed layout: DVB-S2's rows
@@ -178,7 +177,7 @@ __device__ __forceinline__ void fast_row_any(const app_store<LAYOUT> &app, uint4
                                              uint32_t k, uint32_t four)
 {
 	if (LAYOUT == LGPU_APP_MIXED) {
-		if (row_5w2p(app, cols))
+		if (row_5w2p(cols))
 			fast_row<ALGO, 7, false, LAYOUT, 5>(app, cols, rec, k, four);
 		else
 			fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four);
@@ -196,7 +195,7 @@ __device__ __forceinline__ void fast_row_any(const app_store<LAYOUT> &app, uint4
 template <int LAYOUT>
 __device__ __forceinline__ uint32_t fast_parity_any(const app_store<LAYOUT> &app, uint4 cols)
 {
-	if (LAYOUT == LGPU_APP_MIXED && row_5w2p(app, cols))
+	if (LAYOUT == LGPU_APP_MIXED && row_5w2p(cols))
 		return fast_parity<LAYOUT, 7, false, 5>(app, cols);
 	return fast_parity<LAYOUT, 8, true, -1>(app, cols);
 }
@@ -420,7 +419,7 @@ int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *
 	int per_sm = 0;
 
 	*ok = false;
-	if (!c->layered || c->in_f32 || c->algo == LDPC_ALGO_SPA || c->n >= LGPU_PAD_COL ||
+	if (!c->layered || c->in_f32 || c->algo == LDPC_ALGO_SPA || c->n >= LGPU_ROW_5W2P ||
 	    !fast_layout(c, dev, col_start, sh))
 		return 0;
 	fn = nt == 512   ? fast_fn_nt<512>(c->algo, sh->layout)

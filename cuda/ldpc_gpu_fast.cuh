@@ -148,10 +148,11 @@ __device__ __forceinline__ uint32_t rec_codes(uint32_t bits)
 	return prmt(bits, 0, 0x3120u);
 }
 
-/* Per-byte negation of magnitudes 0..127 without carries between bytes. */
-__device__ __forceinline__ uint32_t neg_bytes(uint32_t m)
+/* Per-byte negation of magnitudes 0..127 without carries between bytes; minus1 = -1, unseen by
+ * the compiler, so that the subtraction is a multiply-add (FMA pipe, LDPC_GPU.md). */
+__device__ __forceinline__ uint32_t neg_bytes(uint32_t m, uint32_t minus1)
 {
-	return (0x80808080u - m) ^ 0x80808080u;
+	return (m * minus1 + 0x80808080u) ^ 0x80808080u;
 }
 
 /* The check rule's normalisation of both halves' magnitude (0..127), in bytes 0 and 2 of the
