@@ -55,18 +55,19 @@ static cudaError_t upload(struct lgpu_impl *g, const void *host, size_t bytes, c
 #define UPLOAD(g, host, count, dst)                                                                \
 	upload(g, host, (size_t)(count) * sizeof(*(host)), (const void **)&(dst))
 
-/* The fast kernel's walk, step-major: its levels (by default the decoder's layers;
- * FECD_LDPC_GPU_LEVEL_ROWS=N regroups the rows into levels of up to N rows, ldpc_gpu_sched.c, the
- * same results bit for bit, measured slower on DVB-S2, LDPC_GPU.md) each padded to whole steps of
- * one row per thread, so that thread t's rows sit at t, t + nt, t + 2 nt, ... across levels; a
- * padding row has no columns (0xffff) and the kernel skips it. Its table: each position's up to 8
- * columns as 16-bit indices, one step more of padding at the end (the prefetch's); step_end[l]:
- * the steps up to the end of level l. */
+/* The fast kernel's walk, step-major: its levels each padded to whole steps of one row per
+ * thread, so that thread t's rows sit at t, t + nt, t + 2 nt, ... across levels; a padding row
+ * has no columns (0xffff) and the kernel skips it. The levels: the rows regrouped into levels of
+ * up to two steps, 2 nt rows (ldpc_gpu_sched.c: the same results, bit for bit; DVB-S2 r1/2 at
+ * 1024 threads: 21 levels, 16.6 against 16.1 Gb/s for its 18 layers, LDPC_GPU.md), or of up to N
+ * rows with FECD_LDPC_GPU_LEVEL_ROWS=N, or the decoder's layers themselves with N = 0. Its
+ * table: each position's up to 8 columns as 16-bit indices, one step more of padding at the end
+ * (the prefetch's); step_end[l]: the steps up to the end of level l. */
 static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d)
 {
 	const uint32_t m = d->m, nt = (uint32_t)g->shape.threads;
 	const char *ev = getenv("FECD_LDPC_GPU_LEVEL_ROWS");
-	const long cap = ev ? strtol(ev, NULL, 10) : 0;
+	const long cap = ev ? strtol(ev, NULL, 10) : 2L * nt;
 	uint32_t *order = (uint32_t *)malloc((size_t)m * sizeof(uint32_t));
 	uint32_t *level = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
 	uint32_t *step_end = NULL, nsteps = 0;

@@ -247,10 +247,12 @@ __global__ void __launch_bounds__(NT, 1)
 				uint32_t l0 = 0, l1 = 0;
 
 				if (v < c.n && v >= c.punct) {
+					const uint32_t t = v - c.punct;
+
 					if (live0)
-						l0 = (uint32_t)lgpu_in8(b, f0, v - c.punct) & 0xffffu;
+						l0 = (uint32_t)lgpu_in8(b, f0, t) & 0xffffu;
 					if (live1)
-						l1 = (uint32_t)lgpu_in8(b, f1, v - c.punct) & 0xffffu;
+						l1 = (uint32_t)lgpu_in8(b, f1, t) & 0xffffu;
 				}
 				x[j] = l0 | l1 << 16;
 			}

@@ -4,9 +4,10 @@
  *     on and off, early stop on and off: every job's status, iterations, out_bits, soft_count,
  *     output bytes and soft values must equal the CPU's, on DVB-S2 r1/2, MacKay N=1008, WiMAX
  *     N=576, 5G NR base graph 1 (z=16, punctured, rows of 19 edges: the generic kernel) and a
- *     generated (3,6)-regular code. Layered cases run on the fast kernel and again on the generic
- *     one (FECD_LDPC_GPU_GENERIC=1). Batches hold an odd number of jobs (the fast kernel takes
- *     frames in pairs), jobs that must come back ERASED, and -128 inputs.
+ *     generated (3,6)-regular code. Layered cases run on the fast kernel (its default walk, the
+ *     layers themselves and levels of one step: FECD_LDPC_GPU_LEVEL_ROWS=0, 1024) and again on
+ *     the generic one (FECD_LDPC_GPU_GENERIC=1). Batches hold an odd number of jobs (the fast
+ *     kernel takes frames in pairs), jobs that must come back ERASED, and -128 inputs.
  *   - spa and float32 input: the float rules agree with the CPU's up to rounding (the GPU's tanh
  *     is not the CPU's), so on clearly decodable frames both must decode to the same bits, and
  *     at a noisier point their frame error counts must agree statistically.
@@ -177,7 +178,7 @@ static int decode(struct gpu *g, const struct fec_decoder *cpu, const struct fra
 
 /* Min-sum on int8: everything equal, job by job. */
 static void exact_case(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft,
-                       bool generic)
+                       bool generic, const char *level_rows)
 {
 	struct fec_spec spec;
 	struct fec_decoder *cpu = NULL;
@@ -186,8 +187,11 @@ static void exact_case(struct gpu *g, const char *text, uint32_t count, double e
 	char err[256], name[400];
 	unsigned bad = 0, decoded = 0, erased = 0, iters = 0;
 
-	snprintf(name, sizeof(name), "%s%s%s", text, soft ? " +soft" : "",
-	         generic ? " [generic kernel]" : "");
+	snprintf(name, sizeof(name), "%s%s%s%s%s", text, soft ? " +soft" : "",
+	         generic ? " [generic kernel]" : "", level_rows ? " [level rows " : "",
+	         level_rows ? level_rows : "");
+	if (level_rows)
+		strncat(name, "]", sizeof(name) - strlen(name) - 1);
 	if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
 	    fec_decoder_create(&spec, &cpu)) {
 		CHECK(0, "%s: spec or CPU decoder: %s", name, err);
@@ -199,6 +203,10 @@ static void exact_case(struct gpu *g, const char *text, uint32_t count, double e
 		goto out_cpu;
 	}
 	setenv("FECD_LDPC_GPU_GENERIC", generic ? "1" : "0", 1);
+	if (level_rows)
+		setenv("FECD_LDPC_GPU_LEVEL_ROWS", level_rows, 1);
+	else
+		unsetenv("FECD_LDPC_GPU_LEVEL_ROWS");
 	if (decode(NULL, cpu, &f, false, soft, &rc, name) ||
 	    decode(g, cpu, &f, false, soft, &rg, name))
 		goto out_frames;
@@ -371,15 +379,19 @@ int main(int argc, char **argv)
 			    text, sizeof(text),
 			    "ldpc,%s,algo=%s,schedule=layered,iters=12,early_stop=%s,output=%s",
 			    codes[c].code, algos[a], early ? "true" : "false", out);
-			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 1, false);
-			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 0, true);
+			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 1, false, NULL);
+			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 0, true, NULL);
+			/* the fast kernel's walk over the layers themselves, and in levels of
+			 * one step (its default: two) */
+			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 2, false, "0");
+			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 1, false, "1024");
 			if (!codes[c].flooding && a != 1)
 				continue;
 			snprintf(
 			    text, sizeof(text),
 			    "ldpc,%s,algo=%s,schedule=flooding,iters=12,early_stop=%s,output=%s",
 			    codes[c].code, algos[a], early ? "true" : "false", out);
-			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 2, false);
+			exact_case(&g, text, codes[c].count, codes[c].ebn0, a == 2, false, NULL);
 		}
 	}
 	static const struct {
