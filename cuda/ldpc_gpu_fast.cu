@@ -20,6 +20,75 @@
 
 #include "ldpc_gpu_fast.cuh"
 
+/* The pair's channel values into the app, IN columns per thread at a time: their loads all in
+ * flight before the first store. f0: the pair's first frame; f1 = f0 + 1 (live1 false where it
+ * is past the batch). */
+template <int LAYOUT, int IN>
+__device__ __forceinline__ void load_bytes(const struct lgpu_code &c, const struct gpu_batch &b,
+                                           const app_store<LAYOUT> &app, uint32_t f0, bool live0,
+                                           bool live1)
+{
+	for (uint32_t v0 = threadIdx.x; v0 < c.n; v0 += IN * blockDim.x) {
+		uint32_t x[IN];
+
+#pragma unroll
+		for (int j = 0; j < IN; j++) {
+			const uint32_t v = v0 + j * blockDim.x;
+			uint32_t l0 = 0, l1 = 0;
+
+			if (v < c.n && v >= c.punct) {
+				if (live0)
+					l0 = (uint32_t)lgpu_in8(b, f0, v - c.punct) & 0xffffu;
+				if (live1)
+					l1 = (uint32_t)lgpu_in8(b, f0 + 1, v - c.punct) & 0xffffu;
+			}
+			x[j] = l0 | l1 << 16;
+		}
+#pragma unroll
+		for (int j = 0; j < IN; j++)
+			if (v0 + j * blockDim.x < c.n)
+				app.store(v0 + j * blockDim.x, x[j]);
+	}
+}
+
+/* load_bytes four columns to a 32-bit load, where the input allows (words, below): a PRMT puts
+ * column k of both frames, sign-extended, in the two halves. */
+template <int LAYOUT, int IN>
+__device__ __forceinline__ void load_words(const struct lgpu_code &c, const struct gpu_batch &b,
+                                           const app_store<LAYOUT> &app, uint32_t f0, bool live0,
+                                           bool live1)
+{
+	const uint32_t *in0 = (const uint32_t *)((const int8_t *)b.in + (size_t)f0 * b.in_stride);
+	const uint32_t *in1 = (const uint32_t *)((const int8_t *)in0 + b.in_stride);
+	const uint32_t nw = c.n / 4, pw = c.punct / 4;
+
+	for (uint32_t w0 = threadIdx.x; w0 < nw; w0 += IN * blockDim.x) {
+		uint32_t x0[IN], x1[IN];
+
+#pragma unroll
+		for (int j = 0; j < IN; j++) {
+			const uint32_t w = w0 + j * blockDim.x;
+			const bool in = w < nw && w >= pw;
+
+			x0[j] = in && live0 ? in0[w - pw] : 0;
+			x1[j] = in && live1 ? in1[w - pw] : 0;
+		}
+#pragma unroll
+		for (int j = 0; j < IN; j++) {
+			const uint32_t w = w0 + j * blockDim.x;
+
+			if (w >= nw)
+				continue;
+#pragma unroll
+			for (uint32_t k = 0; k < 4; k++) {
+				const uint32_t v = prmt(x0[j], x1[j], 0xc480u + k * 0x1111u);
+
+				app.store(4 * w + k, max_s16(v, 0xff81ff81u)); /* -128: -127 */
+			}
+		}
+	}
+}
+
 /* Row position q's messages: one wide multiply-add (eight = 8, unseen by the compiler, which
  * would otherwise shift and add on the integer ALU pipe). */
 __device__ __forceinline__ uint2 *msg_at(uint2 *msg, uint32_t q, uint32_t eight)
@@ -207,6 +276,9 @@ __global__ void __launch_bounds__(NT, 1)
 {
 	enum { IN = 4 };
 	extern __shared__ uint32_t smem[];
+	/* whole 32-bit words of input per 4 columns: aligned, punctured columns a multiple of 4 */
+	const bool words =
+	    c.n % 4 == 0 && c.punct % 4 == 0 && b.in_stride % 4 == 0 && (uintptr_t)b.in % 4 == 0;
 	/* packed entries start after the words: byte 4 split + 2 (v - split) for hi[v], then
 	 * the n - split bytes of lo (split = 0 when all are packed) */
 	const uint32_t s0 = LAYOUT == LGPU_APP_MIXED ? split : 0;
@@ -236,31 +308,10 @@ __global__ void __launch_bounds__(NT, 1)
 		}
 		if (!live0 && !live1)
 			continue;
-		/* the channel values, IN columns per thread at a time: their loads all in flight
-		 * before the first store */
-		for (uint32_t v0 = tid; v0 < c.n; v0 += IN * nt) {
-			uint32_t x[IN];
-
-#pragma unroll
-			for (int j = 0; j < IN; j++) {
-				const uint32_t v = v0 + j * nt;
-				uint32_t l0 = 0, l1 = 0;
-
-				if (v < c.n && v >= c.punct) {
-					const uint32_t t = v - c.punct;
-
-					if (live0)
-						l0 = (uint32_t)lgpu_in8(b, f0, t) & 0xffffu;
-					if (live1)
-						l1 = (uint32_t)lgpu_in8(b, f1, t) & 0xffffu;
-				}
-				x[j] = l0 | l1 << 16;
-			}
-#pragma unroll
-			for (int j = 0; j < IN; j++)
-				if (v0 + j * nt < c.n)
-					app.store(v0 + j * nt, x[j]);
-		}
+		if (words)
+			load_words<LAYOUT, IN>(c, b, app, f0, live0, live1);
+		else
+			load_bytes<LAYOUT, IN>(c, b, app, f0, live0, live1);
 		__syncthreads();
 		while (it < c.max_iters) {
 			const bool first = it == 0;
