@@ -1,8 +1,9 @@
 /*
  * The fast LDPC kernel's building blocks (ldpc_gpu_fast.cu): 16x2 arithmetic on a frame pair's
  * values (one frame per 16-bit half), the shared-memory store of their a-posteriori values
- * (32-bit words and 12-bit packed columns), the compressed message codes and the check rule's
- * normalisation and two-minimum search. Device code only; LDPC_GPU.md has the design.
+ * (32-bit words and 12-bit packed columns), the compressed message codes, the check rule's
+ * normalisation and two-minimum search, and the loading of a pair's channel values. Device code
+ * only; LDPC_GPU.md has the design.
  */
 #ifndef LDPC_GPU_FAST_CUH
 #define LDPC_GPU_FAST_CUH
@@ -219,6 +220,75 @@ __device__ __forceinline__ bool edge_word(const app_store<LAYOUT> &app, int e, u
 	if (LAYOUT == LGPU_APP_MIXED && NW >= 0)
 		return e < NW;
 	return app.word(col);
+}
+
+/* The pair's channel values into the app, IN columns per thread at a time: their loads all in
+ * flight before the first store. f0: the pair's first frame; f1 = f0 + 1 (live1 false where it
+ * is past the batch). */
+template <int LAYOUT, int IN>
+__device__ __forceinline__ void load_bytes(const struct lgpu_code &c, const struct gpu_batch &b,
+                                           const app_store<LAYOUT> &app, uint32_t f0, bool live0,
+                                           bool live1)
+{
+	for (uint32_t v0 = threadIdx.x; v0 < c.n; v0 += IN * blockDim.x) {
+		uint32_t x[IN];
+
+#pragma unroll
+		for (int j = 0; j < IN; j++) {
+			const uint32_t v = v0 + j * blockDim.x;
+			uint32_t l0 = 0, l1 = 0;
+
+			if (v < c.n && v >= c.punct) {
+				if (live0)
+					l0 = (uint32_t)lgpu_in8(b, f0, v - c.punct) & 0xffffu;
+				if (live1)
+					l1 = (uint32_t)lgpu_in8(b, f0 + 1, v - c.punct) & 0xffffu;
+			}
+			x[j] = l0 | l1 << 16;
+		}
+#pragma unroll
+		for (int j = 0; j < IN; j++)
+			if (v0 + j * blockDim.x < c.n)
+				app.store(v0 + j * blockDim.x, x[j]);
+	}
+}
+
+/* load_bytes four columns to a 32-bit load, where the input allows (words, below): a PRMT puts
+ * column k of both frames, sign-extended, in the two halves. */
+template <int LAYOUT, int IN>
+__device__ __forceinline__ void load_words(const struct lgpu_code &c, const struct gpu_batch &b,
+                                           const app_store<LAYOUT> &app, uint32_t f0, bool live0,
+                                           bool live1)
+{
+	const uint32_t *in0 = (const uint32_t *)((const int8_t *)b.in + (size_t)f0 * b.in_stride);
+	const uint32_t *in1 = (const uint32_t *)((const int8_t *)in0 + b.in_stride);
+	const uint32_t nw = c.n / 4, pw = c.punct / 4;
+
+	for (uint32_t w0 = threadIdx.x; w0 < nw; w0 += IN * blockDim.x) {
+		uint32_t x0[IN], x1[IN];
+
+#pragma unroll
+		for (int j = 0; j < IN; j++) {
+			const uint32_t w = w0 + j * blockDim.x;
+			const bool in = w < nw && w >= pw;
+
+			x0[j] = in && live0 ? in0[w - pw] : 0;
+			x1[j] = in && live1 ? in1[w - pw] : 0;
+		}
+#pragma unroll
+		for (int j = 0; j < IN; j++) {
+			const uint32_t w = w0 + j * blockDim.x;
+
+			if (w >= nw)
+				continue;
+#pragma unroll
+			for (uint32_t k = 0; k < 4; k++) {
+				const uint32_t v = prmt(x0[j], x1[j], 0xc480u + k * 0x1111u);
+
+				app.store(4 * w + k, max_s16(v, 0xff81ff81u)); /* -128: -127 */
+			}
+		}
+	}
 }
 
 #endif
