@@ -40,12 +40,14 @@ static inline __m256i ldpc_avx2_norm(__m256i m, int algo, __m256i alpha16, __m25
 	return m;
 }
 
-/* An edge coming in with exact values ea, eb: its saturated int8 value (saturating packs plus a
- * clamp at -127 is sat8), folded into the two smallest magnitudes m1 <= m2 and the sign xor s. */
+/* An edge coming in with exact values ea, eb: its int8 value v, folded into the two smallest
+ * magnitudes m1 <= m2 (both start at 127) and the sign xor s. v is sat8 without its lower bound:
+ * -128 where sat8 gives -127, whose magnitude (128 unsigned) changes neither m1 nor m2, keeps the
+ * sign, and fails edge_out's test against m1 only where m1 = m2 = 127: the same messages. */
 static inline __m256i ldpc_avx2_edge_in(__m256i ea, __m256i eb, __m256i *m1, __m256i *m2,
                                         __m256i *s)
 {
-	const __m256i v = _mm256_max_epi8(_mm256_packs_epi16(ea, eb), _mm256_set1_epi8(-127));
+	const __m256i v = _mm256_packs_epi16(ea, eb);
 	const __m256i a = _mm256_abs_epi8(v);
 
 	*m2 = _mm256_min_epu8(*m2, _mm256_max_epu8(*m1, a));
@@ -54,14 +56,21 @@ static inline __m256i ldpc_avx2_edge_in(__m256i ea, __m256i eb, __m256i *m1, __m
 	return v;
 }
 
-/* The message back on an edge whose value was v: n2 where |v| is the minimum m1, else n1, with
- * the sign of s xor v (or-ed with 1, never 0, so that sign_epi8 negates or keeps). */
-static inline __m256i ldpc_avx2_edge_out(__m256i v, __m256i m1, __m256i n1, __m256i n2, __m256i s)
+/* A normalised magnitude n with the sign of the row's xor s, once per row (or-ed with 1, never 0,
+ * so that sign_epi8 negates or keeps). */
+static inline __m256i ldpc_avx2_row_sign(__m256i n, __m256i s)
+{
+	return _mm256_sign_epi8(n, _mm256_or_si256(s, _mm256_set1_epi8(1)));
+}
+
+/* The message back on an edge whose value was v: n2s where |v| is the minimum m1, else n1s (the
+ * magnitudes with the row's sign, row_sign), with v's own sign undone: the sign of s xor v. */
+static inline __m256i ldpc_avx2_edge_out(__m256i v, __m256i m1, __m256i n1s, __m256i n2s)
 {
 	const __m256i holds = _mm256_cmpeq_epi8(_mm256_abs_epi8(v), m1);
-	const __m256i sign = _mm256_or_si256(_mm256_xor_si256(s, v), _mm256_set1_epi8(1));
 
-	return _mm256_sign_epi8(_mm256_blendv_epi8(n1, n2, holds), sign);
+	return _mm256_sign_epi8(_mm256_blendv_epi8(n1s, n2s, holds),
+	                        _mm256_or_si256(v, _mm256_set1_epi8(1)));
 }
 
 #endif

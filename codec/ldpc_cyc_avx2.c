@@ -74,10 +74,12 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 	}
 	n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
 	n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
+	n1 = ldpc_avx2_row_sign(n1, s);
+	n2 = ldpc_avx2_row_sign(n2, s);
 #pragma GCC unroll 8
 	for (uint32_t i = 0; i < deg; i++) {
 		__m256i *cv = (__m256i *)(c + i * cstride);
-		__m256i msg = ldpc_avx2_edge_out(xv[3 * i], m1, n1, n2, s);
+		__m256i msg = ldpc_avx2_edge_out(xv[3 * i], m1, n1, n2);
 
 		if (!full)
 			msg = _mm256_blendv_epi8(_mm256_load_si256(cv), msg, mc);

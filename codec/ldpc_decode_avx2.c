@@ -69,9 +69,11 @@ static inline __attribute__((always_inline)) void row(uint8_t *app, const uint32
 	}
 	n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
 	n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
+	n1 = ldpc_avx2_row_sign(n1, s);
+	n2 = ldpc_avx2_row_sign(n2, s);
 	for (uint32_t i = 0; i < deg; i++) {
 		__m256i *col = (__m256i *)(app + off[i]);
-		const __m256i msg = ldpc_avx2_edge_out(xv[3 * i], m1, n1, n2, s);
+		const __m256i msg = ldpc_avx2_edge_out(xv[3 * i], m1, n1, n2);
 
 		_mm256_store_si256(c + i, msg);
 		_mm256_store_si256(col, _mm256_add_epi16(xv[3 * i + 1], ldpc_avx2_widen_lo(msg)));
@@ -193,8 +195,10 @@ static void flood_rows(const struct ldpc_decoder *d, const uint8_t *tot, __m256i
 		}
 		n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
 		n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
+		n1 = ldpc_avx2_row_sign(n1, s);
+		n2 = ldpc_avx2_row_sign(n2, s);
 		for (uint32_t i = 0; i < deg; i++)
-			_mm256_store_si256(c + i, ldpc_avx2_edge_out(x[i], m1, n1, n2, s));
+			_mm256_store_si256(c + i, ldpc_avx2_edge_out(x[i], m1, n1, n2));
 	}
 }
 
