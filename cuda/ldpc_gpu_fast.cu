@@ -44,8 +44,8 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 		const uint32_t pn = prmt(rec.x, nb, 0x1054u), qn = prmt(rec.x, nb, 0x3276u);
 		uint32_t sel[D];
 
-		/* the selectors of edges e and e + 4 from one field (code_sel's layout): e's in
-		 * the low half, e + 4's in the high half */
+		/* the selectors of edges e and e + 4 from one field (code_sel2): e's in the low
+		 * half, e + 4's in the high half */
 #pragma unroll
 		for (int e = 0; e < 4 && e < D; e++) {
 			const uint32_t t = code_sel2(rec.y, e);
