@@ -56,15 +56,17 @@ static inline __m256i ldpc_avx2_edge_in(__m256i ea, __m256i eb, __m256i *m1, __m
 	return v;
 }
 
-/* A normalised magnitude n with the sign of the row's xor s, once per row (or-ed with 1, never 0,
- * so that sign_epi8 negates or keeps). */
-static inline __m256i ldpc_avx2_row_sign(__m256i n, __m256i s)
+/* A row's magnitude m (m1 or m2) normalised and given the sign of the row's xor s, once per row
+ * (s or-ed with 1, never 0, so that sign_epi8 negates or keeps). */
+static inline __m256i ldpc_avx2_row_out(__m256i m, __m256i s, int algo, __m256i alpha16,
+                                        __m256i offset8)
 {
-	return _mm256_sign_epi8(n, _mm256_or_si256(s, _mm256_set1_epi8(1)));
+	return _mm256_sign_epi8(ldpc_avx2_norm(m, algo, alpha16, offset8),
+	                        _mm256_or_si256(s, _mm256_set1_epi8(1)));
 }
 
 /* The message back on an edge whose value was v: n2s where |v| is the minimum m1, else n1s (the
- * magnitudes with the row's sign, row_sign), with v's own sign undone: the sign of s xor v. */
+ * magnitudes with the row's sign, row_out), with v's own sign undone: the sign of s xor v. */
 static inline __m256i ldpc_avx2_edge_out(__m256i v, __m256i m1, __m256i n1s, __m256i n2s)
 {
 	const __m256i holds = _mm256_cmpeq_epi8(_mm256_abs_epi8(v), m1);

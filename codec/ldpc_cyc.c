@@ -42,10 +42,7 @@ static inline unsigned lane_byte(unsigned o, unsigned w)
 {
 	const unsigned half = w / 2, b = o < half ? o : o - half;
 
-	if (w == 64)
-		return o;
-
-	return 16 * (b / 8) + (o < half ? 0 : 8) + b % 8;
+	return w == 64 ? o : 16 * (b / 8) + (o < half ? 0 : 8) + b % 8;
 }
 
 static inline size_t pos_index(const struct ldpc_cyclic *cy, uint32_t w, uint32_t pos)

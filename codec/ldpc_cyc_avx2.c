@@ -72,10 +72,8 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 		xv[3 * i + 1] = ea;
 		xv[3 * i + 2] = eb;
 	}
-	n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
-	n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
-	n1 = ldpc_avx2_row_sign(n1, s);
-	n2 = ldpc_avx2_row_sign(n2, s);
+	n1 = ldpc_avx2_row_out(m1, s, algo, alpha16, offset8);
+	n2 = ldpc_avx2_row_out(m2, s, algo, alpha16, offset8);
 #pragma GCC unroll 8
 	for (uint32_t i = 0; i < deg; i++) {
 		__m256i *cv = (__m256i *)(c + i * cstride);

@@ -67,10 +67,8 @@ static inline __attribute__((always_inline)) void row(uint8_t *app, const uint32
 		xv[3 * i + 1] = ea;
 		xv[3 * i + 2] = eb;
 	}
-	n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
-	n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
-	n1 = ldpc_avx2_row_sign(n1, s);
-	n2 = ldpc_avx2_row_sign(n2, s);
+	n1 = ldpc_avx2_row_out(m1, s, algo, alpha16, offset8);
+	n2 = ldpc_avx2_row_out(m2, s, algo, alpha16, offset8);
 	for (uint32_t i = 0; i < deg; i++) {
 		__m256i *col = (__m256i *)(app + off[i]);
 		const __m256i msg = ldpc_avx2_edge_out(xv[3 * i], m1, n1, n2);
@@ -193,10 +191,8 @@ static void flood_rows(const struct ldpc_decoder *d, const uint8_t *tot, __m256i
 			}
 			x[i] = ldpc_avx2_edge_in(ea, eb, &m1, &m2, &s);
 		}
-		n1 = ldpc_avx2_norm(m1, algo, alpha16, offset8);
-		n2 = ldpc_avx2_norm(m2, algo, alpha16, offset8);
-		n1 = ldpc_avx2_row_sign(n1, s);
-		n2 = ldpc_avx2_row_sign(n2, s);
+		n1 = ldpc_avx2_row_out(m1, s, algo, alpha16, offset8);
+		n2 = ldpc_avx2_row_out(m2, s, algo, alpha16, offset8);
 		for (uint32_t i = 0; i < deg; i++)
 			_mm256_store_si256(c + i, ldpc_avx2_edge_out(x[i], m1, n1, n2));
 	}
