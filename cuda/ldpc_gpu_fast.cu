@@ -204,6 +204,48 @@ __device__ __forceinline__ uint32_t fast_parity_any(const app_store<LAYOUT> &app
 	return fast_parity<LAYOUT, 8, true, -1>(app, cols);
 }
 
+/* This thread's share of the syndrome: the parity of its rows, all 4 records of a round in
+ * flight before the first is used (a dependent load per step would expose the L2 latency nsteps
+ * times). */
+template <int LAYOUT>
+__device__ __forceinline__ uint32_t fast_syndrome(const app_store<LAYOUT> &app,
+                                                  const uint4 *__restrict__ tab, uint32_t nsteps)
+{
+	enum { R = 4 };
+	const uint32_t nt = blockDim.x, end = nsteps * nt;
+	uint32_t par = 0;
+
+	for (uint32_t p = threadIdx.x; p < end; p += R * nt) {
+		uint4 r[R];
+
+#pragma unroll
+		for (int j = 0; j < R; j++)
+			r[j] = p + j * nt < end ? tab[p + j * nt]
+			                        : make_uint4(~0u, ~0u, ~0u, ~0u); /* padding */
+#pragma unroll
+		for (int j = 0; j < R; j++)
+			par |= fast_parity_any(app, r[j]);
+	}
+	return par;
+}
+
+/* The next pair's channel values (frames f0, f0 + 1) towards L2 while this pair's last
+ * iteration runs, so that its start does not wait on device memory. */
+__device__ __forceinline__ void prefetch_input(const struct lgpu_code &c, const struct gpu_batch &b,
+                                               uint32_t f0)
+{
+	const uint32_t len = c.n - c.punct, lines = (len + 127) / 128;
+
+	for (uint32_t h = 0; h < 2; h++) {
+		if (f0 + h >= b.count)
+			break;
+		const char *in = (const char *)b.in + (size_t)(f0 + h) * b.in_stride;
+
+		for (uint32_t i = threadIdx.x; i < lines; i += blockDim.x)
+			asm volatile("prefetch.global.L2 [%0];" ::"l"(in + 128 * (size_t)i));
+	}
+}
+
 template <int ALGO, int LAYOUT, int NT>
 __global__ void __launch_bounds__(NT, 1)
     ldpc_fast_kernel(struct lgpu_code c, const uint4 *__restrict__ tab, struct gpu_batch b,
@@ -250,6 +292,9 @@ __global__ void __launch_bounds__(NT, 1)
 		__syncthreads();
 		while (it < c.max_iters) {
 			const bool first = it == 0;
+
+			if (it + 1 == c.max_iters)
+				prefetch_input(c, b, 2 * (pair + gridDim.x));
 			/* The walk is step-major (ldpc_gpu.cu): this thread's rows sit at tid,
 			 * tid + nt, ...; the next row's columns and messages are fetched while
 			 * this one is decoded, across level ends too (a thread's rows are the same
@@ -291,9 +336,7 @@ __global__ void __launch_bounds__(NT, 1)
 			it++;
 			if (!c.early_stop && it < c.max_iters)
 				continue; /* only the final syndrome counts */
-			uint32_t par = 0;
-			for (uint32_t p = tid; p < c.nsteps * nt; p += nt)
-				par |= fast_parity_any(app, tab[p]);
+			const uint32_t par = fast_syndrome(app, tab, c.nsteps);
 			bad0 = __syncthreads_or(par & 0x8000u) != 0;
 			bad1 = __syncthreads_or(par & 0x80000000u) != 0;
 			if (!c.early_stop)
@@ -371,7 +414,8 @@ static uint32_t max_deg_from(const uint32_t *col_start, uint32_t n, uint32_t v0)
 /* The app's layout: one word per column where 4n bytes fit; else words for the leading columns
  * of degree >= 3 (as many as fit beside the packed rest) and 12-bit packing for the others,
  * exact when 127 (1 + degree) <= 2047 for every packed column; FECD_LDPC_GPU_PACK_ALL=1 packs
- * every column (the v2 layout, for measurements). false: it does not fit exactly. */
+ * every column (the v2 layout, for measurements). false: it does not fit exactly, or a column
+ * has more than 126 rows. */
 static bool fast_layout(const struct lgpu_code *c, const struct fecd_cuda_device *dev,
                         const uint32_t *col_start, struct lgpu_shape *sh)
 {
@@ -379,6 +423,10 @@ static bool fast_layout(const struct lgpu_code *c, const struct fecd_cuda_device
 	const size_t cap = dev->smem_per_block_optin;
 	uint32_t split = 0;
 
+	/* |x| - m1 <= |app| + 127 at most 0x4000, so that |x| + 0x3fff - m1 (fast_row) stays in
+	 * its half */
+	if (127 * (2 + max_deg_from(col_start, c->n, 0)) >= 16384)
+		return false;
 	if ((size_t)c->n * 4 <= cap) {
 		sh->layout = LGPU_APP_WORDS;
 		sh->split = c->n;
