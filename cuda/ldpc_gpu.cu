@@ -61,11 +61,12 @@ static cudaError_t upload(struct lgpu_impl *g, const void *host, size_t bytes, c
  * up to two steps, 2 nt rows (ldpc_gpu_sched.c: the same results, bit for bit; DVB-S2 r1/2 at
  * 1024 threads: 21 levels, 16.6 against 16.1 Gb/s for its 18 layers, LDPC_GPU.md), or of up to N
  * rows with FECD_LDPC_GPU_LEVEL_ROWS=N, or the decoder's layers themselves with N = 0. Its
- * table: each position's up to 8 columns as 16-bit indices, one step more of padding at the end
- * (the prefetch's); step_end[l]: the steps up to the end of level l. */
+ * table: each position's up to 8 recs columns as 16-bit indices, one step more of padding at
+ * the end (the prefetch's); step_end[l]: the steps up to the end of level l. */
 static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d)
 {
 	const uint32_t m = d->m, nt = (uint32_t)g->shape.threads;
+	const size_t w = (size_t)LGPU_FAST_DEG * g->shape.recs; /* table slots per row */
 	const char *ev = getenv("FECD_LDPC_GPU_LEVEL_ROWS");
 	const long cap = ev ? strtol(ev, NULL, 10) : 2L * nt;
 	uint32_t *order = (uint32_t *)malloc((size_t)m * sizeof(uint32_t));
@@ -97,15 +98,15 @@ static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d
 		step_end[l] = nsteps;
 	}
 	slots = ((size_t)nsteps + 1) * nt;
-	t = (uint16_t *)malloc(slots * LGPU_FAST_DEG * sizeof(uint16_t));
+	t = (uint16_t *)malloc(slots * w * sizeof(uint16_t));
 	if (!t)
 		goto out;
-	memset(t, 0xff, slots * LGPU_FAST_DEG * sizeof(uint16_t));
+	memset(t, 0xff, slots * w * sizeof(uint16_t));
 	for (uint32_t l = 0; l < g->levels; l++) {
 		const size_t base = (size_t)(l ? step_end[l - 1] : 0) * nt;
 
 		for (uint32_t i = level[l]; i < level[l + 1]; i++) {
-			uint16_t *r = t + (base + i - level[l]) * LGPU_FAST_DEG;
+			uint16_t *r = t + (base + i - level[l]) * w;
 			const uint32_t e0 = d->sched_start[order[i]];
 			const uint32_t deg = d->sched_start[order[i] + 1] - e0;
 
@@ -122,18 +123,18 @@ static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d
 					r[q] = r[q - 1];
 					r[q - 1] = x;
 				}
-			if (g->shape.layout == LGPU_APP_MIXED && deg == 7 &&
+			if (g->shape.layout == LGPU_APP_MIXED && g->shape.recs == 1 && deg == 7 &&
 			    r[4] < g->shape.split && r[5] >= g->shape.split)
 				r[7] = LGPU_ROW_5W2P;
 		}
 	}
-	e = upload(g, t, slots * LGPU_FAST_DEG * sizeof(uint16_t), &dev);
+	e = upload(g, t, slots * w * sizeof(uint16_t), &dev);
 	g->tab = (uint4 *)dev;
 	if (e == cudaSuccess)
 		e = UPLOAD(g, step_end, g->levels, g->code.step_end);
 	g->code.nlevels = g->levels;
 	g->code.nsteps = nsteps;
-	g->shape.ws_per_block = slots * sizeof(uint2);
+	g->shape.ws_per_block = slots * lgpu_fast_rec_bytes(g->shape.recs);
 out:
 	free(t);
 	free(order);
@@ -211,9 +212,9 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 		const char *ev = getenv("FECD_LDPC_GPU_GENERIC");
 		bool ok = false;
 
-		if (!(ev && *ev == '1') && d->max_deg <= LGPU_FAST_DEG) {
-			e = (cudaError_t)lgpu_fast_prepare(c, dev, code->h.col_start, &g->shape,
-			                                   &ok);
+		if (!(ev && *ev == '1')) {
+			e = (cudaError_t)lgpu_fast_prepare(c, dev, code->h.col_start, d->max_deg,
+			                                   &g->shape, &ok);
 			if (e != cudaSuccess)
 				goto out_cuda;
 		}
@@ -229,7 +230,8 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 		    g->desc, sizeof(g->desc),
 		    "ldpc_fast_kernel<%s%s> (layered min-sum int8, 2 frames per thread in 16-bit "
 		    "halves, exact app in shared memory, compressed messages): %d threads/block, "
-		    "%d blocks/SM, grid %d, %d regs, %zu B shared, %u layers walked as %u levels",
+		    "%d blocks/SM, grid %d, %d regs, %zu B shared, rows of up to %u edges, "
+		    "%u layers walked as %u levels",
 		    ls->algo == LDPC_ALGO_NMS   ? "nms"
 		    : ls->algo == LDPC_ALGO_OMS ? "oms"
 		                                : "ms",
@@ -237,7 +239,7 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 		    : g->shape.layout == LGPU_APP_MIXED ? ",app words+12-bit packed"
 		                                        : "",
 		    g->shape.threads, g->shape.blocks_per_sm, g->shape.grid, g->shape.regs,
-		    g->shape.smem, code->nlayers, g->levels);
+		    g->shape.smem, 8 * g->shape.recs, code->nlayers, g->levels);
 	} else {
 		e = (cudaError_t)lgpu_generic_prepare(c, dev, &g->shape);
 		if (e != cudaSuccess)

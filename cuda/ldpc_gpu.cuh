@@ -101,7 +101,8 @@ struct lgpu_shape {
 	int threads, blocks_per_sm, regs, grid;
 	size_t smem, ws_per_block;
 	enum lgpu_layout layout; /* fast kernel's app */
-	uint32_t split;          /* LGPU_APP_MIXED: columns below it are words */
+	uint32_t recs;  /* fast kernel: records of LGPU_FAST_DEG columns per row (1, 2, 4) */
+	uint32_t split; /* LGPU_APP_MIXED: columns below it are words */
 };
 
 /* Generic kernel: one block per frame; its working arrays in the workspace. */
@@ -111,9 +112,12 @@ int lgpu_generic_launch(const struct lgpu_code *c, const struct lgpu_shape *sh,
                         const struct gpu_batch *b, void *ws, cudaStream_t s);
 
 /* Fast kernel: false in *ok when the code or parameters are outside what it handles.
- * col_start: the matrix's column bounds on the host (column degrees, for the layout). */
+ * col_start: the matrix's column bounds on the host (column degrees, for the layout); max_deg:
+ * the most edges in a row (up to 4 LGPU_FAST_DEG). */
 int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *dev,
-                      const uint32_t *col_start, struct lgpu_shape *sh, bool *ok);
+                      const uint32_t *col_start, uint32_t max_deg, struct lgpu_shape *sh, bool *ok);
+/* Bytes of a row's messages in the fast kernel's workspace, for recs records per row. */
+size_t lgpu_fast_rec_bytes(uint32_t recs);
 int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
                      const struct gpu_batch *b, void *ws, cudaStream_t s);
 

@@ -1,15 +1,17 @@
 /*
  * The fast GPU LDPC kernel: layered min-sum (ms, nms, oms) on int8, for codes with rows of at
- * most 8 edges and fewer than 65535 columns (DVB-S2, WiMAX, 802.11n, MacKay (3,6), ...).
+ * most 32 edges and fewer than 65535 columns (DVB-S2, 5G NR, WiMAX, 802.11n, MacKay (3,6), ...).
+ * A row's columns are R records of 8 (R = 1 for rows of up to 8 edges, the row below; 2 or 4
+ * for longer rows: ldpc_gpu_long.cuh).
  *
  * One thread block decodes two frames at a time, one in each 16-bit half of every value (SIMD
  * within a register: Hopper's 16x2 add/min/max, PRMT byte selects). The two frames' exact
  * a-posteriori values (int16, codec/ldpc.h) sit in shared memory: as one 32-bit word per column
  * where 4n bytes fit, else words for the leading columns of degree >= 3 and the rest packed to 12
  * bits each (3 bytes per column; DVB-S2: 32400 words + 32400 packed parity columns = 227 KB),
- * which holds them exactly when 127 (1 + column degree) <= 2047. The threads share
- * out the rows of a layer, __syncthreads between layers. A row's check-to-variable messages are
- * kept compressed in the block's workspace slice (8 bytes per row for both frames): the scaled
+ * which holds them exactly when 127 (1 + column degree) <= 2047. The threads share out the rows
+ * of a layer, __syncthreads between layers. A row's check-to-variable messages are kept
+ * compressed in the block's workspace slice (8 bytes per short row for both frames): the scaled
  * magnitudes m1', m2' of each frame as bytes, and per edge two bits per frame, "not the minimum"
  * and "negative"; a PRMT with a computed selector rebuilds a message sign-extended to 16 bits.
  * Every value stays within -2048..2047 in its half, so the halves never carry into each other.
@@ -18,13 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ldpc_gpu_fast.cuh"
+#include "ldpc_gpu_long.cuh"
 
-/* Row position q's messages: one wide multiply-add (eight = 8, unseen by the compiler, which
- * would otherwise shift and add on the integer ALU pipe). */
-__device__ __forceinline__ uint2 *msg_at(uint2 *msg, uint32_t q, uint32_t eight)
+/* Row position q's messages: one wide multiply-add (size = the record's bytes, unseen by the
+ * compiler, which would otherwise shift and add on the integer ALU pipe). */
+template <int R>
+__device__ __forceinline__ fast_rec<R> *msg_at(fast_rec<R> *msg, uint32_t q, uint32_t size)
 {
-	return (uint2 *)((char *)msg + (unsigned long long)q * eight);
+	return (fast_rec<R> *)((char *)msg + (unsigned long long)q * size);
 }
 
 /* One row for both frames. cols: the row's columns; rec: its compressed messages (in/out);
@@ -204,27 +207,84 @@ __device__ __forceinline__ uint32_t fast_parity_any(const app_store<LAYOUT> &app
 	return fast_parity<LAYOUT, 8, true, -1>(app, cols);
 }
 
-/* This thread's share of the syndrome: the parity of its rows, all 4 records of a round in
- * flight before the first is used (a dependent load per step would expose the L2 latency nsteps
- * times). */
-template <int LAYOUT>
+/* A row of R records (R > 1: long rows, no row kinds): the parity over all of them. */
+template <int LAYOUT, int R>
+__device__ __forceinline__ uint32_t fast_parity_rec(const app_store<LAYOUT> &app, const uint4 *cols)
+{
+	if constexpr (R == 1) {
+		return fast_parity_any(app, cols[0]);
+	} else {
+		uint32_t par = 0;
+
+#pragma unroll
+		for (int j = 0; j < R; j++)
+			par ^= fast_parity<LAYOUT, 8, true, -1>(app, cols[j]);
+		return par & 0x80008000u;
+	}
+}
+
+/* A row, short (fast_row_any, rec as its uint2) or long (fast_row_long). */
+template <int ALGO, int LAYOUT, int R>
+__device__ __forceinline__ void fast_row_rec(const app_store<LAYOUT> &app, const uint4 *cols,
+                                             fast_rec<R> &rec, uint32_t k, uint32_t four)
+{
+	if constexpr (R == 1) {
+		uint2 r = make_uint2(rec.w[0], rec.w[1]);
+
+		fast_row_any<ALGO, LAYOUT>(app, cols[0], r, k, four);
+		rec.w[0] = r.x;
+		rec.w[1] = r.y;
+	} else {
+		fast_row_long<ALGO, R, LAYOUT>(app, cols, rec, k, four);
+	}
+}
+
+/* Position p's R records of columns. */
+template <int R>
+__device__ __forceinline__ void load_cols(const uint4 *__restrict__ tab, uint32_t p, uint4 *cols)
+{
+#pragma unroll
+	for (int j = 0; j < R; j++)
+		cols[j] = tab[(size_t)p * R + j];
+}
+
+/* A row's messages, none (zeros) in the first iteration. */
+template <int R>
+__device__ __forceinline__ void load_rec(const fast_rec<R> *mp, bool first, fast_rec<R> &rec)
+{
+	if (first) {
+#pragma unroll
+		for (int j = 0; j < (int)(sizeof(rec.w) / 4); j++)
+			rec.w[j] = 0;
+	} else {
+		rec = *mp;
+	}
+}
+
+/* This thread's share of the syndrome: the parity of its rows, a round's records (4 short rows,
+ * or one long row's R) all in flight before the first is used (a dependent load per step would
+ * expose the L2 latency nsteps times). */
+template <int LAYOUT, int R>
 __device__ __forceinline__ uint32_t fast_syndrome(const app_store<LAYOUT> &app,
                                                   const uint4 *__restrict__ tab, uint32_t nsteps)
 {
-	enum { R = 4 };
+	enum { F = R == 1 ? 4 : 1 }; /* rows in flight */
 	const uint32_t nt = blockDim.x, end = nsteps * nt;
 	uint32_t par = 0;
 
-	for (uint32_t p = threadIdx.x; p < end; p += R * nt) {
-		uint4 r[R];
+	for (uint32_t p = threadIdx.x; p < end; p += F * nt) {
+		uint4 r[F][R];
 
 #pragma unroll
-		for (int j = 0; j < R; j++)
-			r[j] = p + j * nt < end ? tab[p + j * nt]
-			                        : make_uint4(~0u, ~0u, ~0u, ~0u); /* padding */
+		for (int j = 0; j < F; j++)
 #pragma unroll
-		for (int j = 0; j < R; j++)
-			par |= fast_parity_any(app, r[j]);
+			for (int i = 0; i < R; i++)
+				r[j][i] = p + j * nt < end
+				              ? tab[(size_t)(p + j * nt) * R + i]
+				              : make_uint4(~0u, ~0u, ~0u, ~0u); /* padding */
+#pragma unroll
+		for (int j = 0; j < F; j++)
+			par |= fast_parity_rec<LAYOUT, R>(app, r[j]);
 	}
 	return par;
 }
@@ -246,10 +306,10 @@ __device__ __forceinline__ void prefetch_input(const struct lgpu_code &c, const 
 	}
 }
 
-template <int ALGO, int LAYOUT, int NT>
+template <int ALGO, int LAYOUT, int NT, int R>
 __global__ void __launch_bounds__(NT, 1)
     ldpc_fast_kernel(struct lgpu_code c, const uint4 *__restrict__ tab, struct gpu_batch b,
-                     uint2 *ws, uint32_t split)
+                     fast_rec<R> *ws, uint32_t split)
 {
 	enum { IN = 4 };
 	extern __shared__ uint32_t smem[];
@@ -261,9 +321,9 @@ __global__ void __launch_bounds__(NT, 1)
 	const uint32_t s0 = LAYOUT == LGPU_APP_MIXED ? split : 0;
 	const app_store<LAYOUT> app = {smem, (uint16_t *)smem + s0,
 	                               (uint8_t *)smem + 2 * (size_t)c.n + s0, s0};
-	uint2 *msg = ws + (size_t)blockIdx.x * (c.nsteps + 1) * blockDim.x;
+	fast_rec<R> *msg = ws + (size_t)blockIdx.x * (c.nsteps + 1) * blockDim.x;
 	const unsigned tid = threadIdx.x, nt = blockDim.x;
-	const uint32_t eight = 2 * c.four;
+	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
 	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16 * 16u
 	                   : ALGO == LDPC_ALGO_OMS ? ((uint32_t)(-c.offset8) & 0xffffu) * 0x10001u
 	                                           : 0;
@@ -301,33 +361,38 @@ __global__ void __launch_bounds__(NT, 1)
 			 * each iteration, so their messages are its own). Padding rows have no
 			 * columns. */
 			uint32_t p = tid, s = 0, send = c.step_end[0];
-			uint2 *mp = msg_at(msg, p, eight);
-			uint4 ncols = tab[p];
-			uint2 nrec = first ? make_uint2(0, 0) : *mp;
+			fast_rec<R> *mp = msg_at(msg, p, rsize);
+			uint4 ncols[R];
+			fast_rec<R> nrec;
 
+			load_cols<R>(tab, p, ncols);
+			load_rec(mp, first, nrec);
 			for (uint32_t l = 0; l < c.nlevels; l++) {
 				const uint32_t snext = l + 1 < c.nlevels ? c.step_end[l + 1] : 0;
 
 				for (; s < send; s++, p += nt) {
-					const uint4 cols = ncols;
-					uint2 rec = nrec;
+					uint4 cols[R];
+					fast_rec<R> rec = nrec;
 
-					if (cols.x == 0xffffffffu) {
+#pragma unroll
+					for (int j = 0; j < R; j++)
+						cols[j] = ncols[j];
+					if (cols[0].x == 0xffffffffu) {
 						/* padding: the rest of the level is too (it ends
 						 * each level); on to the next level's first row */
 						p = send * nt + tid;
 						s = send;
-						mp = msg_at(msg, p, eight);
-						ncols = tab[p];
-						nrec = first ? make_uint2(0, 0) : *mp;
+						mp = msg_at(msg, p, rsize);
+						load_cols<R>(tab, p, ncols);
+						load_rec(mp, first, nrec);
 						break;
 					}
-					uint2 *const here = mp;
+					fast_rec<R> *const here = mp;
 
-					mp = msg_at(msg, p + nt, eight);
-					ncols = tab[p + nt];
-					nrec = first ? make_uint2(0, 0) : *mp;
-					fast_row_any<ALGO, LAYOUT>(app, cols, rec, k, c.four);
+					mp = msg_at(msg, p + nt, rsize);
+					load_cols<R>(tab, p + nt, ncols);
+					load_rec(mp, first, nrec);
+					fast_row_rec<ALGO, LAYOUT, R>(app, cols, rec, k, c.four);
 					*here = rec;
 				}
 				send = snext;
@@ -336,7 +401,7 @@ __global__ void __launch_bounds__(NT, 1)
 			it++;
 			if (!c.early_stop && it < c.max_iters)
 				continue; /* only the final syndrome counts */
-			const uint32_t par = fast_syndrome(app, tab, c.nsteps);
+			const uint32_t par = fast_syndrome<LAYOUT, R>(app, tab, c.nsteps);
 			bad0 = __syncthreads_or(par & 0x8000u) != 0;
 			bad1 = __syncthreads_or(par & 0x80000000u) != 0;
 			if (!c.early_stop)
@@ -372,32 +437,47 @@ __global__ void __launch_bounds__(NT, 1)
 	}
 }
 
-template <int LAYOUT, int NT> static const void *fast_fn(int algo)
+template <int LAYOUT, int NT, int R> static const void *fast_fn(int algo)
 {
 	switch (algo) {
 	case LDPC_ALGO_NMS:
-		return (const void *)ldpc_fast_kernel<LDPC_ALGO_NMS, LAYOUT, NT>;
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_NMS, LAYOUT, NT, R>;
 	case LDPC_ALGO_OMS:
-		return (const void *)ldpc_fast_kernel<LDPC_ALGO_OMS, LAYOUT, NT>;
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_OMS, LAYOUT, NT, R>;
 	default:
-		return (const void *)ldpc_fast_kernel<LDPC_ALGO_MS, LAYOUT, NT>;
+		return (const void *)ldpc_fast_kernel<LDPC_ALGO_MS, LAYOUT, NT, R>;
 	}
 }
 
-/* Threads per block: 1024 (LDPC_GPU.md); FECD_LDPC_GPU_THREADS=512 or 768 for measurements. */
-static int fast_threads(void)
+template <int NT, int R> static const void *fast_fn_nt(int algo, enum lgpu_layout layout)
+{
+	return layout == LGPU_APP_MIXED    ? fast_fn<LGPU_APP_MIXED, NT, R>(algo)
+	       : layout == LGPU_APP_PACKED ? fast_fn<LGPU_APP_PACKED, NT, R>(algo)
+	                                   : fast_fn<LGPU_APP_WORDS, NT, R>(algo);
+}
+
+/* The kernel instance for the code and shape (threads, layout, records per row). Short rows:
+ * 1024 threads (LDPC_GPU.md), FECD_LDPC_GPU_THREADS=512 or 768 for measurements; long rows:
+ * 512 (their 8 R values in registers). */
+static const void *fast_fn_for(int algo, const struct lgpu_shape *sh)
+{
+	if (sh->recs == 4)
+		return fast_fn_nt<512, 4>(algo, sh->layout);
+	if (sh->recs == 2)
+		return fast_fn_nt<512, 2>(algo, sh->layout);
+	return sh->threads == 512   ? fast_fn_nt<512, 1>(algo, sh->layout)
+	       : sh->threads == 768 ? fast_fn_nt<768, 1>(algo, sh->layout)
+	                            : fast_fn_nt<1024, 1>(algo, sh->layout);
+}
+
+static int fast_threads(uint32_t recs)
 {
 	const char *ev = getenv("FECD_LDPC_GPU_THREADS");
 	const int n = ev ? atoi(ev) : 0;
 
+	if (recs > 1)
+		return 512;
 	return n == 512 || n == 768 ? n : 1024;
-}
-
-template <int NT> static const void *fast_fn_nt(int algo, enum lgpu_layout layout)
-{
-	return layout == LGPU_APP_MIXED    ? fast_fn<LGPU_APP_MIXED, NT>(algo)
-	       : layout == LGPU_APP_PACKED ? fast_fn<LGPU_APP_PACKED, NT>(algo)
-	                                   : fast_fn<LGPU_APP_WORDS, NT>(algo);
 }
 
 /* Highest degree of the columns from v0 on. */
@@ -446,31 +526,30 @@ static bool fast_layout(const struct lgpu_code *c, const struct fecd_cuda_device
 }
 
 int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *dev,
-                      const uint32_t *col_start, struct lgpu_shape *sh, bool *ok)
+                      const uint32_t *col_start, uint32_t max_deg, struct lgpu_shape *sh, bool *ok)
 {
-	const int nt = fast_threads();
 	struct cudaFuncAttributes fa;
 	const void *fn;
 	cudaError_t e;
 	int per_sm = 0;
 
 	*ok = false;
+	sh->recs = max_deg <= LGPU_FAST_DEG ? 1 : max_deg <= 2 * LGPU_FAST_DEG ? 2 : 4;
 	if (!c->layered || c->in_f32 || c->algo == LDPC_ALGO_SPA || c->n >= LGPU_ROW_5W2P ||
-	    !fast_layout(c, dev, col_start, sh))
+	    max_deg > 4 * LGPU_FAST_DEG || !fast_layout(c, dev, col_start, sh))
 		return 0;
-	fn = nt == 512   ? fast_fn_nt<512>(c->algo, sh->layout)
-	     : nt == 768 ? fast_fn_nt<768>(c->algo, sh->layout)
-	                 : fast_fn_nt<1024>(c->algo, sh->layout);
+	sh->threads = fast_threads(sh->recs);
+	fn = fast_fn_for(c->algo, sh);
 	e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
 	if (e == cudaSuccess)
 		e = cudaFuncGetAttributes(&fa, fn);
 	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, nt, sh->smem);
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, sh->threads,
+		                                                  sh->smem);
 	if (e != cudaSuccess)
 		return (int)e;
 	if (per_sm < 1)
 		return 0;
-	sh->threads = nt;
 	sh->blocks_per_sm = per_sm;
 	sh->regs = fa.numRegs;
 	sh->grid = dev->sm_count * per_sm;
@@ -479,35 +558,11 @@ int lgpu_fast_prepare(const struct lgpu_code *c, const struct fecd_cuda_device *
 	return 0;
 }
 
-template <int LAYOUT, int NT>
-static void fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
-                        const struct gpu_batch *b, void *ws, cudaStream_t s, int grid)
+size_t lgpu_fast_rec_bytes(uint32_t recs)
 {
-	switch (c->algo) {
-	case LDPC_ALGO_NMS:
-		ldpc_fast_kernel<LDPC_ALGO_NMS, LAYOUT, NT>
-		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws, sh->split);
-		break;
-	case LDPC_ALGO_OMS:
-		ldpc_fast_kernel<LDPC_ALGO_OMS, LAYOUT, NT>
-		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws, sh->split);
-		break;
-	default:
-		ldpc_fast_kernel<LDPC_ALGO_MS, LAYOUT, NT>
-		    <<<grid, NT, sh->smem, s>>>(*c, tab, *b, (uint2 *)ws, sh->split);
-	}
-}
-
-template <int NT>
-static void fast_launch_nt(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
-                           const struct gpu_batch *b, void *ws, cudaStream_t s, int grid)
-{
-	if (sh->layout == LGPU_APP_MIXED)
-		fast_launch<LGPU_APP_MIXED, NT>(c, tab, sh, b, ws, s, grid);
-	else if (sh->layout == LGPU_APP_PACKED)
-		fast_launch<LGPU_APP_PACKED, NT>(c, tab, sh, b, ws, s, grid);
-	else
-		fast_launch<LGPU_APP_WORDS, NT>(c, tab, sh, b, ws, s, grid);
+	return recs == 1   ? sizeof(fast_rec<1>)
+	       : recs == 2 ? sizeof(fast_rec<2>)
+	                   : sizeof(fast_rec<4>);
 }
 
 int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct lgpu_shape *sh,
@@ -515,12 +570,11 @@ int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct l
 {
 	const uint32_t pairs = (b->count + 1) / 2;
 	const int grid = (int)(pairs < (uint32_t)sh->grid ? pairs : (uint32_t)sh->grid);
+	struct lgpu_code cc = *c;
+	struct gpu_batch bb = *b;
+	uint32_t split = sh->split;
+	void *args[] = {&cc, (void *)&tab, &bb, &ws, &split};
 
-	if (sh->threads == 512)
-		fast_launch_nt<512>(c, tab, sh, b, ws, s, grid);
-	else if (sh->threads == 768)
-		fast_launch_nt<768>(c, tab, sh, b, ws, s, grid);
-	else
-		fast_launch_nt<1024>(c, tab, sh, b, ws, s, grid);
-	return (int)cudaGetLastError();
+	return (int)cudaLaunchKernel(fast_fn_for(c->algo, sh), dim3((unsigned)grid),
+	                             dim3((unsigned)sh->threads), args, sh->smem, s);
 }

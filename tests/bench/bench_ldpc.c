@@ -5,6 +5,8 @@
  *     overlapped over lanes), the CPU decoder (fec_decode on threads) on one core and on all; one
  *     row with early stop for the figure a receiver sees at the data's Eb/N0. Figures are
  *     information bits per second.
+ *   - "ldpc_rates": DVB-S2 64800 at the rates in the codes folder (1/2, 3/4, 9/10: rows of 7, 14
+ *     and 30 edges), the same decoder: GPU kernel, CPU on one core and on all.
  *   - "ldpc_seed": the seed thesis's table 4.3 (its "Table 4.1" codes: WiMAX 2304, regular 8000
  *     and 16000, DVB-S2 64800, at 10..300 iterations) as GPU / CPU (1 core) throughput ratios
  *     beside the thesis's figures, with the thesis's algorithm: sum-product (tanh rule),
@@ -303,6 +305,86 @@ out_data:
 	bench_data_free(&d);
 }
 
+/* ---- DVB-S2 at other rates */
+
+static void ldpc_rates(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
+                       const char *gpu_why)
+{
+	static const char *const cols[] = {
+	    "rate",        "row edges", "GPU Gb/s", "CPU 1 core Mb/s", "CPU all cores Mb/s",
+	    "same as cpu", NULL};
+	static const struct {
+		const char *file, *rate;
+		unsigned edges;
+		double ebn0;
+	} rates[] = {
+	    {"DVB-S2_64800x32400.alist", "1/2", 7, 2.5},
+	    {"DVB-S2_64800x16200.alist", "3/4", 14, 3.2},
+	    {"DVB-S2_64800x6480.alist", "9/10", 30, 4.4},
+	};
+	cJSON *sec = report_section(r, "ldpc_rates",
+	                            "LDPC DVB-S2 64800 by rate, layered nms, 10 iterations, int8 "
+	                            "(information bits)",
+	                            cols);
+	char text[256], err[256], desc[400];
+
+	if (o->short_mode) {
+		report_skip(sec, "--short: the \"ldpc\" section's CPU rows only");
+		return;
+	}
+	if (!g)
+		report_note(sec, "GPU rows skipped: %s", gpu_why);
+	for (unsigned c = 0; c < sizeof(rates) / sizeof(rates[0]); c++) {
+		struct bench_data d;
+		bool exact = true, ok = true;
+
+		if (!have_code(rates[c].file)) {
+			report_note(sec, "%s not in the codes folder %s", rates[c].file,
+			            ldpc_codes_dir());
+			continue;
+		}
+		snprintf(text, sizeof(text),
+		         "ldpc,code=%s,algo=nms,schedule=layered,iters=10,early_stop=false",
+		         rates[c].file);
+		progress("ldpc_rates: %s", text);
+		if (ldpc_data_build(&d, text, 16 * (o->threads > 8 ? o->threads : 8), rates[c].ebn0,
+		                    o->seed, err, sizeof(err))) {
+			report_note(sec, "%s: %s", rates[c].file, err);
+			continue;
+		}
+		uint8_t *out = calloc(d.njobs, d.out_stride);
+		cJSON *row = report_row(sec, rates[c].file);
+
+		row_str(row, "rate", rates[c].rate);
+		row_num(row, "row edges", rates[c].edges);
+		if (out && bench_cpu_rate(&d, o->threads, cpu_batch(&d), 0.0, d.ref) > 0) {
+			const double one = bench_cpu_rate(&d, 1, cpu_batch(&d), o->min_secs, out);
+			const double all =
+			    bench_cpu_rate(&d, o->threads, cpu_batch(&d), o->min_secs, out);
+
+			if (one > 0)
+				row_num(row, "CPU 1 core Mb/s", one / 1e6);
+			if (all > 0)
+				row_num(row, "CPU all cores Mb/s", all / 1e6);
+			ok = one > 0 && all > 0 && !bench_data_mismatches(&d, out);
+			const uint32_t jobs = g ? batch_frames(g, &d, 8, desc, sizeof(desc)) : 0;
+			const double rate =
+			    jobs ? bench_gpu_kernel_rate(g, o, &d, jobs, &exact) : -1.0;
+
+			if (jobs)
+				report_note(sec, "%s GPU: %s", rates[c].rate, desc);
+			if (rate > 0)
+				row_num(row, "GPU Gb/s", rate / 1e9);
+			ok = ok && (!jobs || (rate > 0 && exact));
+		} else {
+			ok = false;
+		}
+		row_str(row, "same as cpu", ok ? "yes" : "NO");
+		free(out);
+		bench_data_free(&d);
+	}
+}
+
 /* ---- The seed's table */
 
 /* The seed thesis's GPU/CPU speedups (its table 4.3), by code then iterations. */
@@ -471,5 +553,6 @@ void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench
 	if (o->codes_dir)
 		ldpc_codes_dir_set(o->codes_dir);
 	ldpc_main(r, o, g, gpu_why);
+	ldpc_rates(r, o, g, gpu_why);
 	ldpc_seed(r, o, g, gpu_why);
 }

@@ -2,9 +2,10 @@
  * GPU LDPC against the CPU decoder, through the public GPU API (lanes).
  *   - Min-sum on int8 (ms, nms, oms), layered and flooding, info and codeword output, soft output
  *     on and off, early stop on and off: every job's status, iterations, out_bits, soft_count,
- *     output bytes and soft values must equal the CPU's, on DVB-S2 r1/2, MacKay N=1008, WiMAX
- *     N=576, 5G NR base graph 1 (z=16, punctured, rows of 19 edges: the generic kernel) and
- *     generated (3,6)-regular codes (n = 1002: input not in whole 32-bit words). Layered cases
+ *     output bytes and soft values must equal the CPU's, on DVB-S2 r1/2, r3/4 and r9/10 (rows
+ *     of 14 and 30 edges: the fast kernel's long rows), MacKay N=1008, WiMAX N=576, 5G NR base
+ *     graph 1 (z=16, punctured, rows of 19 edges: long rows too) and generated (3,6)-regular
+ *     codes (n = 1002: input not in whole 32-bit words). Layered cases
  *     run on the fast kernel (its default walk, the layers themselves and levels of one step:
  *     FECD_LDPC_GPU_LEVEL_ROWS=0, 1024) and again on the generic one (FECD_LDPC_GPU_GENERIC=1).
  *     Batches hold an odd number of jobs (the fast kernel takes frames in pairs), jobs that must
@@ -370,6 +371,9 @@ int main(int argc, char **argv)
 	    {"code=WIMAX_288_576.alist", true, true, 201, 2.2},
 	    {"code=nr-bg1,z=16", true, true, 101, 1.3},
 	    {"code=DVB-S2_64800x32400.alist", true, false, 33, 2.2},
+	    /* rows of 14 and of 30 edges: the fast kernel's long rows (2 and 4 records) */
+	    {"code=DVB-S2_64800x16200.alist", true, false, 33, 2.5},
+	    {"code=DVB-S2_64800x6480.alist", true, false, 33, 3.7},
 	};
 	for (unsigned c = 0; c < sizeof(codes) / sizeof(codes[0]); c++) {
 		if ((codes[c].file && !files) || (only && !strstr(codes[c].code, only)))
