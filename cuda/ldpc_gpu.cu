@@ -188,6 +188,7 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->offset = ls->offset;
 	c->max_iters = ls->max_iters;
 	c->four = 4;
+	c->minus1 = UINT32_MAX;
 	e = UPLOAD(g, d->sched_start, c->m + 1, c->sched_start);
 	if (e == cudaSuccess)
 		e = UPLOAD(g, d->sched_col, c->nnz, c->sched_col);

@@ -35,7 +35,8 @@ struct lgpu_code {
 	/* the fast kernel's walk (ldpc_gpu.cu upload_fast): levels, steps, level ends in steps */
 	uint32_t nlevels, nsteps;
 	const uint32_t *step_end;
-	uint32_t four; /* 4: a multiplier the fast kernel's compiler cannot turn into a shift */
+	uint32_t four;   /* 4: a multiplier the fast kernel's compiler cannot turn into a shift */
+	uint32_t minus1; /* -1 (all ones), the same for subtractions and negations */
 };
 
 /* The fast kernel's own table: per position of its step-major walk, the row's up to 8 columns

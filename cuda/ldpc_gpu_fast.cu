@@ -31,14 +31,14 @@ __device__ __forceinline__ fast_rec<R> *msg_at(fast_rec<R> *msg, uint32_t q, uin
 }
 
 /* One row for both frames. cols: the row's columns; rec: its compressed messages (in/out);
- * k: the normalisation constant. D: edges looked at; PAD: the row may have fewer; NW: see
+ * k: the normalisation constant; four, minus1: 4 and -1 from kernel parameters (multipliers the
+ * compiler cannot see, LDPC_GPU.md). D: edges looked at; PAD: the row may have fewer; NW: see
  * edge_word. */
 template <int ALGO, int D, bool PAD, int LAYOUT, int NW>
 __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
-                                         uint32_t k, uint32_t four)
+                                         uint32_t k, uint32_t four, uint32_t minus1)
 {
 	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
-	const uint32_t minus1 = 0u - (four >> 2);
 	uint32_t xe[D], a[D], vv[D];
 	uint32_t m1, m2, sx = 0;
 
@@ -181,21 +181,21 @@ __device__ __forceinline__ bool row_5w2p(uint4 cols)
  * which asks each column its kind. */
 template <int ALGO, int LAYOUT>
 __device__ __forceinline__ void fast_row_any(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
-                                             uint32_t k, uint32_t four)
+                                             uint32_t k, uint32_t four, uint32_t minus1)
 {
 	if (LAYOUT == LGPU_APP_MIXED) {
 		if (row_5w2p(cols))
-			fast_row<ALGO, 7, false, LAYOUT, 5>(app, cols, rec, k, four);
+			fast_row<ALGO, 7, false, LAYOUT, 5>(app, cols, rec, k, four, minus1);
 		else
-			fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four);
+			fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four, minus1);
 		return;
 	}
 	if ((cols.w >> 16) != LGPU_PAD_COL)
-		fast_row<ALGO, 8, false, LAYOUT, -1>(app, cols, rec, k, four);
+		fast_row<ALGO, 8, false, LAYOUT, -1>(app, cols, rec, k, four, minus1);
 	else if ((cols.w & 0xffffu) != LGPU_PAD_COL)
-		fast_row<ALGO, 7, false, LAYOUT, -1>(app, cols, rec, k, four);
+		fast_row<ALGO, 7, false, LAYOUT, -1>(app, cols, rec, k, four, minus1);
 	else
-		fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four);
+		fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four, minus1);
 }
 
 /* fast_parity by the row's kind, as fast_row_any; 0 for a padding position. */
@@ -226,16 +226,17 @@ __device__ __forceinline__ uint32_t fast_parity_rec(const app_store<LAYOUT> &app
 /* A row, short (fast_row_any, rec as its uint2) or long (fast_row_long). */
 template <int ALGO, int LAYOUT, int R>
 __device__ __forceinline__ void fast_row_rec(const app_store<LAYOUT> &app, const uint4 *cols,
-                                             fast_rec<R> &rec, uint32_t k, uint32_t four)
+                                             fast_rec<R> &rec, uint32_t k, uint32_t four,
+                                             uint32_t minus1)
 {
 	if constexpr (R == 1) {
 		uint2 r = make_uint2(rec.w[0], rec.w[1]);
 
-		fast_row_any<ALGO, LAYOUT>(app, cols[0], r, k, four);
+		fast_row_any<ALGO, LAYOUT>(app, cols[0], r, k, four, minus1);
 		rec.w[0] = r.x;
 		rec.w[1] = r.y;
 	} else {
-		fast_row_long<ALGO, R, LAYOUT>(app, cols, rec, k, four);
+		fast_row_long<ALGO, R, LAYOUT>(app, cols, rec, k, four, minus1);
 	}
 }
 
@@ -306,6 +307,59 @@ __device__ __forceinline__ void prefetch_input(const struct lgpu_code &c, const 
 	}
 }
 
+/* Where a thread is in an iteration's walk: position p, step s of level l (which ends at step
+ * send), and p's messages. */
+template <int R> struct walk {
+	uint32_t p, s, l, send;
+	fast_rec<R> *mp;
+};
+
+/* A row's columns and messages. */
+template <int R> struct row_buf {
+	uint4 cols[R];
+	fast_rec<R> rec;
+};
+
+/* One step of the walk (ldpc_gpu.cu: step-major, this thread's rows at tid, tid + nt, ...):
+ * the row in cur, the next one fetched into next meanwhile (across level ends too: a thread's
+ * rows are the same each iteration, so their messages are its own). A padding row (no columns)
+ * ends its level at once. true after the last level. */
+template <int ALGO, int LAYOUT, int R>
+__device__ __forceinline__ bool walk_step(const struct lgpu_code &c, const app_store<LAYOUT> &app,
+                                          const uint4 *__restrict__ tab, fast_rec<R> *msg,
+                                          struct walk<R> &w, struct row_buf<R> &cur,
+                                          struct row_buf<R> &next, uint32_t k, bool first)
+{
+	const uint32_t nt = blockDim.x;
+	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
+
+	if (cur.cols[0].x == 0xffffffffu) {
+		/* padding: the rest of the level is too; on to the next level's first row */
+		w.p = w.send * nt + threadIdx.x;
+		w.s = w.send;
+		w.mp = msg_at(msg, w.p, rsize);
+		load_cols<R>(tab, w.p, next.cols);
+		load_rec(w.mp, first, next.rec);
+	} else {
+		fast_rec<R> *const here = w.mp;
+
+		w.mp = msg_at(msg, w.p + nt, rsize);
+		load_cols<R>(tab, w.p + nt, next.cols);
+		load_rec(w.mp, first, next.rec);
+		fast_row_rec<ALGO, LAYOUT, R>(app, cur.cols, cur.rec, k, c.four, c.minus1);
+		*here = cur.rec;
+		w.s++;
+		w.p += nt;
+	}
+	if (w.s < w.send)
+		return false;
+	__syncthreads();
+	if (++w.l == c.nlevels)
+		return true;
+	w.send = c.step_end[w.l];
+	return false;
+}
+
 template <int ALGO, int LAYOUT, int NT, int R>
 __global__ void __launch_bounds__(NT, 1)
     ldpc_fast_kernel(struct lgpu_code c, const uint4 *__restrict__ tab, struct gpu_batch b,
@@ -322,7 +376,7 @@ __global__ void __launch_bounds__(NT, 1)
 	const app_store<LAYOUT> app = {smem, (uint16_t *)smem + s0,
 	                               (uint8_t *)smem + 2 * (size_t)c.n + s0, s0};
 	fast_rec<R> *msg = ws + (size_t)blockIdx.x * (c.nsteps + 1) * blockDim.x;
-	const unsigned tid = threadIdx.x, nt = blockDim.x;
+	const unsigned tid = threadIdx.x;
 	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
 	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16 * 16u
 	                   : ALGO == LDPC_ALGO_OMS ? ((uint32_t)(-c.offset8) & 0xffffu) * 0x10001u
@@ -355,49 +409,18 @@ __global__ void __launch_bounds__(NT, 1)
 
 			if (it + 1 == c.max_iters)
 				prefetch_input(c, b, 2 * (pair + gridDim.x));
-			/* The walk is step-major (ldpc_gpu.cu): this thread's rows sit at tid,
-			 * tid + nt, ...; the next row's columns and messages are fetched while
-			 * this one is decoded, across level ends too (a thread's rows are the same
-			 * each iteration, so their messages are its own). Padding rows have no
-			 * columns. */
-			uint32_t p = tid, s = 0, send = c.step_end[0];
-			fast_rec<R> *mp = msg_at(msg, p, rsize);
-			uint4 ncols[R];
-			fast_rec<R> nrec;
+			/* the walk (walk_step), in two buffers in turn: the next row is fetched
+			 * into one while the other's row is decoded, with no copies between them */
+			struct walk<R> w = {
+				tid, 0, 0, c.step_end[0], msg_at(msg, tid, rsize)
+			};
+			struct row_buf<R> a, bb;
 
-			load_cols<R>(tab, p, ncols);
-			load_rec(mp, first, nrec);
-			for (uint32_t l = 0; l < c.nlevels; l++) {
-				const uint32_t snext = l + 1 < c.nlevels ? c.step_end[l + 1] : 0;
-
-				for (; s < send; s++, p += nt) {
-					uint4 cols[R];
-					fast_rec<R> rec = nrec;
-
-#pragma unroll
-					for (int j = 0; j < R; j++)
-						cols[j] = ncols[j];
-					if (cols[0].x == 0xffffffffu) {
-						/* padding: the rest of the level is too (it ends
-						 * each level); on to the next level's first row */
-						p = send * nt + tid;
-						s = send;
-						mp = msg_at(msg, p, rsize);
-						load_cols<R>(tab, p, ncols);
-						load_rec(mp, first, nrec);
-						break;
-					}
-					fast_rec<R> *const here = mp;
-
-					mp = msg_at(msg, p + nt, rsize);
-					load_cols<R>(tab, p + nt, ncols);
-					load_rec(mp, first, nrec);
-					fast_row_rec<ALGO, LAYOUT, R>(app, cols, rec, k, c.four);
-					*here = rec;
-				}
-				send = snext;
-				__syncthreads();
-			}
+			load_cols<R>(tab, w.p, a.cols);
+			load_rec(w.mp, first, a.rec);
+			while (!walk_step<ALGO, LAYOUT, R>(c, app, tab, msg, w, a, bb, k, first) &&
+			       !walk_step<ALGO, LAYOUT, R>(c, app, tab, msg, w, bb, a, k, first))
+				;
 			it++;
 			if (!c.early_stop && it < c.max_iters)
 				continue; /* only the final syndrome counts */

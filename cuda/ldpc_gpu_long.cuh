@@ -27,13 +27,13 @@ __device__ __forceinline__ uint32_t abs16(uint32_t x, uint32_t minus1)
 }
 
 /* One row of up to 8 R edges for both frames (its columns in R records, 0xffff past the row's
- * end), rec its messages in and out. k, four: as fast_row. */
+ * end), rec its messages in and out. k, four, minus1: as fast_row. */
 template <int ALGO, int R, int LAYOUT>
 __device__ __forceinline__ void fast_row_long(const app_store<LAYOUT> &app, const uint4 *cols,
-                                              fast_rec<R> &rec, uint32_t k, uint32_t four)
+                                              fast_rec<R> &rec, uint32_t k, uint32_t four,
+                                              uint32_t minus1)
 {
 	enum { D = 8 * R };
-	const uint32_t minus1 = 0u - (four >> 2);
 	uint32_t xe[D];
 	uint32_t m1 = 0x7fff7fffu, m2 = 0x7fff7fffu, sx = 0;
 
