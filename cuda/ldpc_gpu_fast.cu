@@ -34,7 +34,7 @@ __device__ __forceinline__ fast_rec<R> *msg_at(fast_rec<R> *msg, uint32_t q, uin
  * k: the normalisation constant; four, minus1: 4 and -1 from kernel parameters (multipliers the
  * compiler cannot see, LDPC_GPU.md). D: edges looked at; PAD: the row may have fewer; NW: see
  * edge_word. */
-template <int ALGO, int D, bool PAD, int LAYOUT, int NW>
+template <int ALGO, int D, bool PAD, int LAYOUT, int NW, bool FIRST>
 __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
                                          uint32_t k, uint32_t four, uint32_t minus1)
 {
@@ -72,7 +72,7 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 			const uint32_t nc = prmt(pn, qn, sel[e]);
 			const uint32_t ap =
 			    edge_word<LAYOUT, NW>(app, e, col) ? app.w[col] : app.load_p(col);
-			const uint32_t x = add16(ap, nc);
+			const uint32_t x = FIRST ? ap : add16(ap, nc);
 			/* -x in each half from ~x; for the mixed layout (the packed columns load
 			 * the ALU pipe most) ~x = x * -1 - 1, a multiply-add on the FMA pipe:
 			 * DVB-S2 +0.7%, where MacKay's words layout lost 3% with it */
@@ -179,23 +179,23 @@ __device__ __forceinline__ bool row_5w2p(uint4 cols)
 /* A row by its length: 8 edges, 7 (DVB-S2's), or fewer (padded). Mixed layout: DVB-S2's rows
  * of 5 word and 2 packed columns have their instance, any other row takes the padded one,
  * which asks each column its kind. */
-template <int ALGO, int LAYOUT>
+template <int ALGO, int LAYOUT, bool FIRST>
 __device__ __forceinline__ void fast_row_any(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
                                              uint32_t k, uint32_t four, uint32_t minus1)
 {
 	if (LAYOUT == LGPU_APP_MIXED) {
 		if (row_5w2p(cols))
-			fast_row<ALGO, 7, false, LAYOUT, 5>(app, cols, rec, k, four, minus1);
+			fast_row<ALGO, 7, false, LAYOUT, 5, FIRST>(app, cols, rec, k, four, minus1);
 		else
-			fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four, minus1);
+			fast_row<ALGO, 8, true, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
 		return;
 	}
 	if ((cols.w >> 16) != LGPU_PAD_COL)
-		fast_row<ALGO, 8, false, LAYOUT, -1>(app, cols, rec, k, four, minus1);
+		fast_row<ALGO, 8, false, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
 	else if ((cols.w & 0xffffu) != LGPU_PAD_COL)
-		fast_row<ALGO, 7, false, LAYOUT, -1>(app, cols, rec, k, four, minus1);
+		fast_row<ALGO, 7, false, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
 	else
-		fast_row<ALGO, 8, true, LAYOUT, -1>(app, cols, rec, k, four, minus1);
+		fast_row<ALGO, 8, true, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
 }
 
 /* fast_parity by the row's kind, as fast_row_any; 0 for a padding position. */
@@ -224,7 +224,7 @@ __device__ __forceinline__ uint32_t fast_parity_rec(const app_store<LAYOUT> &app
 }
 
 /* A row, short (fast_row_any, rec as its uint2) or long (fast_row_long). */
-template <int ALGO, int LAYOUT, int R>
+template <int ALGO, int LAYOUT, int R, bool FIRST>
 __device__ __forceinline__ void fast_row_rec(const app_store<LAYOUT> &app, const uint4 *cols,
                                              fast_rec<R> &rec, uint32_t k, uint32_t four,
                                              uint32_t minus1)
@@ -232,11 +232,11 @@ __device__ __forceinline__ void fast_row_rec(const app_store<LAYOUT> &app, const
 	if constexpr (R == 1) {
 		uint2 r = make_uint2(rec.w[0], rec.w[1]);
 
-		fast_row_any<ALGO, LAYOUT>(app, cols[0], r, k, four, minus1);
+		fast_row_any<ALGO, LAYOUT, FIRST>(app, cols[0], r, k, four, minus1);
 		rec.w[0] = r.x;
 		rec.w[1] = r.y;
 	} else {
-		fast_row_long<ALGO, R, LAYOUT>(app, cols, rec, k, four, minus1);
+		fast_row_long<ALGO, R, LAYOUT, FIRST>(app, cols, rec, k, four, minus1);
 	}
 }
 
@@ -323,8 +323,9 @@ template <int R> struct row_buf {
 /* One step of the walk (ldpc_gpu.cu: step-major, this thread's rows at tid, tid + nt, ...):
  * the row in cur, the next one fetched into next meanwhile (across level ends too: a thread's
  * rows are the same each iteration, so their messages are its own). A padding row (no columns)
- * ends its level at once. true after the last level. */
-template <int ALGO, int LAYOUT, int R>
+ * ends its level at once. true after the last level. FIRST, first: the first iteration, known
+ * at compile time (its rows skip the messages) or only at run time (zero messages). */
+template <int ALGO, int LAYOUT, int R, bool FIRST>
 __device__ __forceinline__ bool walk_step(const struct lgpu_code &c, const app_store<LAYOUT> &app,
                                           const uint4 *__restrict__ tab, fast_rec<R> *msg,
                                           struct walk<R> &w, struct row_buf<R> &cur,
@@ -339,14 +340,14 @@ __device__ __forceinline__ bool walk_step(const struct lgpu_code &c, const app_s
 		w.s = w.send;
 		w.mp = msg_at(msg, w.p, rsize);
 		load_cols<R>(tab, w.p, next.cols);
-		load_rec(w.mp, first, next.rec);
+		load_rec(w.mp, FIRST || first, next.rec);
 	} else {
 		fast_rec<R> *const here = w.mp;
 
 		w.mp = msg_at(msg, w.p + nt, rsize);
 		load_cols<R>(tab, w.p + nt, next.cols);
-		load_rec(w.mp, first, next.rec);
-		fast_row_rec<ALGO, LAYOUT, R>(app, cur.cols, cur.rec, k, c.four, c.minus1);
+		load_rec(w.mp, FIRST || first, next.rec);
+		fast_row_rec<ALGO, LAYOUT, R, FIRST>(app, cur.cols, cur.rec, k, c.four, c.minus1);
 		*here = cur.rec;
 		w.s++;
 		w.p += nt;
@@ -358,6 +359,26 @@ __device__ __forceinline__ bool walk_step(const struct lgpu_code &c, const app_s
 		return true;
 	w.send = c.step_end[w.l];
 	return false;
+}
+
+/* An iteration's walk, in two row buffers in turn: the next row is fetched into one while the
+ * other's row is decoded, with no copies between them. FIRST, first: as walk_step. */
+template <int ALGO, int LAYOUT, int R, bool FIRST>
+__device__ __forceinline__ void
+walk_iteration(const struct lgpu_code &c, const app_store<LAYOUT> &app,
+               const uint4 *__restrict__ tab, fast_rec<R> *msg, uint32_t k, bool first)
+{
+	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
+	struct walk<R> w = {
+		threadIdx.x, 0, 0, c.step_end[0], msg_at(msg, threadIdx.x, rsize)
+	};
+	struct row_buf<R> a, b;
+
+	load_cols<R>(tab, w.p, a.cols);
+	load_rec(w.mp, FIRST || first, a.rec);
+	while (!walk_step<ALGO, LAYOUT, R, FIRST>(c, app, tab, msg, w, a, b, k, first) &&
+	       !walk_step<ALGO, LAYOUT, R, FIRST>(c, app, tab, msg, w, b, a, k, first))
+		;
 }
 
 template <int ALGO, int LAYOUT, int NT, int R>
@@ -377,7 +398,6 @@ __global__ void __launch_bounds__(NT, 1)
 	                               (uint8_t *)smem + 2 * (size_t)c.n + s0, s0};
 	fast_rec<R> *msg = ws + (size_t)blockIdx.x * (c.nsteps + 1) * blockDim.x;
 	const unsigned tid = threadIdx.x;
-	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
 	const uint32_t k = ALGO == LDPC_ALGO_NMS   ? (uint32_t)c.alpha16 * 16u
 	                   : ALGO == LDPC_ALGO_OMS ? ((uint32_t)(-c.offset8) & 0xffffu) * 0x10001u
 	                                           : 0;
@@ -409,18 +429,12 @@ __global__ void __launch_bounds__(NT, 1)
 
 			if (it + 1 == c.max_iters)
 				prefetch_input(c, b, 2 * (pair + gridDim.x));
-			/* the walk (walk_step), in two buffers in turn: the next row is fetched
-			 * into one while the other's row is decoded, with no copies between them */
-			struct walk<R> w = {
-				tid, 0, 0, c.step_end[0], msg_at(msg, tid, rsize)
-			};
-			struct row_buf<R> a, bb;
-
-			load_cols<R>(tab, w.p, a.cols);
-			load_rec(w.mp, first, a.rec);
-			while (!walk_step<ALGO, LAYOUT, R>(c, app, tab, msg, w, a, bb, k, first) &&
-			       !walk_step<ALGO, LAYOUT, R>(c, app, tab, msg, w, bb, a, k, first))
-				;
+			/* no messages yet in the first iteration: its rows skip them (an instance
+			 * of their own; rows of 4 records keep one, which spilled more: -5%) */
+			if (first && R < 4)
+				walk_iteration<ALGO, LAYOUT, R, true>(c, app, tab, msg, k, true);
+			else
+				walk_iteration<ALGO, LAYOUT, R, false>(c, app, tab, msg, k, first);
 			it++;
 			if (!c.early_stop && it < c.max_iters)
 				continue; /* only the final syndrome counts */

@@ -28,7 +28,7 @@ __device__ __forceinline__ uint32_t abs16(uint32_t x, uint32_t minus1)
 
 /* One row of up to 8 R edges for both frames (its columns in R records, 0xffff past the row's
  * end), rec its messages in and out. k, four, minus1: as fast_row. */
-template <int ALGO, int R, int LAYOUT>
+template <int ALGO, int R, int LAYOUT, bool FIRST>
 __device__ __forceinline__ void fast_row_long(const app_store<LAYOUT> &app, const uint4 *cols,
                                               fast_rec<R> &rec, uint32_t k, uint32_t four,
                                               uint32_t minus1)
@@ -50,8 +50,9 @@ __device__ __forceinline__ void fast_row_long(const app_store<LAYOUT> &app, cons
 			if (col == LGPU_PAD_COL)
 				continue;
 			const uint32_t t = code_sel2(rec.w[1 + e / 8], e % 4);
+			const uint32_t ap = app.load(col);
 			const uint32_t x =
-			    add16(app.load(col), prmt(pn, qn, (e % 8) < 4 ? t : t >> 16));
+			    FIRST ? ap : add16(ap, prmt(pn, qn, (e % 8) < 4 ? t : t >> 16));
 			const uint32_t av = abs16(x, minus1);
 
 			sx ^= x; /* sat8 keeps the sign */
