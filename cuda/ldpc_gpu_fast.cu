@@ -85,18 +85,7 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 		}
 	}
 	two_min<D>(a, m1, m2);
-	/* |sat8(x)| = min(|x|, 127), so the two smallest of those are these, capped. An edge of
-	 * |x| > 127 then counts as "not the minimum" even where m1 is 127; m2 is then 127 too, and
-	 * the message the same. */
-	m1 = min_u16(m1, 0x007f007fu);
-	m2 = min_u16(m2, 0x007f007fu);
-	const uint32_t m1s = norm16<ALGO>(m1, k), m2s = norm16<ALGO>(m2, k);
-	/* bytes m2'0 m1'0 m2'1 m1'1 */
-	const uint32_t mx = prmt(m2s, m1s, norm_at<ALGO>::hi ? 0x7351u : 0x6240u);
-	const uint32_t nb = neg_bytes(mx, minus1);
-	const uint32_t p = prmt(mx, nb, 0x5410u), q = prmt(mx, nb, 0x7632u);
-	/* a + 0x3fff - m1 (a >= m1, a <= 1270): bit 14 of each half set exactly when a != m1 */
-	const uint32_t kk = m1 * minus1 + 0x3fff3fffu;
+	const struct row_msgs out = row_msgs_of<ALGO>(m1, m2, k, minus1);
 	uint32_t bits;
 
 #pragma unroll
@@ -106,11 +95,8 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 		vv[e] = 0;
 		if (PAD && col == LGPU_PAD_COL)
 			continue;
-		const uint32_t u = add16(a[e], kk);
-		const uint32_t wv = sx ^ xe[e]; /* bit 15 of each half: the message is negative */
-		const uint32_t z = (u & 0x40004000u) | (wv & ~0x40004000u);
-		const uint32_t v = (z >> 14) & 0x00030003u;
-		const uint32_t c = prmt(p, q, msg_sel(v));
+		const uint32_t v = msg_code(a[e], xe[e], sx, out.kk);
+		const uint32_t c = prmt(out.p, out.q, msg_sel(v));
 
 		if (edge_word<LAYOUT, NW>(app, e, col))
 			app.w[col] = add16(xe[e], c);
@@ -125,7 +111,7 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 #pragma unroll
 	for (int e = D - 2; e >= 0; e--)
 		bits = bits * four + vv[e];
-	rec = make_uint2(mx, rec_codes(bits));
+	rec = make_uint2(out.mx, rec_codes(bits));
 }
 
 /* Parity of each frame's hard decisions over a row: bit 15 frame 0, bit 31 frame 1. D, PAD, NW

@@ -173,6 +173,40 @@ template <int ALGO> __device__ __forceinline__ uint32_t norm16(uint32_t m, uint3
 	return m;
 }
 
+/* A row's outgoing messages from the two smallest |x| of each half (m1 <= m2): mx, the stored
+ * magnitudes (bytes m2'0 m1'0 m2'1 m1'1: normalised, capped at 127, sat8's bound); p, q: the
+ * messages by code (msg_code) for frames 0 and 1, bytes m2', m1', -m2', -m1'; kk = 0x3fff - m1
+ * in each half, msg_code's test. An edge of |x| > 127 counts as "not the minimum" even where m1
+ * is 127; m2 is then 127 too, and the message the same. */
+struct row_msgs {
+	uint32_t mx, p, q, kk;
+};
+
+template <int ALGO>
+__device__ __forceinline__ struct row_msgs row_msgs_of(uint32_t m1, uint32_t m2, uint32_t k,
+                                                       uint32_t minus1)
+{
+	m1 = min_u16(m1, 0x007f007fu);
+	m2 = min_u16(m2, 0x007f007fu);
+	const uint32_t m1s = norm16<ALGO>(m1, k), m2s = norm16<ALGO>(m2, k);
+	const uint32_t mx = prmt(m2s, m1s, norm_at<ALGO>::hi ? 0x7351u : 0x6240u);
+	const uint32_t nb = neg_bytes(mx, minus1);
+
+	return {mx, prmt(mx, nb, 0x5410u), prmt(mx, nb, 0x7632u), m1 * minus1 + 0x3fff3fffu};
+}
+
+/* An edge's message code in each half (bits 0-1: frame 0, 16-17: frame 1), "not the minimum"
+ * + 2 "negative", from its |x| (a >= m1, a - m1 <= 0x4000), its x and the row's sign sx: a +
+ * kk has bit 14 set exactly when a != m1; bit 15 of sx ^ x is the message's sign. */
+__device__ __forceinline__ uint32_t msg_code(uint32_t a, uint32_t x, uint32_t sx, uint32_t kk)
+{
+	const uint32_t u = add16(a, kk);
+	const uint32_t wv = sx ^ x;
+	const uint32_t z = (u & 0x40004000u) | (wv & ~0x40004000u);
+
+	return (z >> 14) & 0x00030003u;
+}
+
 /* m1 <= m2, the two smallest of a[0..D-1] in each half (magnitudes below 2048; m2 at most 127
  * for odd D, which the caller's cap at 127 makes no difference), by a tree: sorted
  * pairs, then pairs of pairs merged, (a1, a2) with (b1, b2) giving (min(a1, b1),

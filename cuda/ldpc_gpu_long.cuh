@@ -61,16 +61,9 @@ __device__ __forceinline__ void fast_row_long(const app_store<LAYOUT> &app, cons
 			m1 = min_u16(m1, av);
 		}
 	}
-	/* capped as fast_row's (the same messages) */
-	m1 = min_u16(m1, 0x007f007fu);
-	m2 = min_u16(m2, 0x007f007fu);
-	const uint32_t m1s = norm16<ALGO>(m1, k), m2s = norm16<ALGO>(m2, k);
-	const uint32_t mx = prmt(m2s, m1s, norm_at<ALGO>::hi ? 0x7351u : 0x6240u);
-	const uint32_t nb = neg_bytes(mx, minus1);
-	const uint32_t p = prmt(mx, nb, 0x5410u), q = prmt(mx, nb, 0x7632u);
-	const uint32_t kk = m1 * minus1 + 0x3fff3fffu;
+	const struct row_msgs out = row_msgs_of<ALGO>(m1, m2, k, minus1);
 
-	rec.w[0] = mx;
+	rec.w[0] = out.mx;
 #pragma unroll
 	for (int j = 0; j < R; j++) {
 		uint32_t bits = 0;
@@ -83,12 +76,8 @@ __device__ __forceinline__ void fast_row_long(const app_store<LAYOUT> &app, cons
 			uint32_t v = 0;
 
 			if (col != LGPU_PAD_COL) {
-				const uint32_t u = add16(abs16(xe[e], minus1), kk);
-				const uint32_t wv = sx ^ xe[e];
-				const uint32_t z = (u & 0x40004000u) | (wv & ~0x40004000u);
-
-				v = (z >> 14) & 0x00030003u;
-				app.store(col, add16(xe[e], prmt(p, q, msg_sel(v))));
+				v = msg_code(abs16(xe[e], minus1), xe[e], sx, out.kk);
+				app.store(col, add16(xe[e], prmt(out.p, out.q, msg_sel(v))));
 			}
 			bits = bits * four + v;
 		}
