@@ -133,26 +133,41 @@ __device__ __forceinline__ uint32_t fast_parity(const app_store<LAYOUT> &app, ui
 	return par & 0x80008000u;
 }
 
-/* Hard decisions (and soft values) of frame h of the pair, by all threads of the block. */
+/* Hard decisions (and soft values) of the pair's frames (f0 where live0, f0 + 1 where live1),
+ * by threads t0 .. t0 + nt - 1 (whole warps): each warp takes 32 output bits at a time, lane l
+ * reading bit 32 w + l of both frames, and gathers them with a ballot per frame; lanes 0-3
+ * write frame 0's four bytes, lanes 4-7 frame 1's (first bit in the byte's top bit). */
 template <int LAYOUT>
 __device__ static void fast_emit(const struct lgpu_code &c, const struct gpu_batch &b,
-                                 const app_store<LAYOUT> &app, uint32_t f, int h)
+                                 const app_store<LAYOUT> &app, uint32_t f0, bool live0, bool live1,
+                                 uint32_t t0, uint32_t nt)
 {
-	uint8_t *out = b.out + (size_t)f * b.out_stride;
-	const int sh = 16 * h;
+	const uint32_t t = threadIdx.x - t0, lane = t % 32, nbytes = (c.out_n + 7) / 8;
+	uint8_t *const out = b.out + (size_t)(f0 + (lane >= 4)) * b.out_stride;
+	const bool live = lane < 4 ? live0 : live1;
 
-	for (uint32_t j8 = threadIdx.x; j8 < (c.out_n + 7) / 8; j8 += blockDim.x) {
-		unsigned byte = 0;
+	for (uint32_t w = t / 32; 32 * w < c.out_n; w += nt / 32) {
+		const uint32_t j = 32 * w + lane;
+		const uint32_t s = j < c.out_n ? app.signs(lgpu_out_col(c, j)) : 0;
+		const uint32_t m0 = __ballot_sync(~0u, s & 0x8000u),
+		               m1 = __ballot_sync(~0u, s & 0x80000000u);
+		const uint32_t q = lane % 4, at = 4 * w + q;
 
-		for (uint32_t j = j8 * 8; j < j8 * 8 + 8 && j < c.out_n; j++)
-			byte |= ((app.signs(lgpu_out_col(c, j)) >> (sh + 15)) & 1u) << (7 - j % 8);
-		out[j8] = (uint8_t)byte;
+		/* bit 8 q + i of the ballot to bit 7 - i of byte q */
+		if (lane < 8 && live && at < nbytes)
+			out[at] = (uint8_t)(__brev(lane < 4 ? m0 : m1) >> (24 - 8 * q));
 	}
 	if (b.soft) {
-		float *soft = b.soft + (size_t)f * b.soft_stride;
+		float *soft = b.soft + (size_t)f0 * b.soft_stride;
 
-		for (uint32_t j = threadIdx.x; j < c.out_n; j += blockDim.x)
-			soft[j] = (float)app.value(lgpu_out_col(c, j), h) * c.inv_scale;
+		for (uint32_t j = t; j < c.out_n; j += nt) {
+			const uint32_t v = lgpu_out_col(c, j);
+
+			if (live0)
+				soft[j] = (float)app.value(v, 0) * c.inv_scale;
+			if (live1)
+				soft[b.soft_stride + j] = (float)app.value(v, 1) * c.inv_scale;
+		}
 	}
 }
 
@@ -248,18 +263,19 @@ __device__ __forceinline__ void load_rec(const fast_rec<R> *mp, bool first, fast
 	}
 }
 
-/* This thread's share of the syndrome: the parity of its rows, a round's records (4 short rows,
- * or one long row's R) all in flight before the first is used (a dependent load per step would
- * expose the L2 latency nsteps times). */
+/* This thread's share of the syndrome, among threads t0 .. t0 + nt - 1: the parity of its rows,
+ * a round's records (4 short rows, or one long row's R) all in flight before the first is used
+ * (a dependent load per step would expose the L2 latency nsteps times). */
 template <int LAYOUT, int R>
 __device__ __forceinline__ uint32_t fast_syndrome(const app_store<LAYOUT> &app,
-                                                  const uint4 *__restrict__ tab, uint32_t nsteps)
+                                                  const uint4 *__restrict__ tab, uint32_t nsteps,
+                                                  uint32_t t0, uint32_t nt)
 {
 	enum { F = R == 1 ? 4 : 1 }; /* rows in flight */
-	const uint32_t nt = blockDim.x, end = nsteps * nt;
+	const uint32_t end = nsteps * blockDim.x;
 	uint32_t par = 0;
 
-	for (uint32_t p = threadIdx.x; p < end; p += F * nt) {
+	for (uint32_t p = threadIdx.x - t0; p < end; p += F * nt) {
 		uint4 r[F][R];
 
 #pragma unroll
@@ -423,41 +439,49 @@ __global__ void __launch_bounds__(NT, 1)
 			else
 				walk_iteration<ALGO, LAYOUT, R, false>(c, app, tab, msg, k, first);
 			it++;
-			if (!c.early_stop && it < c.max_iters)
-				continue; /* only the final syndrome counts */
-			const uint32_t par = fast_syndrome<LAYOUT, R>(app, tab, c.nsteps);
+			if (!c.early_stop) {
+				if (it < c.max_iters)
+					continue; /* only the final syndrome counts */
+				/* the final syndrome in half the warps, the output in the other
+				 * half, side by side (the syndrome waits on L2, the output does
+				 * not) */
+				const uint32_t half = blockDim.x / 2;
+				uint32_t par = 0;
+
+				if (tid < half)
+					par = fast_syndrome<LAYOUT, R>(app, tab, c.nsteps, 0, half);
+				else
+					fast_emit(c, b, app, f0, live0, live1, half, half);
+				bad0 = __syncthreads_or(par & 0x8000u) != 0;
+				bad1 = __syncthreads_or(par & 0x80000000u) != 0;
+				break;
+			}
+			const uint32_t par =
+			    fast_syndrome<LAYOUT, R>(app, tab, c.nsteps, 0, blockDim.x);
 			bad0 = __syncthreads_or(par & 0x8000u) != 0;
 			bad1 = __syncthreads_or(par & 0x80000000u) != 0;
-			if (!c.early_stop)
-				break;
 			/* A frame that converged is emitted now; its half keeps running, unread. */
-			if (live0 && !bad0) {
-				fast_emit(c, b, app, f0, 0);
-				if (tid == 0)
+			const bool done0 = live0 && !bad0, done1 = live1 && !bad1;
+
+			if (done0 || done1) {
+				fast_emit(c, b, app, f0, done0, done1, 0, blockDim.x);
+				if (tid == 0 && done0)
 					lgpu_job_done(c, b, &b.jobs[f0], it, true);
-				live0 = false;
-			}
-			if (live1 && !bad1) {
-				fast_emit(c, b, app, f1, 1);
-				if (tid == 0)
+				if (tid == 0 && done1)
 					lgpu_job_done(c, b, &b.jobs[f1], it, true);
-				live1 = false;
-			}
-			if (!live0 && !live1)
-				break;
-			if (!bad0 || !bad1)
+				live0 = live0 && !done0;
+				live1 = live1 && !done1;
+				if (!live0 && !live1)
+					break;
 				__syncthreads(); /* emission read the app */
+			}
 		}
-		if (live0) {
-			fast_emit(c, b, app, f0, 0);
-			if (tid == 0)
-				lgpu_job_done(c, b, &b.jobs[f0], it, !bad0);
-		}
-		if (live1) {
-			fast_emit(c, b, app, f1, 1);
-			if (tid == 0)
-				lgpu_job_done(c, b, &b.jobs[f1], it, !bad1);
-		}
+		if (c.early_stop && (live0 || live1))
+			fast_emit(c, b, app, f0, live0, live1, 0, blockDim.x);
+		if (tid == 0 && live0)
+			lgpu_job_done(c, b, &b.jobs[f0], it, !bad0);
+		if (tid == 0 && live1)
+			lgpu_job_done(c, b, &b.jobs[f1], it, !bad1);
 	}
 }
 
