@@ -189,6 +189,9 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->max_iters = ls->max_iters;
 	c->four = 4;
 	c->minus1 = UINT32_MAX;
+	c->two = 2;
+	c->one = 1;
+	c->m65536 = 0xffff0000u;
 	e = UPLOAD(g, d->sched_start, c->m + 1, c->sched_start);
 	if (e == cudaSuccess)
 		e = UPLOAD(g, d->sched_col, c->nnz, c->sched_col);

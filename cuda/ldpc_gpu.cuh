@@ -35,8 +35,10 @@ struct lgpu_code {
 	/* the fast kernel's walk (ldpc_gpu.cu upload_fast): levels, steps, level ends in steps */
 	uint32_t nlevels, nsteps;
 	const uint32_t *step_end;
-	uint32_t four;   /* 4: a multiplier the fast kernel's compiler cannot turn into a shift */
-	uint32_t minus1; /* -1 (all ones), the same for subtractions and negations */
+	uint32_t four;     /* 4: a multiplier the fast kernel's compiler cannot turn into a shift */
+	uint32_t minus1;   /* -1 (all ones), the same for subtractions and negations */
+	uint32_t two, one; /* 2 and 1: byte multipliers of the packed columns' addresses */
+	uint32_t m65536;   /* -65536: a column pair's low column as cw - (cw >> 16) * 65536 */
 };
 
 /* The fast kernel's own table: per position of its step-major walk, the row's up to 8 columns

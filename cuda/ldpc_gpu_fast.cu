@@ -36,14 +36,29 @@ __device__ __forceinline__ fast_rec<R> *msg_at(fast_rec<R> *msg, uint32_t q, uin
  * edge_word. */
 template <int ALGO, int D, bool PAD, int LAYOUT, int NW, bool FIRST>
 __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
-                                         uint32_t k, uint32_t four, uint32_t minus1)
+                                         uint32_t k, const struct lgpu_code &cc)
 {
 	const uint32_t cw[4] = {cols.x, cols.y, cols.z, cols.w};
-	uint32_t xe[D], a[D], vv[D];
+	uint32_t xe[D], a[D], vv[D], cv[8];
 	uint32_t m1, m2, sx = 0;
 
+	/* the columns: the high one of a pair by a shift; for the mixed layout the low one as cw -
+	 * high * 65536 (a multiply-add on the FMA pipe, where the mask is on the integer ALU pipe:
+	 * see app_store's word_at), DVB-S2's seventh from its pair with the row kind's mark */
+#pragma unroll
+	for (int j = 0; j < (D + 1) / 2; j++) {
+		if (LAYOUT == LGPU_APP_MIXED && NW == 5 && D == 7 && j == 3) {
+			cv[6] = cw[3] - (LGPU_ROW_5W2P << 16);
+			continue;
+		}
+		const uint32_t hi = cw[j] >> 16;
+
+		cv[2 * j] = LAYOUT == LGPU_APP_MIXED ? cw[j] + hi * cc.m65536 : cw[j] & 0xffffu;
+		cv[2 * j + 1] = hi;
+	}
+
 	{
-		const uint32_t nb = neg_bytes(rec.x, minus1);
+		const uint32_t nb = neg_bytes(rec.x, cc.minus1);
 		const uint32_t pn = prmt(rec.x, nb, 0x1054u), qn = prmt(rec.x, nb, 0x3276u);
 		uint32_t sel[D];
 
@@ -60,7 +75,7 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 
 #pragma unroll
 		for (int e = 0; e < D; e++) {
-			const uint32_t col = (e & 1) ? cw[e / 2] >> 16 : cw[e / 2] & 0xffffu;
+			const uint32_t col = cv[e];
 
 			if (PAD && col == LGPU_PAD_COL) {
 				xe[e] = 0;
@@ -70,13 +85,15 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 			/* exact app - old message, and its magnitude (up to 1270: sat8's bound
 			 * is applied to the two minima, which gives the same messages) */
 			const uint32_t nc = prmt(pn, qn, sel[e]);
-			const uint32_t ap =
-			    edge_word<LAYOUT, NW>(app, e, col) ? app.w[col] : app.load_p(col);
+			const uint32_t ap = edge_word<LAYOUT, NW>(app, e, col)
+			                        ? *app.word_at(col, cc.four)
+			                        : app.load_pm(col, cc.two, cc.one);
 			const uint32_t x = FIRST ? ap : add16(ap, nc);
 			/* -x in each half from ~x; for the mixed layout (the packed columns load
 			 * the ALU pipe most) ~x = x * -1 - 1, a multiply-add on the FMA pipe:
 			 * DVB-S2 +0.7%, where MacKay's words layout lost 3% with it */
-			const uint32_t nx = LAYOUT == LGPU_APP_MIXED ? x * minus1 + minus1 : ~x;
+			const uint32_t nx =
+			    LAYOUT == LGPU_APP_MIXED ? x * cc.minus1 + cc.minus1 : ~x;
 			const uint32_t av = max_s16(x, add16(nx, 0x00010001u));
 
 			sx ^= x; /* sat8 keeps the sign */
@@ -84,13 +101,16 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 			a[e] = av;
 		}
 	}
-	two_min<D>(a, m1, m2);
-	const struct row_msgs out = row_msgs_of<ALGO>(m1, m2, k, minus1);
+	if (LAYOUT == LGPU_APP_MIXED && D == 7 && !PAD)
+		two_min7(a, cc.minus1, m1, m2);
+	else
+		two_min<D>(a, m1, m2);
+	const struct row_msgs out = row_msgs_of<ALGO>(m1, m2, k, cc.minus1);
 	uint32_t bits;
 
 #pragma unroll
 	for (int e = 0; e < D; e++) {
-		const uint32_t col = (e & 1) ? cw[e / 2] >> 16 : cw[e / 2] & 0xffffu;
+		const uint32_t col = cv[e];
 
 		vv[e] = 0;
 		if (PAD && col == LGPU_PAD_COL)
@@ -99,9 +119,9 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 		const uint32_t c = prmt(out.p, out.q, msg_sel(v));
 
 		if (edge_word<LAYOUT, NW>(app, e, col))
-			app.w[col] = add16(xe[e], c);
+			*app.word_at(col, cc.four) = add16(xe[e], c);
 		else
-			app.store_p(col, add16(xe[e], c));
+			app.store_pm(col, add16(xe[e], c), cc.two, cc.one);
 		vv[e] = v;
 	}
 	/* bits = the sum of vv[e] << 2 e, by Horner's rule in multiply-adds: a multiplier the
@@ -110,7 +130,7 @@ __device__ __forceinline__ void fast_row(const app_store<LAYOUT> &app, uint4 col
 	bits = vv[D - 1];
 #pragma unroll
 	for (int e = D - 2; e >= 0; e--)
-		bits = bits * four + vv[e];
+		bits = bits * cc.four + vv[e];
 	rec = make_uint2(out.mx, rec_codes(bits));
 }
 
@@ -182,21 +202,21 @@ __device__ __forceinline__ bool row_5w2p(uint4 cols)
  * which asks each column its kind. */
 template <int ALGO, int LAYOUT, bool FIRST>
 __device__ __forceinline__ void fast_row_any(const app_store<LAYOUT> &app, uint4 cols, uint2 &rec,
-                                             uint32_t k, uint32_t four, uint32_t minus1)
+                                             uint32_t k, const struct lgpu_code &cc)
 {
 	if (LAYOUT == LGPU_APP_MIXED) {
 		if (row_5w2p(cols))
-			fast_row<ALGO, 7, false, LAYOUT, 5, FIRST>(app, cols, rec, k, four, minus1);
+			fast_row<ALGO, 7, false, LAYOUT, 5, FIRST>(app, cols, rec, k, cc);
 		else
-			fast_row<ALGO, 8, true, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
+			fast_row<ALGO, 8, true, LAYOUT, -1, FIRST>(app, cols, rec, k, cc);
 		return;
 	}
 	if ((cols.w >> 16) != LGPU_PAD_COL)
-		fast_row<ALGO, 8, false, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
+		fast_row<ALGO, 8, false, LAYOUT, -1, FIRST>(app, cols, rec, k, cc);
 	else if ((cols.w & 0xffffu) != LGPU_PAD_COL)
-		fast_row<ALGO, 7, false, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
+		fast_row<ALGO, 7, false, LAYOUT, -1, FIRST>(app, cols, rec, k, cc);
 	else
-		fast_row<ALGO, 8, true, LAYOUT, -1, FIRST>(app, cols, rec, k, four, minus1);
+		fast_row<ALGO, 8, true, LAYOUT, -1, FIRST>(app, cols, rec, k, cc);
 }
 
 /* fast_parity by the row's kind, as fast_row_any; 0 for a padding position. */
@@ -227,17 +247,17 @@ __device__ __forceinline__ uint32_t fast_parity_rec(const app_store<LAYOUT> &app
 /* A row, short (fast_row_any, rec as its uint2) or long (fast_row_long). */
 template <int ALGO, int LAYOUT, int R, bool FIRST>
 __device__ __forceinline__ void fast_row_rec(const app_store<LAYOUT> &app, const uint4 *cols,
-                                             fast_rec<R> &rec, uint32_t k, uint32_t four,
-                                             uint32_t minus1)
+                                             fast_rec<R> &rec, uint32_t k,
+                                             const struct lgpu_code &cc)
 {
 	if constexpr (R == 1) {
 		uint2 r = make_uint2(rec.w[0], rec.w[1]);
 
-		fast_row_any<ALGO, LAYOUT, FIRST>(app, cols[0], r, k, four, minus1);
+		fast_row_any<ALGO, LAYOUT, FIRST>(app, cols[0], r, k, cc);
 		rec.w[0] = r.x;
 		rec.w[1] = r.y;
 	} else {
-		fast_row_long<ALGO, R, LAYOUT, FIRST>(app, cols, rec, k, four, minus1);
+		fast_row_long<ALGO, R, LAYOUT, FIRST>(app, cols, rec, k, cc.four, cc.minus1);
 	}
 }
 
@@ -349,7 +369,7 @@ __device__ __forceinline__ bool walk_step(const struct lgpu_code &c, const app_s
 		w.mp = msg_at(msg, w.p + nt, rsize);
 		load_cols<R>(tab, w.p + nt, next.cols);
 		load_rec(w.mp, FIRST || first, next.rec);
-		fast_row_rec<ALGO, LAYOUT, R, FIRST>(app, cur.cols, cur.rec, k, c.four, c.minus1);
+		fast_row_rec<ALGO, LAYOUT, R, FIRST>(app, cur.cols, cur.rec, k, c);
 		*here = cur.rec;
 		w.s++;
 		w.p += nt;

@@ -93,6 +93,39 @@ template <int LAYOUT> struct app_store {
 		hi[v] = (uint16_t)prmt(u * 16u, 0, 0x31u);
 		lo[v] = (uint8_t)((u & 0xfu) | (u >> 12));
 	}
+	/* The same for the mixed layout with the column's byte offsets by multiply-adds (four,
+	 * two, one from kernel parameters): an address is then one IMAD on the FMA pipe, where
+	 * base + v * 4 is a shift and a mask or a LEA on the integer ALU pipe, the busier one
+	 * there (LDPC_GPU.md; the words layout's busier pipe is the FMA pipe: MacKay N=8000 lost
+	 * 13% with them). */
+	__device__ __forceinline__ uint32_t *word_at(uint32_t v, uint32_t four) const
+	{
+		if (LAYOUT != LGPU_APP_MIXED)
+			return w + v;
+		return (uint32_t *)((char *)w + v * four);
+	}
+	__device__ __forceinline__ uint32_t load_pm(uint32_t v, uint32_t two, uint32_t one) const
+	{
+		if (LAYOUT != LGPU_APP_MIXED)
+			return load_p(v);
+		const uint32_t h =
+		    prmt((uint32_t) * (uint16_t *)((char *)hi + v * two), 0, 0x4140u) * 16u;
+		const uint32_t l = (uint32_t) * (lo + v * one) * 0x1001u;
+
+		return add16((l & 0x000f000fu) | h, 0xf800f800u);
+	}
+	__device__ __forceinline__ void store_pm(uint32_t v, uint32_t x, uint32_t two,
+	                                         uint32_t one) const
+	{
+		if (LAYOUT != LGPU_APP_MIXED) {
+			store_p(v, x);
+			return;
+		}
+		const uint32_t u = add16(x, 0x08000800u);
+
+		*(uint16_t *)((char *)hi + v * two) = (uint16_t)prmt(u * 16u, 0, 0x31u);
+		*(lo + v * one) = (uint8_t)((u & 0xfu) | (u >> 12));
+	}
 	__device__ __forceinline__ uint32_t load(uint32_t v) const
 	{
 		return word(v) ? w[v] : load_p(v);
@@ -243,6 +276,32 @@ __device__ __forceinline__ void two_min(const uint32_t *a, uint32_t &m1, uint32_
 	}
 	m1 = p1[0];
 	m2 = p2[0];
+}
+
+/* The smallest and the middle one of a, b, c in each half (magnitudes below 2048): the middle
+ * one as the sum less the smallest and the largest, where the differences cannot borrow across
+ * halves (a 32-bit multiply-add by minus1 = -1): adds on the FMA pipe for min/max on the
+ * integer ALU pipe. */
+__device__ __forceinline__ void low_two3(uint32_t a, uint32_t b, uint32_t c, uint32_t minus1,
+                                         uint32_t &lo, uint32_t &mid)
+{
+	lo = min_u16(min_u16(a, b), c);
+	mid = add16(lo, max_u16(max_u16(a, b), c)) * minus1 + add16(add16(a, b), c);
+}
+
+/* two_min of 7 magnitudes with less integer ALU work (DVB-S2's rows, mixed layout: its busier
+ * pipe): the two smallest of two triples (low_two3) merged, then the seventh. */
+__device__ __forceinline__ void two_min7(const uint32_t *a, uint32_t minus1, uint32_t &m1,
+                                         uint32_t &m2)
+{
+	uint32_t x1, x2, y1, y2;
+
+	low_two3(a[0], a[1], a[2], minus1, x1, x2);
+	low_two3(a[3], a[4], a[5], minus1, y1, y2);
+	const uint32_t q = min_u16(x1, y1), p = min_u16(min_u16(max_u16(x1, y1), x2), y2);
+
+	m1 = min_u16(q, a[6]);
+	m2 = min_u16(max_u16(q, a[6]), p);
 }
 
 /* Whether edge e (column col) of a row has a word: known from its position when NW >= 0 (the
