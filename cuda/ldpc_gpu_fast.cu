@@ -329,11 +329,12 @@ __device__ __forceinline__ void prefetch_input(const struct lgpu_code &c, const 
 	}
 }
 
-/* Where a thread is in an iteration's walk: position p, step s of level l (which ends at step
- * send), and p's messages. */
+/* Where a thread is in an iteration's walk: step s of level l (which ends at step send), and
+ * the columns and messages of its position. */
 template <int R> struct walk {
-	uint32_t p, s, l, send;
+	const uint4 *tp;
 	fast_rec<R> *mp;
+	uint32_t s, l, send;
 };
 
 /* A row's columns and messages. */
@@ -342,37 +343,44 @@ template <int R> struct row_buf {
 	fast_rec<R> rec;
 };
 
+/* A pointer moved on by stride bytes in one wide multiply-add (one from a kernel parameter):
+ * a 64-bit add would be two instructions on the integer ALU pipe. */
+template <typename T> __device__ __forceinline__ T *advance(T *p, uint32_t stride, uint32_t one)
+{
+	return (T *)((char *)p + (unsigned long long)stride * one);
+}
+
 /* One step of the walk (ldpc_gpu.cu: step-major, this thread's rows at tid, tid + nt, ...):
  * the row in cur, the next one fetched into next meanwhile (across level ends too: a thread's
  * rows are the same each iteration, so their messages are its own). A padding row (no columns)
  * ends its level at once. true after the last level. FIRST, first: the first iteration, known
- * at compile time (its rows skip the messages) or only at run time (zero messages). */
+ * at compile time (its rows skip the messages) or only at run time (zero messages). tstride,
+ * mstride: a step's bytes of columns and of messages. */
 template <int ALGO, int LAYOUT, int R, bool FIRST>
-__device__ __forceinline__ bool walk_step(const struct lgpu_code &c, const app_store<LAYOUT> &app,
-                                          const uint4 *__restrict__ tab, fast_rec<R> *msg,
-                                          struct walk<R> &w, struct row_buf<R> &cur,
-                                          struct row_buf<R> &next, uint32_t k, bool first)
+__device__ __forceinline__ bool
+walk_step(const struct lgpu_code &c, const app_store<LAYOUT> &app, const uint4 *__restrict__ tab,
+          fast_rec<R> *msg, struct walk<R> &w, struct row_buf<R> &cur, struct row_buf<R> &next,
+          uint32_t k, bool first, uint32_t tstride, uint32_t mstride)
 {
-	const uint32_t nt = blockDim.x;
-	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
-
 	if (cur.cols[0].x == 0xffffffffu) {
 		/* padding: the rest of the level is too; on to the next level's first row */
-		w.p = w.send * nt + threadIdx.x;
+		const uint32_t p = w.send * blockDim.x + threadIdx.x;
+
 		w.s = w.send;
-		w.mp = msg_at(msg, w.p, rsize);
-		load_cols<R>(tab, w.p, next.cols);
+		w.tp = tab + (size_t)p * R;
+		w.mp = msg_at(msg, p, c.four * (uint32_t)(sizeof(fast_rec<R>) / 4));
+		load_cols<R>(w.tp, 0, next.cols);
 		load_rec(w.mp, FIRST || first, next.rec);
 	} else {
 		fast_rec<R> *const here = w.mp;
 
-		w.mp = msg_at(msg, w.p + nt, rsize);
-		load_cols<R>(tab, w.p + nt, next.cols);
+		w.tp = advance(w.tp, tstride, c.one);
+		w.mp = advance(w.mp, mstride, c.one);
+		load_cols<R>(w.tp, 0, next.cols);
 		load_rec(w.mp, FIRST || first, next.rec);
 		fast_row_rec<ALGO, LAYOUT, R, FIRST>(app, cur.cols, cur.rec, k, c);
 		*here = cur.rec;
 		w.s++;
-		w.p += nt;
 	}
 	if (w.s < w.send)
 		return false;
@@ -391,15 +399,18 @@ walk_iteration(const struct lgpu_code &c, const app_store<LAYOUT> &app,
                const uint4 *__restrict__ tab, fast_rec<R> *msg, uint32_t k, bool first)
 {
 	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
+	const uint32_t tstride = blockDim.x * c.four * 4 * R, mstride = blockDim.x * rsize;
 	struct walk<R> w = {
-		threadIdx.x, 0, 0, c.step_end[0], msg_at(msg, threadIdx.x, rsize)
+		tab + (size_t)threadIdx.x *R, msg_at(msg, threadIdx.x, rsize), 0, 0, c.step_end[0]
 	};
 	struct row_buf<R> a, b;
 
-	load_cols<R>(tab, w.p, a.cols);
+	load_cols<R>(w.tp, 0, a.cols);
 	load_rec(w.mp, FIRST || first, a.rec);
-	while (!walk_step<ALGO, LAYOUT, R, FIRST>(c, app, tab, msg, w, a, b, k, first) &&
-	       !walk_step<ALGO, LAYOUT, R, FIRST>(c, app, tab, msg, w, b, a, k, first))
+	while (!walk_step<ALGO, LAYOUT, R, FIRST>(c, app, tab, msg, w, a, b, k, first, tstride,
+	                                          mstride) &&
+	       !walk_step<ALGO, LAYOUT, R, FIRST>(c, app, tab, msg, w, b, a, k, first, tstride,
+	                                          mstride))
 		;
 }
 
@@ -640,6 +651,7 @@ int lgpu_fast_launch(const struct lgpu_code *c, const uint4 *tab, const struct l
 	const int grid = (int)(pairs < (uint32_t)sh->grid ? pairs : (uint32_t)sh->grid);
 	struct lgpu_code cc = *c;
 	struct gpu_batch bb = *b;
+
 	uint32_t split = sh->split;
 	void *args[] = {&cc, (void *)&tab, &bb, &ws, &split};
 
