@@ -400,8 +400,9 @@ walk_iteration(const struct lgpu_code &c, const app_store<LAYOUT> &app,
 {
 	const uint32_t rsize = c.four * (uint32_t)(sizeof(fast_rec<R>) / 4);
 	const uint32_t tstride = blockDim.x * c.four * 4 * R, mstride = blockDim.x * rsize;
+	const uint4 *const tp0 = tab + (size_t)threadIdx.x * R;
 	struct walk<R> w = {
-		tab + (size_t)threadIdx.x *R, msg_at(msg, threadIdx.x, rsize), 0, 0, c.step_end[0]
+		tp0, msg_at(msg, threadIdx.x, rsize), 0, 0, c.step_end[0]
 	};
 	struct row_buf<R> a, b;
 

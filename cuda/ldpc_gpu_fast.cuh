@@ -75,25 +75,42 @@ template <int LAYOUT> struct app_store {
 	{
 		return LAYOUT == LGPU_APP_WORDS || (LAYOUT == LGPU_APP_MIXED && v < split);
 	}
-	/* (Multiplies where they can stand for shifts: they run on the FMA pipe, the shifts on
-	 * the busier integer ALU pipe, LDPC_GPU.md.) */
-	__device__ __forceinline__ uint32_t load_p(uint32_t v) const
+	/* A packed entry's value from its parts (h: its hi entry, l: its lo entry), and a value's
+	 * parts (u: the value biased). (Multiplies where they can stand for shifts: they run on
+	 * the FMA pipe, the shifts on the busier integer ALU pipe, LDPC_GPU.md.) */
+	static __device__ __forceinline__ uint32_t unpack(const uint16_t *h, const uint8_t *l)
 	{
 		/* hi's bytes to bits 4 and 20, lo's nibbles to bits 0 and 16 */
-		const uint32_t h = prmt((uint32_t)hi[v], 0, 0x4140u) * 16u;
-		const uint32_t l = (uint32_t)lo[v] * 0x1001u;
+		const uint32_t hb = prmt((uint32_t)*h, 0, 0x4140u) * 16u;
+		const uint32_t lb = (uint32_t)*l * 0x1001u;
 
-		return add16((l & 0x000f000fu) | h, 0xf800f800u);
+		return add16((lb & 0x000f000fu) | hb, 0xf800f800u);
+	}
+	static __device__ __forceinline__ uint32_t biased(uint32_t x)
+	{
+		/* 0..4095 in each half: bits 12-15 of the low half are 0 */
+		return add16(x, 0x08000800u);
+	}
+	static __device__ __forceinline__ uint16_t hi_part(uint32_t u)
+	{
+		return (uint16_t)prmt(u * 16u, 0, 0x31u);
+	}
+	static __device__ __forceinline__ uint8_t lo_part(uint32_t u)
+	{
+		return (uint8_t)((u & 0xfu) | (u >> 12));
+	}
+	__device__ __forceinline__ uint32_t load_p(uint32_t v) const
+	{
+		return unpack(hi + v, lo + v);
 	}
 	__device__ __forceinline__ void store_p(uint32_t v, uint32_t x) const
 	{
-		/* biased, 0..4095 in each half: bits 12-15 of the low half are 0 */
-		const uint32_t u = add16(x, 0x08000800u);
+		const uint32_t u = biased(x);
 
-		hi[v] = (uint16_t)prmt(u * 16u, 0, 0x31u);
-		lo[v] = (uint8_t)((u & 0xfu) | (u >> 12));
+		hi[v] = hi_part(u);
+		lo[v] = lo_part(u);
 	}
-	/* The same for the mixed layout with the column's byte offsets by multiply-adds (four,
+	/* The same with the column's byte offsets by multiply-adds for the mixed layout (four,
 	 * two, one from kernel parameters): an address is then one IMAD on the FMA pipe, where
 	 * base + v * 4 is a shift and a mask or a LEA on the integer ALU pipe, the busier one
 	 * there (LDPC_GPU.md; the words layout's busier pipe is the FMA pipe: MacKay N=8000 lost
@@ -104,27 +121,27 @@ template <int LAYOUT> struct app_store {
 			return w + v;
 		return (uint32_t *)((char *)w + v * four);
 	}
-	__device__ __forceinline__ uint32_t load_pm(uint32_t v, uint32_t two, uint32_t one) const
+	__device__ __forceinline__ uint16_t *hi_at(uint32_t v, uint32_t two) const
 	{
 		if (LAYOUT != LGPU_APP_MIXED)
-			return load_p(v);
-		const uint32_t h =
-		    prmt((uint32_t) * (uint16_t *)((char *)hi + v * two), 0, 0x4140u) * 16u;
-		const uint32_t l = (uint32_t) * (lo + v * one) * 0x1001u;
-
-		return add16((l & 0x000f000fu) | h, 0xf800f800u);
+			return hi + v;
+		return (uint16_t *)((char *)hi + v * two);
+	}
+	__device__ __forceinline__ uint8_t *lo_at(uint32_t v, uint32_t one) const
+	{
+		return LAYOUT != LGPU_APP_MIXED ? lo + v : lo + v * one;
+	}
+	__device__ __forceinline__ uint32_t load_pm(uint32_t v, uint32_t two, uint32_t one) const
+	{
+		return unpack(hi_at(v, two), lo_at(v, one));
 	}
 	__device__ __forceinline__ void store_pm(uint32_t v, uint32_t x, uint32_t two,
 	                                         uint32_t one) const
 	{
-		if (LAYOUT != LGPU_APP_MIXED) {
-			store_p(v, x);
-			return;
-		}
-		const uint32_t u = add16(x, 0x08000800u);
+		const uint32_t u = biased(x);
 
-		*(uint16_t *)((char *)hi + v * two) = (uint16_t)prmt(u * 16u, 0, 0x31u);
-		*(lo + v * one) = (uint8_t)((u & 0xfu) | (u >> 12));
+		*hi_at(v, two) = hi_part(u);
+		*lo_at(v, one) = lo_part(u);
 	}
 	__device__ __forceinline__ uint32_t load(uint32_t v) const
 	{
