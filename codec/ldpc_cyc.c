@@ -326,6 +326,14 @@ static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *ap
 
 			for (uint32_t j = 0; j < cy->z; j++)
 				dst[j] = (int16_t)(src[j] < -127 ? -127 : src[j]);
+		} else if (v0 >= punct) {
+			/* DVB-S2's parity blocks: strided, all transmitted; a tight loop (with the
+			 * punctured test per value it took half of the frame's time outside the
+			 * chunks: perf, AVX2 pass) */
+			const int8_t *src = in + (v0 - punct);
+
+			for (uint32_t j = 0; j < cy->z; j++, src += step)
+				dst[j] = (int16_t)(*src < -127 ? -127 : *src);
 		} else {
 			for (uint32_t j = 0, v = v0; j < cy->z; j++, v += step)
 				dst[j] =
