@@ -309,6 +309,12 @@ static bool short_syndrome(const struct ldpc_decoder *d, const int16_t *app)
 	return true;
 }
 
+/* A channel value as the decoders take it: -128 is -127 (ldpc.h). */
+static inline int16_t channel_value(int8_t x)
+{
+	return (int16_t)(x < -127 ? -127 : x);
+}
+
 /* The channel values into the a-posteriori array, block by block (punctured columns 0), and
  * each block's first w values into their copy. */
 static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *app)
@@ -320,26 +326,21 @@ static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *ap
 	for (uint32_t bk = 0; bk < d->code->h.n / cy->z; bk++) {
 		int16_t *dst = app + pos_index(cy, p->w, bk * cy->z);
 		const uint32_t v0 = p->block_col[bk], step = p->block_step[bk];
+		const int8_t *src = v0 >= punct ? in + (v0 - punct) : NULL;
 
-		if (step == 1 && v0 >= punct) {
-			const int8_t *src = in + (v0 - punct);
-
+		if (step == 1 && src) {
 			for (uint32_t j = 0; j < cy->z; j++)
-				dst[j] = (int16_t)(src[j] < -127 ? -127 : src[j]);
-		} else if (v0 >= punct) {
+				dst[j] = channel_value(src[j]);
+		} else if (src) {
 			/* DVB-S2's parity blocks: strided, all transmitted; a tight loop (with the
 			 * punctured test per value it took half of the frame's time outside the
 			 * chunks: perf, AVX2 pass) */
-			const int8_t *src = in + (v0 - punct);
-
 			for (uint32_t j = 0; j < cy->z; j++, src += step)
-				dst[j] = (int16_t)(*src < -127 ? -127 : *src);
+				dst[j] = channel_value(*src);
 		} else {
+			/* a block that starts among the punctured columns */
 			for (uint32_t j = 0, v = v0; j < cy->z; j++, v += step)
-				dst[j] =
-				    v < punct
-				        ? 0
-				        : (int16_t)(in[v - punct] < -127 ? -127 : in[v - punct]);
+				dst[j] = v < punct ? 0 : channel_value(in[v - punct]);
 		}
 		memcpy(dst + cy->z, dst, p->w * sizeof(int16_t));
 	}

@@ -37,7 +37,7 @@ struct lgpu_code {
 	const uint32_t *step_end;
 	uint32_t four;     /* 4: a multiplier the fast kernel's compiler cannot turn into a shift */
 	uint32_t minus1;   /* -1 (all ones), the same for subtractions and negations */
-	uint32_t two, one; /* 2 and 1: byte multipliers of the packed columns' addresses */
+	uint32_t two, one; /* 2, 1: the packed columns' byte multipliers; 1: the walk's too */
 	uint32_t m65536;   /* -65536: a column pair's low column as cw - (cw >> 16) * 65536 */
 };
 
