@@ -13,12 +13,20 @@
  *
  * A layer holds runs of rows of some groups (ldpc.h); each group of it is walked in chunks of w
  * rows, lanes outside the layer's rows masked. The a-posteriori array holds block b (z positions)
- * at b * (z + 3 w) + w, followed by a copy of its first w values, so that rows t0..t0+w-1 of a
+ * at b * block_len + w, followed by a copy of its first w values, so that rows t0..t0+w-1 of a
  * slot are always one unaligned load; a store that touches either copy is made at the other too
- * (the w values before a block and after its copy take what spills over). Messages sit
- * per slot in rows of zpad bytes, a chunk's w in the order packs_epi16 gives (lane_byte). Rows
- * lacking one of their group's slots (DVB-S2's row 0) are masked out and go through a scalar row.
- * The arithmetic is ldpc.h's: the results are the portable decoder's, bit for bit.
+ * (the w values before a block and after its copy take what spills over). block_len, z + 3 w
+ * rounded up to 32 values (64 bytes), starts every block on a cache line, so that the slots at
+ * a shift of 0 mod 32 (DVB-S2's parity slots and some more: 282 of its 630) load and store whole
+ * lines rather than across two (4% of a frame's time on a Xeon). Messages sit per slot in rows
+ * of zpad bytes, a chunk's w in the order packs_epi16 gives (lane_byte). Rows lacking one of
+ * their group's slots (DVB-S2's row 0) are masked out and go through a scalar row. The
+ * arithmetic is ldpc.h's: the results are the portable decoder's, bit for bit.
+ *
+ * A chunk whose only lanes outside the layer are padding (rows past z: a group's last chunk,
+ * 40 rows of 64 for DVB-S2) is stored whole rather than through masks (plan_whole): a padding
+ * lane's messages stay 0, so that it stores back the values it loaded (masked stores cost 4% of
+ * a frame's time there).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +53,10 @@ static inline unsigned lane_byte(unsigned o, unsigned w)
 	return w == 64 ? o : 16 * (b / 8) + (o < half ? 0 : 8) + b % 8;
 }
 
-static inline size_t pos_index(const struct ldpc_cyclic *cy, uint32_t w, uint32_t pos)
+static inline size_t pos_index(const struct ldpc_cyclic *cy, const struct ldpc_cyc_plan *p,
+                               uint32_t pos)
 {
-	return (size_t)(pos / cy->z) * (cy->z + 3 * w) + w + pos % cy->z;
+	return (size_t)(pos / cy->z) * p->block_len + p->w + pos % cy->z;
 }
 
 void ldpc__cyc_plan_free(struct ldpc_cyc_plan *p)
@@ -57,6 +66,7 @@ void ldpc__cyc_plan_free(struct ldpc_cyc_plan *p)
 	free(p->layer_task);
 	free(p->task_group);
 	free(p->task_mask);
+	free(p->task_whole);
 	free(p->layer_short);
 	free(p->short_row);
 	free(p->syn_mask);
@@ -65,6 +75,7 @@ void ldpc__cyc_plan_free(struct ldpc_cyc_plan *p)
 	free(p->chunk_mirror);
 	free(p->block_col);
 	free(p->block_step);
+	free(p->block_run);
 	free(p);
 }
 
@@ -131,6 +142,50 @@ out_free:
 	return ret;
 }
 
+/* Whether a padding lane (o >= rows) of chunk ch of a group (slots from s0, deg of them) touches a
+ * position of a block that a lane below rows touches through another slot: its store of the
+ * value it loaded would undo that lane's. */
+static bool pad_conflict(const struct ldpc_cyclic *cy, uint32_t w, uint32_t s0, uint32_t deg,
+                         uint32_t ch, uint32_t rows)
+{
+	for (uint32_t i = 0; i < deg; i++)
+		for (uint32_t j = 0; j < deg; j++) {
+			if (j == i || cy->slot_block[s0 + i] != cy->slot_block[s0 + j])
+				continue;
+			for (uint32_t o = rows; o < w; o++) {
+				const uint32_t pos = (cy->slot_shift[s0 + i] + ch * w + o) % cy->z;
+
+				for (uint32_t o2 = 0; o2 < rows; o2++)
+					if ((cy->slot_shift[s0 + j] + ch * w + o2) % cy->z == pos)
+						return true;
+			}
+		}
+	return false;
+}
+
+/* Chunks stored whole: those whose lanes outside the layer are all padding (rows past z), with
+ * no pad_conflict. */
+static void plan_whole(struct ldpc_cyc_plan *p, const struct ldpc_cyclic *cy)
+{
+	const uint32_t w = p->w;
+	const uint64_t all = w == 64 ? UINT64_MAX : UINT32_MAX;
+
+	for (uint32_t k = 0; k < p->layer_task[p->nlayers]; k++) {
+		const uint32_t g = p->task_group[k], s0 = cy->slot_start[g];
+		const uint32_t deg = cy->slot_start[g + 1] - s0;
+
+		for (uint32_t ch = 0; ch < p->nchunks; ch++) {
+			const uint64_t mask = p->task_mask[(size_t)k * p->nchunks + ch];
+			const uint32_t rows = cy->z - ch * w < w ? cy->z - ch * w : w;
+			const uint64_t pad = all & ~((rows == 64 ? 0 : 1ull << rows) - 1);
+
+			p->task_whole[(size_t)k * p->nchunks + ch] =
+			    mask && mask != all && (mask | pad) == all &&
+			    !pad_conflict(cy, w, s0, deg, ch, rows);
+		}
+	}
+}
+
 /* Each block's columns as an increasing progression: position j of block b is column
  * block_col[b] + j block_step[b] (QC codes: step 1; DVB-S2's parity blocks: step q). False when
  * one is not. */
@@ -151,6 +206,21 @@ static bool plan_blocks(struct ldpc_cyc_plan *p, const struct ldpc_code *c)
 		for (uint32_t j = 1; ok && j < cy->z; j++)
 			ok = v[j] - v[j - 1] == p->block_step[bk];
 	}
+	for (uint32_t bk = 0; ok && bk < c->h.n / cy->z; bk++) {
+		const uint32_t step = p->block_step[bk];
+		uint32_t j = 1;
+
+		/* DVB-S2's parity blocks: q blocks of step q, block j starting at column v0 + j,
+		 * whose columns are q consecutive input values per position */
+		while (step > 1 && j < step && bk + j < c->h.n / cy->z &&
+		       p->block_step[bk + j] == step &&
+		       p->block_col[bk + j] == p->block_col[bk] + j)
+			j++;
+		if (step > 1 && j == step) {
+			p->block_run[bk] = step;
+			bk += step - 1;
+		}
+	}
 	free(col_at);
 	return ok;
 }
@@ -166,12 +236,15 @@ static void plan_chunks(struct ldpc_cyc_plan *p, const struct ldpc_cyclic *cy)
 		for (uint32_t ch = 0; ch < p->nchunks; ch++)
 			for (uint32_t i = 0; i < deg; i++) {
 				const uint32_t off = (cy->slot_shift[s0 + i] + ch * p->w) % cy->z;
+				const uint32_t rows =
+				    cy->z - ch * p->w < p->w ? cy->z - ch * p->w : p->w;
 				const size_t k = (size_t)s0 * p->nchunks + ch * deg + i;
 
-				p->chunk_at[k] = (int32_t)pos_index(
-				    cy, p->w, cy->slot_block[s0 + i] * cy->z + off);
+				p->chunk_at[k] =
+				    (int32_t)pos_index(cy, p, cy->slot_block[s0 + i] * cy->z + off);
+				/* past the copy's end only in the padding rows: no mirror */
 				p->chunk_mirror[k] = (int16_t)(off < p->w           ? (int)cy->z
-				                               : off + p->w > cy->z ? -(int)cy->z
+				                               : off + rows > cy->z ? -(int)cy->z
 				                                                    : 0);
 			}
 	}
@@ -202,6 +275,7 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	p->level = w == 64 ? FEC_SIMD_AVX512 : FEC_SIMD_AVX2;
 	p->nchunks = (cy->z + w - 1) / w;
 	p->zpad = p->nchunks * w;
+	p->block_len = (cy->z + 3 * w + 31) / 32 * 32;
 	p->nlayers = c->nlayers;
 	for (uint32_t g = 0; g < cy->ngroups; g++)
 		if (cy->slot_start[g + 1] - cy->slot_start[g] > p->max_slots)
@@ -209,6 +283,7 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	p->layer_task = malloc(((size_t)c->nlayers + 1) * sizeof(uint32_t));
 	p->task_group = malloc((size_t)c->h.m * sizeof(uint32_t));
 	p->task_mask = calloc((size_t)c->h.m * p->nchunks, sizeof(uint64_t));
+	p->task_whole = calloc((size_t)c->h.m * p->nchunks, 1);
 	p->layer_short = malloc(((size_t)c->nlayers + 1) * sizeof(uint32_t));
 	p->short_row = malloc(((size_t)cy->nshort + 1) * sizeof(uint32_t));
 	p->syn_mask = malloc((size_t)cy->ngroups * p->nchunks * sizeof(uint64_t));
@@ -218,9 +293,10 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	    malloc((size_t)cy->slot_start[cy->ngroups] * p->nchunks * sizeof(int16_t));
 	p->block_col = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
 	p->block_step = malloc((size_t)(c->h.n / cy->z) * sizeof(uint32_t));
-	if (!p->chunk_at || !p->chunk_mirror || !p->block_col || !p->block_step || !p->layer_task ||
-	    !p->task_group || !p->task_mask || !p->layer_short || !p->short_row || !p->syn_mask ||
-	    !p->col_index)
+	p->block_run = calloc(c->h.n / cy->z, sizeof(uint32_t));
+	if (!p->chunk_at || !p->chunk_mirror || !p->block_col || !p->block_step || !p->block_run ||
+	    !p->layer_task || !p->task_group || !p->task_mask || !p->task_whole ||
+	    !p->layer_short || !p->short_row || !p->syn_mask || !p->col_index)
 		goto out_free;
 	for (uint32_t i = 0; i < cy->nshort; i++)
 		is_short[cy->short_rows[i]] = 1;
@@ -228,7 +304,7 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 		for (uint32_t k = 0; k < p->nchunks; k++)
 			p->syn_mask[g * p->nchunks + k] = syn_mask(cy, is_short, w, g, k);
 	for (uint32_t v = 0; v < c->h.n; v++)
-		p->col_index[v] = (uint32_t)pos_index(cy, w, cy->col_pos[v]) |
+		p->col_index[v] = (uint32_t)pos_index(cy, p, cy->col_pos[v]) |
 		                  (cy->col_pos[v] % cy->z < w ? COPIED : 0);
 	if (!plan_blocks(p, c)) {
 		ret = 0; /* columns of a block not in step: the pass does not apply */
@@ -238,6 +314,7 @@ int ldpc__cyc_plan_build(struct ldpc_decoder *d)
 	ret = plan_tasks(p, c, is_short);
 	if (ret)
 		goto out_free;
+	plan_whole(p, cy);
 	d->cyc = p;
 	p = NULL;
 out_free:
@@ -246,14 +323,14 @@ out_free:
 	return ret;
 }
 
-/* a-posteriori values (blocks of z + 3 w), messages (zpad per slot), the output values in column
+/* a-posteriori values (blocks of block_len), messages (zpad per slot), the output values in column
  * order and a chunk's incoming values (three vectors a slot). */
 size_t ldpc__cyc_scratch(const struct ldpc_decoder *d)
 {
 	const struct ldpc_cyclic *cy = d->code->cyc;
 	const struct ldpc_cyc_plan *p = d->cyc;
 
-	return ALIGN + align_up((size_t)d->code->h.n / cy->z * (cy->z + 3 * p->w) * 2) +
+	return ALIGN + align_up((size_t)d->code->h.n / cy->z * p->block_len * 2) +
 	       align_up((size_t)cy->slot_start[cy->ngroups] * p->zpad) +
 	       align_up((size_t)d->code->h.n * 2) + align_up((size_t)p->max_slots * 3 * p->w);
 }
@@ -316,25 +393,38 @@ static inline int16_t channel_value(int8_t x)
 }
 
 /* The channel values into the a-posteriori array, block by block (punctured columns 0), and
- * each block's first w values into their copy. */
+ * each block's first w values into their copy. A run of blocks (DVB-S2's parity part: position
+ * j of its block i is input value q j + i) is loaded in input order, each value to its own
+ * block: the input is read front to back, where block by block it is read with a stride of q
+ * (1-2% of the frame's time on a Xeon). */
 static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *app)
 {
 	const struct ldpc_cyclic *cy = d->code->cyc;
 	const struct ldpc_cyc_plan *p = d->cyc;
-	const uint32_t punct = d->code->punct;
+	const uint32_t punct = d->code->punct, nblocks = d->code->h.n / cy->z;
 
-	for (uint32_t bk = 0; bk < d->code->h.n / cy->z; bk++) {
-		int16_t *dst = app + pos_index(cy, p->w, bk * cy->z);
+	for (uint32_t bk = 0; bk < nblocks; bk++) {
+		int16_t *dst = app + pos_index(cy, p, bk * cy->z);
 		const uint32_t v0 = p->block_col[bk], step = p->block_step[bk];
 		const int8_t *src = v0 >= punct ? in + (v0 - punct) : NULL;
+		const uint32_t run = src ? p->block_run[bk] : 0;
 
+		if (run) {
+			for (uint32_t j = 0; j < cy->z; j++, src += run) {
+				int16_t *o = dst + j;
+
+				for (uint32_t i = 0; i < run; i++, o += p->block_len)
+					*o = channel_value(src[i]);
+			}
+			for (uint32_t i = 0; i < run; i++, dst += p->block_len)
+				memcpy(dst + cy->z, dst, p->w * sizeof(int16_t));
+			bk += run - 1;
+			continue;
+		}
 		if (step == 1 && src) {
 			for (uint32_t j = 0; j < cy->z; j++)
 				dst[j] = channel_value(src[j]);
 		} else if (src) {
-			/* DVB-S2's parity blocks: strided, all transmitted; a tight loop (with the
-			 * punctured test per value it took half of the frame's time outside the
-			 * chunks: perf, AVX2 pass) */
 			for (uint32_t j = 0; j < cy->z; j++, src += step)
 				dst[j] = channel_value(*src);
 		} else {
@@ -358,6 +448,7 @@ static void iterate(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk)
 			const uint32_t g = p->task_group[k], s0 = cy->slot_start[g];
 			const uint32_t deg = cy->slot_start[g + 1] - s0;
 			const uint64_t *mask = p->task_mask + (size_t)k * p->nchunks;
+			const uint8_t *whole = p->task_whole + (size_t)k * p->nchunks;
 			const int32_t *at = p->chunk_at + (size_t)s0 * p->nchunks;
 			const int16_t *mir = p->chunk_mirror + (size_t)s0 * p->nchunks;
 			uint8_t *c = wk->c2v + (size_t)s0 * p->zpad;
@@ -367,10 +458,10 @@ static void iterate(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk)
 					continue;
 				if (p->w == 64)
 					ldpc__cyc_chunk_avx512(d, wk, at, mir, deg, mask[ch],
-					                       c + ch * p->w);
+					                       whole[ch], c + ch * p->w);
 				else
 					ldpc__cyc_chunk_avx2(d, wk, at, mir, deg, mask[ch],
-					                     c + ch * p->w);
+					                     whole[ch], c + ch * p->w);
 			}
 		}
 		for (uint32_t i = p->layer_short[l]; i < p->layer_short[l + 1]; i++)
@@ -407,7 +498,7 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 	const struct ldpc_cyclic *cy = code->cyc;
 	const struct ldpc_cyc_plan *p = d->cyc;
 	const int8_t *in = b->in + (size_t)i * b->in_stride;
-	const size_t app_len = (size_t)code->h.n / cy->z * (cy->z + 3 * p->w);
+	const size_t app_len = (size_t)code->h.n / cy->z * p->block_len;
 	struct fec_job *job = &b->jobs[i];
 	uintptr_t at = ((uintptr_t)scratch + ALIGN - 1) / ALIGN * ALIGN;
 	struct ldpc_cyc_work wk;
@@ -437,7 +528,7 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 	}
 	(void)app_len;
 	for (uint32_t bk = 0; bk < code->h.n / cy->z; bk++) {
-		const int16_t *src = wk.app + pos_index(cy, p->w, bk * cy->z);
+		const int16_t *src = wk.app + pos_index(cy, p, bk * cy->z);
 		int16_t *dst = val + p->block_col[bk];
 
 		if (!d->out_cols && p->block_col[bk] >= d->out_n)

@@ -41,8 +41,9 @@ store_app(int16_t *v, int mirror, __m256i a, __m256i b, bool full, __m256i ma, _
 	}
 }
 
-/* One chunk of rows of a group of deg slots, lanes of mask (full: all 32): slot i's values at
- * app + at[i] (mirror[i] as in store_app), its messages at c + i * cstride. */
+/* One chunk of rows of a group of deg slots, lanes of mask: slot i's values at app + at[i]
+ * (mirror[i] as in store_app), its messages at c + i * cstride. full: stored whole, the lanes
+ * outside mask (if any) padding, which send 0. */
 static inline __attribute__((always_inline)) void
 chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint32_t mask,
       bool full, uint8_t *c, size_t cstride, __m256i *xbuf, int algo, __m256i alpha16,
@@ -74,6 +75,12 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 	}
 	n1 = ldpc_avx2_row_out(m1, s, algo, alpha16, offset8);
 	n2 = ldpc_avx2_row_out(m2, s, algo, alpha16, offset8);
+	if (full && mask != UINT32_MAX) {
+		const __m256i pad = _mm256_packs_epi16(mask16(mask & 0xffff), mask16(mask >> 16));
+
+		n1 = _mm256_and_si256(n1, pad);
+		n2 = _mm256_and_si256(n2, pad);
+	}
 #pragma GCC unroll 8
 	for (uint32_t i = 0; i < deg; i++) {
 		__m256i *cv = (__m256i *)(c + i * cstride);
@@ -88,10 +95,10 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 	}
 }
 
-/* The chunk kernel with the algorithm and, for full chunks, the degree as constants. */
+/* The chunk kernel with the algorithm and, for chunks stored whole, the degree as constants. */
 static inline __attribute__((always_inline)) void
 chunk_any(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk, const int32_t *at,
-          const int16_t *mirror, uint32_t deg, uint64_t mask, uint8_t *c, int algo)
+          const int16_t *mirror, uint32_t deg, uint64_t mask, bool whole, uint8_t *c, int algo)
 {
 	const __m256i alpha16 = _mm256_set1_epi16((short)d->alpha16);
 	const __m256i offset8 = _mm256_set1_epi8((char)d->offset8);
@@ -100,13 +107,14 @@ chunk_any(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk, const int32_t 
 
 #define CHUNK(n, full) \
 	chunk(wk->app, at, mirror, n, (uint32_t)mask, full, c, cstride, xbuf, algo, alpha16, offset8)
-	if (mask == (uint64_t)UINT32_MAX && deg == 7)
+	whole = whole || mask == (uint64_t)UINT32_MAX;
+	if (whole && deg == 7)
 		CHUNK(7, true);
-	else if (mask == (uint64_t)UINT32_MAX && deg == 6)
+	else if (whole && deg == 6)
 		CHUNK(6, true);
-	else if (mask == (uint64_t)UINT32_MAX && deg == 8)
+	else if (whole && deg == 8)
 		CHUNK(8, true);
-	else if (mask == (uint64_t)UINT32_MAX)
+	else if (whole)
 		CHUNK(deg, true);
 	else
 		CHUNK(deg, false);
@@ -115,17 +123,17 @@ chunk_any(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk, const int32_t 
 
 void ldpc__cyc_chunk_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
                           const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
-                          uint8_t *c)
+                          bool whole, uint8_t *c)
 {
 	switch (d->base.spec.u.ldpc.algo) {
 	case LDPC_ALGO_NMS:
-		chunk_any(d, wk, at, mirror, deg, mask, c, LDPC_ALGO_NMS);
+		chunk_any(d, wk, at, mirror, deg, mask, whole, c, LDPC_ALGO_NMS);
 		break;
 	case LDPC_ALGO_OMS:
-		chunk_any(d, wk, at, mirror, deg, mask, c, LDPC_ALGO_OMS);
+		chunk_any(d, wk, at, mirror, deg, mask, whole, c, LDPC_ALGO_OMS);
 		break;
 	default:
-		chunk_any(d, wk, at, mirror, deg, mask, c, LDPC_ALGO_MS);
+		chunk_any(d, wk, at, mirror, deg, mask, whole, c, LDPC_ALGO_MS);
 		break;
 	}
 }

@@ -29,9 +29,10 @@ static inline __m512i load16(const uint8_t *c)
 	return _mm512_cvtepi8_epi16(_mm256_load_si256((const __m256i *)c));
 }
 
-/* One chunk of rows of a group of deg slots, lanes of mask (full: all 64): slot i's values at
- * app + at[i], and as much again mirror[i] further where non-zero; its messages at
- * c + i * cstride, in row order; the normalised magnitude of m at byte m of (t0, t1). */
+/* One chunk of rows of a group of deg slots, lanes of mask: slot i's values at app + at[i], and as
+ * much again mirror[i] further where non-zero; its messages at c + i * cstride, in row order; the
+ * normalised magnitude of m at byte m of (t0, t1). full: stored whole, the lanes outside mask
+ * (if any) padding, which send 0. */
 static inline __attribute__((always_inline)) void
 chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
       bool full, uint8_t *c, size_t cstride, __m512i *xbuf, __m512i t0, __m512i t1)
@@ -68,6 +69,14 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 	/* the magnitudes with the sign of the row's product; each edge's own sign undone below */
 	n1 = _mm512_permutex2var_epi8(t0, m1, t1); /* m1, m2 <= 127: 7 index bits */
 	n2 = _mm512_permutex2var_epi8(t0, m2, t1);
+	if (full && mask != UINT64_MAX) {
+		/* mask in the order of packs_epi16 */
+		const __mmask64 kp = _mm512_movepi8_mask(
+		    _mm512_packs_epi16(_mm512_movm_epi16(ka), _mm512_movm_epi16(kb)));
+
+		n1 = _mm512_maskz_mov_epi8(kp, n1);
+		n2 = _mm512_maskz_mov_epi8(kp, n2);
+	}
 	ks = _mm512_movepi8_mask(s);
 	n1 = _mm512_mask_sub_epi8(n1, ks, zero, n1);
 	n2 = _mm512_mask_sub_epi8(n2, ks, zero, n2);
@@ -102,10 +111,10 @@ chunk(int16_t *app, const int32_t *at, const int16_t *mirror, uint32_t deg, uint
 	}
 }
 
-/* The chunk kernel with, for full chunks, the degree as a constant. */
+/* The chunk kernel with, for chunks stored whole, the degree as a constant. */
 void ldpc__cyc_chunk_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
                             const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
-                            uint8_t *c)
+                            bool whole, uint8_t *c)
 {
 	const __m512i t0 = _mm512_loadu_si512(d->cyc->norm),
 	              t1 = _mm512_loadu_si512(d->cyc->norm + 64);
@@ -113,13 +122,14 @@ void ldpc__cyc_chunk_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *
 	__m512i *xbuf = wk->xbuf;
 
 #define CHUNK(n, full) chunk(wk->app, at, mirror, n, mask, full, c, cstride, xbuf, t0, t1)
-	if (mask == UINT64_MAX && deg == 7)
+	whole = whole || mask == UINT64_MAX;
+	if (whole && deg == 7)
 		CHUNK(7, true);
-	else if (mask == UINT64_MAX && deg == 6)
+	else if (whole && deg == 6)
 		CHUNK(6, true);
-	else if (mask == UINT64_MAX && deg == 8)
+	else if (whole && deg == 8)
 		CHUNK(8, true);
-	else if (mask == UINT64_MAX)
+	else if (whole)
 		CHUNK(deg, true);
 	else
 		CHUNK(deg, false);

@@ -26,11 +26,13 @@
 struct ldpc_cyc_plan {
 	uint32_t w, level;        /* rows per chunk, and the SIMD level the pass needs */
 	uint32_t nchunks, zpad;   /* chunks per group; zpad = nchunks * w */
+	uint32_t block_len;       /* a-posteriori values per block: z + 3 w, to a multiple of 32 */
 	uint32_t max_slots;
 	uint32_t nlayers;
 	uint32_t *layer_task;     /* nlayers + 1, into task_group */
 	uint32_t *task_group;
 	uint64_t *task_mask;      /* nchunks per task */
+	uint8_t *task_whole;      /* nchunks per task: stored whole (ldpc_cyc.c's plan_whole) */
 	uint32_t *layer_short;    /* nlayers + 1, into short_row */
 	uint32_t *short_row;
 	uint64_t *syn_mask;       /* nchunks per group: lanes the vector syndrome checks */
@@ -39,6 +41,7 @@ struct ldpc_cyc_plan {
 	int16_t *chunk_mirror;    /* ... and where their copy is (0: none), ldpc_cyc.c */
 	uint32_t *block_col;      /* per block: column of its position 0 ... */
 	uint32_t *block_step;     /* ... and the step to the next position's */
+	uint32_t *block_run;      /* per block: blocks of a run it starts, loaded together (0: none) */
 	uint8_t norm[128];        /* the check rule's normalised magnitude of 0..127 */
 };
 
@@ -110,14 +113,16 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
                             uint32_t i);
 /* One chunk of rows (lanes of mask; all: UINT32_MAX for w = 32, UINT64_MAX for 64) of a group of
  * deg slots: slot i's values at app + at[i] (and mirror[i] further where non-zero), its messages
- * at c + i zpad. Parity: whether a lane of mask has odd parity over the slots' hard decisions. */
+ * at c + i zpad; whole: the lanes outside mask are padding rows past z, stored back unchanged
+ * (plan_whole), so that the chunk is stored as a full one. Parity: whether a lane of mask has odd
+ * parity over the slots' hard decisions. */
 void ldpc__cyc_chunk_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
                           const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
-                          uint8_t *c);
+                          bool whole, uint8_t *c);
 bool ldpc__cyc_parity_avx2(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask);
 void ldpc__cyc_chunk_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
                             const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
-                            uint8_t *c);
+                            bool whole, uint8_t *c);
 bool ldpc__cyc_parity_avx512(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask);
 #endif
 
