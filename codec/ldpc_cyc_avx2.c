@@ -7,6 +7,8 @@
  * not undone. The arithmetic is ldpc_decode_avx2.c's, with rows for frames.
  */
 
+#include <string.h>
+
 #include "ldpc_avx2.h"
 #include "ldpc_decoder.h"
 
@@ -150,4 +152,84 @@ bool ldpc__cyc_parity_avx2(const int16_t *app, const int32_t *at, uint32_t deg, 
 	pa = _mm256_and_si256(pa, mask16((uint32_t)mask & 0xffff));
 	pb = _mm256_and_si256(pb, mask16((uint32_t)mask >> 16));
 	return _mm256_movemask_epi8(_mm256_packs_epi16(pa, pb)) != 0;
+}
+
+/* 16 rows of 16 bytes into 16 columns: afterwards r[m] holds byte m of each row, in row order. */
+static inline void transpose16(__m128i r[16])
+{
+	__m128i a[16], b[16], c[16];
+
+	for (int k = 0; k < 8; k++) { /* pairs of rows: columns 0-7, 8-15 */
+		a[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+		a[k + 8] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+	}
+	for (int h = 0; h < 2; h++) /* quads of rows: columns by 4 */
+		for (int k = 0; k < 4; k++) {
+			const __m128i *x = a + 8 * h + 2 * k;
+
+			b[8 * h + k] = _mm_unpacklo_epi16(x[0], x[1]);
+			b[8 * h + k + 4] = _mm_unpackhi_epi16(x[0], x[1]);
+		}
+	for (int h = 0; h < 4; h++) /* eights of rows: columns by 2 */
+		for (int k = 0; k < 2; k++) {
+			const __m128i *x = b + 4 * h + 2 * k;
+
+			c[4 * h + k] = _mm_unpacklo_epi32(x[0], x[1]);
+			c[4 * h + k + 2] = _mm_unpackhi_epi32(x[0], x[1]);
+		}
+	for (int h = 0; h < 8; h++) { /* all 16 rows: one column each */
+		r[2 * h] = _mm_unpacklo_epi64(c[2 * h], c[2 * h + 1]);
+		r[2 * h + 1] = _mm_unpackhi_epi64(c[2 * h], c[2 * h + 1]);
+	}
+}
+
+void ldpc__cyc_load_run_avx2(const int8_t *src, int16_t *dst, uint32_t run, uint32_t z,
+                             size_t block_len)
+{
+	const __m128i lowest = _mm_set1_epi8(-127);
+
+	/* tiles of 16 positions by 16 blocks; the last of each overlaps the one before */
+	for (uint32_t j0 = 0; j0 < z; j0 += 16) {
+		const uint32_t j = j0 + 16 <= z ? j0 : z - 16;
+
+		for (uint32_t i0 = 0; i0 < run; i0 += 16) {
+			const uint32_t i = i0 + 16 <= run ? i0 : run - 16;
+			__m128i r[16];
+
+			for (int k = 0; k < 16; k++) {
+				const int8_t *row = src + (size_t)(j + k) * run + i;
+
+				r[k] = _mm_max_epi8(_mm_loadu_si128((const __m128i *)row), lowest);
+			}
+			transpose16(r);
+			for (int m = 0; m < 16; m++)
+				_mm256_storeu_si256((__m256i *)(dst + (i + m) * block_len + j),
+				                    _mm256_cvtepi8_epi16(r[m]));
+		}
+	}
+}
+
+void ldpc__cyc_emit_avx2(const int16_t *v, uint32_t n, uint8_t *out)
+{
+	/* bytes 7..0 of each 8 first: movemask then puts value 8q + r at bit 8q + 7 - r */
+	const __m256i rev = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+	                                     7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+	uint32_t j = 0;
+
+	for (; j + 32 <= n; j += 32, out += 4) {
+		const __m256i a = _mm256_loadu_si256((const __m256i *)(v + j));
+		const __m256i b = _mm256_loadu_si256((const __m256i *)(v + j + 16));
+		/* packs interleaves the halves by 128-bit lane: values 0-7, 16-23, 8-15, 24-31 */
+		const __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xd8);
+		const uint32_t bits = (uint32_t)_mm256_movemask_epi8(_mm256_shuffle_epi8(p, rev));
+
+		memcpy(out, &bits, 4);
+	}
+	for (; j < n; j += 8, out++) {
+		unsigned byte = 0;
+
+		for (unsigned b = 0; b < 8; b++)
+			byte |= (unsigned)(v[j + b] < 0) << (7 - b);
+		*out = (uint8_t)byte;
+	}
 }

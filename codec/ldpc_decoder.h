@@ -42,6 +42,7 @@ struct ldpc_cyc_plan {
 	uint32_t *block_col;      /* per block: column of its position 0 ... */
 	uint32_t *block_step;     /* ... and the step to the next position's */
 	uint32_t *block_run;      /* per block: blocks of a run it starts, loaded together (0: none) */
+	bool emit_blocks;         /* the output bits are whole blocks of step 1 (ldpc_cyc.c) */
 	uint8_t norm[128];        /* the check rule's normalised magnitude of 0..127 */
 };
 
@@ -120,6 +121,13 @@ void ldpc__cyc_chunk_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk
                           const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
                           bool whole, uint8_t *c);
 bool ldpc__cyc_parity_avx2(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask);
+/* Input values run j + i (j < z, i < run; run, z >= 16) as channel values (ldpc.h: -128 is
+ * -127) to dst[i block_len + j]: a run of blocks (ldpc_cyc.c's load_app). */
+void ldpc__cyc_load_run_avx2(const int8_t *src, int16_t *dst, uint32_t run, uint32_t z,
+                             size_t block_len);
+/* The hard decisions of n values (a multiple of 8) as n / 8 bytes, the first value in the top
+ * bit of the first byte. */
+void ldpc__cyc_emit_avx2(const int16_t *v, uint32_t n, uint8_t *out);
 void ldpc__cyc_chunk_avx512(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk,
                             const int32_t *at, const int16_t *mirror, uint32_t deg, uint64_t mask,
                             bool whole, uint8_t *c);
