@@ -451,7 +451,9 @@ static void load_app(const struct ldpc_decoder *d, const int8_t *in, int16_t *ap
 			bk += run - 1;
 			continue;
 		}
-		if (step == 1 && src) {
+		if (step == 1 && src && cy->z >= 16) {
+			ldpc__cyc_load_avx2(src, dst, cy->z);
+		} else if (step == 1 && src) {
 			for (uint32_t j = 0; j < cy->z; j++)
 				dst[j] = channel_value(src[j]);
 		} else if (src) {
@@ -538,7 +540,8 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 
 	wk.app = (int16_t *)at;
 	at += align_up(app_len * 2);
-	memset(wk.app, 0, app_len * 2); /* the margins, for tidiness: nothing reads them */
+	/* no memset of the a-posteriori array: load_app writes every position and copy, and the
+	 * margins between blocks take stores (mirror) but are never read */
 	wk.c2v = (uint8_t *)at;
 	at += align_up((size_t)cy->slot_start[cy->ngroups] * p->zpad);
 	val = (int16_t *)at;
@@ -556,7 +559,6 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 				break;
 		}
 	}
-	(void)app_len;
 	job->iterations = (uint16_t)it;
 	job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
 	if (p->emit_blocks && !b->soft) {

@@ -209,6 +209,19 @@ void ldpc__cyc_load_run_avx2(const int8_t *src, int16_t *dst, uint32_t run, uint
 	}
 }
 
+void ldpc__cyc_load_avx2(const int8_t *src, int16_t *dst, uint32_t n)
+{
+	const __m128i lowest = _mm_set1_epi8(-127);
+
+	/* the last 16 overlap the ones before */
+	for (uint32_t j0 = 0; j0 < n; j0 += 16) {
+		const uint32_t j = j0 + 16 <= n ? j0 : n - 16;
+		const __m128i x = _mm_loadu_si128((const __m128i *)(src + j));
+
+		_mm256_storeu_si256((__m256i *)(dst + j), _mm256_cvtepi8_epi16(_mm_max_epi8(x, lowest)));
+	}
+}
+
 void ldpc__cyc_emit_avx2(const int16_t *v, uint32_t n, uint8_t *out)
 {
 	/* bytes 7..0 of each 8 first: movemask then puts value 8q + r at bit 8q + 7 - r */

@@ -125,6 +125,8 @@ bool ldpc__cyc_parity_avx2(const int16_t *app, const int32_t *at, uint32_t deg, 
  * -127) to dst[i block_len + j]: a run of blocks (ldpc_cyc.c's load_app). */
 void ldpc__cyc_load_run_avx2(const int8_t *src, int16_t *dst, uint32_t run, uint32_t z,
                              size_t block_len);
+/* n >= 16 input values as channel values to dst. */
+void ldpc__cyc_load_avx2(const int8_t *src, int16_t *dst, uint32_t n);
 /* The hard decisions of n values (a multiple of 8) as n / 8 bytes, the first value in the top
  * bit of the first byte. */
 void ldpc__cyc_emit_avx2(const int16_t *v, uint32_t n, uint8_t *out);
