@@ -122,7 +122,7 @@ void ldpc__cyc_chunk_avx2(const struct ldpc_decoder *d, struct ldpc_cyc_work *wk
                           bool whole, uint8_t *c);
 bool ldpc__cyc_parity_avx2(const int16_t *app, const int32_t *at, uint32_t deg, uint64_t mask);
 /* Input values run j + i (j < z, i < run; run, z >= 16) as channel values (ldpc.h: -128 is
- * -127) to dst[i block_len + j]: a run of blocks (ldpc_cyc.c's load_app). */
+ * -127) to dst[i block_len + j]: a run of blocks (ldpc_cyc.c's load_run). */
 void ldpc__cyc_load_run_avx2(const int8_t *src, int16_t *dst, uint32_t run, uint32_t z,
                              size_t block_len);
 /* n >= 16 input values as channel values to dst. */
