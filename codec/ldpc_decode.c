@@ -516,8 +516,9 @@ int ldpc__decode(const struct fec_decoder *dec, void *scratch, struct fec_batch 
 		return -FEC_EINVAL;
 #if defined(FECD_SIMD_X86)
 	if (d->cyc && d->cyc->w == 64 && fec_simd_level() >= d->cyc->level) {
-		/* the AVX-512 single-frame pass beats the 32-frame one: 76 against 65 Mb/s on one
-		 * core, 903 against 588 on 16 (DVB-S2 r1/2, fecd-bench on an H100 host) */
+		/* the AVX-512 single-frame pass beats the 32-frame one (AVX2): 74 against 61 Mb/s
+		 * on one core, 32 frames per call (DVB-S2 r1/2, bench_cpu_ldpc, the same minute on
+		 * an H100 host's Xeon, 2026-11-22) */
 		for (uint32_t i = first; i < first + count; i++)
 			if (ldpc__job_ok(d, &b->jobs[i]))
 				ldpc__decode_frame_cyc(d, scratch, b, i);
