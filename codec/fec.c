@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fec_impl.h"
 
@@ -41,6 +42,30 @@ int fec__err(char *err, size_t errlen, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -code;
+}
+
+/* ---- Build deadline (per thread). */
+
+static _Thread_local uint64_t build_deadline_ns;
+
+void fec_build_deadline_set(uint64_t deadline_ns)
+{
+	build_deadline_ns = deadline_ns;
+}
+
+uint64_t fec_build_deadline(void)
+{
+	return build_deadline_ns;
+}
+
+bool fec__build_expired(void)
+{
+	struct timespec ts;
+
+	if (!build_deadline_ns)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec >= build_deadline_ns;
 }
 
 /* ---- Families. */

@@ -36,7 +36,8 @@
 	X(PARAM, "unknown parameter")                                                              \
 	X(SHORT, "input too short")                                                                \
 	X(LONG, "input too long")                                                                  \
-	X(DEVICE, "GPU device error")
+	X(DEVICE, "GPU device error")                                                              \
+	X(TIME, "took longer than allowed")
 
 enum fec_err {
 	FEC_OK = 0,
@@ -46,6 +47,13 @@ enum fec_err {
 };
 
 const char *fec_strerror(int err);
+
+/* Building a code (reading its file, generating it, deriving its encoder) can take long for large
+ * codes. A caller that must bound it sets a deadline for the calling thread: CLOCK_MONOTONIC
+ * nanoseconds (uv_hrtime's clock), 0 for none. Past it, spec_finish, decoder and encoder creation
+ * stop at their next check and return -FEC_ETIME. Each thread has its own; the default is none. */
+void fec_build_deadline_set(uint64_t deadline_ns);
+uint64_t fec_build_deadline(void);
 
 /* A code: its family and that family's parameters. Plain data: copy it by assignment. */
 struct fec_spec {

@@ -62,6 +62,10 @@ const struct fec_family_impl *fec__family_impl(int family);
 int fec__err(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* True once the calling thread's build deadline (fec_build_deadline_set) has passed; long loops
+ * that build codes call it every so often and return -FEC_ETIME. */
+bool fec__build_expired(void);
+
 const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params, const char *name);
 /* Checks a value against its descriptor's type and bounds; the message names the parameter. */
 int fec__param_check(const struct fec_param_desc *d, const struct fec_param_value *v, char *err,
