@@ -7,8 +7,14 @@
  *   - nesting deeper than control.max_depth is refused by a scan before cJSON parses anything
  *     (the same scan rejects NUL bytes and bytes that are not UTF-8; rpc_request.c);
  *   - responses a client does not read are buffered up to OUT_CAP bytes, then the client is
- *     dropped; at most MAX_CLIENTS connections are served at once (anyone who can open the
- *     socket - its group, or any local user for TCP - can use every method).
+ *     dropped; a client that goes away before its response is written costs nothing (main.c
+ *     ignores SIGPIPE, and the write's error closes the connection);
+ *   - at most MAX_CLIENTS connections are served at once; one that sends nothing for
+ *     control.idle_timeout_ms is closed, and when every place is taken the connection idle
+ *     longest makes room for a new one, so idle connections cannot lock others out.
+ * Who may ask: anyone who can open the Unix socket (its group); on TCP, where any local user can
+ * connect, a connection must first send the token of control.token_file (method "auth"), which
+ * only that group can read (ctltoken.h). A wrong token closes the connection.
  * Batch requests (JSON arrays) are refused with -32600: fecdctl and scripts send one request per
  * line, and a batch would let one line cost an unbounded amount of work. Notifications (no "id")
  * are carried out and get no response.
@@ -24,14 +30,16 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "ctltoken.h"
 #include "fecd.h"
 #include "log.h"
 #include "rpc.h"
 #include "settings.h"
 
-#define MAX_CLIENTS 64
-#define READ_CHUNK  16384
-#define OUT_CAP     (4u << 20) /* the largest response (config.get, 256 channels) is ~0.3 MiB */
+#define MAX_CLIENTS  64
+#define READ_CHUNK   16384
+#define OUT_CAP      (4u << 20) /* the largest response (config.get, 256 channels) is ~0.3 MiB */
+#define SWEEP_MAX_MS 1000       /* idle connections are looked for at least this often */
 
 struct client {
 	union {
@@ -46,7 +54,10 @@ struct client {
 	size_t len, cap; /* bytes in line, bytes allocated (<= max_line) */
 	bool discarding; /* the current line went over max_line: drop it up to its '\n' */
 	bool closing;
-	unsigned serial; /* for log lines */
+	bool authed;            /* may call methods: Unix socket, or TCP after a good "auth" */
+	uint64_t last_ns;       /* when it last sent anything (idle timeout, making room) */
+	uv_shutdown_t shutdown; /* closing after a last response has left */
+	unsigned serial;        /* for log lines */
 	char rbuf[READ_CHUNK];
 };
 
@@ -54,7 +65,9 @@ struct control {
 	struct fecd *d;
 	uv_pipe_t pipe;
 	uv_tcp_t tcp;
-	bool have_pipe, have_tcp, stopping;
+	uv_timer_t sweep; /* closes idle connections */
+	bool have_pipe, have_tcp, have_sweep, stopping;
+	uint64_t idle_ns; /* 0: connections may stay idle */
 	unsigned
 	    open_handles; /* listeners and clients not yet closed: free at zero when stopping */
 	unsigned nclients, serial;
@@ -62,6 +75,9 @@ struct control {
 	size_t max_line, out_cap;
 	unsigned max_depth;
 	char sock_path[FECD_PATH_MAX];
+	char token[CTL_TOKEN_MAX + 1]; /* TCP clients' token (TCP listening only) */
+	char token_path[FECD_PATH_MAX + 16];
+	bool token_made; /* fecd wrote the token file, so removes it on the way out */
 };
 
 struct out_req {
@@ -142,6 +158,24 @@ static void client_send(struct client *cl, const char *text)
 	}
 }
 
+static void on_shut(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	client_close(req->data, NULL);
+}
+
+/* Closes the connection once what is queued for it has been written (a refusal's response). */
+static void client_close_after_send(struct client *cl, const char *why)
+{
+	if (cl->closing)
+		return;
+	log_info("control: client %u: %s; closing", cl->serial, why);
+	uv_read_stop(&cl->h.stream);
+	cl->shutdown.data = cl;
+	if (uv_shutdown(&cl->shutdown, &cl->h.stream, on_shut) != 0)
+		client_close(cl, NULL);
+}
+
 static void send_response(struct client *cl, const cJSON *id, cJSON *result, int code,
                           const char *msg)
 {
@@ -173,12 +207,45 @@ out:
 	cJSON_Delete(result);
 }
 
+/* The "auth" method: the connection's own business, so it is answered here rather than in the
+ * method table (which lists it for methods.list and the README). */
+static int client_auth(struct client *cl, const cJSON *params, cJSON **result, char *msg,
+                       size_t len)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "token");
+
+	if (!cJSON_IsString(t) || !params->child || params->child->next) {
+		snprintf(msg, len,
+		         "params: expected {\"token\": TOKEN} (a string) and nothing else");
+		return RPC_EUNAUTHORIZED;
+	}
+	if (!cl->ctl->token[0]) {
+		if (!cl->authed) {
+			snprintf(msg, len,
+			         "authentication failed: this connection cannot be "
+			         "authenticated");
+			return RPC_EUNAUTHORIZED;
+		}
+	} else if (!ctl_token_equal(t->valuestring, cl->ctl->token)) {
+		snprintf(msg, len,
+		         "authentication failed: wrong token (it is in %s); closing the "
+		         "connection",
+		         cl->ctl->token_path);
+		return RPC_EUNAUTHORIZED;
+	}
+	cl->authed = true;
+	*result = cJSON_CreateObject();
+	cJSON_AddTrueToObject(*result, "authenticated");
+	return 0;
+}
+
 static void handle_line(struct client *cl, const char *text, size_t n)
 {
 	struct control *c = cl->ctl;
 	const cJSON *id = NULL;
 	cJSON *req = NULL, *result = NULL;
 	const char *end = NULL;
+	const char *method;
 	char msg[1024];
 	bool notify = false;
 	int code;
@@ -212,8 +279,26 @@ static void handle_line(struct client *cl, const char *text, size_t n)
 	code = rpc_check_envelope(req, &id, &notify, msg, sizeof(msg));
 	if (code)
 		goto out_reply;
-	code = rpc_call(c->d, cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring,
-	                cJSON_GetObjectItemCaseSensitive(req, "params"), &result, msg, sizeof(msg));
+	method = cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring;
+	if (strcmp(method, "auth") == 0) {
+		code = client_auth(cl, cJSON_GetObjectItemCaseSensitive(req, "params"), &result,
+		                   msg, sizeof(msg));
+		if (code) {
+			send_response(cl, id, NULL, code, msg);
+			client_close_after_send(cl, "wrong control token");
+			goto out_req;
+		}
+	} else if (!cl->authed) {
+		code = RPC_EUNAUTHORIZED;
+		snprintf(msg, sizeof(msg),
+		         "authentication required: on TCP, send {\"method\": \"auth\", "
+		         "\"params\": {\"token\": TOKEN}} first, with the token from %s (readable "
+		         "by fecd's group; fecdctl --tcp reads it)",
+		         c->token_path);
+	} else {
+		code = rpc_call(c->d, method, cJSON_GetObjectItemCaseSensitive(req, "params"),
+		                &result, msg, sizeof(msg));
+	}
 	if (notify) {
 		cJSON_Delete(result);
 		goto out_req;
@@ -270,6 +355,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		client_close(cl, nread == UV_EOF ? NULL : uv_strerror((int)nread));
 		return;
 	}
+	if (nread > 0)
+		cl->last_ns = uv_hrtime();
 	while (p < end && !cl->closing) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)((nl ? nl : end) - p);
@@ -288,6 +375,33 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		cl->len = 0;
 		p = nl + 1;
 	}
+}
+
+/* Every place is taken: the connection idle longest (other than the new one) goes. */
+static bool make_room(struct control *c, struct client *fresh)
+{
+	struct client *oldest = NULL;
+	char why[96];
+
+	for (struct client *cl = c->clients; cl; cl = cl->next)
+		if (cl != fresh && !cl->closing && (!oldest || cl->last_ns < oldest->last_ns))
+			oldest = cl;
+	if (!oldest)
+		return false;
+	snprintf(why, sizeof(why), "%d clients and this one idle longest (%.1f s): making room",
+	         MAX_CLIENTS, (double)(uv_hrtime() - oldest->last_ns) / 1e9);
+	client_close(oldest, why);
+	return true;
+}
+
+static void on_sweep(uv_timer_t *t)
+{
+	struct control *c = t->data;
+	uint64_t now = uv_hrtime();
+
+	for (struct client *cl = c->clients; cl; cl = cl->next)
+		if (!cl->closing && now - cl->last_ns >= c->idle_ns)
+			client_close(cl, "idle for control.idle_timeout_ms");
 }
 
 static void on_connection(uv_stream_t *server, int status)
@@ -317,6 +431,8 @@ static void on_connection(uv_stream_t *server, int status)
 	cl->h.handle.data = cl;
 	cl->ctl = c;
 	cl->serial = ++c->serial;
+	cl->authed = server != (uv_stream_t *)&c->tcp;
+	cl->last_ns = uv_hrtime();
 	cl->next = c->clients;
 	if (c->clients)
 		c->clients->prev = cl;
@@ -324,7 +440,7 @@ static void on_connection(uv_stream_t *server, int status)
 	c->nclients++;
 	c->open_handles++;
 	ret = uv_accept(server, &cl->h.stream);
-	if (ret == 0 && c->nclients > MAX_CLIENTS) {
+	if (ret == 0 && c->nclients > MAX_CLIENTS && !make_room(c, cl)) {
 		log_warn("control: more than %d clients; refusing client %u", MAX_CLIENTS,
 		         cl->serial);
 		ret = UV_EBUSY;
@@ -420,6 +536,50 @@ static void listener_closed(uv_handle_t *h)
 	handle_closed(h->data);
 }
 
+/* TCP clients need the token: read it from control.token_file, or from beside the socket, or
+ * write a fresh one there when there is none. */
+static int setup_token(struct control *c, const struct fecd_config *cfg)
+{
+	char err[512];
+	int ret;
+
+	if (cfg->control_token_file[0])
+		snprintf(c->token_path, sizeof(c->token_path), "%s", cfg->control_token_file);
+	else if (ctl_token_path(cfg->control_socket, c->token_path, sizeof(c->token_path)) != 0)
+		return -ENAMETOOLONG;
+	ret = ctl_token_read(c->token_path, true, c->token, sizeof(c->token), err, sizeof(err));
+	if (ret == -ENOENT) {
+		ret = ctl_token_create(c->token_path, c->token, sizeof(c->token), err, sizeof(err));
+		c->token_made = ret == 0;
+	}
+	if (ret) {
+		log_err("control.token_file: %s", err);
+		return ret;
+	}
+	log_notice("control: TCP clients authenticate with the token in %s%s", c->token_path,
+	           c->token_made ? " (made now)" : "");
+	return 0;
+}
+
+static int start_sweep(struct control *c, uint32_t idle_ms)
+{
+	uint64_t every = idle_ms / 4;
+	int ret;
+
+	if (!idle_ms)
+		return 0;
+	every = every < 50 ? 50 : every > SWEEP_MAX_MS ? SWEEP_MAX_MS : every;
+	c->idle_ns = (uint64_t)idle_ms * 1000000ull;
+	ret = uv_timer_init(fecd_loop(c->d), &c->sweep);
+	if (ret)
+		return ret;
+	c->sweep.data = c;
+	c->have_sweep = true;
+	c->open_handles++;
+	uv_unref((uv_handle_t *)&c->sweep);
+	return uv_timer_start(&c->sweep, on_sweep, every, every);
+}
+
 int control_start(struct fecd *d, const struct fecd_config *cfg, struct control **out)
 {
 	struct control *c = calloc(1, sizeof(*c));
@@ -432,6 +592,11 @@ int control_start(struct fecd *d, const struct fecd_config *cfg, struct control 
 	c->max_line = cfg->control_max_line;
 	c->max_depth = cfg->control_max_depth;
 	c->out_cap = OUT_CAP;
+	ret = start_sweep(c, cfg->control_idle_timeout_ms);
+	if (ret) {
+		log_err("control: cannot start the idle timer: %s", uv_strerror(ret));
+		goto out_stop;
+	}
 	ret = listen_unix(c, cfg->control_socket);
 	if (ret) {
 		log_err("control: cannot listen on %s: %s", cfg->control_socket, uv_strerror(ret));
@@ -441,6 +606,9 @@ int control_start(struct fecd *d, const struct fecd_config *cfg, struct control 
 	log_notice("control: listening on unix:%s%s%s%s", cfg->control_socket,
 	           why ? " (default: " : "", why ? why : "", why ? ")" : "");
 	if (cfg->control_tcp[0]) {
+		ret = setup_token(c, cfg);
+		if (ret)
+			goto out_stop;
 		ret = listen_tcp(c, cfg->control_tcp);
 		if (ret) {
 			log_err("control: cannot listen on tcp:%s: %s", cfg->control_tcp,
@@ -467,8 +635,12 @@ void control_stop(struct control *c)
 		uv_close((uv_handle_t *)&c->pipe, listener_closed);
 	if (c->have_tcp)
 		uv_close((uv_handle_t *)&c->tcp, listener_closed);
+	if (c->have_sweep)
+		uv_close((uv_handle_t *)&c->sweep, listener_closed);
 	if (c->sock_path[0])
 		unlink(c->sock_path);
+	if (c->token_made)
+		unlink(c->token_path);
 	if (c->open_handles == 0)
 		free(c);
 }

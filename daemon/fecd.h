@@ -62,6 +62,8 @@ struct fecd_config {
 	char control_tcp[64];               /* "127.0.0.1:PORT" or empty: no TCP control */
 	uint32_t control_max_line;          /* bytes per JSON-RPC request line */
 	uint32_t control_max_depth;         /* JSON nesting limit */
+	uint32_t control_idle_timeout_ms;   /* close connections idle this long; 0: never */
+	char control_token_file[FECD_PATH_MAX]; /* TCP control's token; empty: beside the socket */
 	char backend[16];                   /* "auto", "cuda" or "cpu" */
 	uint32_t workers;                   /* CPU backend threads; 0 = one per core */
 	uint32_t gpu_device;                /* CUDA device index */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,9 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	log_init();
+	/* A peer that goes away (a control client closing before its answer, a metrics scraper)
+	 * must not kill the service: writes to it fail with EPIPE instead, and are handled. */
+	signal(SIGPIPE, SIG_IGN);
 	while ((opt = getopt_long(argc, argv, "c:nl:Vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':

@@ -406,7 +406,12 @@ static int m_config_get(struct fecd *d, const cJSON *params, cJSON **result, cha
 static int m_methods_list(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
                           size_t len);
 
+static const char *const auth_keys[] = {"token", NULL};
+
 static const struct method methods[] = {
+    {"auth", NULL, auth_keys, "{token}",
+     "authenticates the connection with the token of control.token_file: needed on TCP before "
+     "any other method (a wrong token closes the connection); accepted on the Unix socket"},
     {"channel.list", m_channel_list, no_keys, "{}", "the channels: id, name, code, endpoints"},
     {"channel.get", m_channel_get, select_keys, "{id or name}",
      "one channel: summary and its full configuration (\"config\", as channel.create takes it)"},
@@ -513,6 +518,11 @@ int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **re
 		if (ret)
 			return ret;
 	}
+	if (!m->fn) {
+		snprintf(msg, len, "%s belongs to a control connection and is answered there",
+		         m->name);
+		return RPC_EINVALID_REQUEST;
+	}
 	if (!params && !m->keys) {
 		snprintf(msg, len, "params: %s needs parameters: %s", m->name, m->params);
 		return RPC_EINVALID_PARAMS;
@@ -541,7 +551,10 @@ int rpc_write_markdown(FILE *f)
 	    "string, an integer of magnitude at most 2^53, or null; a request without `id` is a "
 	    "notification and gets no response. Batches (arrays) and unknown members are "
 	    "refused. Integers where ids and sequence numbers are expected must be whole, "
-	    "non-negative and at most 2^53.\n\n"
+	    "non-negative and at most 2^53. On TCP a connection must first send `auth` with the "
+	    "token of `control.token_file` (readable by fecd's group; `fecdctl --tcp` reads it); "
+	    "until then every other method gets -32005. A connection idle for "
+	    "`control.idle_timeout_ms` is closed.\n\n"
 	    "| Method | Params | What it does |\n|---|---|---|\n",
 	    f);
 	for (size_t i = 0; i < NMETHODS; i++)

@@ -24,7 +24,8 @@ struct cJSON;
 	X(EXISTS, -32001, "channel already exists (id, name or bound endpoint in use)")            \
 	X(REFUSED, -32002, "update refused (a setting that cannot change on a running channel)")   \
 	X(FAILED, -32003, "the service could not carry out the operation")                         \
-	X(LIMIT, -32004, "limit reached")
+	X(LIMIT, -32004, "limit reached")                                                          \
+	X(UNAUTHORIZED, -32005, "not authenticated (TCP control: method auth with the token first)")
 
 enum rpc_err {
 #define X(name, code, text) RPC_E##name = code,

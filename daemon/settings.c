@@ -7,6 +7,9 @@
  *   control.max_line 256..16 MiB: a channel.create request is ~1 KiB; the cap bounds the memory
  *     one client can hold.
  *   control.max_depth 4..64: a channel object nests 4 deep in a request (params.input.gnuradio).
+ *   control.idle_timeout_ms 0..1 day, 60 s by default: fecdctl says what it has to say at once,
+ *     and a script that keeps a connection open can send a blank line now and then; an idle
+ *     connection otherwise holds one of the 64 places.
  *   workers 0..1024 (0 = one per core); linger_ms up to 10 min; stats_interval_ms 100 ms..60 s.
  *   gpu.device 0..63 (CUDA's device numbering); gpu.lanes 0..16 (0 = the device's default):
  *     beyond a few streams per channel nothing more overlaps.
@@ -32,6 +35,7 @@
 #define C(field) offsetof(struct chan_config, field), sizeof(((struct chan_config *)0)->field)
 
 static int check_socket_path(const char *text, char *err, size_t errlen);
+static int check_token_file(const char *text, char *err, size_t errlen);
 static int check_backend(const char *text, char *err, size_t errlen);
 static int check_log_level(const char *text, char *err, size_t errlen);
 static int check_codes_dir(const char *text, char *err, size_t errlen);
@@ -57,6 +61,15 @@ const struct setting fecd_global_settings[] = {
      .help = "longest JSON-RPC request line in bytes; longer lines get error -32600"},
     {"control.max_depth", SET_U32, G(control_max_depth), 4, 64, .def = "16",
      .help = "deepest JSON nesting accepted in a request"},
+    {"control.idle_timeout_ms", SET_U32, G(control_idle_timeout_ms), 0, 86400000, .def = "60000",
+     .help = "a control connection that sends nothing for this long is closed (one with a "
+             "request in progress is not); 0: never. When all 64 places are taken, the "
+             "connection idle longest makes room for a new one"},
+    {"control.token_file", SET_STRING, G(control_token_file), .check = check_token_file,
+     .def = "", .help = "TCP control's token: TCP clients send it (method auth) before any other "
+                        "request; fecd reads the file, or writes a fresh random token there (mode "
+                        "0640) when it does not exist; empty: the control socket's path with "
+                        "\".token\" for \".sock\""},
     {"backend", SET_STRING, G(backend), .check = check_backend, .def = "auto",
      .help = "decoder backend: auto (the GPU where CUDA works, else the CPU), cuda (the same, "
              "meant for a GPU), cpu"},
@@ -251,6 +264,16 @@ static int check_socket_path(const char *t, char *err, size_t errlen)
 {
 	if (t[0] != '/' || strlen(t) > FECD_PATH_MAX - 1) {
 		snprintf(err, errlen, "an absolute path of at most %d bytes", FECD_PATH_MAX - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_token_file(const char *t, char *err, size_t errlen)
+{
+	if (t[0] && check_socket_path(t, err, errlen) != 0) {
+		snprintf(err, errlen, "an absolute path of at most %d bytes, or \"\" for the file "
+		         "beside the control socket", FECD_PATH_MAX - 1);
 		return -EINVAL;
 	}
 	return 0;
