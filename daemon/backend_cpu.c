@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "log.h"
+#include "loops.h"
 
 #define CPU_ALIGN       64
 #define CPU_MAX_THREADS 1024
@@ -260,6 +261,7 @@ int backend_cpu_create(unsigned threads, struct backend **out)
 		if (rc < 0)
 			goto out_stop;
 		be->workers[i].started = true;
+		thread_name(be->workers[i].tid, "fecd-cpu/", i);
 	}
 	*out = &be->base;
 	return 0;

@@ -29,6 +29,7 @@
 #include "backend.h"
 #include "fecd_cuda.h"
 #include "log.h"
+#include "loops.h"
 
 #define CUDA_ENTRIES_MAX  32  /* GPU decoders kept (one per code in use) */
 #define CUDA_CHANNELS_MAX 512 /* channels with lanes at once (idle ones are reclaimed) */
@@ -327,6 +328,7 @@ static struct cuda_chan *chan_get(struct cuda_backend *be, uint32_t channel)
 			goto out_stop;
 		}
 		l->started = true;
+		thread_name(l->tid, "fecd-gpu/", ch->nlanes);
 	}
 	be->chans[be->nchans++] = ch;
 	return ch;
