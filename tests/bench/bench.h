@@ -19,8 +19,19 @@
 
 #include "fec.h"
 
+/* fecd-bench's sections, for --only (a bit each). */
+#define BENCH_SECTION_MAP(X)                                                                       \
+	X(CPU, "cpu") X(GPU, "gpu") X(ANCHORS, "anchors") X(SWEEPS, "sweeps") X(LDPC, "ldpc")      \
+	    X(E2E, "e2e")
+enum bench_section {
+#define X(id, name) BENCH_##id##_BIT,
+	BENCH_SECTION_MAP(X)
+#undef X
+};
+
 struct bench_opts {
-	bool short_mode, no_gpu, no_e2e, no_anchors, ldpc_only;
+	bool short_mode, no_gpu, ldpc_only;
+	unsigned sections; /* 1 << BENCH_*_BIT for each section that runs */
 	const char *json_path;
 	const char *bindir; /* where fecd, fecd-feed and fecd-sink are (beside fecd-bench) */
 	uint64_t bits;      /* information bits of the main data set */
