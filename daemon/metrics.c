@@ -18,6 +18,9 @@
  * address), each dropped after METRICS_IDLE_S seconds without progress and limited to
  * METRICS_CONN_MEMORY bytes of request; the server has no authentication (README says to keep
  * it on loopback or behind a firewall).
+ *
+ * FECD_METRICS_TEST_DELAY_MS=N (tests only) makes the main loop take N ms longer over each
+ * snapshot, as a busy loop would: the test of the fallback to the last snapshot.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -47,7 +50,8 @@ struct metrics {
 	struct fecd *d;
 	char listen[64];
 	uint64_t start_ns;
-	uv_async_t wake; /* a scrape asks the main loop for a snapshot */
+	unsigned test_delay_ms; /* FECD_METRICS_TEST_DELAY_MS */
+	uv_async_t wake;        /* a scrape asks the main loop for a snapshot */
 	struct MHD_Daemon *mhd;
 	struct MHD_Response *not_found, *not_allowed, *unavailable;
 	pthread_mutex_t lock;           /* serial, fresh, stopping */
@@ -99,6 +103,8 @@ static void on_wake(uv_async_t *a)
 	struct metrics *m = a->data;
 	struct metrics_snapshot *s = gather(m);
 
+	if (m->test_delay_ms)
+		uv_sleep(m->test_delay_ms);
 	pthread_mutex_lock(&m->lock);
 	if (s) {
 		free(m->fresh);
@@ -284,6 +290,7 @@ int metrics_start(struct fecd *d, const struct fecd_config *cfg, struct metrics 
                   size_t errlen)
 {
 	struct metrics *m;
+	const char *delay;
 	pthread_condattr_t ca;
 	bool ipv6 = false;
 	int fd, rc;
@@ -298,6 +305,8 @@ int metrics_start(struct fecd *d, const struct fecd_config *cfg, struct metrics 
 	}
 	m->d = d;
 	m->start_ns = uv_hrtime();
+	if ((delay = getenv("FECD_METRICS_TEST_DELAY_MS")))
+		m->test_delay_ms = (unsigned)strtoul(delay, NULL, 10);
 	snprintf(m->listen, sizeof(m->listen), "%s", cfg->metrics_listen);
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_condattr_init(&ca);
