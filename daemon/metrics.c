@@ -7,12 +7,12 @@
  * METRICS_WAIT_MS: the main loop collects every channel's stats on its loop thread (the same
  * loop_call as stats.get, a copy of a few hundred bytes) and hands the snapshot over under the
  * lock. If the main loop does not answer in time (a long control request), the scrape gets the
- * last snapshot with its age in fecd_metrics_snapshot_age_seconds; the data path never waits for
- * a scrape. A rendered answer is kept for METRICS_FRESH_NS and given to every scrape within
- * that time (libmicrohttpd responses are reference counted), so however often clients ask, the
- * loops make at most one snapshot per METRICS_FRESH_NS. Asking on demand rather than rendering
- * on every stats tick costs nothing while nobody scrapes, and a scrape sees counters as they are
- * (a test can compare them with stats.get).
+ * last snapshot with its age in fecd_metrics_snapshot_age_seconds; the data path only ever
+ * pauses for the copy of its counters, never for the HTTP side. A rendered answer is kept for
+ * METRICS_FRESH_NS and given to every scrape within that time (libmicrohttpd responses are
+ * reference counted), so however often clients ask, the loops make at most one snapshot per
+ * METRICS_FRESH_NS. Asking on demand rather than rendering on every stats tick costs nothing while
+ * nobody scrapes, and a scrape sees counters as they are (a test can compare them with stats.get).
  *
  * Hostile or slow clients: at most METRICS_CONN_MAX connections (METRICS_PER_IP_MAX from one
  * address), each dropped after METRICS_IDLE_S seconds without progress and limited to
@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
