@@ -117,6 +117,7 @@ static int cpu_submit(struct backend *b, struct backend_task *t)
 	if (!t->dec || !t->done)
 		return -FEC_EINVAL;
 	t->status = 0;
+	t->ran_on = BACKEND_RAN_CPU;
 	t->next_ = NULL;
 	t->claimed_ = 0;
 	t->finished_ = 0;

@@ -371,6 +371,7 @@ static int cuda_submit(struct backend *b, struct backend_task *t)
 	if (be->fault_at && ++be->submitted == be->fault_at)
 		fecd_cuda_lane_inject_fault(l->lane);
 	t->status = 0;
+	t->ran_on = BACKEND_RAN_GPU;
 	rc = fecd_cuda_lane_submit(l->lane, e->gpu, &t->batch, 0, err, sizeof(err));
 	if (rc < 0) {
 		if (rc == -FEC_EDEVICE)
@@ -513,6 +514,17 @@ static void cuda_info(struct backend *b, cJSON *obj)
 		be->cpu->ops->info(be->cpu, o);
 }
 
+static void cuda_counters(struct backend *b, struct backend_counters *out)
+{
+	struct cuda_backend *be = (struct cuda_backend *)b;
+
+	pthread_mutex_lock(&be->lock);
+	out->gpu_active = be->ctx && !be->failed;
+	out->batches_to_cpu = be->batches_cpu;
+	out->batches_redone = be->batches_redone;
+	pthread_mutex_unlock(&be->lock);
+}
+
 static void cuda_destroy(struct backend *b)
 {
 	struct cuda_backend *be = (struct cuda_backend *)b;
@@ -549,6 +561,7 @@ static const struct backend_ops cuda_ops = {
     .host_free = cuda_host_free,
     .batch_defaults = cuda_batch_defaults,
     .info = cuda_info,
+    .counters = cuda_counters,
     .destroy = cuda_destroy,
 };
 

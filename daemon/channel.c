@@ -404,7 +404,7 @@ void channel_close_pump(struct channel *ch)
 		if (ch->sb.open && !stream_finish(ch, false, ch->last_seq))
 			return; /* waits for a batch slot */
 		if (ch->fr.active)
-			frame_drop(ch, 0,
+			frame_drop(ch, FECD_FRAME_ERR_TRUNCATED, 0,
 			           "the channel closed in the middle of a frame (%u of %u "
 			           "symbols)",
 			           ch->fr.have, ch->fr.want);

@@ -273,8 +273,8 @@ void msg_release(struct in_msg *m);
 /* consume.c */
 /* Consumes the message in hand as far as batch slots allow; false when it must wait. */
 bool ingest_consume(struct channel *ch);
-void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void frame_drop(struct channel *ch, enum fecd_frame_error reason, uint64_t extra_syms,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Shared with consume_asm.c: putting pending updates in force (false: wait for a slot), frame
  * assembly in the job slot, and the conversion of a message's symbols [first, first + n). */
 bool apply_pending(struct channel *ch, struct in_msg *m);

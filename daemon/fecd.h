@@ -60,6 +60,7 @@ struct chan_config {
 struct fecd_config {
 	char control_socket[FECD_PATH_MAX]; /* Unix socket path for JSON-RPC */
 	char control_tcp[64];               /* "127.0.0.1:PORT" or empty: no TCP control */
+	char metrics_listen[64];            /* metrics over HTTP: "HOST:PORT"; empty: off */
 	uint32_t control_max_line;          /* bytes per JSON-RPC request line */
 	uint32_t control_max_depth;         /* JSON nesting limit */
 	uint32_t control_idle_timeout_ms;   /* close connections idle this long; 0: never */
@@ -78,6 +79,71 @@ struct fecd_config {
 	struct chan_config channels[FECD_MAX_CHANNELS];
 };
 
+/* Why input messages were refused whole (ingest.c): one counter each; their sum is bad_msgs. */
+#define FECD_BAD_MSG_MAP(X)                                                                        \
+	X(PARTS, "parts", "wrong number of message parts")                                         \
+	X(HEADER, "header",                                                                        \
+	  "malformed header: truncated, bad magic, version, type or header length, unknown flag "  \
+	  "bits; a malformed GNU Radio tag header")                                                \
+	X(FORMAT, "format", "unknown symbol format")                                               \
+	X(LENGTH, "length",                                                                        \
+	  "payload length does not match the symbol count, or larger than fecd accepts; GNU "      \
+	  "Radio items that are not whole")                                                        \
+	X(CHANNEL, "channel", "the header names another channel")                                  \
+	X(FRAMING, "framing", "frame flags on a channel that finds its frames after sync markers")
+
+/* How many rows a three-column table has. */
+#define FECD_MAP_ROW3(a, b, c) +1
+
+enum fecd_bad_msg {
+#define X(name, label, help) FECD_BAD_##name,
+	FECD_BAD_MSG_MAP(X)
+#undef X
+};
+enum { FECD_BAD_COUNT = 0 FECD_BAD_MSG_MAP(FECD_MAP_ROW3) };
+
+/* Why frames were dropped at assembly (consume.c, consume_asm.c, channel.c): their sum is
+ * frame_errors. */
+#define FECD_FRAME_ERROR_MAP(X)                                                                    \
+	X(FRAME_LEN, "frame_len", "frame_len out of range, or not the code's frame length")        \
+	X(OVERRUN, "overrun", "more symbols arrived than the frame's frame_len")                   \
+	X(SHORT, "short", "FRAME_END before the frame's frame_len symbols")                        \
+	X(UNSTARTED, "unstarted", "a message continues a frame that never started")                \
+	X(UNFINISHED, "unfinished", "a new frame started before the last one's FRAME_END")         \
+	X(GAP, "gap", "input messages were lost in the middle of the frame")                       \
+	X(TRUNCATED, "truncated", "the stream ended or the channel closed in the middle of a frame")
+
+enum fecd_frame_error {
+#define X(name, label, help) FECD_FRAME_ERR_##name,
+	FECD_FRAME_ERROR_MAP(X)
+#undef X
+};
+enum { FECD_FRAME_ERR_COUNT = 0 FECD_FRAME_ERROR_MAP(FECD_MAP_ROW3) };
+
+/* FECD_STATUS_* values run 0, 1, 2, ...: this many. */
+enum { FECD_STATUS_COUNT = 0 FECD_STATUS_MAP(FECD_MAP_ROW3) };
+
+/* Upper bounds of the latency histogram's buckets in microseconds (Prometheus's "le", shown in
+ * seconds): 1 ms to 10 s in 1-2-5 steps around batch.deadline_ms's default of 20 ms. A last
+ * bucket, +Inf, follows. */
+#define FECD_LAT_LE_US_MAP(X)                                                                      \
+	X(1000)                                                                                    \
+	X(2000)                                                                                    \
+	X(5000)                                                                                    \
+	X(10000)                                                                                   \
+	X(20000)                                                                                   \
+	X(50000)                                                                                   \
+	X(100000)                                                                                  \
+	X(200000)                                                                                  \
+	X(500000)                                                                                  \
+	X(1000000)                                                                                 \
+	X(2000000)                                                                                 \
+	X(5000000)                                                                                 \
+	X(10000000)
+#define FECD_LAT_LE_COUNT_ONE(us) +1
+enum { FECD_LAT_BUCKETS = 1 FECD_LAT_LE_US_MAP(FECD_LAT_LE_COUNT_ONE) };
+#undef FECD_LAT_LE_COUNT_ONE
+
 /* Per-channel statistics snapshot. */
 struct chan_stats {
 	uint64_t msgs_in, symbols_in, bytes_in;
@@ -92,6 +158,15 @@ struct chan_stats {
 	uint32_t code_gen;
 	double in_syms_per_s, out_bits_per_s; /* over the last stats interval */
 	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms; /* accept -> publish */
+	/* The breakdowns and the cumulative latency histogram (over the channel's life). */
+	uint64_t bad_by_reason[FECD_BAD_COUNT];                /* FECD_BAD_MSG_MAP */
+	uint64_t frame_errors_by_reason[FECD_FRAME_ERR_COUNT]; /* FECD_FRAME_ERROR_MAP */
+	uint64_t msgs_by_status[FECD_STATUS_COUNT];   /* messages published, by FECD_STATUS_* */
+	uint64_t frames_by_status[FECD_STATUS_COUNT]; /* of those, frames */
+	uint64_t batches_cpu, batches_gpu;            /* batches decoded, by where they ran */
+	uint64_t lat_le[FECD_LAT_BUCKETS]; /* outputs published within each bound (cumulative) */
+	uint64_t lat_count;                /* outputs with a latency sample (the +Inf bucket) */
+	double lat_sum_s;
 };
 
 struct fecd;

@@ -21,6 +21,7 @@
 #include "fecd.h"
 #include "fecd_cuda.h"
 #include "log.h"
+#include "metrics.h"
 #include "notify.h"
 #include "service.h"
 #include "rpc.h"
@@ -36,6 +37,7 @@ struct app {
 	uv_loop_t loop;
 	struct fecd *d;
 	struct control *ctl;
+	struct metrics *metrics;
 	const char *config_path;
 	bool config_explicit;
 	int cmdline_level; /* -1: none given */
@@ -161,6 +163,8 @@ static void on_handle_closed(uv_handle_t *h)
 
 static void close_app_handles(struct app *a)
 {
+	metrics_stop(a->metrics);
+	a->metrics = NULL;
 	uv_close((uv_handle_t *)&a->sig_term, on_handle_closed);
 	uv_close((uv_handle_t *)&a->sig_int, on_handle_closed);
 	uv_close((uv_handle_t *)&a->sig_hup, on_handle_closed);
@@ -404,7 +408,9 @@ int main(int argc, char **argv)
 		free(cfg);
 		return 1;
 	}
-	rc = fecd_create_channels(a.d, cfg, err, sizeof(err));
+	rc = metrics_start(a.d, cfg, &a.metrics, err, sizeof(err));
+	if (rc == 0)
+		rc = fecd_create_channels(a.d, cfg, err, sizeof(err));
 	if (rc == 0 && (rc = control_start(a.d, cfg, &a.ctl)) != 0)
 		snprintf(err, sizeof(err), "cannot start the control server (%s)",
 		         rc < 0 ? strerror(-rc) : "see above");

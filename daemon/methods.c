@@ -314,6 +314,45 @@ static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result,
 	    X(batches_inflight) X(code_gen) X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms)       \
 	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms)
 
+/* An object of counters by name ({"header": 3, ...}). */
+static void add_breakdown(cJSON *o, const char *key, const char *const *names,
+                          const uint64_t *counts, unsigned n)
+{
+	cJSON *b = cJSON_AddObjectToObject(o, key);
+
+	for (unsigned i = 0; b && i < n; i++)
+		cJSON_AddNumberToObject(b, names[i], (double)counts[i]);
+}
+
+/* The counters that came with metrics: where batches ran, and the breakdowns of bad_msgs,
+ * frame_errors and the published messages (fecd.h's tables). */
+static void stats_breakdowns_json(const struct chan_stats *st, cJSON *o)
+{
+	static const char *const bad[] = {
+#define X(name, label, help) label,
+	    FECD_BAD_MSG_MAP(X)
+#undef X
+	};
+	static const char *const frame[] = {
+#define X(name, label, help) label,
+	    FECD_FRAME_ERROR_MAP(X)
+#undef X
+	};
+	static const char *const status[] = {
+#define X(name, val, str) [val] = str,
+	    FECD_STATUS_MAP(X)
+#undef X
+	};
+
+	cJSON_AddNumberToObject(o, "batches_cpu", (double)st->batches_cpu);
+	cJSON_AddNumberToObject(o, "batches_gpu", (double)st->batches_gpu);
+	add_breakdown(o, "bad_msgs_by_reason", bad, st->bad_by_reason, FECD_BAD_COUNT);
+	add_breakdown(o, "frame_errors_by_reason", frame, st->frame_errors_by_reason,
+	              FECD_FRAME_ERR_COUNT);
+	add_breakdown(o, "msgs_out_by_status", status, st->msgs_by_status, FECD_STATUS_COUNT);
+	add_breakdown(o, "frames_out_by_status", status, st->frames_by_status, FECD_STATUS_COUNT);
+}
+
 static cJSON *channel_stats_json(const struct channel *ch)
 {
 	const struct chan_config *cc = channel_config(ch);
@@ -326,6 +365,7 @@ static cJSON *channel_stats_json(const struct channel *ch)
 #define X(f) cJSON_AddNumberToObject(o, #f, (double)st.f);
 	STATS_FIELDS(X)
 #undef X
+	stats_breakdowns_json(&st, o);
 	return o;
 }
 
@@ -490,8 +530,8 @@ static int check_keys(const struct method *m, const cJSON *params, char *msg, si
 	return 0;
 }
 
-int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **result, char *msg,
-             size_t len)
+static int call_method(struct fecd *d, const char *method, const cJSON *params, cJSON **result,
+                       char *msg, size_t len)
 {
 	const struct method *m = NULL;
 	char got[96];
@@ -536,6 +576,15 @@ int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **re
 		cJSON_Delete(*result);
 		*result = NULL;
 	}
+	return ret;
+}
+
+int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **result, char *msg,
+             size_t len)
+{
+	int ret = call_method(d, method, params, result, msg, len);
+
+	rpc_count_error(ret);
 	return ret;
 }
 

@@ -50,6 +50,10 @@ void publish_on_async(uv_async_t *h)
 		b->next = NULL;
 		b->state = BATCH_DONE;
 		ch->inflight--;
+		if (b->task.ran_on == BACKEND_RAN_GPU)
+			ch->stats.batches_gpu++;
+		else
+			ch->stats.batches_cpu++;
 	}
 	batcher_submit_ready(ch);
 	publish_run(ch);
@@ -268,6 +272,11 @@ static void account(struct channel *ch, struct batch *b, const struct fecd_out_h
 		/* A bare END_OF_STREAM marker (no job) and stream messages are not frames. */
 		if (!(h->flags & FECD_OUT_STREAM) && b->count > 0)
 			ch->stats.frames_out++;
+		if (h->status < FECD_STATUS_COUNT) {
+			ch->stats.msgs_by_status[h->status]++;
+			if (!(h->flags & FECD_OUT_STREAM) && b->count > 0)
+				ch->stats.frames_by_status[h->status]++;
+		}
 		ch->stats.bits_out += h->payload_bits;
 		ch->stats.syms_out += h->in_count;
 		if (h->status != FECD_STATUS_DECODED)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "fecd.h"
@@ -32,6 +33,22 @@ enum rpc_err {
 	RPC_ERR_MAP(X)
 #undef X
 };
+
+#define RPC_ERR_COUNT_ONE(name, code, text) +1
+enum { RPC_ERR_COUNT = 0 RPC_ERR_MAP(RPC_ERR_COUNT_ONE) };
+#undef RPC_ERR_COUNT_ONE
+
+/* Requests and error answers so far (metrics; safe on any thread). A request is a line that
+ * reached rpc_prescan; errors are by code, in RPC_ERR_MAP's order, and include requests that
+ * failed before rpc_call (invalid JSON: those that passed the prescan and never reached the
+ * envelope check). Lines longer than control.max_line are refused before and not counted. */
+struct rpc_counters {
+	uint64_t requests;
+	uint64_t errors[RPC_ERR_COUNT];
+};
+void rpc_counters_get(struct rpc_counters *out);
+/* Counts an error answer (code 0: none). */
+void rpc_count_error(int code);
 
 /* Checks a raw request line (n bytes, no '\n') for NUL bytes, invalid UTF-8 and nesting deeper
  * than max_depth. Returns 0 or RPC_EPARSE / RPC_EINVALID_REQUEST with msg set. */

@@ -23,6 +23,7 @@
  *   batch.deadline_ms 1..10000; batch.inflight 0..16 batches (0 = the backend's choice; 2 =
  *   double buffering; more only adds latency).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ static int check_token_file(const char *text, char *err, size_t errlen);
 static int check_backend(const char *text, char *err, size_t errlen);
 static int check_log_level(const char *text, char *err, size_t errlen);
 static int check_codes_dir(const char *text, char *err, size_t errlen);
+static int check_metrics_listen(const char *text, char *err, size_t errlen);
 
 static const struct setting_choice in_socks[] = {{"pull", SOCK_PULL}, {"sub", SOCK_SUB}, {0}};
 static const struct setting_choice out_socks[] = {{"push", SOCK_PUSH}, {"pub", SOCK_PUB}, {0}};
@@ -98,6 +100,10 @@ const struct setting fecd_global_settings[] = {
      .help = "on shutdown, how long decoded output may take to leave before it is dropped"},
     {"stats_interval_ms", SET_U32, G(stats_interval_ms), 100, 60000, .def = "1000",
      .help = "throughput measurement window and systemd STATUS= update period"},
+    {"metrics.listen", SET_STRING, G(metrics_listen), .check = check_metrics_listen, .def = "",
+     .help = "serve Prometheus metrics over HTTP on HOST:PORT (numeric IPv4, or IPv6 in brackets: "
+             "127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464); empty: off. No authentication: keep it on "
+             "loopback or behind a firewall"},
     {"channels", SET_CHANNELS, G(channels), .def = "one channel, see below", .flags = SET_COMPUTED,
      .help = "the channels: an array of channel objects (below)"},
     {0}};
@@ -239,6 +245,67 @@ int check_channel_name(const char *t, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int listen_addr_parse(const char *t, struct sockaddr_storage *sa, socklen_t *salen)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *colon, *h = t;
+	size_t hlen;
+	char *end;
+	unsigned long port;
+
+	if (*t == '[') {
+		const char *close = strchr(t, ']');
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		h = t + 1;
+		hlen = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(t, ':');
+		if (!colon)
+			return -EINVAL;
+		hlen = (size_t)(colon - t);
+	}
+	if (hlen == 0 || hlen >= sizeof(host) || colon[1] < '0' || colon[1] > '9')
+		return -EINVAL;
+	memcpy(host, h, hlen);
+	host[hlen] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || errno || port < 1 || port > 65535)
+		return -EINVAL;
+	memset(sa, 0, sizeof(*sa));
+	if (*t != '[') {
+		struct sockaddr_in *in = (struct sockaddr_in *)sa;
+		if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+			return -EINVAL;
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		*salen = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return -EINVAL;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*salen = sizeof(*in6);
+	}
+	return 0;
+}
+
+static int check_metrics_listen(const char *t, char *err, size_t errlen)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+
+	if (!*t || listen_addr_parse(t, &sa, &len) == 0)
+		return 0;
+	snprintf(err, errlen,
+	         "\"HOST:PORT\" with a numeric IPv4 address or an IPv6 one in brackets and PORT "
+	         "1..65535 (\"127.0.0.1:9464\", \"[::1]:9464\"), or \"\" for no metrics");
+	return -EINVAL;
 }
 
 int check_control_tcp(const char *t, char *err, size_t errlen)

@@ -41,8 +41,26 @@ void stats_init(struct chan_stats_acc *s, uint64_t now)
 	s->win_ns = now;
 }
 
+static const uint64_t lat_le_ns[FECD_LAT_BUCKETS - 1] = {
+#define X(us) (us) * 1000ull,
+    FECD_LAT_LE_US_MAP(X)
+#undef X
+};
+
+/* The first life bucket whose bound is at least ns (Prometheus buckets are "<= le"). */
+static unsigned lat_life_bucket(uint64_t ns)
+{
+	unsigned b = 0;
+
+	while (b < FECD_LAT_BUCKETS - 1 && ns > lat_le_ns[b])
+		b++;
+	return b;
+}
+
 void stats_latency(struct chan_stats_acc *s, uint64_t ns)
 {
+	s->lat_life[lat_life_bucket(ns)]++;
+	s->lat_life_sum_ns += ns;
 	s->cur.n[lat_bucket(ns)]++;
 	s->cur.count++;
 	if (ns > s->cur.max_ns)
@@ -107,6 +125,18 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 	out->queue_syms = taken > done ? taken - done : 0;
 	out->in_syms_per_s = s->in_rate;
 	out->out_bits_per_s = s->out_rate;
+	memcpy(out->bad_by_reason, s->bad_by_reason, sizeof(out->bad_by_reason));
+	memcpy(out->frame_errors_by_reason, s->frame_errors_by_reason,
+	       sizeof(out->frame_errors_by_reason));
+	memcpy(out->msgs_by_status, s->msgs_by_status, sizeof(out->msgs_by_status));
+	memcpy(out->frames_by_status, s->frames_by_status, sizeof(out->frames_by_status));
+	out->batches_cpu = s->batches_cpu;
+	out->batches_gpu = s->batches_gpu;
+	for (unsigned b = 0; b < FECD_LAT_BUCKETS; b++) {
+		out->lat_count += s->lat_life[b];
+		out->lat_le[b] = out->lat_count;
+	}
+	out->lat_sum_s = s->lat_life_sum_ns / 1e9;
 	if (total) {
 		out->lat_p50_ms = lat_percentile(s, 0.50, total, max_ns);
 		out->lat_p90_ms = lat_percentile(s, 0.90, total, max_ns);

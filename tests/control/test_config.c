@@ -34,6 +34,11 @@ static const struct bad_case bad_cases[] = {
     {"{\"workers\": 1, \"workers\": 2}", "workers: key given twice"},
     {"{\"control\": {\"tcp\": \"0.0.0.0:7011\"}}", "control.tcp: expected \"127.0.0.1:PORT\""},
     {"{\"control\": {\"tcp\": \"127.0.0.1:70000\"}}", "control.tcp: expected \"127.0.0.1:PORT\""},
+    {"{\"metrics\": {\"listen\": \"localhost:9464\"}}",
+     "metrics.listen: expected \"HOST:PORT\" with a numeric IPv4 address or an IPv6 one in "
+     "brackets"},
+    {"{\"metrics\": {\"listen\": \"[::1]:0\"}}", "metrics.listen: expected \"HOST:PORT\""},
+    {"{\"metrics\": {\"listen\": \"::1:9464\"}}", "metrics.listen: expected \"HOST:PORT\""},
     {"{\"control\": {\"max_line\": 10}}",
      "control.max_line: expected an integer in 256..16777216, got 10"},
     {"{\"control\": {\"socket\": \"relative.sock\"}}", "control.socket: expected an absolute path"},
