@@ -78,7 +78,8 @@ struct batch {
 	bool end_of_stream;       /* the output ends the stream (or the sender's frames) */
 	struct job_meta eos_meta; /* a job-less end-of-stream marker's position */
 	struct backend_task task;
-	struct batch *next; /* closed queue */
+	uint64_t submit_ns, done_ns; /* on the backend: submitted, decoded (its thread sets it) */
+	struct batch *next;          /* closed queue */
 	/* buffers, grown only when the geometry grows */
 	uint32_t cap_jobs;
 	struct fec_job *jobs;

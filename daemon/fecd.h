@@ -158,6 +158,7 @@ struct chan_stats {
 	uint32_t code_gen;
 	double in_syms_per_s, out_bits_per_s; /* over the last stats interval */
 	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms; /* accept -> publish */
+	double batch_p50_ms, batch_p99_ms, batch_max_ms; /* a batch on the backend: submit -> done */
 	/* The breakdowns and the cumulative latency histogram (over the channel's life). */
 	uint64_t bad_by_reason[FECD_BAD_COUNT];                /* FECD_BAD_MSG_MAP */
 	uint64_t frame_errors_by_reason[FECD_FRAME_ERR_COUNT]; /* FECD_FRAME_ERROR_MAP */

@@ -27,6 +27,7 @@ void publish_task_done(struct backend_task *t)
 	struct batch *b = t->arg;
 	struct channel *ch = b->ch;
 
+	b->done_ns = now_ns();
 	pthread_mutex_lock(&ch->done_lock);
 	b->next = ch->done_head;
 	ch->done_head = b;
@@ -50,6 +51,7 @@ void publish_on_async(uv_async_t *h)
 		b->next = NULL;
 		b->state = BATCH_DONE;
 		ch->inflight--;
+		stats_batch_time(&ch->stats, b->done_ns - b->submit_ns);
 		if (b->task.ran_on == BACKEND_RAN_GPU)
 			ch->stats.batches_gpu++;
 		else

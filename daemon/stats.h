@@ -50,7 +50,8 @@ struct chan_stats_acc {
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
 	double in_rate, out_rate;
-	struct lat_hist cur, prev;
+	struct lat_hist cur, prev;        /* accept -> publish, this interval and the last */
+	struct lat_hist batch_cur, batch_prev; /* batches' time on the backend, the same */
 };
 
 /* One log line per second at most for a kind of problem; the next says how many were held back. */
@@ -61,6 +62,8 @@ struct ratelimit {
 
 void stats_init(struct chan_stats_acc *s, uint64_t now);
 void stats_latency(struct chan_stats_acc *s, uint64_t ns);
+/* A batch's time on the backend: submitted to decoded (queueing, copies and decoding). */
+void stats_batch_time(struct chan_stats_acc *s, uint64_t ns);
 /* Closes the throughput window and rotates the latency histograms. */
 void stats_tick(struct chan_stats_acc *s, uint64_t now);
 void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out);

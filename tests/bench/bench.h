@@ -19,6 +19,11 @@
 
 #include "fec.h"
 
+/* The daemon's defaults the end-to-end runs rely on (daemon/backend.h BACKEND_GPU_JOBS, the
+ * batch.deadline_ms setting): they size the latency runs. */
+#define BENCH_FECD_GPU_JOBS    1024
+#define BENCH_FECD_DEADLINE_MS 20
+
 /* fecd-bench's sections, for --only (a bit each). */
 #define BENCH_SECTION_MAP(X)                                                                       \
 	X(CPU, "cpu") X(GPU, "gpu") X(ANCHORS, "anchors") X(SWEEPS, "sweeps") X(LDPC, "ldpc")      \
