@@ -65,6 +65,8 @@ static void usage(FILE *f)
 	    "  --max-fer X          highest frame/message error rate that passes (default: any)\n"
 	    "  --allow-loss, --allow-reorder   do not fail on lost / duplicate / reordered data\n"
 	    "  --stamps FILE        the feed's stamps, for latency percentiles\n"
+	    "  --latency-log FILE   with --stamps: each sample as a line \"SENT_S RECEIVED_S SEQ\n"
+	    "                       LATENCY_MS\" (times from the first send), to see when it grew\n"
 	    "  --json               print the report as one JSON object\n"
 	    "  --replay BITS        streams: bit i is source bit i mod BITS (fecd-feed --replay),\n"
 	    "                       checked against a packed copy at memory speed\n");
@@ -93,6 +95,7 @@ enum {
 	OPT_ALLOWLOSS,
 	OPT_ALLOWREORDER,
 	OPT_STAMPS,
+	OPT_LATLOG,
 	OPT_JSON,
 	OPT_REPLAY,
 	OPT_HELP,
@@ -121,6 +124,7 @@ static const struct option sink_longopts[] = {
     {"allow-loss", 0, 0, OPT_ALLOWLOSS},
     {"allow-reorder", 0, 0, OPT_ALLOWREORDER},
     {"stamps", 1, 0, OPT_STAMPS},
+    {"latency-log", 1, 0, OPT_LATLOG},
     {"json", 0, 0, OPT_JSON},
     {"replay", 1, 0, OPT_REPLAY},
     {"help", 0, 0, OPT_HELP},
@@ -246,6 +250,9 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			break;
 		case OPT_STAMPS:
 			o->stamps = arg;
+			break;
+		case OPT_LATLOG:
+			o->latency_log = arg;
 			break;
 		case OPT_JSON:
 			o->json = true;

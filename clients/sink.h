@@ -14,7 +14,7 @@
 #define SINK_MAX_GENS  64
 
 struct sink_opts {
-	const char *endpoint, *input, *stamps;
+	const char *endpoint, *input, *stamps, *latency_log;
 	int sock_type;
 	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
 	int hwm, timeout_ms, deadline_ms;

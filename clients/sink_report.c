@@ -17,6 +17,7 @@ int sink_stamps_match(struct sink *s)
 	uint8_t rec[STAMP_RECORD_LEN];
 	uint64_t *seq = NULL, *ns = NULL;
 	size_t n = 0, cap = 0;
+	FILE *log = NULL;
 	int rc = -1;
 
 	if (!f) {
@@ -31,11 +32,15 @@ int sink_stamps_match(struct sink *s)
 			if (a)
 				seq = a;
 			if (!b)
-				goto out;
+				goto out_nomem;
 			ns = b;
 		}
 		seq[n] = get_le64(rec);
 		ns[n++] = get_le64(rec + 8);
+	}
+	if (s->o.latency_log && !(log = fopen(s->o.latency_log, "w"))) {
+		fprintf(stderr, "fecd-sink: %s: %s\n", s->o.latency_log, strerror(errno));
+		goto out;
 	}
 	for (size_t i = 0; i < s->nlat; i++) {
 		size_t lo = 0, hi = n;
@@ -47,14 +52,27 @@ int sink_stamps_match(struct sink *s)
 			else
 				hi = mid;
 		}
-		if (lo < n && seq[lo] == s->lat_seq[i] &&
-		    lat_add(&s->lat, (int64_t)(s->lat_rx[i] - ns[lo])))
-			goto out;
+		if (lo >= n || seq[lo] != s->lat_seq[i])
+			continue;
+		if (lat_add(&s->lat, (int64_t)(s->lat_rx[i] - ns[lo])))
+			goto out_nomem;
+		if (log)
+			fprintf(log, "%.6f %.6f %" PRIu64 " %.3f\n", (double)(ns[lo] - ns[0]) / 1e9,
+			        (double)(s->lat_rx[i] - ns[0]) / 1e9, seq[lo],
+			        (double)(int64_t)(s->lat_rx[i] - ns[lo]) / 1e6);
 	}
 	rc = 0;
+	if (log && fclose(log)) {
+		fprintf(stderr, "fecd-sink: %s: %s\n", s->o.latency_log, strerror(errno));
+		rc = -1;
+	}
+	log = NULL;
+	goto out;
+out_nomem:
+	fprintf(stderr, "fecd-sink: out of memory reading %s\n", s->o.stamps);
 out:
-	if (rc)
-		fprintf(stderr, "fecd-sink: out of memory reading %s\n", s->o.stamps);
+	if (log)
+		fclose(log);
 	free(seq);
 	free(ns);
 	fclose(f);

@@ -5,7 +5,9 @@
  * it a bare ZeroMQ PUSH/PULL link (threads of this process, TCP loopback) carrying the same bytes
  * in messages of the same size. The feed replays a pre-simulated period (--replay) and the sink
  * checks it at memory speed, so neither limits the daemon. Then the latency at a set input rate
- * (the feed's --stamps, the sink's percentiles). Processes are ended by the PIDs started here.
+ * (the feed's --stamps, the sink's percentiles; each sink's samples in the temporary folder's
+ * latency-N.log, kept with FECD_BENCH_KEEP=1; fecd's own accept-to-publish p99 and its batches'
+ * time on the backend from stats.get). Processes are ended by the PIDs started here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +40,7 @@ struct e2e {
 	pid_t fecd;
 	unsigned nchan;
 	int port;
+	unsigned lat_runs; /* latency runs so far: their sinks' logs are latency-N.log */
 };
 
 static void sleep_ms(int ms)
@@ -173,7 +176,7 @@ struct flow_result {
 static int run_flows(struct e2e *e, unsigned nconn, uint64_t bits, double rate, bool stamps,
                      struct flow_result *res, double *wall)
 {
-	char feed[4096], sink[4096], a[E2E_MAX_CONN][8][160];
+	char feed[4096], sink[4096], a[E2E_MAX_CONN][9][160];
 	pid_t fp[E2E_MAX_CONN], sp[E2E_MAX_CONN];
 	int rc = 0;
 
@@ -190,12 +193,15 @@ static int run_flows(struct e2e *e, unsigned nconn, uint64_t bits, double rate, 
 		snprintf(a[i][5], 160, "%s/sink-%u.json", e->dir, i);
 		snprintf(a[i][6], 160, "%s/feed-%u.log", e->dir, i);
 		snprintf(a[i][7], 160, "%u", i + 1);
+		snprintf(a[i][8], 160, "%s/latency-%u.log", e->dir, e->lat_runs + i);
 		char *sargv[] = {sink,     "--endpoint", a[i][1],   "--until-eos",
 		                 "--json", "--replay",   "1048576", "--max-ber",
 		                 "0.01",   "--timeout",  "20000",   stamps ? "--stamps" : NULL,
-		                 a[i][4],  NULL};
+		                 a[i][4],  "--latency-log", a[i][8], NULL};
 		sp[i] = spawn(sargv, a[i][5]);
 	}
+	if (stamps)
+		e->lat_runs += nconn;
 	sleep_ms(200); /* the sinks connect before the first output leaves */
 	double t0 = bench_now(), last = t0;
 	for (unsigned i = 0; i < nconn; i++) {
@@ -403,7 +409,7 @@ static void latency_row(struct e2e *e, const char *backend, const char *what, do
 	bool pass = run_flows(e, 1, (uint64_t)(rate * secs), 2 * rate, true, res, &wall) == 0;
 	const cJSON *lat = cJSON_GetObjectItem(res[0].report, "latency_ms");
 	cJSON *st = fecd_stats(e, backend);
-	double batch = jnum(st, "batch_p99_ms");
+	double batch = jnum(st, "batch_p99_ms"), own = jnum(st, "lat_p99_ms");
 	double bound = 2.0 * BENCH_FECD_DEADLINE_MS + batch, p99 = jnum(lat, "p99");
 
 	snprintf(label, sizeof(label), "%s, %s", backend, what);
@@ -414,6 +420,7 @@ static void latency_row(struct e2e *e, const char *backend, const char *what, do
 	row_num(row, "p99 ms", p99);
 	row_num(row, "max ms", jnum(lat, "max"));
 	row_num(row, "samples", jnum(lat, "samples"));
+	row_num(row, "fecd p99 ms", own);
 	row_num(row, "batch p99 ms", batch);
 	row_num(row, "bound ms", st ? bound : 0);
 	row_str(row, "p99 in bound", !st ? "?" : p99 <= bound ? "yes" : "NO");
@@ -501,8 +508,8 @@ void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu
 	    "conns",      "Mb/s/conn",   "Mb/s total", "bare Mb/s/conn", "bare total",
 	    "ratio/conn", "ratio total", "BER",        "verified",       NULL};
 	static const char *const lcols[] = {
-	    "input Mb/s", "p50 ms",   "p90 ms",       "p99 ms",   "max ms", "samples",
-	    "batch p99 ms", "bound ms", "p99 in bound", "verified", NULL};
+	    "input Mb/s",   "p50 ms",   "p90 ms",       "p99 ms",   "max ms", "samples",
+	    "fecd p99 ms", "batch p99 ms", "bound ms", "p99 in bound", "verified", NULL};
 	cJSON *es = report_section(r, "e2e",
 	                           "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", ecols);
 	cJSON *ls = report_section(r, "latency", "Latency through fecd at a set input rate", lcols);
