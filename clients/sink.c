@@ -580,7 +580,8 @@ int main(int argc, char **argv)
 	track_init(&s.frame_track);
 	if (info_source_open(&s.src, s.o.input, s.o.seed, "fecd-sink"))
 		return 1;
-	if (frame_table_init(&s.frames, &s.o.sched, s.o.seed) || reserve_bits(&s, 65536)) {
+	if (frame_table_init(&s.frames, &s.o.sched, s.o.seed) || reserve_bits(&s, 65536) ||
+	    (s.o.replay && sink_replay_prepare(&s))) {
 		fprintf(stderr, "fecd-sink: out of memory\n");
 		goto out;
 	}

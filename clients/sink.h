@@ -57,6 +57,11 @@ int sink_stamps_match(struct sink *s);
 int sink_replay_compare(struct sink *s, uint64_t pos, const uint8_t *rx, size_t n,
                         uint64_t *errors);
 void sink_replay_free(struct sink *s);
+/* Builds the copies before the first message, so that building them does not hold up receiving
+ * (and the latency measured); messages up to SINK_REPLAY_PREPARED_BITS long need no more. Returns
+ * 0 or -1 (out of memory). */
+#define SINK_REPLAY_PREPARED_BITS ((1u << 21) + 8)
+int sink_replay_prepare(struct sink *s);
 /* Prints the report (text or JSON); returns true when every expectation held. */
 bool sink_report(struct sink *s);
 
