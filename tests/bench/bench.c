@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 		report_skip(report_section(&r, "latency", "Latency through fecd", none),
 		            "not asked for (--no-e2e, --only)");
 	} else {
-		bench_e2e(&r, &o, have_gpu);
+		bench_e2e(&r, &o, &d, have_gpu);
 	}
 	progress("done");
 	print_header(r.root);

@@ -145,6 +145,7 @@ void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench
 void bench_sweeps(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
                   struct bench_data *d);
 void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_data *d);
-void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu);
+void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct bench_data *d,
+               bool have_gpu);
 
 #endif

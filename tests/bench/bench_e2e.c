@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,6 +37,7 @@ extern char **environ;
 
 struct e2e {
 	const struct bench_opts *o;
+	const struct bench_data *d; /* the decoder alone on the same code, for the CPU's ratio */
 	char dir[64];
 	pid_t fecd;
 	unsigned nchan;
@@ -66,13 +68,15 @@ static pid_t spawn(char *const argv[], const char *out_path)
 }
 
 /* Waits for pid at most secs; ends it (TERM, then KILL) when it outlives that. Returns the exit
- * status, or -1. */
-static int reap(pid_t pid, double secs)
+ * status, or -1; *cpu_s (optional) gets the CPU seconds the process used. */
+static int reap_cpu(pid_t pid, double secs, double *cpu_s)
 {
 	double end = bench_now() + secs;
+	struct rusage ru;
 	int st;
 
-	while (waitpid(pid, &st, WNOHANG) == 0) {
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(pid, &st, WNOHANG, &ru) == 0) {
 		if (bench_now() > end) {
 			kill(pid, SIGTERM);
 			sleep_ms(500);
@@ -82,7 +86,15 @@ static int reap(pid_t pid, double secs)
 		}
 		sleep_ms(2);
 	}
+	if (cpu_s)
+		*cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		         ru.ru_stime.tv_usec / 1e6;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int reap(pid_t pid, double secs)
+{
+	return reap_cpu(pid, secs, NULL);
 }
 
 static int fecd_start(struct e2e *e, const char *backend, char *why, size_t whylen)
@@ -167,6 +179,7 @@ static double jnum(const cJSON *o, const char *k)
 
 struct flow_result {
 	double bits, secs, ber;
+	double client_cpu_s; /* CPU seconds its feed and sink used */
 	bool pass;
 	cJSON *report;
 };
@@ -215,12 +228,14 @@ static int run_flows(struct e2e *e, unsigned nconn, uint64_t bits, double rate, 
 	for (unsigned i = 0; i < nconn; i++) {
 		double limit = 120 + (rate > 0 ? 2.0 * (double)bits / rate : 0);
 
-		if (fp[i] < 0 || reap(fp[i], limit) != 0)
+		if (fp[i] < 0 || reap_cpu(fp[i], limit, &res[i].client_cpu_s) != 0)
 			rc = -1;
 	}
 	for (unsigned i = 0; i < nconn; i++) {
-		int st = sp[i] > 0 ? reap(sp[i], 60) : -1;
+		double sink_cpu = 0;
+		int st = sp[i] > 0 ? reap_cpu(sp[i], 60, &sink_cpu) : -1;
 
+		res[i].client_cpu_s += sink_cpu;
 		if (bench_now() > last)
 			last = bench_now();
 		res[i].report = sink_report(a[i][5]);
@@ -429,6 +444,25 @@ static void latency_row(struct e2e *e, const char *backend, const char *what, do
 	cJSON_Delete(res[0].report);
 }
 
+/* The CPU backend's yardstick: the decoder alone (fec_decode on threads, no daemon) on the cores
+ * that the feeds and sinks left free, on the same code; the row gets both and their ratio. */
+static void decoder_alone(struct e2e *e, cJSON *row, double through, double client_cores)
+{
+	double free_cores = e->o->threads - client_cores, rate;
+	unsigned threads = free_cores < 1 ? 1 : (unsigned)(free_cores + 0.5);
+	uint8_t *out = calloc(e->d->njobs, e->d->out_stride);
+
+	if (!out)
+		return;
+	progress("e2e: the decoder alone on %u threads (feeds and sinks used %.2f cores)", threads,
+	         client_cores);
+	rate = bench_cpu_rate(e->d, threads, e->o->cpu_jobs, e->o->min_secs, out);
+	free(out);
+	row_num(row, "client cores", client_cores);
+	row_num(row, "decoder Mb/s", rate > 0 ? rate / 1e6 : 0);
+	row_num(row, "ratio decoder", rate > 0 ? through / rate : 0);
+}
+
 static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls)
 {
 	const struct bench_opts *o = e->o;
@@ -444,7 +478,7 @@ static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls
 	}
 	for (unsigned c = 0; c < 2; c++) {
 		unsigned n = counts[c];
-		double wall = 0, bare_per = 0, bare_total = 0, per = 0, sum = 0, ber = 0;
+		double wall = 0, bare_per = 0, bare_total = 0, per = 0, sum = 0, ber = 0, cpu_s = 0;
 		uint64_t bare_bits = o->short_mode ? (8u << 20) : (1u << 30), bits = o->e2e_bits;
 		bool pass;
 
@@ -465,6 +499,7 @@ static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls
 			per += res[i].secs > 0 ? res[i].bits / res[i].secs / n : 0;
 			sum += res[i].bits;
 			ber += res[i].ber / n;
+			cpu_s += res[i].client_cpu_s;
 			cJSON_Delete(res[i].report);
 		}
 		if (n == 1)
@@ -481,6 +516,8 @@ static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls
 		        bare_total > 0 && wall > 0 ? sum / wall / bare_total : 0);
 		row_num(row, "BER", ber);
 		row_str(row, "verified", pass ? "yes" : "FAIL");
+		if (!strcmp(backend, "cpu") && wall > 0)
+			decoder_alone(e, row, sum / wall, cpu_s / wall);
 		if (n == counts[1])
 			break;
 	}
@@ -502,18 +539,20 @@ static void remove_dir(const char *dir)
 		progress("e2e: could not remove %s", dir);
 }
 
-void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu)
+void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct bench_data *d,
+               bool have_gpu)
 {
 	static const char *const ecols[] = {
 	    "conns",      "Mb/s/conn",   "Mb/s total", "bare Mb/s/conn", "bare total",
-	    "ratio/conn", "ratio total", "BER",        "verified",       NULL};
+	    "ratio/conn", "ratio total", "BER",        "verified",       "client cores",
+	    "decoder Mb/s", "ratio decoder", NULL};
 	static const char *const lcols[] = {
 	    "input Mb/s",   "p50 ms",   "p90 ms",       "p99 ms",   "max ms", "samples",
 	    "fecd p99 ms", "batch p99 ms", "bound ms", "p99 in bound", "verified", NULL};
 	cJSON *es = report_section(r, "e2e",
 	                           "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", ecols);
 	cJSON *ls = report_section(r, "latency", "Latency through fecd at a set input rate", lcols);
-	struct e2e e = {.o = o, .fecd = -1, .port = o->port};
+	struct e2e e = {.o = o, .d = d, .fecd = -1, .port = o->port};
 	char path[4096];
 
 	e.nchan = o->short_mode ? 2 : 4;
@@ -535,7 +574,8 @@ void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu
 	            "messages of %u symbols (+%u-byte header), one channel per connection; "
 	            "Mb/s = decoded information bits; bare ZeroMQ carries the same bytes; batches: "
 	            "cpu --cpu-jobs, cuda the daemon's default (batch.jobs and batch.inflight 0: "
-	            "the backend's choice)",
+	            "the backend's choice); the CPU backend beside the decoder alone on the cores the "
+	            "feeds and sinks left free (client cores: the CPU they used over the run)",
 	            E2E_MSG_SYMS, E2E_HDR_BYTES);
 	e2e_backend(&e, "cpu", es, ls);
 	if (have_gpu)
