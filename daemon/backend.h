@@ -18,6 +18,13 @@ struct backend;
 /* Where a batch was decoded (the CUDA backend hands some to its CPU backend). */
 enum backend_ran { BACKEND_RAN_CPU, BACKEND_RAN_GPU };
 
+/* A batch's geometry: jobs, and per job its input elements (of in_elem bytes), packed output
+ * bytes and soft values (0: none). */
+struct backend_shape {
+	uint32_t jobs;
+	size_t in_stride, in_elem, out_stride, soft_stride;
+};
+
 struct backend_task {
 	const struct fec_decoder *dec; /* kept alive by the submitter until done runs */
 	uint32_t channel; /* the submitter's channel: its batches share its GPU lanes */
@@ -50,6 +57,12 @@ struct backend_ops {
 	 * keeps this backend busy for the code. NULL: the CPU's (backend_cpu_batch_defaults). */
 	void (*batch_defaults)(struct backend *b, const struct fec_spec *spec, uint32_t *jobs,
 	                       uint32_t *inflight);
+	/* Readies what a channel's batches of this shape decoded by dec will need (a GPU decoder,
+	 * lanes, device buffers), so that its first batch does not wait for them. Called when a
+	 * channel or its code is set up, off the hot path; a failure only means the first batch
+	 * does the work. NULL: nothing to ready. */
+	void (*prepare)(struct backend *b, uint32_t channel, const struct fec_decoder *dec,
+	                const struct backend_shape *shape);
 	/* Fills a JSON object for backend.info. */
 	void (*info)(struct backend *b, struct cJSON *obj);
 	/* Fills the counters above, from any thread; NULL: a backend without a GPU. */

@@ -175,6 +175,13 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uin
 		         ep->cfg.batch_jobs, BATCH_BYTES_MAX >> 20);
 		goto out_destroy;
 	}
+	if (be && be->ops->prepare)
+		be->ops->prepare(be, cc->id, ep->dec,
+		                 &(struct backend_shape){.jobs = ep->cfg.batch_jobs,
+		                                         .in_stride = ep->in_stride,
+		                                         .in_elem = ep->in_elem,
+		                                         .out_stride = ep->out_stride,
+		                                         .soft_stride = ep->soft_stride});
 	return ep;
 
 out_destroy:
