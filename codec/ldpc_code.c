@@ -75,17 +75,15 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 	int ret;
 
 	if (n == 0 || m == 0 || n > LDPC_N_MAX || m > LDPC_N_MAX)
-		return ldpc__err(err, errlen, "%s: %u columns and %u rows; expected 1..%u of each",
-		                 name, n, m, LDPC_N_MAX);
+		return ldpc__err(err, errlen, "%s: expected 1..%u columns and rows, found %s", name,
+		                 LDPC_N_MAX, n == 0 || m == 0 ? "none" : "more");
 	if (nnz > (size_t)LDPC_DEG_MAX * n)
-		return ldpc__err(err, errlen, "%s: %zu edges is more than %u columns allow", name,
-		                 nnz, n);
+		return ldpc__err(err, errlen,
+		                 "%s: more entries than its columns hold (%u each at most)", name,
+		                 LDPC_DEG_MAX);
 	for (size_t i = 0; i < nnz; i++)
 		if (erow[i] >= m || ecol[i] >= n)
-			return ldpc__err(err, errlen,
-			                 "%s: entry at row %u column %u is outside the %u x %u "
-			                 "matrix",
-			                 name, erow[i] + 1, ecol[i] + 1, m, n);
+			return ldpc__err(err, errlen, "%s: an entry lies outside the matrix", name);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -FEC_ENOMEM;
@@ -116,8 +114,8 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 		uint32_t deg = h->row_start[r + 1] - h->row_start[r];
 
 		if (deg > LDPC_DEG_MAX) {
-			ret = ldpc__err(err, errlen, "%s: row %u has weight %u; at most %u allowed",
-			                name, r + 1, deg, LDPC_DEG_MAX);
+			ret = ldpc__err(err, errlen, "%s: a row has more than %u entries", name,
+			                LDPC_DEG_MAX);
 			goto out_free_code;
 		}
 		for (uint32_t i = 1; i < deg; i++) {
@@ -131,9 +129,7 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 		}
 		for (uint32_t i = 1; i < deg; i++)
 			if (rc[i] == rc[i - 1]) {
-				ret = ldpc__err(err, errlen,
-				                "%s: duplicate entry at row %u column %u", name,
-				                r + 1, rc[i] + 1);
+				ret = ldpc__err(err, errlen, "%s: an entry is given twice", name);
 				goto out_free_code;
 			}
 	}
@@ -142,9 +138,8 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 		h->col_start[h->row_col[e] + 1]++;
 	for (uint32_t v = 0; v < n; v++) {
 		if (h->col_start[v + 1] > LDPC_DEG_MAX) {
-			ret = ldpc__err(err, errlen,
-			                "%s: column %u has weight %u; at most %u allowed", name,
-			                v + 1, h->col_start[v + 1], LDPC_DEG_MAX);
+			ret = ldpc__err(err, errlen, "%s: a column has more than %u entries", name,
+			                LDPC_DEG_MAX);
 			goto out_free_code;
 		}
 		h->col_start[v + 1] += h->col_start[v];
@@ -178,7 +173,8 @@ int ldpc__code_finish(struct ldpc_code *c, const uint32_t *parity_pref, char *er
 		if (h->col_start[v + 1] - h->col_start[v] > c->max_col_deg)
 			c->max_col_deg = h->col_start[v + 1] - h->col_start[v];
 	if (c->punct >= h->n)
-		return ldpc__err(err, errlen, "%s: all %u columns punctured", c->name, h->n);
+		return ldpc__err(err, errlen, "%s: expected some columns sent, found all punctured",
+		                 c->name);
 	c->n_tx = h->n - c->punct;
 	ret = ldpc__layers_build(c);
 	if (ret)

@@ -16,7 +16,8 @@ int ldpc__err(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 
 /* A new code (zeroed, name set) holding the n x m matrix built from nnz edges (erow[i], ecol[i]),
  * 0-based; edges may come in any order. Out-of-range and duplicate edges, and sizes or degrees
- * past LDPC_N_MAX / LDPC_DEG_MAX, are errors naming `name`. */
+ * past LDPC_N_MAX / LDPC_DEG_MAX, are errors naming `name` (and no value: the edges may come
+ * from a file). */
 int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32_t *erow,
                           const uint32_t *ecol, size_t nnz, struct ldpc_code **out, char *err,
                           size_t errlen);
@@ -42,7 +43,8 @@ int ldpc__gen_regular(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struc
 int ldpc__gen_peg(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struct ldpc_code **out,
                   char *err, size_t errlen);
 
-/* Lines of numbers in a text, for the parsers' messages "name:line: expected ..., found ...". */
+/* Lines of numbers in a text, for the parsers' messages "name:line: expected ..., found ...",
+ * which describe what was found without quoting it. */
 struct ldpc__reader {
 	const char *name;
 	const char *p;   /* start of the next line */
@@ -59,9 +61,14 @@ bool ldpc__is_blank(char ch);
 /* The next line holding something other than blanks and not starting with '#'; at the end,
  * false with rd->line one past the last line (where the missing one was expected). */
 bool ldpc__next_line(struct ldpc__reader *rd);
-/* Exactly want numbers on the next line, each in lo..hi; what names them in messages. */
+/* Exactly want numbers on the next line, each in lo..hi. Messages say what the line should hold
+ * (what: "2 sizes 'N M' (columns rows)") and each number (each: "a size in 1..1048576"). */
 int ldpc__line_nums(struct ldpc__reader *rd, long *vals, unsigned want, long lo, long hi,
-                    const char *what);
+                    const char *what, const char *each);
+/* The kind of token [s, e) that is not a number: "a word", "a malformed number", ... */
+const char *ldpc__token_kind(const char *s, const char *e);
+/* v outside lo..something, said without v: "a larger number", "a negative number", ... */
+const char *ldpc__range_miss(long v, long lo);
 
 /* Reads a whole file (NUL-terminated) into *text. */
 int ldpc__read_file(const char *path, char **text, char *err, size_t errlen);
