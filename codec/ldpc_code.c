@@ -1,7 +1,7 @@
 /*
  * LDPC codes as data: the sparse parity-check matrix in both orientations built from an edge
- * list, the codes folder, loading a code by the name in its spec (file,
- * 5G NR base graph or generator) and the syndrome check.
+ * list, loading a code by the name in its spec (file, 5G NR base graph or generator) and the
+ * syndrome check. Files are found and read by ldpc_file.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,11 +10,6 @@
 
 #include "fec.h"
 #include "ldpc_code_impl.h"
-
-#define LDPC_CODES_DIR_DEFAULT "/usr/share/fecd/codes"
-
-static char codes_dir[1024];
-static bool codes_dir_set;
 
 int ldpc__err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -26,22 +21,6 @@ int ldpc__err(char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -FEC_EINVAL;
-}
-
-void ldpc_codes_dir_set(const char *dir)
-{
-	codes_dir_set = dir != NULL;
-	snprintf(codes_dir, sizeof(codes_dir), "%s", dir ? dir : "");
-}
-
-const char *ldpc_codes_dir(void)
-{
-	const char *env;
-
-	if (codes_dir_set)
-		return codes_dir;
-	env = getenv("FECD_CODES_DIR");
-	return env && *env ? env : LDPC_CODES_DIR_DEFAULT;
 }
 
 static void matrix_free(struct ldpc_matrix *h)
@@ -204,18 +183,13 @@ static bool ends_with(const char *s, const char *suffix)
 	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
-/* A file named by the spec: absolute, or relative to the codes folder. */
+/* A file named by the spec, found by the path policy (ldpc_file.c). */
 static int load_file(const char *code, uint32_t z, struct ldpc_code **out, char *err, size_t errlen)
 {
-	char path[LDPC_CODE_TEXT_MAX + 1100];
 	char *text;
 	int ret;
 
-	if (code[0] == '/')
-		snprintf(path, sizeof(path), "%s", code);
-	else
-		snprintf(path, sizeof(path), "%s/%s", ldpc_codes_dir(), code);
-	ret = ldpc__read_file(path, &text, err, errlen);
+	ret = ldpc__read_code_file(code, &text, err, errlen);
 	if (ret)
 		return ret;
 	if (ends_with(code, ".qc"))
@@ -228,7 +202,7 @@ static int load_file(const char *code, uint32_t z, struct ldpc_code **out, char 
 
 static int load_nr(int bg, uint32_t z, struct ldpc_code **out, char *err, size_t errlen)
 {
-	char path[1100], name[32];
+	char file[32], name[32];
 	char *text;
 	int ret;
 
@@ -238,11 +212,11 @@ static int load_nr(int bg, uint32_t z, struct ldpc_code **out, char *err, size_t
 		                 "%s: z=%u is not a lifting size of 38.212 table 5.3.2-1 "
 		                 "(a * 2^j, a in 2,3,5,7,9,11,13,15, up to 384)",
 		                 name, z);
-	snprintf(path, sizeof(path), "%s/5G_bg%d.csv", ldpc_codes_dir(), bg);
-	ret = ldpc__read_file(path, &text, err, errlen);
+	snprintf(file, sizeof(file), "5G_bg%d.csv", bg);
+	ret = ldpc__read_code_file(file, &text, err, errlen);
 	if (ret)
 		return ret;
-	ret = ldpc_nr_parse(text, path, bg, z, out, err, errlen);
+	ret = ldpc_nr_parse(text, file, bg, z, out, err, errlen);
 	free(text);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #ifndef LDPC_CODE_IMPL_H
 #define LDPC_CODE_IMPL_H
 
+#include <limits.h>
 #include <stdarg.h>
 
 #include "ldpc.h"
@@ -70,7 +71,21 @@ const char *ldpc__token_kind(const char *s, const char *e);
 /* v outside lo..something, said without v: "a larger number", "a negative number", ... */
 const char *ldpc__range_miss(long v, long lo);
 
-/* Reads a whole file (NUL-terminated) into *text. */
-int ldpc__read_file(const char *path, char **text, char *err, size_t errlen);
+/* A code file a spec names, as the path policy finds it (ldpc_file.c). */
+struct ldpc__code_file {
+	char dir[1024];                            /* the codes folder at the time */
+	char shown[1024 + LDPC_CODE_TEXT_MAX + 2]; /* the path as messages name it */
+	char path[PATH_MAX];                       /* what is opened: shown, or its real path */
+	bool confined;                             /* LDPC_PATHS_CODES_DIR was in force */
+};
+
+/* Where the file `name` (a spec's code text, or a file of the folder such as "5G_bg1.csv") is
+ * under the path policy; -FEC_EINVAL with a message when the policy refuses it or the name does
+ * not resolve. Looks nothing up outside the folder when confined. */
+int ldpc__code_path(const char *name, struct ldpc__code_file *f, char *err, size_t errlen);
+
+/* Reads the file `name` names (ldpc__code_path) whole into *text, NUL-terminated: a regular
+ * file of at most LDPC_FILE_MAX bytes holding no NUL byte. -FEC_ETIME past the build deadline. */
+int ldpc__read_code_file(const char *name, char **text, char *err, size_t errlen);
 
 #endif

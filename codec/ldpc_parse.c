@@ -1,50 +1,16 @@
 /*
- * Parity-check matrices from text: reading files, lines of numbers, and MacKay's alist format
- * (ldpc_qc.c reads the quasi-cyclic ones). Every complaint names the file, the 1-based line and what was expected
+ * Parity-check matrices from text: lines of numbers, and MacKay's alist format (ldpc_qc.c reads
+ * the quasi-cyclic ones). Every complaint names the file, the 1-based line and what was expected
  * there, since these files are edited by hand; what was found is described by its kind, never
  * quoted, and no value read from the file is repeated (a path may name a file that is no code):
  * expectations that come from earlier lines name the line they come from.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fec.h"
 #include "ldpc_code_impl.h"
-
-#define LDPC_FILE_MAX (512u << 20)
-
-int ldpc__read_file(const char *path, char **text, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long len;
-
-	if (!f)
-		return ldpc__err(err, errlen, "cannot open %s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || len > (long)LDPC_FILE_MAX ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return ldpc__err(err, errlen,
-		                 "cannot read %s: not a regular file of at most %u bytes", path,
-		                 LDPC_FILE_MAX);
-	}
-	buf = malloc((size_t)len + 1);
-	if (!buf) {
-		fclose(f);
-		return -FEC_ENOMEM;
-	}
-	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		fclose(f);
-		return ldpc__err(err, errlen, "cannot read %s", path);
-	}
-	fclose(f);
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
-}
 
 /* ---- Lines of numbers ---- */
 

@@ -2,7 +2,8 @@
  * The bad-file table: malformed alist, .qc and 38.212 base-graph texts, each of which must fail
  * with -FEC_EINVAL and a message naming the file, the 1-based line and what was expected there,
  * quoting nothing of the file; texts that are no code at all (a password file, a key, binary
- * junk), read as every kind, likewise; and the 38.212 lifting sizes.
+ * junk), read as every kind, likewise; and the 38.212 lifting sizes. Reading files and the
+ * path policy are test_ldpc_files.c's.
  */
 #include <stdio.h>
 #include <string.h>
