@@ -28,9 +28,9 @@ static const char *const framing_names[] = {"message", "asm", NULL};
 
 static const struct fec_param_desc ldpc_params[] = {
     {"code", FEC_PARAM_STRING, 0, LDPC_CODE_TEXT_MAX - 1, 0, NULL, NULL,
-     "the parity-check matrix: an alist file or a .qc base matrix (relative paths are in the "
-     "codes folder), nr-bg1 or nr-bg2 (5G NR, lifted by z), regular or peg (generated: n, dv, "
-     "dc, seed)"},
+     "the parity-check matrix: an alist file or a .qc base matrix (a path relative to the "
+     "codes folder; fecd takes no other unless codes_paths is \"any\"), nr-bg1 or nr-bg2 (5G "
+     "NR, lifted by z), regular or peg (generated: n, dv, dc, seed)"},
     {"z", FEC_PARAM_INT, 0, LDPC_N_MAX, 0, NULL, "0",
      "lifting size: nr-bg1/nr-bg2 (a 38.212 lifting size), or a .qc file's (0: its own)"},
     {"n", FEC_PARAM_INT, 0, LDPC_N_MAX, 0, NULL, "0", "regular/peg: code length"},
