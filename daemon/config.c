@@ -64,6 +64,13 @@ static void global_defaults(struct fecd_config *cfg)
 	settings_defaults(fecd_global_settings, cfg);
 }
 
+/* Puts the configuration's codes folder and path policy in force in the codec. */
+static void codes_apply(const struct fecd_config *cfg)
+{
+	ldpc_codes_dir_set(cfg->codes_dir[0] ? cfg->codes_dir : NULL);
+	ldpc_codes_paths_set(cfg->codes_paths);
+}
+
 static void default_channel(struct fecd_config *cfg)
 {
 	cfg->nchannels = 1;
@@ -75,6 +82,7 @@ void fecd_config_defaults(struct fecd_config *cfg)
 {
 	global_defaults(cfg);
 	config_default_socket(cfg->control_socket, sizeof(cfg->control_socket));
+	codes_apply(cfg);
 	default_channel(cfg);
 }
 
@@ -259,6 +267,7 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	const cJSON *chans;
 	cJSON *root;
 	char where[48], *prev_dir;
+	enum ldpc_paths prev_paths;
 	int ret = -EINVAL;
 
 	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
@@ -289,23 +298,27 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	                                      "socket"))
 		config_default_socket(tmp->control_socket, sizeof(tmp->control_socket));
 	/* Codes given as relative paths or presets are read while the channels are parsed, from
-	 * the codes folder this file names; a file that fails leaves the folder as it was. */
+	 * the codes folder this file names and under its path policy; a file that fails leaves
+	 * both as they were. */
 	prev_dir = strdup(ldpc_codes_dir());
 	if (!prev_dir) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out_tmp;
 	}
-	ldpc_codes_dir_set(tmp->codes_dir[0] ? tmp->codes_dir : NULL);
+	prev_paths = ldpc_codes_paths();
+	codes_apply(tmp);
 	chans = cJSON_GetObjectItemCaseSensitive(root, "channels");
 	if (chans)
 		ret = parse_channels(chans, tmp, err, errlen);
 	else
 		default_channel(tmp);
-	if (ret == 0)
+	if (ret == 0) {
 		memcpy(cfg, tmp, sizeof(*cfg));
-	else
+	} else {
 		ldpc_codes_dir_set(prev_dir);
+		ldpc_codes_paths_set(prev_paths);
+	}
 	free(prev_dir);
 out_tmp:
 	free(tmp);

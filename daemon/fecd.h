@@ -75,6 +75,7 @@ struct fecd_config {
 	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
 	char log_level[16];
 	char codes_dir[FECD_CODES_DIR_MAX]; /* LDPC code files; empty: the codec's default */
+	enum ldpc_paths codes_paths;        /* which code paths are read: the folder's, or any */
 	uint32_t nchannels;
 	struct chan_config channels[FECD_MAX_CHANNELS];
 };

@@ -610,9 +610,11 @@ void fecd_stats_tick(struct fecd *d)
 
 void fecd_set_globals(struct fecd *d, const struct fecd_config *cfg)
 {
-	/* Only the log level and the codes folder change live (reload.c says so of the others);
-	 * keeping the rest as they run makes config.get tell the truth. The folder itself was put
-	 * in force when the file was parsed (config.c), before its channels' codes were read. */
+	/* Only the log level, the codes folder and its path policy change live (reload.c says so
+	 * of the others); keeping the rest as they run makes config.get tell the truth. The folder
+	 * and the policy were put in force when the file was parsed (config.c), before its
+	 * channels' codes were read. */
 	snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", cfg->log_level);
 	snprintf(d->cfg.codes_dir, sizeof(d->cfg.codes_dir), "%s", cfg->codes_dir);
+	d->cfg.codes_paths = cfg->codes_paths;
 }

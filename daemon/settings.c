@@ -52,6 +52,8 @@ static const struct setting_choice gr_formats[] = {
 static const struct setting_choice gr_tags[] = {
     {"auto", GR_TAGS_AUTO}, {"on", GR_TAGS_ON}, {"off", GR_TAGS_OFF}, {0}};
 static const struct setting_choice polarities[] = {{"zero", 0}, {"one", 1}, {0}};
+static const struct setting_choice code_paths[] = {
+    {"codes_dir", LDPC_PATHS_CODES_DIR}, {"any", LDPC_PATHS_ANY}, {0}};
 
 const struct setting fecd_global_settings[] = {
     {"control.socket", SET_STRING, G(control_socket), .check = check_socket_path,
@@ -96,6 +98,11 @@ const struct setting fecd_global_settings[] = {
      .help = "folder of LDPC code files: code presets and relative code paths are read there; "
              "empty: $FECD_CODES_DIR, else /usr/share/fecd/codes; a change applies to codes "
              "loaded after it"},
+    {"codes_paths", SET_ENUM, G(codes_paths), .choices = code_paths, .def = "codes_dir",
+     .flags = SET_LIVE,
+     .help = "which LDPC code files a channel's code may name: codes_dir (paths relative to "
+             "codes_dir that stay inside it, links followed; no absolute paths, no \"..\") or "
+             "any (also absolute paths and paths leading out of it: any file fecd can read)"},
     {"linger_ms", SET_U32, G(linger_ms), 0, 600000, .def = "5000",
      .help = "on shutdown, how long decoded output may take to leave before it is dropped"},
     {"stats_interval_ms", SET_U32, G(stats_interval_ms), 100, 60000, .def = "1000",
