@@ -240,8 +240,13 @@ int feed_send_wire(struct feed *f, const uint8_t *wire, size_t n, uint16_t flags
 		return 0;
 	}
 	pace(f);
-	if (f->stamps)
+	if (f->stamps) {
 		write_stamp(f, seq);
+		/* The sink reads the stamps once it has the end of the stream: they must be in the
+		 * file before the message that ends it leaves. */
+		if (flags & FECD_IN_END_OF_STREAM)
+			fflush(f->stamps);
+	}
 	if (f->o.gnuradio)
 		rc = send_gnuradio(f, seq, wire, len, n);
 	else

@@ -13,6 +13,7 @@
 #include "channel.h"
 #include "log.h"
 #include "loops.h"
+#include "offload.h"
 #include "service.h"
 
 #define BIND_RETRY_MS     20
@@ -107,8 +108,8 @@ static void epoch_batch_auto(struct epoch *ep, struct backend *be)
 		c->max_inflight = inflight;
 }
 
-struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uint32_t gen,
-                           char *err, size_t errlen)
+struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, char *err,
+                           size_t errlen)
 {
 	struct epoch *ep = calloc(1, sizeof(*ep));
 	const struct fec_info *in;
@@ -119,12 +120,15 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uin
 		return NULL;
 	}
 	ep->refs = 1;
-	ep->gen = gen;
 	ep->cfg = *cc;
 	ep->at_seq = UINT64_MAX;
 	rc = fec_decoder_create(&cc->spec, &ep->dec);
 	if (rc < 0) {
-		snprintf(err, errlen, "code: cannot build its decoder: %s", fec_strerror(rc));
+		if (rc == -FEC_ETIME)
+			build_limit_message(err, errlen, "code");
+		else
+			snprintf(err, errlen, "code: cannot build its decoder: %s",
+			         fec_strerror(rc));
 		free(ep);
 		return NULL;
 	}
@@ -478,18 +482,20 @@ static int init_timer(struct channel *ch, uv_timer_t *t, bool *open)
 }
 
 int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
-                   const struct chan_config *cc, struct channel **out, char *err, size_t errlen)
+                   const struct chan_config *cc, struct epoch *ep, struct channel **out, char *err,
+                   size_t errlen)
 {
 	struct channel *ch;
 	int rc;
 
 	rc = check_config(cc, err, errlen);
 	if (rc)
-		return rc;
+		goto out_put;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch) {
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out_put;
 	}
 	ch->d = d;
 	ch->dl = dl;
@@ -500,11 +506,8 @@ int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
 	ch->state = CHAN_RUNNING;
 	pthread_mutex_init(&ch->done_lock, NULL);
 	stats_init(&ch->stats, now_ns());
-	ch->in_ep = epoch_create(cc, fecd_backend(d), 1, err, errlen);
-	if (!ch->in_ep) {
-		rc = -EINVAL;
-		goto out_close;
-	}
+	ch->in_ep = ep;
+	ch->in_ep->gen = 1;
 	ch->max_inflight = ch->in_ep->cfg.max_inflight;
 	rc = batcher_prepare(ch, ch->in_ep);
 	if (rc) {
@@ -530,33 +533,39 @@ int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
 out_close:
 	channel_finalize(ch);
 	return rc;
+out_put:
+	epoch_put(ep);
+	return rc;
 }
 
 /* ---- Updates */
 
-int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at_seq, char *err,
-                   size_t errlen)
+int channel_update(struct channel *ch, const struct chan_config *cc, struct epoch *ep,
+                   uint64_t at_seq, char *err, size_t errlen)
 {
-	struct epoch *ep, *last = ch->npending ? ch->pending[ch->npending - 1] : NULL;
+	struct epoch *last = ch->npending ? ch->pending[ch->npending - 1] : NULL;
 	bool replace = false;
 	int rc;
 
 	if (ch->state != CHAN_RUNNING) {
 		snprintf(err, errlen, "the channel is closing");
-		return -ENOENT;
+		rc = -ENOENT;
+		goto out_put;
 	}
 	rc = check_config(cc, err, errlen);
 	if (!rc)
 		rc = check_fixed(&ch->cfg, cc, err, errlen);
 	if (rc)
-		return rc;
+		goto out_put;
+	rc = -ERANGE;
 	if (at_seq != UINT64_MAX && ch->have_seq && at_seq <= ch->last_seq) {
 		snprintf(err, errlen,
 		         "at_seq %llu has already passed: the last sequence number "
 		         "received is %llu; expected a later one (or none: from the next message)",
 		         (unsigned long long)at_seq, (unsigned long long)ch->last_seq);
-		return -ERANGE;
+		goto out_put;
 	}
+	rc = -EBUSY;
 	if (last) {
 		if (last->at_seq == at_seq) {
 			replace = true;
@@ -565,24 +574,21 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 			         "an update is already waiting for sequence number "
 			         "%llu; expected at_seq after it",
 			         (unsigned long long)last->at_seq);
-			return -EBUSY;
+			goto out_put;
 		} else if (ch->npending == CHAN_PENDING_MAX) {
 			snprintf(err, errlen,
 			         "%d updates are already waiting for their sequence "
 			         "numbers; expected fewer",
 			         CHAN_PENDING_MAX);
-			return -EBUSY;
+			goto out_put;
 		}
 	}
-	ep = epoch_create(cc, fecd_backend(ch->d), ch->gen + 1, err, errlen);
-	if (!ep)
-		return -EINVAL;
+	ep->gen = ch->gen + 1;
 	ep->at_seq = at_seq;
 	rc = batcher_prepare(ch, ep);
 	if (rc) {
 		snprintf(err, errlen, "out of memory for the new batch buffers");
-		epoch_put(ep);
-		return rc;
+		goto out_put;
 	}
 	if (replace)
 		epoch_put(ch->pending[--ch->npending]);
@@ -597,6 +603,9 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 		log_info("channel %s: code generation %u takes effect at sequence number %llu",
 		         ch->cfg.name, ep->gen, (unsigned long long)at_seq);
 	return 0;
+out_put:
+	epoch_put(ep);
+	return rc;
 }
 
 /* ---- Read access */

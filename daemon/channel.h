@@ -245,10 +245,12 @@ struct channel {
 uint64_t now_ns(void);
 
 /* channel.c */
-/* be: whose batch geometry fills in batch.jobs / batch.inflight left at 0 (auto); ep->cfg holds
- * the numbers in force. */
-struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uint32_t gen,
-                           char *err, size_t errlen);
+/* Builds the code and its decoder (slow: off the loop thread, fecd_epoch_build; pure but for
+ * reading be's batch defaults, which takes the backend's lock where it has state). be: whose
+ * batch geometry fills in batch.jobs / batch.inflight left at 0 (auto); ep->cfg holds the numbers
+ * in force. The generation is set when a channel takes the epoch. */
+struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, char *err,
+                           size_t errlen);
 void epoch_put(struct epoch *ep);
 static inline struct epoch *epoch_get(struct epoch *ep)
 {

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "ctlpath.h"
 #include "log.h"
+#include "offload.h"
 #include "settings.h"
 
 #define CONFIG_MAX_BYTES (16u << 20)
@@ -234,6 +235,7 @@ static int parse_channels(const cJSON *arr, struct fecd_config *cfg, char *err, 
 	}
 	for (const cJSON *c = arr->child; c; c = c->next, n++) {
 		snprintf(prefix, sizeof(prefix), "channels[%u]", n);
+		build_limit_restart(); /* each channel's code gets the whole limit (a reload's) */
 		ret = chan_config_parse(c, NULL, &cfg->channels[n], prefix, err, errlen);
 		if (ret)
 			return ret;

@@ -18,6 +18,15 @@
  * Batch requests (JSON arrays) are refused with -32600: fecdctl and scripts send one request per
  * line, and a batch would let one line cost an unbounded amount of work. Notifications (no "id")
  * are carried out and get no response.
+ *
+ * Methods that build codes (channel.create, channel.update) go on off the loop thread (rpc_start)
+ * and are answered when done; other clients are served meanwhile. A client's answers keep the
+ * order of its requests: while one of its requests is in flight, what it sends next is held
+ * (up to HOLD_CAP bytes, then reading from it pauses) and looked at once the answer is out. A
+ * client that goes away (EOF) while a request is in flight is closed at once: the request is
+ * still carried out (a channel created, or the error logged), its answer and anything held are
+ * dropped. A client waiting for its answer is not idle: its control.idle_timeout_ms counts from
+ * the answer, and it is not the one that makes room.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,8 +47,20 @@
 
 #define MAX_CLIENTS  64
 #define READ_CHUNK   16384
+#define HOLD_CAP     (2 * READ_CHUNK) /* read while a request is in flight; then reading pauses */
 #define OUT_CAP      (4u << 20) /* the largest response (config.get, 256 channels) is ~0.3 MiB */
 #define SWEEP_MAX_MS 1000       /* idle connections are looked for at least this often */
+
+struct client;
+
+/* A request whose answer comes later (rpc_start). */
+struct client_call {
+	struct client *cl; /* NULL once the client has gone: the answer is dropped */
+	cJSON *id;         /* to answer with; NULL: null */
+	bool notify;       /* no answer wanted */
+	unsigned serial;   /* the client's, for log lines */
+	char method[32];
+};
 
 struct client {
 	union {
@@ -55,10 +76,14 @@ struct client {
 	bool discarding; /* the current line went over max_line: drop it up to its '\n' */
 	bool closing;
 	bool authed;            /* may call methods: Unix socket, or TCP after a good "auth" */
-	uint64_t last_ns;       /* when it last sent anything (idle timeout, making room) */
+	bool paused;            /* reading stopped: held is nearly full */
+	uint64_t last_ns;       /* when it last sent anything, or got its answer (idle timeout) */
 	uv_shutdown_t shutdown; /* closing after a last response has left */
 	unsigned serial;        /* for log lines */
+	struct client_call *call; /* the request in flight, or NULL */
+	size_t nheld;             /* bytes in held */
 	char rbuf[READ_CHUNK];
+	char held[HOLD_CAP]; /* read while call was in flight, not yet looked at */
 };
 
 struct control {
@@ -105,6 +130,8 @@ static void client_closed(uv_handle_t *h)
 	if (cl->next)
 		cl->next->prev = cl->prev;
 	c->nclients--;
+	if (cl->call)
+		cl->call->cl = NULL; /* it finishes without us */
 	free(cl->line);
 	free(cl);
 	handle_closed(c);
@@ -239,15 +266,48 @@ static int client_auth(struct client *cl, const cJSON *params, cJSON **result, c
 	return 0;
 }
 
+static void client_take_held(struct client *cl);
+
+/* The end of a request that went on off the loop thread. */
+static void call_done(void *arg, int code, cJSON *result, const char *msg)
+{
+	struct client_call *call = arg;
+	struct client *cl = call->cl;
+
+	if (cl) {
+		cl->call = NULL;
+		cl->last_ns = uv_hrtime();
+		if (code)
+			log_debug("control: client %u: error %d: %s", cl->serial, code, msg);
+		if (!call->notify)
+			send_response(cl, call->id, result, code, msg);
+		else
+			cJSON_Delete(result);
+		client_take_held(cl);
+	} else {
+		if (code)
+			log_warn("control: client %u was closed before the answer to its %s: error "
+			         "%d: %s",
+			         call->serial, call->method, code, msg);
+		else
+			log_info("control: client %u was closed before the answer to its %s, which "
+			         "succeeded",
+			         call->serial, call->method);
+		cJSON_Delete(result);
+	}
+	cJSON_Delete(call->id);
+	free(call);
+}
+
 static void handle_line(struct client *cl, const char *text, size_t n)
 {
 	struct control *c = cl->ctl;
 	const cJSON *id = NULL;
 	cJSON *req = NULL, *result = NULL;
-	const char *end = NULL;
-	const char *method;
+	struct client_call *call = NULL;
+	const char *end = NULL, *method;
 	char msg[1024];
-	bool notify = false;
+	bool notify = false, pending = false;
 	int code;
 
 	while (n && (text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
@@ -296,8 +356,23 @@ static void handle_line(struct client *cl, const char *text, size_t n)
 		         "by fecd's group; fecdctl --tcp reads it)",
 		         c->token_path);
 	} else {
-		code = rpc_call(c->d, method, cJSON_GetObjectItemCaseSensitive(req, "params"),
-		                &result, msg, sizeof(msg));
+		call = calloc(1, sizeof(*call));
+		if (!call || (id && !(call->id = cJSON_Duplicate(id, true)))) {
+			code = RPC_EINTERNAL;
+			snprintf(msg, sizeof(msg), "out of memory");
+			goto out_reply;
+		}
+		call->cl = cl;
+		call->notify = notify;
+		call->serial = cl->serial;
+		snprintf(call->method, sizeof(call->method), "%s", method);
+		code = rpc_start(c->d, method, cJSON_GetObjectItemCaseSensitive(req, "params"),
+		                 call_done, call, &pending, &result, msg, sizeof(msg));
+		if (pending) {
+			cl->call = call; /* answered by call_done */
+			call = NULL;
+			goto out_req;
+		}
 	}
 	if (notify) {
 		cJSON_Delete(result);
@@ -308,6 +383,10 @@ out_reply:
 		log_debug("control: client %u: error %d: %s", cl->serial, code, msg);
 	send_response(cl, id, result, code, msg);
 out_req:
+	if (call) {
+		cJSON_Delete(call->id);
+		free(call);
+	}
 	cJSON_Delete(req);
 }
 
@@ -344,47 +423,98 @@ static bool line_append(struct client *cl, const char *p, size_t n)
 	return true;
 }
 
-static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+/* Assembles and handles lines from p[0..n) until a request goes in flight. Returns the bytes
+ * used; the rest waits for its answer. */
+static size_t client_take(struct client *cl, const char *p, size_t n)
 {
-	struct client *cl = s->data;
-	const char *p = buf->base, *end = buf->base + (nread > 0 ? nread : 0);
+	const char *start = p, *end = p + n;
 	char msg[96];
 
-	if (nread < 0) {
-		/* Going away mid-line is fine: the partial request is dropped with the client. */
-		client_close(cl, nread == UV_EOF ? NULL : uv_strerror((int)nread));
-		return;
-	}
-	if (nread > 0)
-		cl->last_ns = uv_hrtime();
-	while (p < end && !cl->closing) {
+	while (p < end && !cl->closing && !cl->call) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
+		size_t len = (size_t)((nl ? nl : end) - p);
 
-		if (!cl->discarding && !line_append(cl, p, n)) {
+		if (!cl->discarding && !line_append(cl, p, len)) {
 			snprintf(msg, sizeof(msg), "request exceeds %zu bytes", cl->ctl->max_line);
 			send_response(cl, NULL, NULL, RPC_EINVALID_REQUEST, msg);
 			cl->discarding = true;
 			cl->len = 0;
 		}
 		if (!nl)
-			break;
+			return n;
 		if (!cl->discarding)
 			handle_line(cl, cl->line ? cl->line : "", cl->len);
 		cl->discarding = false;
 		cl->len = 0;
 		p = nl + 1;
 	}
+	return (size_t)(p - start);
 }
 
-/* Every place is taken: the connection idle longest (other than the new one) goes. */
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+
+/* Keeps what arrived while a request is in flight; pauses reading before held can overflow. */
+static void client_hold(struct client *cl, const char *p, size_t n)
+{
+	if (n > HOLD_CAP - cl->nheld) {
+		client_close(cl, "held input overflow"); /* cannot happen: reading pauses first */
+		return;
+	}
+	memcpy(cl->held + cl->nheld, p, n);
+	cl->nheld += n;
+	if (HOLD_CAP - cl->nheld < READ_CHUNK && !cl->paused) {
+		uv_read_stop(&cl->h.stream);
+		cl->paused = true;
+	}
+}
+
+/* After an answer: the held input, up to the next request that goes in flight. */
+static void client_take_held(struct client *cl)
+{
+	size_t used;
+	int ret;
+
+	if (cl->closing)
+		return;
+	used = client_take(cl, cl->held, cl->nheld);
+	memmove(cl->held, cl->held + used, cl->nheld - used);
+	cl->nheld -= used;
+	if (cl->paused && !cl->closing && HOLD_CAP - cl->nheld >= READ_CHUNK) {
+		cl->paused = false;
+		ret = uv_read_start(&cl->h.stream, on_alloc, on_read);
+		if (ret)
+			client_close(cl, uv_strerror(ret));
+	}
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	struct client *cl = s->data;
+	size_t n = nread > 0 ? (size_t)nread : 0, used;
+
+	if (nread < 0) {
+		/* Going away mid-line is fine: the partial request is dropped with the client,
+		 * and so are the answer to a request in flight and what was held behind it. */
+		client_close(cl, nread == UV_EOF ? NULL : uv_strerror((int)nread));
+		return;
+	}
+	if (nread > 0)
+		cl->last_ns = uv_hrtime();
+	used = cl->call ? 0 : client_take(cl, buf->base, n);
+	if (used < n && !cl->closing)
+		client_hold(cl, buf->base + used, n - used);
+}
+
+/* Every place is taken: the connection idle longest (other than the new one, and those waiting
+ * for an answer) goes. */
 static bool make_room(struct control *c, struct client *fresh)
 {
 	struct client *oldest = NULL;
 	char why[96];
 
 	for (struct client *cl = c->clients; cl; cl = cl->next)
-		if (cl != fresh && !cl->closing && (!oldest || cl->last_ns < oldest->last_ns))
+		if (cl != fresh && !cl->closing && !cl->call &&
+		    (!oldest || cl->last_ns < oldest->last_ns))
 			oldest = cl;
 	if (!oldest)
 		return false;
@@ -399,8 +529,9 @@ static void on_sweep(uv_timer_t *t)
 	struct control *c = t->data;
 	uint64_t now = uv_hrtime();
 
+	/* A client waiting for its answer is not idle: its clock starts again at the answer. */
 	for (struct client *cl = c->clients; cl; cl = cl->next)
-		if (!cl->closing && now - cl->last_ns >= c->idle_ns)
+		if (!cl->closing && !cl->call && now - cl->last_ns >= c->idle_ns)
 			client_close(cl, "idle for control.idle_timeout_ms");
 }
 

@@ -65,6 +65,7 @@ struct fecd_config {
 	uint32_t control_max_depth;         /* JSON nesting limit */
 	uint32_t control_idle_timeout_ms;   /* close connections idle this long; 0: never */
 	char control_token_file[FECD_PATH_MAX]; /* TCP control's token; empty: beside the socket */
+	uint32_t control_build_timeout_ms;  /* longest one channel's code may take to build */
 	char backend[16];                   /* "auto", "cuda" or "cpu" */
 	uint32_t workers;                   /* CPU backend threads; 0 = one per core */
 	uint32_t gpu_device;                /* CUDA device index */
@@ -178,14 +179,26 @@ struct channel;
 void fecd_config_defaults(struct fecd_config *cfg);
 void chan_config_defaults(struct chan_config *cc, uint32_t id);
 
+/* A channel's code made ready to run: the code, its decoder and the batch geometry the backend
+ * picks. Building it is the slow part of creating or updating a channel (minutes for the largest
+ * generated codes), so it is done off the loop thread, under the calling thread's build limit
+ * (offload.h): fecd_epoch_build may run on any thread and touches no channel. NULL with err set
+ * when the code cannot be built. */
+struct epoch;
+struct epoch *fecd_epoch_build(struct fecd *d, const struct chan_config *cc, char *err,
+			       size_t errlen);
+void fecd_epoch_free(struct epoch *ep);
+
 /* Channel operations; all on the main loop thread (they run on the channel's own loop thread
- * through loops.h). err gets a message naming what was wrong. */
-int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err, size_t errlen);
+ * through loops.h), all quick: each takes the epoch built for cc, whatever it returns. err gets
+ * a message naming what was wrong. */
+int fecd_channel_create(struct fecd *d, const struct chan_config *cc, struct epoch *ep, char *err,
+			size_t errlen);
 /* Switches the channel to a new configuration. Symbols from sender sequence at_seq on are decoded
  * with the new code (UINT64_MAX: from the next message); those before it with the old one. Only the
  * code, batching, llr_scale and output options may change; endpoints may not. */
-int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc, uint64_t at_seq,
-			char *err, size_t errlen);
+int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc,
+			struct epoch *ep, uint64_t at_seq, char *err, size_t errlen);
 /* Stops reading, decodes and publishes what was accepted, then closes the channel. */
 int fecd_channel_delete(struct fecd *d, uint32_t id, char *err, size_t errlen);
 
@@ -214,9 +227,6 @@ struct cJSON *chan_config_to_json(const struct chan_config *cc);
 int fec_spec_from_json(const struct cJSON *obj, const struct fec_spec *base, struct fec_spec *out,
 		       char *err, size_t errlen);
 struct cJSON *fec_spec_to_json(const struct fec_spec *spec);
-/* Reconciles the running channels with a freshly loaded configuration (SIGHUP): creates new
- * channels, updates changed ones, deletes removed ones. */
-int fecd_config_apply(struct fecd *d, const struct fecd_config *cfg, char *err, size_t errlen);
 
 /* Control server (control.c): JSON-RPC 2.0, one request per line, on the Unix socket and
  * optionally TCP on 127.0.0.1. */

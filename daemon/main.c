@@ -2,9 +2,10 @@
  * fecd's entry point: command line, configuration, and the life cycle around the loop. Signals
  * arrive through uv_signal_t, so their work runs on the loop like everything else: SIGTERM and
  * SIGINT drain (stop reading, publish everything accepted, let output leave within linger_ms,
- * exit 0), SIGHUP reloads the configuration file (a bad file keeps the running one). systemd
- * hears READY=1 once every channel's sockets are bound and control listens, a STATUS= line every
- * stats interval, and WATCHDOG=1 at half the watchdog interval when one is set.
+ * exit 0), SIGHUP reloads the configuration file (reload.c: read and built off the loop thread,
+ * applied on it; a bad file keeps the running one). systemd hears READY=1 once every channel's
+ * sockets are bound and control listens, a STATUS= line every stats interval, and WATCHDOG=1 at
+ * half the watchdog interval when one is set.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -38,6 +38,7 @@ struct app {
 	struct fecd *d;
 	struct control *ctl;
 	struct metrics *metrics;
+	struct reload *reload;
 	const char *config_path;
 	bool config_explicit;
 	int cmdline_level; /* -1: none given */
@@ -102,31 +103,22 @@ static int print_devices(void)
 	return 0;
 }
 
-/* Loads the file named on the command line (must exist) or the default one (may be absent). */
-static int load_config(struct app *a, struct fecd_config *cfg, bool at_start)
+/* At start: loads the file named on the command line (must exist) or the default one (may be
+ * absent). Reloads read it again off the loop thread (reload.c). */
+static int load_config(struct app *a, struct fecd_config *cfg)
 {
 	char err[512];
 
 	if (!a->config_explicit && access(a->config_path, F_OK) != 0 && errno == ENOENT) {
-		if (at_start) {
-			fecd_config_defaults(cfg);
-			log_notice("no %s: running on the built-in defaults (one CCSDS Viterbi "
-			           "stream channel)",
-			           a->config_path);
-			return 0;
-		}
-		log_notice("reload: %s does not exist; keeping the running configuration",
+		fecd_config_defaults(cfg);
+		log_notice("no %s: running on the built-in defaults (one CCSDS Viterbi stream "
+		           "channel)",
 		           a->config_path);
-		return -ENOENT;
+		return 0;
 	}
 	int rc = fecd_config_load(a->config_path, cfg, err, sizeof(err));
-	if (rc) {
-		if (at_start)
-			fprintf(stderr, "fecd: %s: %s\n", a->config_path, err);
-		else
-			log_err("reload: %s: %s; keeping the running configuration", a->config_path,
-			        err);
-	}
+	if (rc)
+		fprintf(stderr, "fecd: %s: %s\n", a->config_path, err);
 	return rc;
 }
 
@@ -196,39 +188,20 @@ static void on_stop_signal(uv_signal_t *s, int signum)
 	fecd_drain(a->d, on_drained);
 }
 
+static void on_reloaded(const struct fecd_config *cfg, void *arg)
+{
+	apply_log_level(arg, cfg);
+}
+
 static void on_hup(uv_signal_t *s, int signum)
 {
 	struct app *a = s->data;
-	struct fecd_config *cfg;
-	char err[512];
 
 	(void)signum;
 	if (fecd_draining(a->d))
 		return;
-	cfg = malloc(sizeof(*cfg));
-	if (!cfg) {
-		log_err("reload: out of memory");
-		return;
-	}
-	struct timespec mono;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	/* MONOTONIC_USEC lets Type=notify-reload units match this reload to the signal. */
-	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
-	             (unsigned long long)mono.tv_sec * 1000000ull +
-	                 (unsigned long long)mono.tv_nsec / 1000u);
 	log_notice("SIGHUP: reloading %s", a->config_path);
-	if (load_config(a, cfg, false) == 0) {
-		int rc = fecd_config_apply(a->d, cfg, err, sizeof(err));
-		fecd_set_globals(a->d, cfg);
-		apply_log_level(a, cfg);
-		if (rc)
-			log_err("reload: applied in part: %s", err);
-		else
-			log_notice("reload: done; %u channels running",
-			           fecd_running_config(a->d)->nchannels);
-	}
-	free(cfg);
-	notify_send("READY=1");
+	reload_request(a->reload);
 }
 
 static void on_stats(uv_timer_t *t)
@@ -375,7 +348,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	apply_log_level(&a, cfg);
-	if (load_config(&a, cfg, true)) {
+	if (load_config(&a, cfg)) {
 		free(cfg);
 		return 1;
 	}
@@ -411,6 +384,11 @@ int main(int argc, char **argv)
 	rc = metrics_start(a.d, cfg, &a.metrics, err, sizeof(err));
 	if (rc == 0)
 		rc = fecd_create_channels(a.d, cfg, err, sizeof(err));
+	if (rc == 0 &&
+	    !(a.reload = reload_new(a.d, a.config_path, a.config_explicit, on_reloaded, &a))) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+	}
 	if (rc == 0 && (rc = control_start(a.d, cfg, &a.ctl)) != 0)
 		snprintf(err, sizeof(err), "cannot start the control server (%s)",
 		         rc < 0 ? strerror(-rc) : "see above");
@@ -425,6 +403,7 @@ int main(int argc, char **argv)
 		fecd_drain(a.d, NULL);
 		close_app_handles(&a);
 		uv_run(&a.loop, UV_RUN_DEFAULT);
+		reload_free(a.reload);
 		fecd_destroy(a.d);
 		uv_loop_close(&a.loop);
 		free(cfg);
@@ -439,6 +418,7 @@ int main(int argc, char **argv)
 	free(cfg);
 
 	uv_run(&a.loop, UV_RUN_DEFAULT);
+	reload_free(a.reload);
 	fecd_destroy(a.d);
 	if (uv_loop_close(&a.loop) == UV_EBUSY)
 		log_debug("some loop handles were still open at exit");

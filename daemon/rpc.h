@@ -58,10 +58,24 @@ int rpc_prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_
 int rpc_check_envelope(const struct cJSON *req, const struct cJSON **id, bool *notify, char *msg,
                        size_t len);
 
-/* Calls a method. Returns 0 with *result set (caller frees), or an RPC_E* code with msg saying
- * what was wrong and what was expected. params may be NULL (absent). */
+/* Calls a method, every step of it on the calling thread (methods that build codes included, under
+ * control.build_timeout_ms): for tests and harnesses, which have no loop to come back to. Returns
+ * 0 with *result set (caller frees), or an RPC_E* code with msg saying what was wrong and what
+ * was expected. params may be NULL (absent). */
 int rpc_call(struct fecd *d, const char *method, const struct cJSON *params, struct cJSON **result,
              char *msg, size_t msglen);
+
+/* The end of a call that went on off the loop thread: code and msg as rpc_call's, result (0:
+ * the callee's to free) or NULL. On the loop thread. */
+typedef void (*rpc_done_fn)(void *arg, int code, struct cJSON *result, const char *msg);
+
+/* Calls a method from the loop thread (control.c). A cheap method runs here: *pending false,
+ * and the return value, *result and msg are as rpc_call's. A method that builds codes
+ * (channel.create, channel.update) goes on off the loop thread: 0 with *pending true, and
+ * done(arg, ...) is called on the loop thread once it has been applied or refused, whatever
+ * became of the caller meanwhile (arg must outlive it; the caller may ignore the answer). */
+int rpc_start(struct fecd *d, const char *method, const struct cJSON *params, rpc_done_fn done,
+              void *arg, bool *pending, struct cJSON **result, char *msg, size_t len);
 
 /* Writes the methods and error codes as Markdown (the README's control reference). Returns 0 or
  * -EIO. */

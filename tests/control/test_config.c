@@ -45,7 +45,7 @@ static const struct bad_case bad_cases[] = {
     {"{\"control\": {\"socket\": \"relative.sock\"}}", "control.socket: expected an absolute path"},
     {"{\"control\": {\"sockett\": \"/x\"}}",
      "control: unknown key \"sockett\" (valid keys: socket, tcp, max_line, max_depth, "
-     "idle_timeout_ms, token_file)"},
+     "idle_timeout_ms, token_file, build_timeout_ms)"},
     {"{\"control\": 5}", "control: expected an object, got 5"},
     {"{\"log_level\": \"loud\"}", "log_level: expected one of \"error\", \"warning\""},
     {"{\"backend\": \"gpu\"}", "backend: expected one of \"auto\", \"cuda\", \"cpu\""},
