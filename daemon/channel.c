@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "channel.h"
 #include "log.h"
@@ -267,11 +271,66 @@ static int check_fixed(const struct chan_config *a, const struct chan_config *b,
 
 /* ---- Sockets */
 
+/* libzmq binds an ipc:// endpoint by unlinking whatever is at its path first, so a second
+ * process would silently take a live endpoint over (and a regular file at the path would be
+ * deleted). A path where a process still accepts connections is in use, as a TCP port would be;
+ * a socket nobody answers on is a stale one left by a dead process and may be taken over.
+ * Returns 0 (free or stale), -EADDRINUSE or -EEXIST (not a socket), with err set. */
+static int ipc_endpoint_check(const char *endpoint, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	const char *path = endpoint + strlen("ipc://");
+	struct stat st;
+	int fd, rc;
+
+	/* Abstract names (@) are refused by the kernel when taken; * makes a fresh path; a path
+	 * too long for a socket address fails in zmq_bind with its own error. */
+	if (strncmp(endpoint, "ipc://", 6) != 0 || path[0] == '@' || strcmp(path, "*") == 0 ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return 0;
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a socket; not replacing it", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : errno;
+	close(fd);
+	if (rc == 0 || rc == EAGAIN || rc == EPROTOTYPE) {
+		snprintf(err, errlen, "%s", zmq_strerror(EADDRINUSE));
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+/* zmq_bind, with ipc:// endpoints in use refused as TCP ones are; errno tells why it failed. */
+static int bind_endpoint(void *sock, const char *endpoint, char *err, size_t errlen)
+{
+	int rc = ipc_endpoint_check(endpoint, err, errlen);
+
+	if (rc) {
+		errno = -rc;
+		return -1;
+	}
+	if (zmq_bind(sock, endpoint) != 0) {
+		rc = errno;
+		snprintf(err, errlen, "%s", zmq_strerror(rc));
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
 static void on_bind_retry(uv_timer_t *t)
 {
 	struct channel *ch = t->data;
 	void *socks[2] = {ch->in_sock, ch->out_sock};
 	const struct endpoint_config *ecs[2] = {&ch->cfg.in, &ch->cfg.out};
+	char why[160];
 
 	for (int i = 0; i < 2; i++) {
 		if (!(ch->bind_wait & (1u << i)))
@@ -280,13 +339,13 @@ static void on_bind_retry(uv_timer_t *t)
 			ch->bind_wait &= ~(1u << i);
 			continue;
 		}
-		if (zmq_bind(socks[i], ecs[i]->endpoint) == 0) {
+		if (bind_endpoint(socks[i], ecs[i]->endpoint, why, sizeof(why)) == 0) {
 			ch->bind_wait &= ~(1u << i);
 			log_info("channel %s: bound %s", ch->cfg.name, ecs[i]->endpoint);
 		} else if (errno != EADDRINUSE || now_ns() > ch->bind_give_up_ns) {
 			ch->bind_wait &= ~(1u << i);
 			log_err("channel %s: cannot bind %s: %s; the channel goes on without it",
-			        ch->cfg.name, ecs[i]->endpoint, zmq_strerror(errno));
+			        ch->cfg.name, ecs[i]->endpoint, why);
 		}
 	}
 	if (!ch->bind_wait)
@@ -296,11 +355,15 @@ static void on_bind_retry(uv_timer_t *t)
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
                    const char *what, char *err, size_t errlen)
 {
-	int rc = ec->bind ? zmq_bind(sock, ec->endpoint) : zmq_connect(sock, ec->endpoint);
+	char why[160];
+	int rc = ec->bind ? bind_endpoint(sock, ec->endpoint, why, sizeof(why))
+	                  : zmq_connect(sock, ec->endpoint);
 
 	if (rc == 0)
 		return 0;
 	rc = errno;
+	if (!ec->bind)
+		snprintf(why, sizeof(why), "%s", zmq_strerror(rc));
 	if (ec->bind && rc == EADDRINUSE && fecd_endpoint_releasing(ch->d, ec->endpoint)) {
 		/* A deleted channel still flushes through it (a reload that re-creates a
 		 * channel): bind as soon as it lets go. */
@@ -313,7 +376,7 @@ int channel_attach(struct channel *ch, void *sock, const struct endpoint_config 
 		return 0;
 	}
 	snprintf(err, errlen, "%s.endpoint: cannot %s %s: %s", what, ec->bind ? "bind" : "connect",
-	         ec->endpoint, zmq_strerror(rc));
+	         ec->endpoint, why);
 	return -rc;
 }
 

@@ -186,7 +186,8 @@ static int m_channel_create(struct fecd *d, const cJSON *params, cJSON **result,
 	ret = fecd_channel_create(d, &cc, err, sizeof(err));
 	if (ret) {
 		snprintf(msg, len, "channel.create failed: %s", err);
-		return RPC_EFAILED;
+		/* An endpoint another process holds is as taken as one of ours. */
+		return ret == -EADDRINUSE ? RPC_EEXISTS : RPC_EFAILED;
 	}
 	ch = fecd_channel_find(d, cc.id);
 	if (!ch) {
