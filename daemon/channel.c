@@ -355,10 +355,18 @@ static void on_bind_retry(uv_timer_t *t)
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
                    const char *what, char *err, size_t errlen)
 {
+	struct sock_monitor *mon = sock == ch->in_sock ? &ch->mon_in : &ch->mon_out;
+	int64_t maxsize = -1;
+	size_t len = sizeof(maxsize);
 	char why[160];
-	int rc = ec->bind ? bind_endpoint(sock, ec->endpoint, why, sizeof(why))
-	                  : zmq_connect(sock, ec->endpoint);
+	int rc;
 
+	zmq_getsockopt(sock, ZMQ_MAXMSGSIZE, &maxsize, &len);
+	rc = sockmon_open(mon, ch, what, sock, ec, maxsize, err, errlen);
+	if (rc)
+		return rc;
+	rc = ec->bind ? bind_endpoint(sock, ec->endpoint, why, sizeof(why))
+	              : zmq_connect(sock, ec->endpoint);
 	if (rc == 0)
 		return 0;
 	rc = errno;
@@ -440,6 +448,7 @@ static void channel_finalize(struct channel *ch)
 		ch->msg.active = false;
 	}
 	close_handle(ch, (uv_handle_t *)&ch->out_poll, &ch->out_poll_open);
+	sockmon_close(&ch->mon_out);
 	if (ch->out_sock) {
 		uint64_t now = now_ns();
 		int linger = ch->close_deadline_ns > now

@@ -154,6 +154,8 @@ struct chan_stats {
 	uint64_t failures;        /* frames with status not_converged or erased */
 	uint64_t frame_errors;    /* frames dropped at assembly (length mismatch, no end) */
 	uint64_t asm_frames, asm_inverted, asm_lost_syms, asm_misses; /* sync-marker framing */
+	uint64_t conn_drops;         /* connections libzmq dropped mid-message (over the size limit) */
+	uint64_t handshake_failures; /* connections refused in the handshake (CURVE) */
 	uint64_t queue_syms;      /* symbols accepted and not yet published */
 	uint32_t batches_inflight;
 	uint32_t code_gen;
