@@ -433,6 +433,9 @@ static int open_socket(struct feed *f)
 	if (f->o.send_timeout_ms >= 0)
 		zmq_setsockopt(f->zsock, ZMQ_SNDTIMEO, &f->o.send_timeout_ms,
 		               sizeof(f->o.send_timeout_ms));
+	if (client_curve_setup(f->zsock, f->o.curve_secret, f->o.curve_server, f->o.bind,
+	                       "fecd-feed"))
+		return -1;
 	if ((f->o.bind ? zmq_bind : zmq_connect)(f->zsock, f->o.endpoint)) {
 		fprintf(stderr, "fecd-feed: %s %s: %s\n", f->o.bind ? "bind" : "connect",
 		        f->o.endpoint, zmq_strerror(errno));

@@ -24,6 +24,7 @@ struct feed_switch {
 
 struct feed_opts {
 	const char *endpoint, *code, *input, *stamps;
+	const char *curve_secret, *curve_server; /* key files; NULL: no CURVE */
 	int sock_type; /* ZMQ_PUSH or ZMQ_PUB */
 	bool bind, noiseless, gnuradio, gr_tags, no_eos, inject_bad, polarity_one, oversize_set;
 	uint64_t oversize_after; /* --inject-oversize: after this sequence number */

@@ -24,6 +24,9 @@ static void usage(FILE *f)
 	    "  --endpoint EP        ZMQ endpoint (default tcp://127.0.0.1:5550)\n"
 	    "  --socket push|pub    socket type (default push); --bind or --connect (default)\n"
 	    "  --hwm N              send high-water mark, messages (default 1000)\n"
+	    "  --curve-secret-key FILE  ZMQ CURVE: this end's secret key file (fecd\n"
+	    "                       --curve-keygen); with --connect also --curve-server-key FILE,\n"
+	    "                       the public key of the end that binds\n"
 	    "  --send-timeout MS    give up when a send blocks this long (default: never)\n"
 	    "  --start-delay MS     wait before sending (default 0; 300 for pub)\n"
 	    "  --code TEXT          code, e.g. ccsds or \"ccsds,mode=terminated\" (default ccsds)\n"
@@ -81,6 +84,8 @@ enum {
 	OPT_BIND,
 	OPT_CONNECT,
 	OPT_HWM,
+	OPT_CURVE_SECRET,
+	OPT_CURVE_SERVER,
 	OPT_SNDTIMEO,
 	OPT_DELAY,
 	OPT_CODE,
@@ -120,6 +125,8 @@ static const struct option feed_longopts[] = {
     {"bind", 0, 0, OPT_BIND},
     {"connect", 0, 0, OPT_CONNECT},
     {"hwm", 1, 0, OPT_HWM},
+    {"curve-secret-key", 1, 0, OPT_CURVE_SECRET},
+    {"curve-server-key", 1, 0, OPT_CURVE_SERVER},
     {"send-timeout", 1, 0, OPT_SNDTIMEO},
     {"start-delay", 1, 0, OPT_DELAY},
     {"code", 1, 0, OPT_CODE},
@@ -213,6 +220,12 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
 				goto bad;
 			o->hwm = (int)v;
+			break;
+		case OPT_CURVE_SECRET:
+			o->curve_secret = arg;
+			break;
+		case OPT_CURVE_SERVER:
+			o->curve_server = arg;
 			break;
 		case OPT_SNDTIMEO:
 			o->send_timeout_ms = atoi(arg);

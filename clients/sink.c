@@ -58,6 +58,9 @@ static void usage(FILE *f)
 	    "  --endpoint EP        ZMQ endpoint (default tcp://127.0.0.1:5551)\n"
 	    "  --socket pull|sub    socket type (default pull); --bind or --connect (default)\n"
 	    "  --hwm N              receive high-water mark (default 1000)\n"
+	    "  --curve-secret-key FILE  ZMQ CURVE: this end's secret key file (fecd\n"
+	    "                       --curve-keygen); with --connect also --curve-server-key FILE,\n"
+	    "                       the public key of the end that binds\n"
 	    "  --pdu                messages are GNU Radio PDUs, not native fecd messages\n"
 	    "  --seed N | --input FILE   the feed's information bits (default seed 1)\n"
 	    "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default 1024)\n"
@@ -87,6 +90,8 @@ enum {
 	OPT_BIND,
 	OPT_CONNECT,
 	OPT_HWM,
+	OPT_CURVE_SECRET,
+	OPT_CURVE_SERVER,
 	OPT_PDU,
 	OPT_SEED,
 	OPT_INPUT,
@@ -118,6 +123,8 @@ static const struct option sink_longopts[] = {
     {"bind", 0, 0, OPT_BIND},
     {"connect", 0, 0, OPT_CONNECT},
     {"hwm", 1, 0, OPT_HWM},
+    {"curve-secret-key", 1, 0, OPT_CURVE_SECRET},
+    {"curve-server-key", 1, 0, OPT_CURVE_SERVER},
     {"pdu", 0, 0, OPT_PDU},
     {"seed", 1, 0, OPT_SEED},
     {"input", 1, 0, OPT_INPUT},
@@ -195,6 +202,12 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
 				goto bad;
 			o->hwm = (int)v;
+			break;
+		case OPT_CURVE_SECRET:
+			o->curve_secret = arg;
+			break;
+		case OPT_CURVE_SERVER:
+			o->curve_server = arg;
 			break;
 		case OPT_PDU:
 			o->pdu = true;
@@ -619,6 +632,9 @@ static int open_socket(struct sink *s)
 	zmq_setsockopt(s->zsock, ZMQ_LINGER, &zero, sizeof(zero));
 	if (s->o.sock_type == ZMQ_SUB)
 		zmq_setsockopt(s->zsock, ZMQ_SUBSCRIBE, "", 0);
+	if (client_curve_setup(s->zsock, s->o.curve_secret, s->o.curve_server, s->o.bind,
+	                       "fecd-sink"))
+		return -1;
 	if ((s->o.bind ? zmq_bind : zmq_connect)(s->zsock, s->o.endpoint)) {
 		fprintf(stderr, "fecd-sink: %s %s: %s\n", s->o.bind ? "bind" : "connect",
 		        s->o.endpoint, zmq_strerror(errno));

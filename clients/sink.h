@@ -21,6 +21,7 @@
 
 struct sink_opts {
 	const char *endpoint, *input, *stamps, *latency_log;
+	const char *curve_secret, *curve_server; /* key files; NULL: no CURVE */
 	int sock_type;
 	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
 	int hwm, timeout_ms, deadline_ms;

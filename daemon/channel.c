@@ -232,6 +232,13 @@ static int check_config(const struct chan_config *cc, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+static bool curve_config_equal(const struct curve_config *a, const struct curve_config *b)
+{
+	return strcmp(a->secret_key_file, b->secret_key_file) == 0 &&
+	       strcmp(a->server_key_file, b->server_key_file) == 0 &&
+	       strcmp(a->clients_file, b->clients_file) == 0;
+}
+
 /* Settings fixed for a channel's life: its identity and its sockets. */
 static int check_fixed(const struct chan_config *a, const struct chan_config *b, char *err,
                        size_t errlen)
@@ -260,6 +267,10 @@ static int check_fixed(const struct chan_config *a, const struct chan_config *b,
 		what = "output.bind";
 	else if (a->out.hwm != b->out.hwm)
 		what = "output.hwm";
+	else if (!curve_config_equal(&a->in.curve, &b->in.curve))
+		what = "input.curve";
+	else if (!curve_config_equal(&a->out.curve, &b->out.curve))
+		what = "output.curve";
 	if (!what)
 		return 0;
 	snprintf(err, errlen,
@@ -355,14 +366,20 @@ static void on_bind_retry(uv_timer_t *t)
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
                    const char *what, char *err, size_t errlen)
 {
-	struct sock_monitor *mon = sock == ch->in_sock ? &ch->mon_in : &ch->mon_out;
+	bool input = sock == ch->in_sock;
 	int64_t maxsize = -1;
 	size_t len = sizeof(maxsize);
-	char why[160];
+	char why[160], label[FECD_NAME_MAX + 24];
 	int rc;
 
 	zmq_getsockopt(sock, ZMQ_MAXMSGSIZE, &maxsize, &len);
-	rc = sockmon_open(mon, ch, what, sock, ec, maxsize, err, errlen);
+	rc = sockmon_open(input ? &ch->mon_in : &ch->mon_out, ch, what, sock, ec, maxsize, err,
+	                  errlen);
+	if (rc)
+		return rc;
+	snprintf(label, sizeof(label), "channel %s %s", ch->cfg.name, what);
+	rc = curve_socket_setup(ch->d, sock, ec, what, label, ch->zap_domain[input ? 0 : 1], err,
+	                        errlen);
 	if (rc)
 		return rc;
 	rc = ec->bind ? bind_endpoint(sock, ec->endpoint, why, sizeof(why))
@@ -467,6 +484,8 @@ static void channel_finalize(struct channel *ch)
 	pthread_mutex_unlock(&ch->done_lock);
 	close_handle(ch, (uv_handle_t *)&ch->done_async, &ch->async_open);
 	drop_epochs(ch);
+	curve_socket_forget(ch->d, ch->zap_domain[0]);
+	curve_socket_forget(ch->d, ch->zap_domain[1]);
 	if (ch->cfg.in.bind)
 		fecd_endpoint_released(ch->d, ch->cfg.in.endpoint);
 	if (ch->cfg.out.bind)

@@ -28,6 +28,7 @@
 
 #include "asm_sync.h"
 #include "backend.h"
+#include "curve.h"
 #include "fecd.h"
 #include "sockmon.h"
 #include "stats.h"
@@ -195,6 +196,7 @@ struct channel {
 	unsigned bind_wait; /* bit 0 input, bit 1 output: bind retried until released */
 	uint64_t bind_give_up_ns;
 	struct sock_monitor mon_in, mon_out; /* dropped connections, refused handshakes */
+	char zap_domain[2][CURVE_DOMAIN_MAX]; /* CURVE servers: input, output ("": none) */
 
 	/* ingest */
 	struct in_msg msg;

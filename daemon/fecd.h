@@ -20,14 +20,23 @@
 #define FECD_PATH_MAX 108 /* sun_path */
 #define FECD_MAX_CHANNELS 256
 #define FECD_CODES_DIR_MAX 256
+#define FECD_KEY_PATH_MAX 256
 
 enum sock_kind { SOCK_PULL = 1, SOCK_SUB, SOCK_PUSH, SOCK_PUB };
+
+/* ZMQ CURVE for one socket (curve.h): key files only, never keys. */
+struct curve_config {
+	char secret_key_file[FECD_KEY_PATH_MAX]; /* this end's secret key; empty: no CURVE */
+	char server_key_file[FECD_KEY_PATH_MAX]; /* connecting: the server's public key */
+	char clients_file[FECD_KEY_PATH_MAX];    /* binding: the client public keys allowed in */
+};
 
 struct endpoint_config {
 	char endpoint[FECD_ENDPOINT_MAX]; /* ZMQ endpoint, e.g. tcp://127.0.0.1:5550 */
 	enum sock_kind kind;              /* input: PULL or SUB; output: PUSH or PUB */
 	bool bind;                        /* bind (true) or connect (false) */
 	uint32_t hwm;                     /* ZMQ high-water mark, messages */
+	struct curve_config curve;
 };
 
 enum in_proto { IN_NATIVE = 1, IN_GNURADIO };   /* fecd headers, or raw gr-zeromq items */

@@ -260,18 +260,21 @@ static void on_handshake_failed(struct sock_monitor *m, const struct sockmon_eve
 		return;
 	}
 	ch->stats.handshake_failures++;
-	if (ratelimit_ok(&m->rl_hs, now_ns(), &skipped)) {
-		if (ev->event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
-			log_warn("channel %s: %s %s: handshake refused by %s (ZAP status %d)%s",
-			         ch->cfg.name, m->what, m->ec->endpoint,
-			         m->ec->bind ? "the key check: a client key not in the clients file"
-			                     : "the server: our public key is not on its list",
-			         ev->value, ratelimit_note(skipped, note, sizeof(note)));
-		else
-			log_warn("channel %s: %s %s: handshake failed: %s (ZMTP error 0x%x)%s",
-			         ch->cfg.name, m->what, m->ec->endpoint,
-			         protocol_error_text(ev->value), (unsigned)ev->value,
-			         ratelimit_note(skipped, note, sizeof(note)));
+	if (ev->event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
+		if (m->ec->bind)
+			log_debug("channel %s: %s %s: a client key refused (ZAP status %d)",
+			          ch->cfg.name, m->what, m->ec->endpoint, ev->value);
+		else if (ratelimit_ok(&m->rl_auth, now_ns(), &skipped))
+			log_warn(
+			    "channel %s: %s %s: the server refused our CURVE key (status %d): "
+			    "its operator must add our public key (logged when the channel was "
+			    "created) to its list of clients%s",
+			    ch->cfg.name, m->what, m->ec->endpoint, ev->value,
+			    ratelimit_note(skipped, note, sizeof(note)));
+	} else if (ratelimit_ok(&m->rl_hs, now_ns(), &skipped)) {
+		log_warn("channel %s: %s %s: handshake failed: %s (ZMTP error 0x%x)%s",
+		         ch->cfg.name, m->what, m->ec->endpoint, protocol_error_text(ev->value),
+		         (unsigned)ev->value, ratelimit_note(skipped, note, sizeof(note)));
 	}
 	/* libzmq does not retry after a refused handshake: keep trying, ever more slowly. */
 	if (!m->ec->bind)
@@ -353,6 +356,7 @@ int sockmon_open(struct sock_monitor *m, struct channel *ch, const char *what, v
 	m->ec = ec;
 	m->max_msg_size = max_msg_size;
 	m->rl_hs.interval_ns = 60ull * 1000000000u;
+	m->rl_auth.interval_ns = 60ull * 1000000000u;
 	snprintf(ep, sizeof(ep), "inproc://fecd-monitor.%u", atomic_fetch_add(&monitor_seq, 1));
 	if (zmq_socket_monitor(sock, ep, SOCKMON_EVENTS) != 0)
 		goto out_zmq;

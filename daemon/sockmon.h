@@ -12,7 +12,8 @@
  *     (the session ends), which would leave the channel deaf: the monitor connects again itself,
  *     backing off while the peer keeps refusing.
  *   - Refused handshakes (CURVE keys not allowed, a wrong server key, a mechanism mismatch) are
- *     counted in handshake_failures and logged, at most once a minute per socket.
+ *     counted in handshake_failures and logged, at most once a minute per socket and kind (a
+ *     client key refused by fecd's own key check is logged there, once per key).
  */
 #ifndef FECD_SOCKMON_H
 #define FECD_SOCKMON_H
@@ -54,7 +55,7 @@ struct sock_monitor {
 	unsigned nconns;
 	struct sockmon_event queue[SOCKMON_QUEUE];
 	unsigned qhead, qlen;
-	struct ratelimit rl_drop, rl_hs;
+	struct ratelimit rl_drop, rl_hs, rl_auth;
 };
 
 /* Starts monitoring sock (before it binds or connects). Returns 0 or a negative errno with err
