@@ -226,10 +226,24 @@ int client_curve_setup(void *sock, const char *secret_file, const char *server_f
 		fprintf(stderr, "%s: this libzmq was built without CURVE\n", who);
 		return -1;
 	}
-	if (!secret_file || (!bind && !server_file) || (bind && server_file)) {
+	if (!secret_file) {
 		fprintf(stderr,
-		        "%s: CURVE needs --curve-secret-key FILE, and with --connect also "
-		        "--curve-server-key FILE (the public key of the end that binds)\n",
+		        "%s: --curve-server-key needs --curve-secret-key FILE too (this "
+		        "end's key pair)\n",
+		        who);
+		return -1;
+	}
+	if (!bind && !server_file) {
+		fprintf(stderr,
+		        "%s: --curve-secret-key with --connect needs --curve-server-key FILE "
+		        "(the public key of the end that binds)\n",
+		        who);
+		return -1;
+	}
+	if (bind && server_file) {
+		fprintf(stderr,
+		        "%s: --curve-server-key is for --connect; with --bind this end is "
+		        "the CURVE server\n",
 		        who);
 		return -1;
 	}
@@ -239,7 +253,8 @@ int client_curve_setup(void *sock, const char *secret_file, const char *server_f
 	}
 	if (bind) {
 		if (zmq_setsockopt(sock, ZMQ_CURVE_SERVER, &one, sizeof(one)) == 0 &&
-		    zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, kp.secret_z85, CURVE_KEY_Z85_LEN) == 0)
+		    zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, kp.secret_z85, CURVE_KEY_Z85_LEN) ==
+		        0)
 			rc = 0;
 	} else if (curve_read_public(server_file, server, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s: --curve-server-key: %s\n", who, err);
