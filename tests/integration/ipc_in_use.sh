@@ -67,9 +67,19 @@ check_sink sink 40
 expect_eq "$(sink_field sink bits_delivered)" 200000 "A: bits delivered"
 expect_eq "$(sink_field sink bit_errors)" 0 "A: bit errors"
 
-# --- 5: delete and create again on the same endpoints, at once.
+# --- 5: delete and create again on the same endpoints while the deleted channel still holds its
+# output (decoded bits nobody has read yet): the new channel binds once it is released.
+run_feed feed1b 60 --endpoint "$IN" --channel 1 --seed 74 --bits 50000 --ebn0 7
+wait_for 20 '[ "$(chan_stat 1 msgs_in)" -ge "$(feed_field feed1b messages)" ]' ||
+	fail "channel a did not take the second stream in"
 ctl channel.delete '{"id": 1}' >/dev/null
 ctl channel.create "$(ipc_chan 2 a2 "$IN" "$OUT")" >/dev/null
+grep -q "channel a2: output endpoint $OUT is still held by a closing channel" "$IT_TMP/fecd.log" ||
+	fail "the output endpoint was not waited for: $(tail -n 5 "$IT_TMP/fecd.log")"
+start_sink sink1b --endpoint "$OUT" --seed 74 --expect-bits 50000 --until-eos --timeout 30000
+check_sink sink1b 40 # the deleted channel's output, published before it let go
+wait_for 20 'grep -q "channel a2: bound $OUT" "$IT_TMP/fecd.log"' ||
+	fail "the recreated channel never bound $OUT"
 start_sink sink2 --endpoint "$OUT" --seed 72 --expect-bits 100000 --until-eos --timeout 30000
 run_feed feed2 60 --endpoint "$IN" --channel 2 --seed 72 --bits 100000 --ebn0 7
 check_sink sink2 40
