@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 BITS=300000
-write_config \
+IT_GLOBALS='"metrics": {"listen": "127.0.0.1:'$(port 19)'"}, ' write_config \
 	"$(chan_json 1 bound '{"preset": "ccsds"}' 0 1)" \
 	"$(chan_json 2 connecting '{"preset": "ccsds"}' 2 3 ', "bind": false')"
 start_fecd
@@ -27,6 +27,12 @@ st=$(ctl stats.get '{"id": 1}')
 expect_eq "$(jq_get conn_drops <<<"$st")" 1 "conn_drops"
 expect_eq "$(jq_get msgs_in <<<"$st")" "$(feed_field feed messages)" "msgs_in (every good message)"
 expect_eq "$(jq_get bad_msgs <<<"$st")" 0 "bad_msgs"
+if command -v curl >/dev/null; then
+	curl -sS -f --max-time 10 -o "$IT_TMP/metrics.txt" "http://127.0.0.1:$(port 19)/metrics" ||
+		fail "metrics scrape"
+	expect_eq "$(awk '$1 == "fecd_dropped_connections_total{channel=\"bound\",id=\"1\"}" { print $2 }' "$IT_TMP/metrics.txt")" \
+		1 "fecd_dropped_connections_total"
+fi
 grep -q "channel bound: input $(ep 0): libzmq dropped a connection whose sender was still sending: a message part over 67175424 bytes (FECD_MAX_PAYLOAD_BYTES, 67108864 bytes of symbols" "$IT_TMP/fecd.log" ||
 	fail "no log line naming the limit"
 
