@@ -12,13 +12,21 @@
 
 #define SINK_MAX_PARTS 4
 #define SINK_MAX_GENS  64
+/* How far past what has arrived a message may place itself (--window): a sender's number alone
+ * never makes the sink allocate or compute more than this. */
+#define SINK_WINDOW_BITS   (1ull << 32) /* streams: information bits */
+#define SINK_WINDOW_FRAMES (1ull << 20) /* frames: frame indices */
+/* Largest message part received (--max-msg-bytes); libzmq drops the connection beyond it. */
+#define SINK_MAX_MSG_BYTES (64ll << 20)
 
 struct sink_opts {
 	const char *endpoint, *input, *stamps, *latency_log;
+	const char *curve_secret, *curve_server; /* key files; NULL: no CURVE */
 	int sock_type;
 	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
 	int hwm, timeout_ms, deadline_ms;
-	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos, replay;
+	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos, replay, window;
+	int64_t max_msg_bytes;
 	uint32_t split;
 	struct frame_sched sched;
 	double max_ber, max_fer;
@@ -37,6 +45,7 @@ struct sink {
 	struct track bits_track, frame_track;
 	/* counts */
 	uint64_t msgs, stream_msgs, frame_msgs, bits, bit_errors, msg_errors, malformed, eos_seen;
+	uint64_t out_of_window; /* messages placed beyond the window: reported, not checked */
 	uint64_t status[3], status_other, code_changed, restarts;
 	uint32_t gens[SINK_MAX_GENS];
 	unsigned ngens;

@@ -128,6 +128,8 @@ bool sink_report(struct sink *s)
 		fail(&v, "duplicated or reordered data");
 	if (s->malformed)
 		fail(&v, "malformed messages");
+	if (s->out_of_window)
+		fail(&v, "messages beyond the window");
 	for (unsigned i = 0; i < s->ngens; i++)
 		snprintf(gens + strlen(gens), sizeof(gens) - strlen(gens), "%s%u", i ? "," : "",
 		         s->gens[i]);
@@ -141,25 +143,27 @@ bool sink_report(struct sink *s)
 		       ",\"fer\":%.6g,\"bits_delivered\":%" PRIu64 ",\"lost_bits\":%" PRIu64
 		       ",\"lost_frames\":%" PRIu64 ",\"duplicates\":%" PRIu64
 		       ",\"out_of_order\":%" PRIu64 ",\"malformed\":%" PRIu64
-		       ",\"restarts\":%" PRIu64 ",\"end_of_stream\":%" PRIu64 ",\"status\":{"
+		       ",\"out_of_window\":%" PRIu64 ",\"restarts\":%" PRIu64
+		       ",\"end_of_stream\":%" PRIu64 ",\"status\":{"
 		       "\"decoded\":%" PRIu64 ",\"not_converged\":%" PRIu64 ",\"erased\":%" PRIu64
 		       ",\"other\":%" PRIu64 "},\"code_gens\":[%s],\"code_changed\":%" PRIu64
 		       ",\"latency_ms\":{\"samples\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
 		       "\"max\":%.3f},\"seconds\":%.3f,\"bits_per_s\":%.0f}\n",
 		       v.len ? "false" : "true", v.why, s->msgs, s->stream_msgs, s->frame_msgs,
 		       s->bits, s->bit_errors, ber, s->msg_errors, fer, s->bits_track.delivered,
-		       lost_bits, lost_frames, dups, ooo, s->malformed, s->restarts, s->eos_seen,
-		       s->status[0], s->status[1], s->status[2], s->status_other, gens,
-		       s->code_changed, s->lat.n, p50, p90, p99, pmax, secs,
+		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
+		       s->restarts, s->eos_seen, s->status[0], s->status[1], s->status[2],
+		       s->status_other, gens, s->code_changed, s->lat.n, p50, p90, p99, pmax, secs,
 		       secs > 0 ? (double)s->bits / secs : 0.0);
 	} else {
 		printf("fecd-sink: messages=%" PRIu64 " frames=%" PRIu64 " bits=%" PRIu64
 		       " bit_errors=%" PRIu64 " ber=%.3g frame_errors=%" PRIu64 " fer=%.3g\n",
 		       s->msgs, s->frame_msgs, s->bits, s->bit_errors, ber, s->msg_errors, fer);
 		printf("  lost_bits=%" PRIu64 " lost_frames=%" PRIu64 " duplicates=%" PRIu64
-		       " out_of_order=%" PRIu64 " malformed=%" PRIu64 " restarts=%" PRIu64
-		       " end_of_stream=%" PRIu64 "\n",
-		       lost_bits, lost_frames, dups, ooo, s->malformed, s->restarts, s->eos_seen);
+		       " out_of_order=%" PRIu64 " malformed=%" PRIu64 " out_of_window=%" PRIu64
+		       " restarts=%" PRIu64 " end_of_stream=%" PRIu64 "\n",
+		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
+		       s->restarts, s->eos_seen);
 		printf("  status decoded=%" PRIu64 " not_converged=%" PRIu64 " erased=%" PRIu64
 		       " code_gens=%s code_changed=%" PRIu64 "\n",
 		       s->status[0], s->status[1], s->status[2], gens, s->code_changed);

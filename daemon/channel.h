@@ -28,7 +28,9 @@
 
 #include "asm_sync.h"
 #include "backend.h"
+#include "curve.h"
 #include "fecd.h"
+#include "sockmon.h"
 #include "stats.h"
 
 #define CHAN_PENDING_MAX    4  /* updates waiting for their sequence number */
@@ -36,6 +38,7 @@
 #define CHAN_IN_BUDGET_SYMS (1u << 22)
 #define CHAN_STREAM_MARGIN  65536 /* stream buffer room beyond two jobs' input */
 #define CHAN_SCRATCH_SYMS   4096  /* symbols converted at a time outside the stream buffer */
+#define CHAN_OUT_MAX_RECV_BYTES 65536 /* largest message an output peer may send (subscriptions) */
 
 struct epoch {
 	unsigned refs;
@@ -192,6 +195,8 @@ struct channel {
 	    linger_open, async_open;
 	unsigned bind_wait; /* bit 0 input, bit 1 output: bind retried until released */
 	uint64_t bind_give_up_ns;
+	struct sock_monitor mon_in, mon_out; /* dropped connections, refused handshakes */
+	char zap_domain[2][CURVE_DOMAIN_MAX]; /* CURVE servers: input, output ("": none) */
 
 	/* ingest */
 	struct in_msg msg;
@@ -257,8 +262,8 @@ static inline struct epoch *epoch_get(struct epoch *ep)
 	ep->refs++;
 	return ep;
 }
-/* Binds or connects a socket; a bind refused because a closing channel still holds the endpoint
- * is retried until it is released. */
+/* Monitors a socket (sockmon.h), then binds or connects it; a bind refused because a closing
+ * channel still holds the endpoint is retried until it is released. */
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
                    const char *what, char *err, size_t errlen);
 /* Closing: moves on as far as it can (flush, wait for publishing, release). */

@@ -87,6 +87,54 @@ void fecd_config_defaults(struct fecd_config *cfg)
 	default_channel(cfg);
 }
 
+/* CURVE's files go with an end's role: where fecd binds it is the server (this end's secret key
+ * and the clients allowed in), where it connects the client (this end's secret key and the
+ * server's public key). */
+static int check_curve(const struct endpoint_config *ec, const char *prefix, const char *what,
+                       char *err, size_t errlen)
+{
+	const struct curve_config *c = &ec->curve;
+	const char *sep = *prefix ? "." : "";
+
+	if (!c->secret_key_file[0]) {
+		if (!c->clients_file[0] && !c->server_key_file[0])
+			return 0;
+		snprintf(err, errlen,
+		         "%s%s%s.curve.secret_key_file: expected this end's secret key file, since "
+		         "%s.curve.%s is set",
+		         prefix, sep, what, what,
+		         c->clients_file[0] ? "clients_file" : "server_key_file");
+	} else if (strncmp(ec->endpoint, "inproc://", 9) == 0) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.secret_key_file: expected a tcp:// or ipc:// endpoint with "
+		         "CURVE; inproc:// has no handshake",
+		         prefix, sep, what);
+	} else if (ec->bind && !c->clients_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.clients_file: expected the file of client public keys allowed "
+		         "in (%s.bind is true: fecd is the CURVE server)",
+		         prefix, sep, what, what);
+	} else if (ec->bind && c->server_key_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.server_key_file: expected none where fecd binds (it is the "
+		         "CURVE server; its clients' keys go in %s.curve.clients_file)",
+		         prefix, sep, what, what);
+	} else if (!ec->bind && !c->server_key_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.server_key_file: expected the public key file of the server "
+		         "fecd connects to (%s.bind is false: fecd is the CURVE client)",
+		         prefix, sep, what, what);
+	} else if (!ec->bind && c->clients_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.clients_file: expected none where fecd connects (it is the "
+		         "CURVE client; the server checks the clients)",
+		         prefix, sep, what);
+	} else {
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int chan_config_parse(const cJSON *obj, const struct chan_config *base, struct chan_config *out,
                       const char *prefix, char *err, size_t errlen)
 {
@@ -112,6 +160,11 @@ int chan_config_parse(const cJSON *obj, const struct chan_config *base, struct c
 		return ret;
 	if (!base && !cJSON_GetObjectItemCaseSensitive(obj, "name"))
 		snprintf(cc.name, sizeof(cc.name), "ch%u", (unsigned)cc.id);
+	ret = check_curve(&cc.in, prefix, "input", err, errlen);
+	if (!ret)
+		ret = check_curve(&cc.out, prefix, "output", err, errlen);
+	if (ret)
+		return ret;
 	*out = cc;
 	return 0;
 }

@@ -20,14 +20,23 @@
 #define FECD_PATH_MAX 108 /* sun_path */
 #define FECD_MAX_CHANNELS 256
 #define FECD_CODES_DIR_MAX 256
+#define FECD_KEY_PATH_MAX 256
 
 enum sock_kind { SOCK_PULL = 1, SOCK_SUB, SOCK_PUSH, SOCK_PUB };
+
+/* ZMQ CURVE for one socket (curve.h): key files only, never keys. */
+struct curve_config {
+	char secret_key_file[FECD_KEY_PATH_MAX]; /* this end's secret key; empty: no CURVE */
+	char server_key_file[FECD_KEY_PATH_MAX]; /* connecting: the server's public key */
+	char clients_file[FECD_KEY_PATH_MAX];    /* binding: the client public keys allowed in */
+};
 
 struct endpoint_config {
 	char endpoint[FECD_ENDPOINT_MAX]; /* ZMQ endpoint, e.g. tcp://127.0.0.1:5550 */
 	enum sock_kind kind;              /* input: PULL or SUB; output: PUSH or PUB */
 	bool bind;                        /* bind (true) or connect (false) */
 	uint32_t hwm;                     /* ZMQ high-water mark, messages */
+	struct curve_config curve;
 };
 
 enum in_proto { IN_NATIVE = 1, IN_GNURADIO };   /* fecd headers, or raw gr-zeromq items */
@@ -155,6 +164,8 @@ struct chan_stats {
 	uint64_t failures;        /* frames with status not_converged or erased */
 	uint64_t frame_errors;    /* frames dropped at assembly (length mismatch, no end) */
 	uint64_t asm_frames, asm_inverted, asm_lost_syms, asm_misses; /* sync-marker framing */
+	uint64_t conn_drops;         /* connections libzmq dropped mid-message (over the size limit) */
+	uint64_t handshake_failures; /* connections refused in the handshake (CURVE) */
 	uint64_t queue_syms;      /* symbols accepted and not yet published */
 	uint32_t batches_inflight;
 	uint32_t code_gen;

@@ -403,6 +403,7 @@ void ingest_stop(struct channel *ch)
 		uv_close((uv_handle_t *)&ch->in_poll, ingest_on_poll_closed);
 		ch->in_poll_open = false;
 	}
+	sockmon_close(&ch->mon_in);
 	if (ch->in_sock) {
 		zmq_close(ch->in_sock);
 		ch->in_sock = NULL;

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "curve_keys.h"
 #include "fecd.h"
 #include "fecd_cuda.h"
 #include "log.h"
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 	    "[--help]\n"
 	    "            [--print-config] [--print-settings] [--print-methods] "
 	    "[--print-devices]\n"
+	    "            [--curve-keygen PREFIX]\n"
 	    "\n"
 	    "A forward-error-correction decoder service: soft symbols in over ZeroMQ, decoded\n"
 	    "frames out, channels managed over JSON-RPC.\n"
@@ -68,6 +70,8 @@ static void usage(FILE *f)
 	    "      --print-settings  print every setting as a Markdown table and exit\n"
 	    "      --print-methods   print the control methods and errors as Markdown and exit\n"
 	    "      --print-devices   list the CUDA devices and exit (1 when there is none)\n"
+	    "      --curve-keygen PREFIX  make a CURVE key pair for the data sockets: PREFIX.key\n"
+	    "                        (secret, mode 0600) and PREFIX.pub (public), and exit\n"
 	    "  -V, --version         print the version and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
@@ -100,6 +104,22 @@ static int print_devices(void)
 		    d.driver_version / 1000, d.driver_version % 1000 / 10, d.runtime_version / 1000,
 		    d.runtime_version % 1000 / 10);
 	}
+	return 0;
+}
+
+/* --curve-keygen: a key pair for the data sockets' CURVE settings (curve_keys.h). */
+static int curve_keygen_files(const char *prefix)
+{
+	struct curve_keypair kp;
+	char err[512];
+
+	if (curve_keygen(prefix, &kp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fecd: --curve-keygen: %s\n", err);
+		return 1;
+	}
+	printf("%s.key: secret key (mode 0600)\n%s.pub: public key %s\n", prefix, prefix,
+	       kp.public_z85);
+	memset(&kp, 0, sizeof(kp));
 	return 0;
 }
 
@@ -284,6 +304,7 @@ int main(int argc, char **argv)
 	    {"print-settings", no_argument, NULL, 'S'},
 	    {"print-methods", no_argument, NULL, 'M'},
 	    {"print-devices", no_argument, NULL, 'D'},
+	    {"curve-keygen", required_argument, NULL, 'K'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -326,6 +347,8 @@ int main(int argc, char **argv)
 			return rpc_write_markdown(stdout) ? 1 : 0;
 		case 'D':
 			return print_devices();
+		case 'K':
+			return curve_keygen_files(optarg);
 		case 'V':
 			printf("fecd %s\n", FECD_VERSION);
 			return 0;

@@ -261,7 +261,8 @@ static int create_apply(struct rpc_job *job, cJSON **result, char *msg, size_t l
 	job->ep = NULL;
 	if (ret) {
 		snprintf(msg, len, "channel.create failed: %s", err);
-		return ret == -EEXIST ? RPC_EEXISTS : RPC_EFAILED;
+		/* An endpoint another process holds is as taken as one of ours. */
+		return ret == -EEXIST || ret == -EADDRINUSE ? RPC_EEXISTS : RPC_EFAILED;
 	}
 	ch = fecd_channel_find(d, cc->id);
 	if (!ch) {
@@ -420,7 +421,8 @@ static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result,
 	X(gaps)                                                                                    \
 	X(gap_msgs)                                                                                \
 	X(frames_out) X(bits_out) X(msgs_out) X(failures) X(frame_errors) X(asm_frames)            \
-	    X(asm_inverted) X(asm_lost_syms) X(asm_misses) X(queue_syms)                           \
+	    X(asm_inverted) X(asm_lost_syms) X(asm_misses) X(conn_drops) X(handshake_failures)     \
+	    X(queue_syms)                                                                          \
 	    X(batches_inflight) X(code_gen) X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms)       \
 	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms) X(batch_p50_ms) X(batch_p99_ms) X(batch_max_ms)
 

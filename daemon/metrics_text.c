@@ -116,6 +116,14 @@ static const struct chan_metric chan_metrics[] = {
      "Sync-marker framing: markers not found where the frame before them ended.", U64(asm_misses)},
     {"fecd_sync_lost_symbols_total", "counter",
      "Sync-marker framing: symbols given up while searching for a marker.", U64(asm_lost_syms)},
+    {"fecd_dropped_connections_total", "counter",
+     "Connections libzmq dropped while the peer was still sending: a message part over the "
+     "size limit, or a framing error (stats.get's conn_drops).",
+     U64(conn_drops)},
+    {"fecd_handshake_failures_total", "counter",
+     "Connections refused in the handshake: a CURVE client key not allowed, a wrong server key, "
+     "a mechanism mismatch (handshake_failures).",
+     U64(handshake_failures)},
     {"fecd_output_bits_total", "counter", "Decoded bits published.", U64(bits_out)},
     {"fecd_queue_symbols", "gauge", "Symbols accepted and not yet published.", U64(queue_syms)},
     {"fecd_batches_inflight", "gauge", "Batches being decoded.", U32(batches_inflight)},

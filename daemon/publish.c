@@ -374,6 +374,7 @@ int publish_open(struct channel *ch, char *err, size_t errlen)
 {
 	const struct endpoint_config *ec = &ch->cfg.out;
 	int type = ec->kind == SOCK_PUB ? ZMQ_PUB : ZMQ_PUSH, hwm = (int)ec->hwm, fd, rc;
+	int64_t maxsize = CHAN_OUT_MAX_RECV_BYTES;
 	size_t fdlen = sizeof(fd);
 
 	ch->out_sock = zmq_socket(fecd_zmq_ctx(ch->d), type);
@@ -384,6 +385,8 @@ int publish_open(struct channel *ch, char *err, size_t errlen)
 	uint64_t aff = fecd_zmq_affinity(ch->d, false);
 	zmq_setsockopt(ch->out_sock, ZMQ_AFFINITY, &aff, sizeof(aff));
 	zmq_setsockopt(ch->out_sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+	/* Receivers send nothing but subscriptions: a peer sending more is cut off. */
+	zmq_setsockopt(ch->out_sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof(maxsize));
 	rc = channel_attach(ch, ch->out_sock, ec, "output", err, errlen);
 	if (rc)
 		return rc;

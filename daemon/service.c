@@ -18,6 +18,7 @@
 #include <zmq.h>
 
 #include "channel.h"
+#include "curve.h"
 #include "log.h"
 #include "loops.h"
 #include "service.h"
@@ -47,7 +48,8 @@ struct fecd {
 	/* Data-path loop threads (none: channels on the main loop). */
 	struct data_loop *loops;
 	unsigned nloops;
-	pthread_mutex_t lock;    /* closing, nclosing, released, next_io_* */
+	pthread_mutex_t lock;    /* closing, nclosing, released, next_io_*, zap */
+	struct zap *zap;         /* the CURVE key check, from the first CURVE server socket on */
 	uv_async_t closed_async; /* a loop thread freed a closing channel */
 	bool closed_async_open;
 };
@@ -83,6 +85,18 @@ uv_loop_t *fecd_loop(struct fecd *d)
 void *fecd_zmq_ctx(struct fecd *d)
 {
 	return d->zctx;
+}
+
+struct zap *fecd_zap(struct fecd *d, bool start, char *err, size_t errlen)
+{
+	struct zap *z;
+
+	pthread_mutex_lock(&d->lock);
+	if (!d->zap && start && zap_start(d->zctx, &d->zap, err, errlen) != 0)
+		d->zap = NULL;
+	z = d->zap;
+	pthread_mutex_unlock(&d->lock);
+	return z;
 }
 
 /* Input sockets go round-robin over the I/O threads, outputs (a sixteenth of the bytes for a rate
@@ -591,6 +605,7 @@ void fecd_destroy(struct fecd *d)
 	/* Waits until every socket's queued output has left or its linger has run out. */
 	if (d->nloops)
 		data_loops_stop(d->loops, d->nloops);
+	zap_stop(d->zap); /* every channel, and so every CURVE server socket, has closed */
 	zmq_ctx_term(d->zctx);
 	d->be->ops->destroy(d->be);
 	pthread_mutex_destroy(&d->lock);

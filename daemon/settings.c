@@ -48,6 +48,7 @@ static int check_backend(const char *text, char *err, size_t errlen);
 static int check_log_level(const char *text, char *err, size_t errlen);
 static int check_codes_dir(const char *text, char *err, size_t errlen);
 static int check_metrics_listen(const char *text, char *err, size_t errlen);
+static int check_key_path(const char *text, char *err, size_t errlen);
 
 static const struct setting_choice in_socks[] = {{"pull", SOCK_PULL}, {"sub", SOCK_SUB}, {0}};
 static const struct setting_choice out_socks[] = {{"push", SOCK_PUSH}, {"pub", SOCK_PUB}, {0}};
@@ -144,6 +145,16 @@ const struct setting fecd_chan_settings[] = {
      .help = "ZMQ receive high-water mark in messages; 0: no limit"},
     {"input.protocol", SET_ENUM, C(in_proto), .choices = in_protos, .def = "native",
      .help = "native fecd messages, or gnuradio: raw gr-zeromq items"},
+    {"input.curve.secret_key_file", SET_STRING, C(in.curve.secret_key_file),
+     .check = check_key_path, .def = "",
+     .help = "ZMQ CURVE on the input: this end's secret key file (fecd --curve-keygen makes "
+             "one; mode 0600 or 0640); empty: no CURVE"},
+    {"input.curve.clients_file", SET_STRING, C(in.curve.clients_file), .check = check_key_path,
+     .def = "",
+     .help = "CURVE input that binds: the public keys of the senders allowed in, one per line"},
+    {"input.curve.server_key_file", SET_STRING, C(in.curve.server_key_file),
+     .check = check_key_path, .def = "",
+     .help = "CURVE input that connects: the public key file of the sender it connects to"},
     {"input.llr_scale", SET_FLOAT, C(llr_scale), 0.001, 1000, .def = "8", .flags = SET_LIVE,
      .help = "float32 LLR input: int8 = round(llr * llr_scale), clamped to +-127"},
     {"input.gnuradio.format", SET_ENUM, C(gr_format), .choices = gr_formats, .def = "f32",
@@ -165,6 +176,15 @@ const struct setting fecd_chan_settings[] = {
      .help = "bind the endpoint (true) or connect to it (false)"},
     {"output.hwm", SET_U32, C(out.hwm), 0, 10000000, .def = "1000",
      .help = "ZMQ send high-water mark in messages; 0: no limit"},
+    {"output.curve.secret_key_file", SET_STRING, C(out.curve.secret_key_file),
+     .check = check_key_path, .def = "",
+     .help = "ZMQ CURVE on the output: this end's secret key file; empty: no CURVE"},
+    {"output.curve.clients_file", SET_STRING, C(out.curve.clients_file), .check = check_key_path,
+     .def = "",
+     .help = "CURVE output that binds: the public keys of the receivers allowed in, one per line"},
+    {"output.curve.server_key_file", SET_STRING, C(out.curve.server_key_file),
+     .check = check_key_path, .def = "",
+     .help = "CURVE output that connects: the public key file of the receiver it connects to"},
     {"output.protocol", SET_ENUM, C(out_proto), .choices = out_protos, .def = "native",
      .flags = SET_LIVE,
      .help = "native fecd messages, or pdu: GNU Radio PMT PDUs (ZMQ message blocks)"},
@@ -380,6 +400,16 @@ static int check_codes_dir(const char *t, char *err, size_t errlen)
 	snprintf(err, errlen,
 	         "an absolute path (the daemon's working directory is no place to look for "
 	         "codes), or \"\" for the default");
+	return -EINVAL;
+}
+
+static int check_key_path(const char *t, char *err, size_t errlen)
+{
+	if (!*t || t[0] == '/')
+		return 0;
+	snprintf(err, errlen,
+	         "an absolute path to a key file (the daemon's working directory is no place for "
+	         "keys), or \"\" for none");
 	return -EINVAL;
 }
 

@@ -132,6 +132,8 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 	out->asm_inverted = s->asm_inverted;
 	out->asm_lost_syms = s->asm_lost_syms;
 	out->asm_misses = s->asm_misses;
+	out->conn_drops = s->conn_drops;
+	out->handshake_failures = s->handshake_failures;
 	/* Outputs own the erasures that bridge lost messages too: count them in with the input. */
 	uint64_t done = s->syms_out + s->syms_dropped, taken = s->symbols_in + s->syms_filled;
 	out->queue_syms = taken > done ? taken - done : 0;
@@ -164,7 +166,7 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 
 bool ratelimit_ok(struct ratelimit *rl, uint64_t now, unsigned *suppressed)
 {
-	if (rl->last_ns && now - rl->last_ns < 1000000000ull) {
+	if (rl->last_ns && now - rl->last_ns < (rl->interval_ns ? rl->interval_ns : 1000000000ull)) {
 		rl->suppressed++;
 		return false;
 	}

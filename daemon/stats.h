@@ -47,6 +47,9 @@ struct chan_stats_acc {
 	/* latency over the channel's life (Prometheus): samples per bucket, not cumulative */
 	uint64_t lat_life[FECD_LAT_BUCKETS];
 	uint64_t lat_life_sum_ns;
+	/* connections (sockmon.c) */
+	uint64_t conn_drops;         /* dropped by libzmq mid-message: oversized part, bad framing */
+	uint64_t handshake_failures; /* refused: CURVE keys, a wrong server key, mechanisms */
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
 	double in_rate, out_rate;
@@ -54,10 +57,12 @@ struct chan_stats_acc {
 	struct lat_hist batch_cur, batch_prev; /* batches' time on the backend, the same */
 };
 
-/* One log line per second at most for a kind of problem; the next says how many were held back. */
+/* One log line per second (or per interval_ns when set) at most for a kind of problem; the next
+ * says how many were held back. */
 struct ratelimit {
 	uint64_t last_ns;
 	unsigned suppressed;
+	uint64_t interval_ns;
 };
 
 void stats_init(struct chan_stats_acc *s, uint64_t now);
