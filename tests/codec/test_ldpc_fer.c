@@ -15,91 +15,21 @@
  * min-sum runs take the SIMD path where the CPU has it (groups of 32 frames).
  */
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
-#include "awgn.h"
 #include "check.h"
 #include "codec_util.h"
 #include "fec.h"
-#include "prng.h"
 
 /* Frame errors over `frames` frames of `text` at ebn0 dB; -1 when the code cannot be built. */
 static long frame_errors(const char *text, double ebn0, unsigned frames, uint64_t seed)
 {
-	struct fec_decoder *dec = NULL;
-	struct fec_encoder *enc = NULL;
-	const struct fec_info *info;
-	struct fec_spec spec;
-	struct fec_batch b = {0};
-	struct fec_prng p;
-	uint8_t *bits = NULL, *sent = NULL;
-	void *scratch = NULL;
-	char err[256];
-	long errors = -1;
-	uint32_t k;
-	size_t n;
+	struct util_fer r;
 
-	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", text, err);
+	if (util_ldpc_frame_errors(text, ebn0, frames, seed, &r))
 		return -1;
-	}
-	if (fec_decoder_create(&spec, &dec) || fec_encoder_create(&spec, &enc))
-		goto out;
-	info = fec_decoder_info(dec);
-	k = spec.u.ldpc.k;
-	b.count = frames;
-	b.in_stride = info->frame_syms;
-	b.out_stride = (info->max_out_bits + 7) / 8;
-	b.jobs = calloc(frames, sizeof(*b.jobs));
-	b.in = malloc((size_t)frames * b.in_stride);
-	b.in_f32 = malloc((size_t)frames * b.in_stride * sizeof(float));
-	b.out = malloc((size_t)frames * b.out_stride);
-	bits = malloc((size_t)frames * k);
-	sent = malloc(info->frame_syms);
-	scratch = malloc(info->scratch_bytes + 64);
-	if (!b.jobs || !b.in || !b.in_f32 || !b.out || !bits || !sent || !scratch)
-		goto out;
-	fec_prng_seed(&p, seed);
-	for (unsigned f = 0; f < frames; f++) {
-		uint8_t *in = bits + (size_t)f * k;
-		const double rate = fec_spec_rate(&spec);
-
-		fec_prng_bits(&p, in, k);
-		if (fec_encode(enc, in, k, sent, &n) || n != info->frame_syms)
-			goto out;
-		if (spec.u.ldpc.in_f32)
-			fec_awgn_llr(&p, sent, n, fec_awgn_sigma(ebn0, rate), 0,
-			             (float *)b.in_f32 + (size_t)f * b.in_stride);
-		else
-			util_channel_s8(&p, sent, n, ebn0, rate, spec.u.ldpc.llr_scale,
-			                (int8_t *)b.in + (size_t)f * b.in_stride);
-		b.jobs[f] =
-		    (struct fec_job){.in_len = info->frame_syms, .own_len = info->frame_syms};
-	}
-	if (fec_decode(dec, scratch, &b, 0, frames))
-		goto out;
-	errors = 0;
-	for (unsigned f = 0; f < frames; f++) {
-		const uint8_t *out = b.out + (size_t)f * b.out_stride, *in = bits + (size_t)f * k;
-		bool wrong = b.jobs[f].status != FECD_STATUS_DECODED || b.jobs[f].out_bits != k;
-
-		for (uint32_t i = 0; i < k && !wrong; i++)
-			wrong = (out[i / 8] >> (7 - i % 8) & 1u) != in[i];
-		errors += wrong;
-	}
-	printf("%-45s Eb/N0 %.2f dB: %ld/%u frames wrong\n", text, ebn0, errors, frames);
-out:
-	free(scratch);
-	free(sent);
-	free(bits);
-	free(b.out);
-	free((void *)b.in_f32);
-	free((void *)b.in);
-	free(b.jobs);
-	fec_encoder_destroy(enc);
-	fec_decoder_destroy(dec);
-	return errors;
+	printf("%-45s Eb/N0 %.2f dB: %u/%u frames wrong\n", text, ebn0, r.errors, r.frames);
+	return r.errors;
 }
 
 int main(void)
