@@ -113,7 +113,26 @@ const struct fec_family_ops *fec_family_at(unsigned i)
 	return i < NFAMILIES ? families[i]->ops : NULL;
 }
 
-/* ---- Presets. Polynomials are octal with the top bit tapping the current input (conv.h). */
+/* ---- Presets. Polynomials are octal with the top bit tapping the current input (conv.h).
+ *
+ * Convolutional presets name their output inversion, since the family's default inverts
+ * nothing (the textbook code). Only CCSDS and NASA-DSN invert an output:
+ *   - ccsds: CCSDS 131.0-B (TM Synchronization and Channel Coding), section 3, the rate-1/2
+ *     basic convolutional code: G1 = 1111001 (171) then G2 = 1011011 (133), the G2 output
+ *     inverted; libfec's "CCSDS/NASA-GSFC convention" (V27POLYB, then V27POLYA inverted);
+ *   - nasa-dsn: libfec's "NASA-DSN convention": the same polynomials the other way round, the
+ *     first inverted (V27POLYA = 133 inverted, then V27POLYB = 171);
+ *   - voyager: libfec's viterbi27 and gr-fec's cc_encoder default ([109, 79], LSB first): 133
+ *     then 171, nothing inverted;
+ *   - wifi-*: IEEE 802.11 (OFDM PHY, clause 17; 5/6 from the HT PHY, 802.11n): g0 = 133 (output
+ *     A) and g1 = 171 (B), nothing inverted, punctured as the standard's figures show;
+ *   - dvbs-*: ETSI EN 300 421 (DVB-S) 4.4.3: G1 = 171 (X) and G2 = 133 (Y), nothing inverted,
+ *     its table 2 puncturing;
+ *   - lte: 3GPP TS 36.212 5.1.3.1: G0 = 133, G1 = 171, G2 = 165, nothing inverted (its
+ *     tail-biting is not done here);
+ *   - gsm: 3GPP TS 45.003 (GSM 05.03): G0 = 1 + D3 + D4 (23), G1 = 1 + D + D3 + D4 (33);
+ *   - is95-fwd, is95-rev, cdma2000: TIA/EIA-95 (forward 753, 561; reverse 557, 663, 711) and
+ *     3GPP2 C.S0002 (rate 1/4 K=9: 765, 671, 513, 473), nothing inverted. */
 
 struct preset_entry {
 	struct fec_preset pub;
