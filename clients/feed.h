@@ -28,6 +28,7 @@ struct feed_opts {
 	bool bind, noiseless, gnuradio, gr_tags, no_eos, inject_bad, polarity_one;
 	int hwm, send_timeout_ms, start_delay_ms;
 	uint64_t seed, bits, frames, seq_start, replay;
+	uint64_t bit_start; /* streams: first information bit sent (--bit-start) */
 	uint32_t channel, msg_syms, split;
 	struct frame_sched sched;
 	bool bits_set, sched_set;

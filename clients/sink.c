@@ -58,6 +58,9 @@ static void usage(FILE *f)
 	    "  --split K, --seq-start N  the feed's messages per frame and first seq (1, 0)\n"
 	    "  --frame-index seq|count   frame index from in_seq (default) or frame_seq\n"
 	    "  --expect-bits N | --expect-frames N   stop when delivered, fail when not\n"
+	    "  --bit-start N        streams: the first bit expected is stream bit N (a stream\n"
+	    "                       that an earlier sink received up to N; --expect-bits still\n"
+	    "                       counts from bit 0)\n"
 	    "  --until-eos[=N]      stop after the Nth END_OF_STREAM (default 1)\n"
 	    "  --timeout MS         stop after this much silence (default 5000)\n"
 	    "  --deadline MS        stop after this long in all (default: none)\n"
@@ -85,6 +88,7 @@ enum {
 	OPT_FRAMEINDEX,
 	OPT_EXPBITS,
 	OPT_EXPFRAMES,
+	OPT_BITSTART,
 	OPT_EOS,
 	OPT_TIMEOUT,
 	OPT_DEADLINE,
@@ -113,6 +117,7 @@ static const struct option sink_longopts[] = {
     {"frame-index", 1, 0, OPT_FRAMEINDEX},
     {"expect-bits", 1, 0, OPT_EXPBITS},
     {"expect-frames", 1, 0, OPT_EXPFRAMES},
+    {"bit-start", 1, 0, OPT_BITSTART},
     {"until-eos", 2, 0, OPT_EOS},
     {"timeout", 1, 0, OPT_TIMEOUT},
     {"deadline", 1, 0, OPT_DEADLINE},
@@ -212,6 +217,10 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			break;
 		case OPT_EXPFRAMES:
 			if (parse_u64_arg(arg, &o->expect_frames))
+				goto bad;
+			break;
+		case OPT_BITSTART:
+			if (parse_u64_arg(arg, &o->bit_start))
 				goto bad;
 			break;
 		case OPT_EOS:
@@ -570,6 +579,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &s.o))
 		return 2;
 	track_init(&s.bits_track);
+	s.bits_track.next = s.o.bit_start; /* bits before it are not this sink's to receive */
 	track_init(&s.frame_track);
 	if (info_source_open(&s.src, s.o.input, s.o.seed, "fecd-sink"))
 		return 1;
