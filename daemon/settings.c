@@ -125,8 +125,7 @@ const struct setting fecd_chan_settings[] = {
      .help = "gnuradio input: which bit a positive LLR (or a low u8) favours"},
     {"input.gnuradio.frame_len", SET_U32, C(raw_frame_syms), 0, 1u << 24, .def = "0",
      .flags = SET_LIVE, .help = "gnuradio input into a frame code: symbols per frame (0: streams)"},
-    {"input.idle_flush_ms", SET_U32, C(idle_flush_ms), 0, 3600000, .def = "500",
-     .flags = SET_LIVE,
+    {"input.idle_flush_ms", SET_U32, C(idle_flush_ms), 0, 3600000, .def = "500", .flags = SET_LIVE,
      .help = "streams: after this long with nothing received, the symbols held back as the last "
              "block's traceback are decoded with the traceback there is and published, and the "
              "stream goes on (no END_OF_STREAM); 0: they wait for more input or END_OF_STREAM"},

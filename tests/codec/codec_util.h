@@ -51,9 +51,10 @@ long util_stream_errors(const char *code, double ebn0, size_t nbits, uint64_t se
 
 /* What util_ldpc_frame_errors counted. */
 struct util_fer {
-	unsigned frames, errors; /* frames sent; those not DECODED or with a wrong information bit */
-	double mean_iters;       /* iterations per frame */
-	double cpu_s;            /* this thread's CPU time in fec_decode */
+	unsigned frames;   /* frames sent */
+	unsigned errors;   /* of them, those not DECODED or with a wrong information bit */
+	double mean_iters; /* iterations per frame */
+	double cpu_s;      /* this thread's CPU time in fec_decode */
 };
 
 /* Sends `frames` frames of the LDPC code `text` (seeded random information bits through the
