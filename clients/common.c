@@ -1,6 +1,8 @@
 /*
  * Helpers shared by fecd-feed and fecd-sink (see common.h): the information-bit source both sides
- * regenerate, the seeded frame-length schedule, and little-endian fields for the stamps file.
+ * regenerate, the seeded frame-length schedule, little-endian fields for the stamps file, and
+ * CURVE for their sockets. daemon/curve_keys.c is compiled into both, and its header included by
+ * a relative path, as fecdctl does with daemon/ctlpath.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <zmq.h>
+
+#include "../daemon/curve_keys.h"
 #include "common.h"
 
 uint64_t now_ns(void)
@@ -206,4 +211,64 @@ const char *opt_name(const struct option *opts, int val)
 		if (o->val == val)
 			return o->name;
 	return "?";
+}
+
+int client_curve_setup(void *sock, const char *secret_file, const char *server_file, bool bind,
+                       const char *who)
+{
+	char server[CURVE_KEY_Z85_LEN + 1], err[512];
+	struct curve_keypair kp;
+	int one = 1, rc = -1;
+
+	if (!secret_file && !server_file)
+		return 0;
+	if (!zmq_has("curve")) {
+		fprintf(stderr, "%s: this libzmq was built without CURVE\n", who);
+		return -1;
+	}
+	if (!secret_file) {
+		fprintf(stderr,
+		        "%s: --curve-server-key needs --curve-secret-key FILE too (this "
+		        "end's key pair)\n",
+		        who);
+		return -1;
+	}
+	if (!bind && !server_file) {
+		fprintf(stderr,
+		        "%s: --curve-secret-key with --connect needs --curve-server-key FILE "
+		        "(the public key of the end that binds)\n",
+		        who);
+		return -1;
+	}
+	if (bind && server_file) {
+		fprintf(stderr,
+		        "%s: --curve-server-key is for --connect; with --bind this end is "
+		        "the CURVE server\n",
+		        who);
+		return -1;
+	}
+	if (curve_read_secret(secret_file, &kp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: --curve-secret-key: %s\n", who, err);
+		return -1;
+	}
+	if (bind) {
+		if (zmq_setsockopt(sock, ZMQ_CURVE_SERVER, &one, sizeof(one)) == 0 &&
+		    zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, kp.secret_z85, CURVE_KEY_Z85_LEN) ==
+		        0)
+			rc = 0;
+	} else if (curve_read_public(server_file, server, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: --curve-server-key: %s\n", who, err);
+		goto out;
+	} else if (zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, server, CURVE_KEY_Z85_LEN) == 0 &&
+	           zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, kp.public_z85, CURVE_KEY_Z85_LEN) ==
+	               0 &&
+	           zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, kp.secret_z85, CURVE_KEY_Z85_LEN) ==
+	               0) {
+		rc = 0;
+	}
+	if (rc)
+		fprintf(stderr, "%s: CURVE: %s\n", who, zmq_strerror(errno));
+out:
+	memset(&kp, 0, sizeof(kp));
+	return rc;
 }

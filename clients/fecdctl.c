@@ -1,16 +1,18 @@
 /*
  * fecdctl: calls one JSON-RPC method of a running fecd and prints the result.
  *
- *   fecdctl [--socket PATH | --tcp HOST:PORT] [--timeout SECONDS] METHOD [PARAMS-JSON]
+ *   fecdctl [--socket PATH | --tcp HOST:PORT [--token-file FILE]] [--timeout SECONDS] METHOD
+ *           [PARAMS-JSON]
  *
  * The result is printed as indented JSON on stdout (exit 0). A JSON-RPC error is printed as
  * "fecdctl: error CODE: MESSAGE" on stderr (exit 1). Usage errors, PARAMS-JSON that is not a JSON
  * object (checked here before anything is sent), and connection problems exit 2.
  * Without --socket or --tcp the socket is found by the daemon's own rule (daemon/ctlpath.c).
+ * Over TCP the connection first authenticates with the control token (daemon/ctltoken.h): from
+ * --token-file, else $FECD_TOKEN_FILE, else the file beside the default control socket.
  *
- * Build note: this file needs daemon/ctlpath.c as an extra source
- * (FECDCTL_EXTRA_SOURCES = ${PROJECT_SOURCE_DIR}/daemon/ctlpath.c); it includes its header by a
- * relative path, so no include directory is needed.
+ * Build note: this file needs daemon/ctlpath.c and daemon/ctltoken.c as extra sources; it includes
+ * their headers by a relative path, so no include directory is needed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,16 +29,19 @@
 #include <cjson/cJSON.h>
 
 #include "../daemon/ctlpath.h"
+#include "../daemon/ctltoken.h"
 
 #define EXIT_RPC_ERROR 1
 #define EXIT_TROUBLE   2
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fecdctl [--socket PATH | --tcp HOST:PORT] [--timeout SECONDS] METHOD "
-	           "[PARAMS-JSON]\n"
+	fprintf(f, "usage: fecdctl [--socket PATH | --tcp HOST:PORT [--token-file FILE]]\n"
+	           "               [--timeout SECONDS] METHOD [PARAMS-JSON]\n"
 	           "  calls one JSON-RPC method of fecd and prints the result as JSON\n"
-	           "  methods: channel.list, channel.get, channel.create, channel.update,\n"
+	           "  --tcp authenticates with the control token: --token-file, else\n"
+	           "        $FECD_TOKEN_FILE, else the file beside the default control socket\n"
+	           "  methods: auth, channel.list, channel.get, channel.create, channel.update,\n"
 	           "           channel.delete, stats.get, backend.info, codes.list, config.get,\n"
 	           "           methods.list\n"
 	           "  example: fecdctl channel.update '{\"id\": 1, \"batch\": {\"jobs\": 32}}'\n"
@@ -226,20 +231,83 @@ static cJSON *parse_params(const char *text)
 	return p;
 }
 
+/* The token for --tcp: from --token-file, $FECD_TOKEN_FILE, or beside the default socket. */
+static int find_token(const char *file, char *token, size_t len)
+{
+	char path[160], sock[128], err[512];
+
+	if (!file)
+		file = getenv("FECD_TOKEN_FILE");
+	if (!file || !*file) {
+		if (fecd_control_path_default(sock, sizeof(sock), false, NULL) != 0 ||
+		    ctl_token_path(sock, path, sizeof(path)) != 0) {
+			fprintf(stderr,
+			        "fecdctl: no default control token path; use --token-file\n");
+			return -1;
+		}
+		file = path;
+	}
+	if (ctl_token_read(file, false, token, len, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fecdctl: %s (--token-file names another file)\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sends the auth request first; 0 when fecd accepted the token. */
+static int authenticate(int fd, const char *where, const char *token, int timeout_ms)
+{
+	cJSON *req = cJSON_CreateObject(), *resp, *err, *msg;
+	const char *why = NULL;
+	char *text, *line;
+	int rc = -1;
+
+	cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(req, "id", 0);
+	cJSON_AddStringToObject(req, "method", "auth");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(req, "params"), "token", token);
+	text = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	if (!text || send_all(fd, text, strlen(text)) != 0 || send_all(fd, "\n", 1) != 0) {
+		fprintf(stderr, "fecdctl: sending to %s: %s\n", where,
+		        text ? strerror(errno) : "out of memory");
+		cJSON_free(text);
+		return -1;
+	}
+	cJSON_free(text);
+	line = read_line(fd, timeout_ms, &why);
+	if (!line) {
+		fprintf(stderr, "fecdctl: %s: %s\n", where, why);
+		return -1;
+	}
+	resp = cJSON_Parse(line);
+	err = cJSON_GetObjectItemCaseSensitive(resp, "error");
+	msg = cJSON_GetObjectItemCaseSensitive(err, "message");
+	if (err)
+		fprintf(stderr, "fecdctl: %s refused the control token: %s\n", where,
+		        cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+	else if (!cJSON_GetObjectItemCaseSensitive(resp, "result"))
+		fprintf(stderr, "fecdctl: not a JSON-RPC response: %.200s\n", line);
+	else
+		rc = 0;
+	cJSON_Delete(resp);
+	free(line);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
-	                                     {"tcp", required_argument, NULL, 't'},
-	                                     {"timeout", required_argument, NULL, 'T'},
-	                                     {"help", no_argument, NULL, 'h'},
-	                                     {0}};
-	const char *sock = NULL, *tcp = NULL, *why = NULL, *gai = NULL, *method;
-	char path[128], *line, *text, *end;
+	static const struct option opts[] = {
+	    {"socket", required_argument, NULL, 's'},  {"tcp", required_argument, NULL, 't'},
+	    {"timeout", required_argument, NULL, 'T'}, {"token-file", required_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},          {0}};
+	const char *sock = NULL, *tcp = NULL, *why = NULL, *gai = NULL, *method, *token_file = NULL;
+	char path[128], token[CTL_TOKEN_MAX + 1] = "", *line, *text, *end;
 	cJSON *req, *params = NULL, *resp, *err, *result;
 	double timeout_s = 30;
 	int c, fd, rc;
 
-	while ((c = getopt_long(argc, argv, "s:t:T:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:T:k:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sock = optarg;
@@ -256,6 +324,9 @@ int main(int argc, char **argv)
 				        optarg);
 				return EXIT_TROUBLE;
 			}
+			break;
+		case 'k':
+			token_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -280,6 +351,13 @@ int main(int argc, char **argv)
 			return EXIT_TROUBLE;
 	}
 
+	if (token_file && !tcp) {
+		fprintf(stderr, "fecdctl: --token-file goes with --tcp (the Unix socket needs no "
+		                "token)\n");
+		return EXIT_TROUBLE;
+	}
+	if (tcp && find_token(token_file, token, sizeof(token)) != 0)
+		return EXIT_TROUBLE;
 	if (!sock && !tcp) {
 		if (fecd_control_path_default(path, sizeof(path), false, NULL) != 0) {
 			fprintf(stderr, "fecdctl: no usable default socket path; use --socket\n");
@@ -295,6 +373,10 @@ int main(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 
+	if (tcp && authenticate(fd, tcp, token, (int)(timeout_s * 1000)) != 0) {
+		close(fd);
+		return EXIT_TROUBLE;
+	}
 	req = cJSON_CreateObject();
 	cJSON_AddStringToObject(req, "jsonrpc", "2.0");
 	cJSON_AddNumberToObject(req, "id", 1);

@@ -225,6 +225,11 @@ static int send_native(struct feed *f, uint64_t seq, const uint8_t *payload, siz
 			return -1;
 		f->bad_sent++;
 	}
+	if (f->o.oversize_set && seq == f->o.oversize_after) {
+		if (feed_oversize_send(f->zsock, &h))
+			return -1;
+		f->oversize_sent++;
+	}
 	return 0;
 }
 
@@ -240,8 +245,13 @@ int feed_send_wire(struct feed *f, const uint8_t *wire, size_t n, uint16_t flags
 		return 0;
 	}
 	pace(f);
-	if (f->stamps)
+	if (f->stamps) {
 		write_stamp(f, seq);
+		/* The sink reads the stamps once it has the end of the stream: they must be in the
+		 * file before the message that ends it leaves. */
+		if (flags & FECD_IN_END_OF_STREAM)
+			fflush(f->stamps);
+	}
 	if (f->o.gnuradio)
 		rc = send_gnuradio(f, seq, wire, len, n);
 	else
@@ -460,6 +470,9 @@ static int open_socket(struct feed *f)
 	if (f->o.send_timeout_ms >= 0)
 		zmq_setsockopt(f->zsock, ZMQ_SNDTIMEO, &f->o.send_timeout_ms,
 		               sizeof(f->o.send_timeout_ms));
+	if (client_curve_setup(f->zsock, f->o.curve_secret, f->o.curve_server, f->o.bind,
+	                       "fecd-feed"))
+		return -1;
 	if ((f->o.bind ? zmq_bind : zmq_connect)(f->zsock, f->o.endpoint)) {
 		fprintf(stderr, "fecd-feed: %s %s: %s\n", f->o.bind ? "bind" : "connect",
 		        f->o.endpoint, zmq_strerror(errno));
@@ -586,11 +599,11 @@ int main(int argc, char **argv)
 	rc = rc ? 1 : 0;
 	double secs = (double)(now_ns() - f.t0) * 1e-9;
 	printf("fecd-feed: messages=%" PRIu64 " symbols=%" PRIu64 " bits=%" PRIu64
-	       " frames=%" PRIu64 " bad=%" PRIu64 " skipped=%" PRIu64 " junk=%" PRIu64
-	       " seconds=%.3f rate=%.0f sym/s%s\n",
-	       f.msgs, f.syms, f.info_bits - f.o.bit_start, f.frames_sent, f.bad_sent, f.skipped,
-	       f.junk_sent, secs, secs > 0 ? (double)f.syms / secs : 0.0,
-	       feed_stop ? " (interrupted)" : "");
+	       " frames=%" PRIu64 " bad=%" PRIu64 " oversize=%" PRIu64 " skipped=%" PRIu64
+	       " junk=%" PRIu64 " seconds=%.3f rate=%.0f sym/s%s\n",
+	       f.msgs, f.syms, f.info_bits - f.o.bit_start, f.frames_sent, f.bad_sent,
+	       f.oversize_sent, f.skipped, f.junk_sent, secs,
+	       secs > 0 ? (double)f.syms / secs : 0.0, feed_stop ? " (interrupted)" : "");
 	fflush(stdout);
 	if (f.stamps && fclose(f.stamps)) {
 		fprintf(stderr, "fecd-feed: %s: %s\n", f.o.stamps, strerror(errno));

@@ -24,8 +24,10 @@ struct feed_switch {
 
 struct feed_opts {
 	const char *endpoint, *code, *input, *stamps;
+	const char *curve_secret, *curve_server; /* key files; NULL: no CURVE */
 	int sock_type; /* ZMQ_PUSH or ZMQ_PUB */
-	bool bind, noiseless, gnuradio, gr_tags, no_eos, inject_bad, polarity_one;
+	bool bind, noiseless, gnuradio, gr_tags, no_eos, inject_bad, polarity_one, oversize_set;
+	uint64_t oversize_after; /* --inject-oversize: after this sequence number */
 	int hwm, send_timeout_ms, start_delay_ms;
 	uint64_t seed, bits, frames, seq_start, replay;
 	uint64_t bit_start; /* streams: first information bit sent (--bit-start) */
@@ -77,6 +79,7 @@ struct feed {
 	size_t cap_bits, cap_syms;
 	/* counters */
 	uint64_t seq, msgs, syms, info_bits, frames_sent, items_sent, bad_sent, skipped, junk_sent;
+	uint64_t oversize_sent;
 	uint64_t t0;
 };
 

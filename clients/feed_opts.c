@@ -24,6 +24,9 @@ static void usage(FILE *f)
 	    "  --endpoint EP        ZMQ endpoint (default tcp://127.0.0.1:5550)\n"
 	    "  --socket push|pub    socket type (default push); --bind or --connect (default)\n"
 	    "  --hwm N              send high-water mark, messages (default 1000)\n"
+	    "  --curve-secret-key FILE  ZMQ CURVE: this end's secret key file (fecd\n"
+	    "                       --curve-keygen); with --connect also --curve-server-key FILE,\n"
+	    "                       the public key of the end that binds\n"
 	    "  --send-timeout MS    give up when a send blocks this long (default: never)\n"
 	    "  --start-delay MS     wait before sending (default 0; 300 for pub)\n"
 	    "  --code TEXT          code, e.g. ccsds or \"ccsds,mode=terminated\" (default ccsds)\n"
@@ -58,6 +61,9 @@ static void usage(FILE *f)
 	    "  --rate SYMS          symbols per second (default: as fast as possible)\n"
 	    "  --skip-seq A[,B..]   do not send these sequence numbers (repeatable)\n"
 	    "  --inject-bad         send the table of malformed messages between good ones\n"
+	    "  --inject-oversize SEQ  after message SEQ, send one whose payload is over fecd's\n"
+	    "                       limit (65 MiB): fecd's ZMQ drops the connection, the feed\n"
+	    "                       connects again and goes on\n"
 	    "  --stamps FILE        write (seq, CLOCK_MONOTONIC ns) records at send\n"
 	    "  --replay BITS        stream codes: encode and modulate BITS seeded bits once, then\n"
 	    "                       send them again and again (bit i is seeded bit i mod BITS), to\n"
@@ -81,6 +87,8 @@ enum {
 	OPT_BIND,
 	OPT_CONNECT,
 	OPT_HWM,
+	OPT_CURVE_SECRET,
+	OPT_CURVE_SERVER,
 	OPT_SNDTIMEO,
 	OPT_DELAY,
 	OPT_CODE,
@@ -106,6 +114,7 @@ enum {
 	OPT_RATE,
 	OPT_SKIP,
 	OPT_BAD,
+	OPT_OVERSIZE,
 	OPT_STAMPS,
 	OPT_REPLAY,
 	OPT_ASM,
@@ -120,6 +129,8 @@ static const struct option feed_longopts[] = {
     {"bind", 0, 0, OPT_BIND},
     {"connect", 0, 0, OPT_CONNECT},
     {"hwm", 1, 0, OPT_HWM},
+    {"curve-secret-key", 1, 0, OPT_CURVE_SECRET},
+    {"curve-server-key", 1, 0, OPT_CURVE_SERVER},
     {"send-timeout", 1, 0, OPT_SNDTIMEO},
     {"start-delay", 1, 0, OPT_DELAY},
     {"code", 1, 0, OPT_CODE},
@@ -145,6 +156,7 @@ static const struct option feed_longopts[] = {
     {"rate", 1, 0, OPT_RATE},
     {"skip-seq", 1, 0, OPT_SKIP},
     {"inject-bad", 0, 0, OPT_BAD},
+    {"inject-oversize", 1, 0, OPT_OVERSIZE},
     {"stamps", 1, 0, OPT_STAMPS},
     {"replay", 1, 0, OPT_REPLAY},
     {"asm", 0, 0, OPT_ASM},
@@ -213,6 +225,12 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
 				goto bad;
 			o->hwm = (int)v;
+			break;
+		case OPT_CURVE_SECRET:
+			o->curve_secret = arg;
+			break;
+		case OPT_CURVE_SERVER:
+			o->curve_server = arg;
 			break;
 		case OPT_SNDTIMEO:
 			o->send_timeout_ms = atoi(arg);
@@ -319,6 +337,11 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		case OPT_BAD:
 			o->inject_bad = true;
 			break;
+		case OPT_OVERSIZE:
+			if (parse_u64_arg(arg, &o->oversize_after))
+				goto bad;
+			o->oversize_set = true;
+			break;
 		case OPT_STAMPS:
 			o->stamps = arg;
 			break;
@@ -376,9 +399,10 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		o->bits = 1000000;
 	if (!delay_set && o->sock_type == ZMQ_PUB)
 		o->start_delay_ms = 300; /* let subscribers join before the first message */
-	if (o->gnuradio && (o->format == FECD_FMT_S4_PACKED || o->inject_bad || o->split > 1)) {
+	if (o->gnuradio &&
+	    (o->format == FECD_FMT_S4_PACKED || o->inject_bad || o->oversize_set || o->split > 1)) {
 		fprintf(stderr, "fecd-feed: --gnuradio sends f32, s8 or u8 items, one frame per "
-		                "message, and has no header to corrupt\n");
+		                "message, and has no header to corrupt or oversize\n");
 		return -1;
 	}
 	if (o->replay && (o->input || o->nswitches || o->nskips)) {

@@ -1,10 +1,11 @@
 /*
- * The gr-zeromq pass_tags header writer and the malformed-message table of fecd-feed (see
- * feed_wire.h). Both wire forms come from proto/: the tag header from fecd_gr_tag_header_write,
- * the native header from fecd_in_hdr_pack.
+ * The gr-zeromq pass_tags header writer, the malformed-message table and the oversized message
+ * of fecd-feed (see feed_wire.h). Both wire forms come from proto/: the tag header from
+ * fecd_gr_tag_header_write, the native header from fecd_in_hdr_pack.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <zmq.h>
@@ -187,4 +188,24 @@ int feed_bad_send(void *sock, const struct fecd_in_hdr *h, const uint8_t *payloa
 	if (m.parts > 2 && send_or_report(sock, extra, sizeof(extra), 0, i))
 		return -1;
 	return 0;
+}
+
+int feed_oversize_send(void *sock, const struct fecd_in_hdr *h)
+{
+	uint8_t hdr[FECD_IN_HDR_LEN], *payload = calloc(1, FEED_OVERSIZE_BYTES);
+	int rc = -1;
+
+	if (!payload) {
+		fprintf(stderr, "fecd-feed: out of memory for the oversized message\n");
+		return -1;
+	}
+	fecd_in_hdr_pack(h, hdr);
+	if (zmq_send(sock, hdr, sizeof(hdr), ZMQ_SNDMORE) < 0 ||
+	    zmq_send(sock, payload, FEED_OVERSIZE_BYTES, 0) < 0)
+		fprintf(stderr, "fecd-feed: sending the oversized message: %s\n",
+		        zmq_strerror(errno));
+	else
+		rc = 0;
+	free(payload);
+	return rc;
 }

@@ -24,10 +24,16 @@
  * sink must run on one host. It includes the wait for the symbols after that message that the
  * block needs (its own and the traceback's), so it is what an application sees, not decode time.
  *
+ * A message never makes the sink allocate or compute in proportion to a number it carries: one
+ * that places itself more than --window units past what has arrived (2^32 bits, 2^20 frames) is
+ * reported as out of window and not checked, and a message part over --max-msg-bytes (64 MiB) is
+ * refused by libzmq, which drops the connection.
+ *
  * Exit status 0 only when every expectation holds: at least one message; bit error rate at most
  * --max-ber (default 0: any bit error fails); frame error rate at most --max-fer when given; the
  * --expect-bits / --expect-frames count reached and --until-eos seen; and, unless --allow-loss /
- * --allow-reorder, no lost, duplicated or reordered units and no malformed message.
+ * --allow-reorder, no lost, duplicated or reordered units and no malformed or out-of-window
+ * message.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -52,6 +58,9 @@ static void usage(FILE *f)
 	    "  --endpoint EP        ZMQ endpoint (default tcp://127.0.0.1:5551)\n"
 	    "  --socket pull|sub    socket type (default pull); --bind or --connect (default)\n"
 	    "  --hwm N              receive high-water mark (default 1000)\n"
+	    "  --curve-secret-key FILE  ZMQ CURVE: this end's secret key file (fecd\n"
+	    "                       --curve-keygen); with --connect also --curve-server-key FILE,\n"
+	    "                       the public key of the end that binds\n"
 	    "  --pdu                messages are GNU Radio PDUs, not native fecd messages\n"
 	    "  --seed N | --input FILE   the feed's information bits (default seed 1)\n"
 	    "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default 1024)\n"
@@ -68,9 +77,14 @@ static void usage(FILE *f)
 	    "  --max-fer X          highest frame/message error rate that passes (default: any)\n"
 	    "  --allow-loss, --allow-reorder   do not fail on lost / duplicate / reordered data\n"
 	    "  --stamps FILE        the feed's stamps, for latency percentiles\n"
+	    "  --latency-log FILE   with --stamps: each sample as a line \"SENT_S RECEIVED_S SEQ\n"
+	    "                       LATENCY_MS\" (times from the first send), to see when it grew\n"
 	    "  --json               print the report as one JSON object\n"
 	    "  --replay BITS        streams: bit i is source bit i mod BITS (fecd-feed --replay),\n"
-	    "                       checked against a packed copy at memory speed\n");
+	    "                       checked against a packed copy at memory speed\n"
+	    "  --window N           a message may place itself at most N units past those that\n"
+	    "                       arrived (default 2^32 bits, 2^20 frames); beyond: an error\n"
+	    "  --max-msg-bytes N    largest message part accepted (default 64 MiB)\n");
 }
 
 enum {
@@ -79,6 +93,8 @@ enum {
 	OPT_BIND,
 	OPT_CONNECT,
 	OPT_HWM,
+	OPT_CURVE_SECRET,
+	OPT_CURVE_SERVER,
 	OPT_PDU,
 	OPT_SEED,
 	OPT_INPUT,
@@ -97,8 +113,11 @@ enum {
 	OPT_ALLOWLOSS,
 	OPT_ALLOWREORDER,
 	OPT_STAMPS,
+	OPT_LATLOG,
 	OPT_JSON,
 	OPT_REPLAY,
+	OPT_WINDOW,
+	OPT_MAXMSG,
 	OPT_HELP,
 };
 
@@ -108,6 +127,8 @@ static const struct option sink_longopts[] = {
     {"bind", 0, 0, OPT_BIND},
     {"connect", 0, 0, OPT_CONNECT},
     {"hwm", 1, 0, OPT_HWM},
+    {"curve-secret-key", 1, 0, OPT_CURVE_SECRET},
+    {"curve-server-key", 1, 0, OPT_CURVE_SERVER},
     {"pdu", 0, 0, OPT_PDU},
     {"seed", 1, 0, OPT_SEED},
     {"input", 1, 0, OPT_INPUT},
@@ -126,8 +147,11 @@ static const struct option sink_longopts[] = {
     {"allow-loss", 0, 0, OPT_ALLOWLOSS},
     {"allow-reorder", 0, 0, OPT_ALLOWREORDER},
     {"stamps", 1, 0, OPT_STAMPS},
+    {"latency-log", 1, 0, OPT_LATLOG},
     {"json", 0, 0, OPT_JSON},
     {"replay", 1, 0, OPT_REPLAY},
+    {"window", 1, 0, OPT_WINDOW},
+    {"max-msg-bytes", 1, 0, OPT_MAXMSG},
     {"help", 0, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -156,6 +180,7 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 	    .seed = 1,
 	    .split = 1,
 	    .sched = {.min_bits = 1024, .max_bits = 1024, .step = 1},
+	    .max_msg_bytes = SINK_MAX_MSG_BYTES,
 	};
 	while ((c = getopt_long(argc, argv, "h", sink_longopts, NULL)) != -1) {
 		const char *arg = optarg;
@@ -182,6 +207,12 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
 				goto bad;
 			o->hwm = (int)v;
+			break;
+		case OPT_CURVE_SECRET:
+			o->curve_secret = arg;
+			break;
+		case OPT_CURVE_SERVER:
+			o->curve_server = arg;
 			break;
 		case OPT_PDU:
 			o->pdu = true;
@@ -256,12 +287,24 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 		case OPT_STAMPS:
 			o->stamps = arg;
 			break;
+		case OPT_LATLOG:
+			o->latency_log = arg;
+			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
 		case OPT_REPLAY:
 			if (parse_u64_arg(arg, &o->replay) || !o->replay || o->replay > (1ull << 32))
 				goto bad;
+			break;
+		case OPT_WINDOW:
+			if (parse_u64_arg(arg, &o->window) || !o->window)
+				goto bad;
+			break;
+		case OPT_MAXMSG:
+			if (parse_u64_arg(arg, &v) || !v || v > INT64_MAX)
+				goto bad;
+			o->max_msg_bytes = (int64_t)v;
 			break;
 		case OPT_HELP:
 		case 'h':
@@ -330,10 +373,16 @@ static void note_gen(struct sink *s, uint32_t gen)
 		s->gens[s->ngens++] = gen;
 }
 
+/* Whether a stream message starts a new stream (the rule at the top). */
+static bool stream_restarts(const struct sink *s, const struct fecd_out_hdr *h)
+{
+	return s->stream_ended || (h->out_bit_offset == 0 && s->cur_has_bits);
+}
+
 /* Where a stream message's bits sit in the information bits (the rule at the top). */
 static uint64_t stream_position(struct sink *s, const struct fecd_out_hdr *h)
 {
-	if (s->stream_ended || (h->out_bit_offset == 0 && s->cur_has_bits)) {
+	if (stream_restarts(s, h)) {
 		s->base += s->cur_end;
 		s->cur_end = 0;
 		s->cur_has_bits = false;
@@ -348,6 +397,26 @@ static uint64_t stream_position(struct sink *s, const struct fecd_out_hdr *h)
 	if (h->flags & FECD_OUT_END_OF_STREAM)
 		s->stream_ended = true;
 	return s->base + h->out_bit_offset;
+}
+
+/* True for a message whose first unit (stream bit base + first, or frame index first) lies more
+ * than the window past the `arrived` units received so far. Such a number is the sender's word,
+ * not data: it is reported and left unchecked rather than followed with memory or time. */
+static bool beyond_window(struct sink *s, uint64_t base, uint64_t first, uint64_t arrived,
+                          uint64_t window, const char *unit)
+{
+	uint64_t limit = arrived + window;
+
+	if (base <= limit && first <= limit - base)
+		return false;
+	s->out_of_window++;
+	if (s->out_of_window <= 10)
+		fprintf(stderr,
+		        "fecd-sink: message %" PRIu64 " places itself at %s %" PRIu64
+		        "%s, more than %" PRIu64 " past the %" PRIu64
+		        " received (--window); not checked\n",
+		        s->msgs, unit, first, base ? " of a later stream" : "", window, arrived);
+	return true;
 }
 
 static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *rx)
@@ -369,6 +438,11 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 		s->eos_seen++;
 
 	if (h->flags & FECD_OUT_STREAM) {
+		uint64_t base = s->base + (stream_restarts(s, h) ? s->cur_end : 0);
+
+		if (beyond_window(s, base, h->out_bit_offset, s->o.bit_start + s->bits,
+		                  s->o.window ? s->o.window : SINK_WINDOW_BITS, "bit"))
+			return 0;
 		uint64_t pos = stream_position(s, h);
 
 		if (!s->o.replay)
@@ -401,6 +475,9 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 		} else {
 			idx = (h->in_seq - s->o.seq_start) / s->o.split;
 		}
+		if (beyond_window(s, 0, idx, s->frame_msgs,
+		                  s->o.window ? s->o.window : SINK_WINDOW_FRAMES, "frame"))
+			return 0;
 		if (frame_table_get(&s->frames, idx, &first, &nbits)) {
 			fprintf(stderr, "fecd-sink: out of memory\n");
 			return -1;
@@ -560,9 +637,13 @@ static int open_socket(struct sink *s)
 	}
 	int zero = 0;
 	zmq_setsockopt(s->zsock, ZMQ_RCVHWM, &s->o.hwm, sizeof(s->o.hwm));
+	zmq_setsockopt(s->zsock, ZMQ_MAXMSGSIZE, &s->o.max_msg_bytes, sizeof(s->o.max_msg_bytes));
 	zmq_setsockopt(s->zsock, ZMQ_LINGER, &zero, sizeof(zero));
 	if (s->o.sock_type == ZMQ_SUB)
 		zmq_setsockopt(s->zsock, ZMQ_SUBSCRIBE, "", 0);
+	if (client_curve_setup(s->zsock, s->o.curve_secret, s->o.curve_server, s->o.bind,
+	                       "fecd-sink"))
+		return -1;
 	if ((s->o.bind ? zmq_bind : zmq_connect)(s->zsock, s->o.endpoint)) {
 		fprintf(stderr, "fecd-sink: %s %s: %s\n", s->o.bind ? "bind" : "connect",
 		        s->o.endpoint, zmq_strerror(errno));
@@ -583,7 +664,8 @@ int main(int argc, char **argv)
 	track_init(&s.frame_track);
 	if (info_source_open(&s.src, s.o.input, s.o.seed, "fecd-sink"))
 		return 1;
-	if (frame_table_init(&s.frames, &s.o.sched, s.o.seed) || reserve_bits(&s, 65536)) {
+	if (frame_table_init(&s.frames, &s.o.sched, s.o.seed) || reserve_bits(&s, 65536) ||
+	    (s.o.replay && sink_replay_prepare(&s))) {
 		fprintf(stderr, "fecd-sink: out of memory\n");
 		goto out;
 	}

@@ -12,14 +12,22 @@
 
 #define SINK_MAX_PARTS 4
 #define SINK_MAX_GENS  64
+/* How far past what has arrived a message may place itself (--window): a sender's number alone
+ * never makes the sink allocate or compute more than this. */
+#define SINK_WINDOW_BITS   (1ull << 32) /* streams: information bits */
+#define SINK_WINDOW_FRAMES (1ull << 20) /* frames: frame indices */
+/* Largest message part received (--max-msg-bytes); libzmq drops the connection beyond it. */
+#define SINK_MAX_MSG_BYTES (64ll << 20)
 
 struct sink_opts {
-	const char *endpoint, *input, *stamps;
+	const char *endpoint, *input, *stamps, *latency_log;
+	const char *curve_secret, *curve_server; /* key files; NULL: no CURVE */
 	int sock_type;
 	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
 	int hwm, timeout_ms, deadline_ms;
-	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos, replay;
+	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos, replay, window;
 	uint64_t bit_start; /* streams: the first stream bit this sink expects */
+	int64_t max_msg_bytes;
 	uint32_t split;
 	struct frame_sched sched;
 	double max_ber, max_fer;
@@ -38,6 +46,7 @@ struct sink {
 	struct track bits_track, frame_track;
 	/* counts */
 	uint64_t msgs, stream_msgs, frame_msgs, bits, bit_errors, msg_errors, malformed, eos_seen;
+	uint64_t out_of_window; /* messages placed beyond the window: reported, not checked */
 	uint64_t status[3], status_other, code_changed, restarts;
 	uint32_t gens[SINK_MAX_GENS];
 	unsigned ngens;
@@ -58,6 +67,11 @@ int sink_stamps_match(struct sink *s);
 int sink_replay_compare(struct sink *s, uint64_t pos, const uint8_t *rx, size_t n,
                         uint64_t *errors);
 void sink_replay_free(struct sink *s);
+/* Builds the copies before the first message, so that building them does not hold up receiving
+ * (and the latency measured); messages up to SINK_REPLAY_PREPARED_BITS long need no more. Returns
+ * 0 or -1 (out of memory). */
+#define SINK_REPLAY_PREPARED_BITS ((1u << 21) + 8)
+int sink_replay_prepare(struct sink *s);
 /* Prints the report (text or JSON); returns true when every expectation held. */
 bool sink_report(struct sink *s);
 

@@ -30,12 +30,18 @@ static int replay_reserve(struct sink *s, uint64_t need)
 		goto out_free;
 	for (unsigned c = 0; c < 8; c++) {
 		uint8_t *pk = realloc(s->rp_ref[c], (size_t)(len + 7) / 8);
+		uint64_t done = 0, from = c % p;
 
 		if (!pk)
 			goto out_free;
 		s->rp_ref[c] = pk;
-		for (uint64_t i = 0; i < len; i++)
-			bits[i] = period[(i + c) % p];
+		while (done < len) { /* the period from bit c, over and over */
+			uint64_t n = p - from < len - done ? p - from : len - done;
+
+			memcpy(bits + done, period + from, (size_t)n);
+			done += n;
+			from = 0;
+		}
 		fec_pack_bits(bits, (size_t)len, pk);
 	}
 	s->rp_len = len;
@@ -46,6 +52,11 @@ out_free:
 	free(period);
 	free(bits);
 	return -1;
+}
+
+int sink_replay_prepare(struct sink *s)
+{
+	return replay_reserve(s, SINK_REPLAY_PREPARED_BITS);
 }
 
 int sink_replay_compare(struct sink *s, uint64_t pos, const uint8_t *rx, size_t n, uint64_t *errors)

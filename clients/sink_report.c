@@ -17,6 +17,7 @@ int sink_stamps_match(struct sink *s)
 	uint8_t rec[STAMP_RECORD_LEN];
 	uint64_t *seq = NULL, *ns = NULL;
 	size_t n = 0, cap = 0;
+	FILE *log = NULL;
 	int rc = -1;
 
 	if (!f) {
@@ -31,11 +32,15 @@ int sink_stamps_match(struct sink *s)
 			if (a)
 				seq = a;
 			if (!b)
-				goto out;
+				goto out_nomem;
 			ns = b;
 		}
 		seq[n] = get_le64(rec);
 		ns[n++] = get_le64(rec + 8);
+	}
+	if (s->o.latency_log && !(log = fopen(s->o.latency_log, "w"))) {
+		fprintf(stderr, "fecd-sink: %s: %s\n", s->o.latency_log, strerror(errno));
+		goto out;
 	}
 	for (size_t i = 0; i < s->nlat; i++) {
 		size_t lo = 0, hi = n;
@@ -47,14 +52,27 @@ int sink_stamps_match(struct sink *s)
 			else
 				hi = mid;
 		}
-		if (lo < n && seq[lo] == s->lat_seq[i] &&
-		    lat_add(&s->lat, (int64_t)(s->lat_rx[i] - ns[lo])))
-			goto out;
+		if (lo >= n || seq[lo] != s->lat_seq[i])
+			continue;
+		if (lat_add(&s->lat, (int64_t)(s->lat_rx[i] - ns[lo])))
+			goto out_nomem;
+		if (log)
+			fprintf(log, "%.6f %.6f %" PRIu64 " %.3f\n", (double)(ns[lo] - ns[0]) / 1e9,
+			        (double)(s->lat_rx[i] - ns[0]) / 1e9, seq[lo],
+			        (double)(int64_t)(s->lat_rx[i] - ns[lo]) / 1e6);
 	}
 	rc = 0;
+	if (log && fclose(log)) {
+		fprintf(stderr, "fecd-sink: %s: %s\n", s->o.latency_log, strerror(errno));
+		rc = -1;
+	}
+	log = NULL;
+	goto out;
+out_nomem:
+	fprintf(stderr, "fecd-sink: out of memory reading %s\n", s->o.stamps);
 out:
-	if (rc)
-		fprintf(stderr, "fecd-sink: out of memory reading %s\n", s->o.stamps);
+	if (log)
+		fclose(log);
 	free(seq);
 	free(ns);
 	fclose(f);
@@ -110,6 +128,8 @@ bool sink_report(struct sink *s)
 		fail(&v, "duplicated or reordered data");
 	if (s->malformed)
 		fail(&v, "malformed messages");
+	if (s->out_of_window)
+		fail(&v, "messages beyond the window");
 	for (unsigned i = 0; i < s->ngens; i++)
 		snprintf(gens + strlen(gens), sizeof(gens) - strlen(gens), "%s%u", i ? "," : "",
 		         s->gens[i]);
@@ -123,25 +143,27 @@ bool sink_report(struct sink *s)
 		       ",\"fer\":%.6g,\"bits_delivered\":%" PRIu64 ",\"lost_bits\":%" PRIu64
 		       ",\"lost_frames\":%" PRIu64 ",\"duplicates\":%" PRIu64
 		       ",\"out_of_order\":%" PRIu64 ",\"malformed\":%" PRIu64
-		       ",\"restarts\":%" PRIu64 ",\"end_of_stream\":%" PRIu64 ",\"status\":{"
+		       ",\"out_of_window\":%" PRIu64 ",\"restarts\":%" PRIu64
+		       ",\"end_of_stream\":%" PRIu64 ",\"status\":{"
 		       "\"decoded\":%" PRIu64 ",\"not_converged\":%" PRIu64 ",\"erased\":%" PRIu64
 		       ",\"other\":%" PRIu64 "},\"code_gens\":[%s],\"code_changed\":%" PRIu64
 		       ",\"latency_ms\":{\"samples\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
 		       "\"max\":%.3f},\"seconds\":%.3f,\"bits_per_s\":%.0f}\n",
 		       v.len ? "false" : "true", v.why, s->msgs, s->stream_msgs, s->frame_msgs,
 		       s->bits, s->bit_errors, ber, s->msg_errors, fer, s->bits_track.delivered,
-		       lost_bits, lost_frames, dups, ooo, s->malformed, s->restarts, s->eos_seen,
-		       s->status[0], s->status[1], s->status[2], s->status_other, gens,
-		       s->code_changed, s->lat.n, p50, p90, p99, pmax, secs,
+		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
+		       s->restarts, s->eos_seen, s->status[0], s->status[1], s->status[2],
+		       s->status_other, gens, s->code_changed, s->lat.n, p50, p90, p99, pmax, secs,
 		       secs > 0 ? (double)s->bits / secs : 0.0);
 	} else {
 		printf("fecd-sink: messages=%" PRIu64 " frames=%" PRIu64 " bits=%" PRIu64
 		       " bit_errors=%" PRIu64 " ber=%.3g frame_errors=%" PRIu64 " fer=%.3g\n",
 		       s->msgs, s->frame_msgs, s->bits, s->bit_errors, ber, s->msg_errors, fer);
 		printf("  lost_bits=%" PRIu64 " lost_frames=%" PRIu64 " duplicates=%" PRIu64
-		       " out_of_order=%" PRIu64 " malformed=%" PRIu64 " restarts=%" PRIu64
-		       " end_of_stream=%" PRIu64 "\n",
-		       lost_bits, lost_frames, dups, ooo, s->malformed, s->restarts, s->eos_seen);
+		       " out_of_order=%" PRIu64 " malformed=%" PRIu64 " out_of_window=%" PRIu64
+		       " restarts=%" PRIu64 " end_of_stream=%" PRIu64 "\n",
+		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
+		       s->restarts, s->eos_seen);
 		printf("  status decoded=%" PRIu64 " not_converged=%" PRIu64 " erased=%" PRIu64
 		       " code_gens=%s code_changed=%" PRIu64 "\n",
 		       s->status[0], s->status[1], s->status[2], gens, s->code_changed);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ldpc_code_impl.h"
 #include "ldpc_decoder.h"
 
 static const char *const algo_names[] = {"spa", "ms", "nms", "oms", NULL};
@@ -27,9 +28,9 @@ static const char *const framing_names[] = {"message", "asm", NULL};
 
 static const struct fec_param_desc ldpc_params[] = {
     {"code", FEC_PARAM_STRING, 0, LDPC_CODE_TEXT_MAX - 1, 0, NULL, NULL,
-     "the parity-check matrix: an alist file or a .qc base matrix (relative paths are in the "
-     "codes folder), nr-bg1 or nr-bg2 (5G NR, lifted by z), regular or peg (generated: n, dv, "
-     "dc, seed)"},
+     "the parity-check matrix: an alist file or a .qc base matrix (a path relative to the "
+     "codes folder; fecd takes no other unless codes_paths is \"any\"), nr-bg1 or nr-bg2 (5G "
+     "NR, lifted by z), regular or peg (generated: n, dv, dc, seed)"},
     {"z", FEC_PARAM_INT, 0, LDPC_N_MAX, 0, NULL, "0",
      "lifting size: nr-bg1/nr-bg2 (a 38.212 lifting size), or a .qc file's (0: its own)"},
     {"n", FEC_PARAM_INT, 0, LDPC_N_MAX, 0, NULL, "0", "regular/peg: code length"},
@@ -276,7 +277,7 @@ static bool same_matrix(const struct ldpc_spec *a, const struct ldpc_spec *b)
 }
 
 #define MEMO_SLOTS 32
-#define MEMO_KEY   (LDPC_CODE_TEXT_MAX + 512)
+#define MEMO_KEY   (LDPC_CODE_TEXT_MAX + PATH_MAX + 64)
 
 struct memo {
 	char key[MEMO_KEY];
@@ -288,12 +289,13 @@ static unsigned memo_next;
 static atomic_flag memo_lock = ATOMIC_FLAG_INIT;
 
 /* A text naming the code and the version of what it is built from; false when it cannot be
- * made (then nothing is remembered). */
+ * made (then nothing is remembered). A file is found as ldpc_code_load finds it, so a path the
+ * policy refuses is never remembered. */
 static bool memo_key(const struct ldpc_spec *l, char *key)
 {
 	const enum code_kind kind = code_kind(l);
-	const char *dir = ldpc_codes_dir();
-	char path[LDPC_CODE_TEXT_MAX + 256];
+	struct ldpc__code_file f;
+	char nr_file[16];
 	struct stat st;
 	int len;
 
@@ -302,16 +304,11 @@ static bool memo_key(const struct ldpc_spec *l, char *key)
 		               l->gen_dv, l->gen_dc, l->seed);
 		return len > 0 && len < MEMO_KEY;
 	}
-	if (kind == CODE_NR)
-		snprintf(path, sizeof(path), "%s/5G_bg%c.csv", dir ? dir : "",
-		         l->code[strlen(l->code) - 1]);
-	else if (l->code[0] == '/')
-		snprintf(path, sizeof(path), "%s", l->code);
-	else
-		snprintf(path, sizeof(path), "%s/%s", dir ? dir : "", l->code);
-	if (stat(path, &st))
+	snprintf(nr_file, sizeof(nr_file), "5G_bg%c.csv", l->code[strlen(l->code) - 1]);
+	if (ldpc__code_path(kind == CODE_NR ? nr_file : l->code, &f, NULL, 0) ||
+	    stat(f.path, &st) || !S_ISREG(st.st_mode))
 		return false;
-	len = snprintf(key, MEMO_KEY, "%s z=%u %s %lld %lld", l->code, l->z, path,
+	len = snprintf(key, MEMO_KEY, "%s z=%u %s %lld %lld", l->code, l->z, f.path,
 	               (long long)st.st_size, (long long)st.st_mtime);
 	return len > 0 && len < MEMO_KEY;
 }

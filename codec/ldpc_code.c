@@ -1,7 +1,7 @@
 /*
  * LDPC codes as data: the sparse parity-check matrix in both orientations built from an edge
- * list, the codes folder, loading a code by the name in its spec (file,
- * 5G NR base graph or generator) and the syndrome check.
+ * list, loading a code by the name in its spec (file, 5G NR base graph or generator) and the
+ * syndrome check. Files are found and read by ldpc_file.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,11 +10,6 @@
 
 #include "fec.h"
 #include "ldpc_code_impl.h"
-
-#define LDPC_CODES_DIR_DEFAULT "/usr/share/fecd/codes"
-
-static char codes_dir[1024];
-static bool codes_dir_set;
 
 int ldpc__err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -26,22 +21,6 @@ int ldpc__err(char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -FEC_EINVAL;
-}
-
-void ldpc_codes_dir_set(const char *dir)
-{
-	codes_dir_set = dir != NULL;
-	snprintf(codes_dir, sizeof(codes_dir), "%s", dir ? dir : "");
-}
-
-const char *ldpc_codes_dir(void)
-{
-	const char *env;
-
-	if (codes_dir_set)
-		return codes_dir;
-	env = getenv("FECD_CODES_DIR");
-	return env && *env ? env : LDPC_CODES_DIR_DEFAULT;
 }
 
 static void matrix_free(struct ldpc_matrix *h)
@@ -75,17 +54,15 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 	int ret;
 
 	if (n == 0 || m == 0 || n > LDPC_N_MAX || m > LDPC_N_MAX)
-		return ldpc__err(err, errlen, "%s: %u columns and %u rows; expected 1..%u of each",
-		                 name, n, m, LDPC_N_MAX);
+		return ldpc__err(err, errlen, "%s: expected 1..%u columns and rows, found %s", name,
+		                 LDPC_N_MAX, n == 0 || m == 0 ? "none" : "more");
 	if (nnz > (size_t)LDPC_DEG_MAX * n)
-		return ldpc__err(err, errlen, "%s: %zu edges is more than %u columns allow", name,
-		                 nnz, n);
+		return ldpc__err(err, errlen,
+		                 "%s: more entries than its columns hold (%u each at most)", name,
+		                 LDPC_DEG_MAX);
 	for (size_t i = 0; i < nnz; i++)
 		if (erow[i] >= m || ecol[i] >= n)
-			return ldpc__err(err, errlen,
-			                 "%s: entry at row %u column %u is outside the %u x %u "
-			                 "matrix",
-			                 name, erow[i] + 1, ecol[i] + 1, m, n);
+			return ldpc__err(err, errlen, "%s: an entry lies outside the matrix", name);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -FEC_ENOMEM;
@@ -116,8 +93,8 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 		uint32_t deg = h->row_start[r + 1] - h->row_start[r];
 
 		if (deg > LDPC_DEG_MAX) {
-			ret = ldpc__err(err, errlen, "%s: row %u has weight %u; at most %u allowed",
-			                name, r + 1, deg, LDPC_DEG_MAX);
+			ret = ldpc__err(err, errlen, "%s: a row has more than %u entries", name,
+			                LDPC_DEG_MAX);
 			goto out_free_code;
 		}
 		for (uint32_t i = 1; i < deg; i++) {
@@ -131,9 +108,7 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 		}
 		for (uint32_t i = 1; i < deg; i++)
 			if (rc[i] == rc[i - 1]) {
-				ret = ldpc__err(err, errlen,
-				                "%s: duplicate entry at row %u column %u", name,
-				                r + 1, rc[i] + 1);
+				ret = ldpc__err(err, errlen, "%s: an entry is given twice", name);
 				goto out_free_code;
 			}
 	}
@@ -142,9 +117,8 @@ int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32
 		h->col_start[h->row_col[e] + 1]++;
 	for (uint32_t v = 0; v < n; v++) {
 		if (h->col_start[v + 1] > LDPC_DEG_MAX) {
-			ret = ldpc__err(err, errlen,
-			                "%s: column %u has weight %u; at most %u allowed", name,
-			                v + 1, h->col_start[v + 1], LDPC_DEG_MAX);
+			ret = ldpc__err(err, errlen, "%s: a column has more than %u entries", name,
+			                LDPC_DEG_MAX);
 			goto out_free_code;
 		}
 		h->col_start[v + 1] += h->col_start[v];
@@ -178,7 +152,8 @@ int ldpc__code_finish(struct ldpc_code *c, const uint32_t *parity_pref, char *er
 		if (h->col_start[v + 1] - h->col_start[v] > c->max_col_deg)
 			c->max_col_deg = h->col_start[v + 1] - h->col_start[v];
 	if (c->punct >= h->n)
-		return ldpc__err(err, errlen, "%s: all %u columns punctured", c->name, h->n);
+		return ldpc__err(err, errlen, "%s: expected some columns sent, found all punctured",
+		                 c->name);
 	c->n_tx = h->n - c->punct;
 	ret = ldpc__layers_build(c);
 	if (ret)
@@ -208,18 +183,13 @@ static bool ends_with(const char *s, const char *suffix)
 	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
-/* A file named by the spec: absolute, or relative to the codes folder. */
+/* A file named by the spec, found by the path policy (ldpc_file.c). */
 static int load_file(const char *code, uint32_t z, struct ldpc_code **out, char *err, size_t errlen)
 {
-	char path[LDPC_CODE_TEXT_MAX + 1100];
 	char *text;
 	int ret;
 
-	if (code[0] == '/')
-		snprintf(path, sizeof(path), "%s", code);
-	else
-		snprintf(path, sizeof(path), "%s/%s", ldpc_codes_dir(), code);
-	ret = ldpc__read_file(path, &text, err, errlen);
+	ret = ldpc__read_code_file(code, &text, err, errlen);
 	if (ret)
 		return ret;
 	if (ends_with(code, ".qc"))
@@ -232,7 +202,7 @@ static int load_file(const char *code, uint32_t z, struct ldpc_code **out, char 
 
 static int load_nr(int bg, uint32_t z, struct ldpc_code **out, char *err, size_t errlen)
 {
-	char path[1100], name[32];
+	char file[32], name[32];
 	char *text;
 	int ret;
 
@@ -242,11 +212,11 @@ static int load_nr(int bg, uint32_t z, struct ldpc_code **out, char *err, size_t
 		                 "%s: z=%u is not a lifting size of 38.212 table 5.3.2-1 "
 		                 "(a * 2^j, a in 2,3,5,7,9,11,13,15, up to 384)",
 		                 name, z);
-	snprintf(path, sizeof(path), "%s/5G_bg%d.csv", ldpc_codes_dir(), bg);
-	ret = ldpc__read_file(path, &text, err, errlen);
+	snprintf(file, sizeof(file), "5G_bg%d.csv", bg);
+	ret = ldpc__read_code_file(file, &text, err, errlen);
 	if (ret)
 		return ret;
-	ret = ldpc_nr_parse(text, path, bg, z, out, err, errlen);
+	ret = ldpc_nr_parse(text, file, bg, z, out, err, errlen);
 	free(text);
 	return ret;
 }

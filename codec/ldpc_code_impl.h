@@ -7,6 +7,7 @@
 #ifndef LDPC_CODE_IMPL_H
 #define LDPC_CODE_IMPL_H
 
+#include <limits.h>
 #include <stdarg.h>
 
 #include "ldpc.h"
@@ -16,7 +17,8 @@ int ldpc__err(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 
 /* A new code (zeroed, name set) holding the n x m matrix built from nnz edges (erow[i], ecol[i]),
  * 0-based; edges may come in any order. Out-of-range and duplicate edges, and sizes or degrees
- * past LDPC_N_MAX / LDPC_DEG_MAX, are errors naming `name`. */
+ * past LDPC_N_MAX / LDPC_DEG_MAX, are errors naming `name` (and no value: the edges may come
+ * from a file). */
 int ldpc__code_from_edges(const char *name, uint32_t n, uint32_t m, const uint32_t *erow,
                           const uint32_t *ecol, size_t nnz, struct ldpc_code **out, char *err,
                           size_t errlen);
@@ -42,7 +44,8 @@ int ldpc__gen_regular(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struc
 int ldpc__gen_peg(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struct ldpc_code **out,
                   char *err, size_t errlen);
 
-/* Lines of numbers in a text, for the parsers' messages "name:line: expected ..., found ...". */
+/* Lines of numbers in a text, for the parsers' messages "name:line: expected ..., found ...",
+ * which describe what was found without quoting it. */
 struct ldpc__reader {
 	const char *name;
 	const char *p;   /* start of the next line */
@@ -59,11 +62,30 @@ bool ldpc__is_blank(char ch);
 /* The next line holding something other than blanks and not starting with '#'; at the end,
  * false with rd->line one past the last line (where the missing one was expected). */
 bool ldpc__next_line(struct ldpc__reader *rd);
-/* Exactly want numbers on the next line, each in lo..hi; what names them in messages. */
+/* Exactly want numbers on the next line, each in lo..hi. Messages say what the line should hold
+ * (what: "2 sizes 'N M' (columns rows)") and each number (each: "a size in 1..1048576"). */
 int ldpc__line_nums(struct ldpc__reader *rd, long *vals, unsigned want, long lo, long hi,
-                    const char *what);
+                    const char *what, const char *each);
+/* The kind of token [s, e) that is not a number: "a word", "a malformed number", ... */
+const char *ldpc__token_kind(const char *s, const char *e);
+/* v outside lo..something, said without v: "a larger number", "a negative number", ... */
+const char *ldpc__range_miss(long v, long lo);
 
-/* Reads a whole file (NUL-terminated) into *text. */
-int ldpc__read_file(const char *path, char **text, char *err, size_t errlen);
+/* A code file a spec names, as the path policy finds it (ldpc_file.c). */
+struct ldpc__code_file {
+	char dir[1024];                            /* the codes folder at the time */
+	char shown[1024 + LDPC_CODE_TEXT_MAX + 2]; /* the path as messages name it */
+	char path[PATH_MAX];                       /* what is opened: shown, or its real path */
+	bool confined;                             /* LDPC_PATHS_CODES_DIR was in force */
+};
+
+/* Where the file `name` (a spec's code text, or a file of the folder such as "5G_bg1.csv") is
+ * under the path policy; -FEC_EINVAL with a message when the policy refuses it or the name does
+ * not resolve. Looks nothing up outside the folder when confined. */
+int ldpc__code_path(const char *name, struct ldpc__code_file *f, char *err, size_t errlen);
+
+/* Reads the file `name` names (ldpc__code_path) whole into *text, NUL-terminated: a regular
+ * file of at most LDPC_FILE_MAX bytes holding no NUL byte. -FEC_ETIME past the build deadline. */
+int ldpc__read_code_file(const char *name, char **text, char *err, size_t errlen);
 
 #endif

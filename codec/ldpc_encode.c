@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fec.h"
+#include "fec_impl.h"
 #include "ldpc_code_impl.h"
 
 enum col_state { COL_KNOWN, COL_ACTIVE, COL_PEELED, COL_INACTIVE };
@@ -76,9 +77,13 @@ static inline unsigned words_and_parity(const uint64_t *a, const uint64_t *b, si
 	return (unsigned)__builtin_parityll(x);
 }
 
+#define CHECK_EVERY 1024 /* rows between looks at the build deadline (fec_build_deadline_set) */
+#define EXPIRED     UINT32_MAX
+
 /* Gauss-Jordan on nrows rows of w words, pivots tried in the order of the bit positions in
  * order[0..norder-1]. Pivot rows end up first, in pivot order; pivot_bit[i] is row i's. Returns
- * the rank. */
+ * the rank, or EXPIRED past the build deadline (each pivot costs a pass over every row: the step
+ * that grows fastest with n). */
 static uint32_t eliminate(uint64_t *rows, uint32_t nrows, size_t w, const uint32_t *order,
                           uint32_t norder, uint32_t *pivot_bit, uint64_t *tmp)
 {
@@ -86,6 +91,9 @@ static uint32_t eliminate(uint64_t *rows, uint32_t nrows, size_t w, const uint32
 
 	for (uint32_t o = 0; o < norder && rank < nrows; o++) {
 		uint32_t b = order[o], r = rank;
+
+		if (fec__build_expired())
+			return EXPIRED;
 
 		while (r < nrows && !bit_get(rows + (size_t)r * w, b))
 			r++;
@@ -189,9 +197,10 @@ static void peel_setup(struct peel_state *ps, struct ldpc_enc_plan *p, const uin
 
 /* Peels the active unknowns; when no row has one left, takes a row with the fewest and keeps
  * one of them, the one in the fewest rows still to peel (setting the others aside frees the
- * most rows): the others become information columns while free_info lasts, else inactive. */
-static void peel(struct peel_state *ps, struct ldpc_enc_plan *p, const uint32_t *rank_of,
-                 uint32_t free_info)
+ * most rows): the others become information columns while free_info lasts, else inactive.
+ * Returns 0, or -FEC_ETIME past the build deadline. */
+static int peel(struct peel_state *ps, struct ldpc_enc_plan *p, const uint32_t *rank_of,
+                uint32_t free_info)
 {
 	const struct ldpc_matrix *h = ps->h;
 	uint32_t r;
@@ -201,6 +210,9 @@ static void peel(struct peel_state *ps, struct ldpc_enc_plan *p, const uint32_t 
 			drop_unknown(ps, v, free_info ? COL_KNOWN : COL_INACTIVE);
 	while ((r = bucket_pop_min(ps)) != UINT32_MAX) {
 		uint32_t keep = UINT32_MAX;
+
+		if (p->t % CHECK_EVERY == 0 && fec__build_expired())
+			return -FEC_ETIME;
 
 		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
 			uint32_t v = h->row_col[e];
@@ -230,6 +242,7 @@ static void peel(struct peel_state *ps, struct ldpc_enc_plan *p, const uint32_t 
 		p->peel_col[p->t++] = keep;
 		drop_unknown(ps, keep, COL_PEELED);
 	}
+	return 0;
 }
 
 /* Constraints left on the known columns: each null combination of leftover rows, with the
@@ -311,11 +324,13 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 	/* Structured codes peel with a small gap with the rightmost m columns as unknowns;
 	 * random ones do not, and choose their information columns as they go instead. */
 	peel_setup(&ps, p, rank_of, ncand);
-	peel(&ps, p, rank_of, 0);
-	if (ps.ninact > PEEL_GAP_MAX) {
+	ret = peel(&ps, p, rank_of, 0);
+	if (!ret && ps.ninact > PEEL_GAP_MAX) {
 		peel_setup(&ps, p, rank_of, n);
-		peel(&ps, p, rank_of, n - ncand);
+		ret = peel(&ps, p, rank_of, n - ncand);
 	}
+	if (ret)
+		goto out_expired;
 	for (uint32_t r = 0; r < m; r++)
 		if (!ps.row_done[r])
 			p->left_rows[p->nleft++] = r;
@@ -343,6 +358,9 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 		uint32_t r = p->peel_row[i];
 		uint64_t *d = dep + (size_t)i * gw;
 
+		if (i % CHECK_EVERY == 0 && fec__build_expired())
+			goto out_expired;
+
 		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
 			uint32_t v = h->row_col[e];
 
@@ -356,6 +374,9 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 		uint32_t r = p->left_rows[j];
 		uint64_t *s = sys + (size_t)j * sw;
 
+		if (j % CHECK_EVERY == 0 && fec__build_expired())
+			goto out_expired;
+
 		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1] && g; e++) {
 			uint32_t v = h->row_col[e];
 
@@ -368,6 +389,8 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 	}
 	cols_by_pref(pref, n, ps.state, COL_INACTIVE, inact_bit, order);
 	r1 = eliminate(sys, p->nleft, sw, order, g, pivots, tmp);
+	if (r1 == EXPIRED)
+		goto out_expired;
 	p->nq1 = r1;
 	p->q1_cols = malloc(((size_t)r1 + 1) * sizeof(uint32_t));
 	p->q1_rows = malloc(((size_t)r1 * p->lw + 1) * 8);
@@ -385,6 +408,8 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 		if (!nulls)
 			goto out_free;
 		for (uint32_t j = 0; j < d0; j++) {
+			if (fec__build_expired())
+				goto out_expired;
 			ret = null_constraints(h, p, ps.state, sys + (size_t)(r1 + j) * sw, gw,
 			                       nulls + (size_t)j * nw, nw);
 			if (ret)
@@ -392,6 +417,8 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 		}
 		nk = cols_by_pref(pref, n, ps.state, COL_KNOWN, NULL, order);
 		r2 = eliminate(nulls, d0, nw, order, nk, pivots, tmp);
+		if (r2 == EXPIRED)
+			goto out_expired;
 		ret = -FEC_ENOMEM;
 		p->q2_cols = malloc(((size_t)r2 + 1) * sizeof(uint32_t));
 		if (!p->q2_cols)
@@ -425,6 +452,11 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 	ret = 0;
 	goto out_free;
 
+out_expired:
+	ret = fec__err(err, errlen, FEC_ETIME,
+	               "%s: deriving the encoder (rank, information columns) passed its deadline",
+	               code->name);
+	goto out_free;
 out_internal:
 	ret =
 	    ldpc__err(err, errlen, "%s: encoder construction failed (internal error)", code->name);

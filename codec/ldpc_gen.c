@@ -8,16 +8,25 @@
 #include <string.h>
 
 #include "fec.h"
+#include "fec_impl.h"
 #include "ldpc_code_impl.h"
 #include "prng.h"
 
 #define REGULAR_ATTEMPTS 64
 #define REGULAR_SAMPLES  16
+#define CHECK_EVERY      256 /* columns between looks at the build deadline */
 
 static int gen_range(char *err, size_t errlen, const char *fmt, uint32_t a, unsigned b, unsigned c)
 {
 	ldpc__err(err, errlen, fmt, a, b, c);
 	return -FEC_ERANGE;
+}
+
+static int gen_expired(char *err, size_t errlen, const char *what, uint32_t n)
+{
+	fec__err(err, errlen, FEC_ETIME, "%s: n=%u: building the code passed its deadline", what,
+	         n);
+	return -FEC_ETIME;
 }
 
 static uint32_t rand_below(struct fec_prng *p, uint32_t n)
@@ -52,10 +61,11 @@ static int gen_finish(const char *name, uint32_t n, uint32_t m, unsigned dv,
 }
 
 /* One try at the regular construction: columns in order, each taking dv rows with room left,
- * the fullest-room rows first, none sharing a column with another of the same column's rows. */
-static bool regular_try(struct fec_prng *p, uint32_t n, uint32_t m, unsigned dv, unsigned dc,
-                        uint32_t *col_rows, uint32_t *row_cols, uint32_t *room, uint32_t *avail,
-                        uint32_t *stamp)
+ * the fullest-room rows first, none sharing a column with another of the same column's rows.
+ * 1: built; 0: stuck (try again); -FEC_ETIME: past the build deadline. */
+static int regular_try(struct fec_prng *p, uint32_t n, uint32_t m, unsigned dv, unsigned dc,
+                       uint32_t *col_rows, uint32_t *row_cols, uint32_t *room, uint32_t *avail,
+                       uint32_t *stamp)
 {
 	uint32_t navail = m;
 
@@ -65,6 +75,8 @@ static bool regular_try(struct fec_prng *p, uint32_t n, uint32_t m, unsigned dv,
 		stamp[r] = 0;
 	}
 	for (uint32_t v = 0; v < n; v++) {
+		if (v % CHECK_EVERY == 0 && fec__build_expired())
+			return -FEC_ETIME;
 		for (unsigned j = 0; j < dv; j++) {
 			uint32_t best = UINT32_MAX, bi = 0;
 
@@ -83,7 +95,7 @@ static bool regular_try(struct fec_prng *p, uint32_t n, uint32_t m, unsigned dv,
 					bi = i;
 				}
 			if (best == UINT32_MAX)
-				return false;
+				return 0;
 			col_rows[(size_t)v * dv + j] = best;
 			row_cols[(size_t)best * dc + (dc - room[best])] = v;
 			if (--room[best] == 0)
@@ -98,7 +110,7 @@ static bool regular_try(struct fec_prng *p, uint32_t n, uint32_t m, unsigned dv,
 			}
 		}
 	}
-	return true;
+	return 1;
 }
 
 int ldpc__gen_regular(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struct ldpc_code **out,
@@ -132,13 +144,20 @@ int ldpc__gen_regular(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struc
 	                "regular: no 4-cycle-free (%u,%u)-regular code of length %u found in 64 "
 	                "tries; take a longer code",
 	                dv, dc, n);
-	for (int a = 0; a < REGULAR_ATTEMPTS; a++)
-		if (regular_try(&p, n, m, dv, dc, col_rows, row_cols, room, avail, stamp)) {
+	for (int a = 0; a < REGULAR_ATTEMPTS; a++) {
+		int built = regular_try(&p, n, m, dv, dc, col_rows, row_cols, room, avail, stamp);
+
+		if (built < 0) {
+			ret = gen_expired(err, errlen, "regular", n);
+			break;
+		}
+		if (built) {
 			snprintf(name, sizeof(name), "regular (%u,%u) n=%u seed=%u", dv, dc, n,
 			         seed);
 			ret = gen_finish(name, n, m, dv, col_rows, out, err, errlen);
 			break;
 		}
+	}
 out_free:
 	free(col_rows);
 	free(row_cols);
@@ -252,7 +271,12 @@ int ldpc__gen_peg(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struct ld
 	    !g.next || !g.cand)
 		goto out_free;
 	fec_prng_seed(&p, seed);
-	for (uint32_t v = 0; v < n; v++)
+	for (uint32_t v = 0; v < n; v++) {
+		/* Each variable costs a pass over every check: look at the deadline each time. */
+		if (fec__build_expired()) {
+			ret = gen_expired(err, errlen, "peg", n);
+			goto out_free;
+		}
 		for (unsigned j = 0; j < dv; j++) {
 			uint32_t c = peg_pick(&g, &p, v);
 
@@ -266,6 +290,7 @@ int ldpc__gen_peg(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struct ld
 			g.col_rows[(size_t)v * dv + g.ncol[v]++] = c;
 			g.row_cols[(size_t)c * g.cap + g.deg[c]++] = v;
 		}
+	}
 	snprintf(name, sizeof(name), "peg n=%u m=%u dv=%u seed=%u", n, g.m, dv, seed);
 	ret = gen_finish(name, n, g.m, dv, g.col_rows, out, err, errlen);
 out_free:

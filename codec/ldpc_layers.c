@@ -9,10 +9,13 @@
 #include <string.h>
 
 #include "fec.h"
+#include "fec_impl.h"
 #include "ldpc_code_impl.h"
 
 /* DVB-S2's parallelism: 360 columns per information group, 360 rows per row group. */
 #define DVBS2_Z 360
+/* Units placed between looks at the build deadline (fec_build_deadline_set). */
+#define CHECK_EVERY 1024
 
 /* A layering input: units (runs of rows) that must stay together, in the order they are placed. */
 struct units {
@@ -22,7 +25,7 @@ struct units {
 };
 
 /* First fit: each unit joins the first layer none of whose rows shares a column with it. Units of
- * one row each give the plain greedy layering. */
+ * one row each give the plain greedy layering. -FEC_ETIME past the build deadline. */
 static int first_fit(struct ldpc_code *c, const struct units *u)
 {
 	const struct ldpc_matrix *h = &c->h;
@@ -40,6 +43,10 @@ static int first_fit(struct ldpc_code *c, const struct units *u)
 	for (uint32_t i = 0; i < u->count; i++) {
 		uint32_t l = 0;
 
+		if (i % CHECK_EVERY == 0 && fec__build_expired()) {
+			ret = -FEC_ETIME;
+			goto out_free;
+		}
 		for (uint32_t j = u->start[i]; j < u->start[i + 1]; j++) {
 			const uint32_t r = u->rows[j];
 

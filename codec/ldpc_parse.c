@@ -1,48 +1,16 @@
 /*
- * Parity-check matrices from text: reading files, lines of numbers, and MacKay's alist format
- * (ldpc_qc.c reads the quasi-cyclic ones). Every complaint names the file, the 1-based line and
- * what was expected there, since these files are edited by hand.
+ * Parity-check matrices from text: lines of numbers, and MacKay's alist format (ldpc_qc.c reads
+ * the quasi-cyclic ones). Every complaint names the file, the 1-based line and what was expected
+ * there, since these files are edited by hand; what was found is described by its kind, never
+ * quoted, and no value read from the file is repeated (a path may name a file that is no code):
+ * expectations that come from earlier lines name the line they come from.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fec.h"
 #include "ldpc_code_impl.h"
-
-#define LDPC_FILE_MAX (512u << 20)
-
-int ldpc__read_file(const char *path, char **text, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long len;
-
-	if (!f)
-		return ldpc__err(err, errlen, "cannot open %s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || len > (long)LDPC_FILE_MAX ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return ldpc__err(err, errlen,
-		                 "cannot read %s: not a regular file of at most %u bytes", path,
-		                 LDPC_FILE_MAX);
-	}
-	buf = malloc((size_t)len + 1);
-	if (!buf) {
-		fclose(f);
-		return -FEC_ENOMEM;
-	}
-	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		fclose(f);
-		return ldpc__err(err, errlen, "cannot read %s", path);
-	}
-	fclose(f);
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
-}
 
 /* ---- Lines of numbers ---- */
 
@@ -115,26 +83,47 @@ out_bad:
 	t = s;
 	while (t < rd->end && !ldpc__is_blank(*t))
 		t++;
-	return ldpc__err(rd->err, rd->errlen, "%s:%u: expected a number, found '%.*s'", rd->name,
-	                 rd->line, (int)(t - s > 20 ? 20 : t - s), s);
+	return ldpc__err(rd->err, rd->errlen, "%s:%u: expected a number, found %s", rd->name,
+	                 rd->line, ldpc__token_kind(s, t));
+}
+
+const char *ldpc__token_kind(const char *s, const char *e)
+{
+	const char *t = s + (s < e && (*s == '-' || *s == '+'));
+
+	if (t < e && *t >= '0' && *t <= '9') {
+		while (t < e && *t >= '0' && *t <= '9')
+			t++;
+		return t == e ? "a number too large" : "a malformed number";
+	}
+	if (s < e && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return "a word";
+	return "something other than a number";
+}
+
+const char *ldpc__range_miss(long v, long lo)
+{
+	if (v >= lo)
+		return "a larger number";
+	return v < 0 && lo >= 0 ? "a negative number" : "a smaller number";
 }
 
 int ldpc__line_nums(struct ldpc__reader *rd, long *vals, unsigned want, long lo, long hi,
-                    const char *what)
+                    const char *what, const char *each)
 {
 	unsigned got = 0;
 	long v;
 	int r;
 
 	if (!ldpc__next_line(rd))
-		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %u %s, found end of file",
-		                 rd->name, rd->line, want, what);
+		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s, found end of file",
+		                 rd->name, rd->line, what);
 	while ((r = next_num(rd, &v)) == 1) {
 		if (got < want) {
 			if (v < lo || v > hi)
-				return ldpc__err(rd->err, rd->errlen,
-				                 "%s:%u: expected %s in %ld..%ld, found %ld",
-				                 rd->name, rd->line, what, lo, hi, v);
+				return ldpc__err(
+				    rd->err, rd->errlen, "%s:%u: number %u: expected %s, found %s",
+				    rd->name, rd->line, got + 1, each, ldpc__range_miss(v, lo));
 			vals[got] = v;
 		}
 		got++;
@@ -142,17 +131,19 @@ int ldpc__line_nums(struct ldpc__reader *rd, long *vals, unsigned want, long lo,
 	if (r < 0)
 		return r;
 	if (got != want)
-		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %u %s, found %u", rd->name,
-		                 rd->line, want, what, got);
+		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s, found %u number%s",
+		                 rd->name, rd->line, what, got, got == 1 ? "" : "s");
 	return 0;
 }
 
 /* ---- alist ---- */
 
-/* One column's (or row's) list: the nonzero entries, zeros being padding; exactly want of them,
- * each in 1..hi, no repeats. idx gets them 0-based. */
+/* One column's (or row's) list: the nonzero entries, zeros being padding; exactly want of them
+ * (its weight, given on line wline), each in 1..hi (the size on line 1), no repeats. idx gets
+ * them 0-based. */
 static int alist_list(struct ldpc__reader *rd, uint32_t *idx, uint32_t want, long hi,
-                      const char *what, const char *of, uint32_t which, uint8_t *seen)
+                      const char *what, const char *of, uint32_t which, unsigned wline,
+                      uint8_t *seen)
 {
 	uint32_t got = 0;
 	long v;
@@ -160,22 +151,25 @@ static int alist_list(struct ldpc__reader *rd, uint32_t *idx, uint32_t want, lon
 
 	if (!ldpc__next_line(rd))
 		return ldpc__err(rd->err, rd->errlen,
-		                 "%s:%u: expected %u %s indices for %s %u, found end of file",
-		                 rd->name, rd->line, want, what, of, which + 1);
+		                 "%s:%u: expected the %s indices of %s %u, found end of file",
+		                 rd->name, rd->line, what, of, which + 1);
 	while ((r = next_num(rd, &v)) == 1) {
 		if (v == 0)
 			continue;
 		if (v < 0 || v > hi) {
 			r = ldpc__err(rd->err, rd->errlen,
-			              "%s:%u: %s index %ld for %s %u out of range 1..%ld", rd->name,
-			              rd->line, what, v, of, which + 1, hi);
+			              "%s:%u: %s %u: expected %s indices in 1..%s (line 1) or 0, "
+			              "found %s",
+			              rd->name, rd->line, of, which + 1, what,
+			              *what == 'r' ? "M" : "N", ldpc__range_miss(v, 0));
 			goto out_clear;
 		}
 		if (got < want) {
 			if (seen[v - 1]) {
-				r = ldpc__err(rd->err, rd->errlen,
-				              "%s:%u: %s %ld listed twice for %s %u", rd->name,
-				              rd->line, what, v, of, which + 1);
+				r = ldpc__err(
+				    rd->err, rd->errlen,
+				    "%s:%u: %s %u: expected each %s once, found one twice",
+				    rd->name, rd->line, of, which + 1, what);
 				goto out_clear;
 			}
 			seen[v - 1] = 1;
@@ -185,8 +179,10 @@ static int alist_list(struct ldpc__reader *rd, uint32_t *idx, uint32_t want, lon
 	}
 	if (r == 0 && got != want)
 		r = ldpc__err(rd->err, rd->errlen,
-		              "%s:%u: expected %u %s indices for %s %u, found %u", rd->name,
-		              rd->line, want, what, of, which + 1, got);
+		              "%s:%u: %s %u: expected as many %s indices as its weight on line %u, "
+		              "found %s",
+		              rd->name, rd->line, of, which + 1, what, wline,
+		              got < want ? "fewer" : "more");
 out_clear:
 	for (uint32_t i = 0; i < got && i < want; i++)
 		seen[idx[i]] = 0;
@@ -209,17 +205,19 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 	uint8_t *seen = NULL;
 	size_t nnz = 0, rsum = 0;
 	struct ldpc_code *c = NULL;
-	unsigned wline;
+	unsigned wline[2];
 	int ret;
 
 	*out = NULL;
 	ldpc__reader_init(&rd, text, name, err, errlen);
-	ret = ldpc__line_nums(&rd, hdr, 2, 1, LDPC_N_MAX, "sizes 'N M' (columns rows)");
+	ret = ldpc__line_nums(&rd, hdr, 2, 1, LDPC_N_MAX, "2 sizes 'N M' (columns rows)",
+	                      "a size in 1..1048576");
 	if (ret)
 		return ret;
 	n = (uint32_t)hdr[0];
 	m = (uint32_t)hdr[1];
-	ret = ldpc__line_nums(&rd, maxw, 2, 1, LDPC_DEG_MAX, "maximum weights 'column row'");
+	ret = ldpc__line_nums(&rd, maxw, 2, 1, LDPC_DEG_MAX, "2 maximum weights 'column row'",
+	                      "a weight in 1..256");
 	if (ret)
 		return ret;
 	cw = malloc((size_t)n * sizeof(*cw));
@@ -232,21 +230,23 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 	/* the two weight lines, read number by number: N of them can be long */
 	for (int side = 0; side < 2; side++) {
 		uint32_t want = side ? m : n, got = 0, *w = side ? rw : cw;
-		const char *what = side ? "row weights" : "column weights";
+		const char *what = side ? "a weight for each row (M on line 1)"
+		                        : "a weight for each column (N on line 1)";
 
 		if (!ldpc__next_line(&rd)) {
-			ret = ldpc__err(err, errlen, "%s:%u: expected %u %s, found end of file",
-			                name, rd.line, want, what);
+			ret = ldpc__err(err, errlen, "%s:%u: expected %s, found end of file", name,
+			                rd.line, what);
 			goto out_free;
 		}
 		while ((ret = next_num(&rd, &v)) == 1) {
 			if (got < want) {
 				if (v < 1 || v > maxw[side]) {
 					ret = ldpc__err(err, errlen,
-					                "%s:%u: %s %u has weight %ld; expected "
-					                "1..%ld (the maximum on line 2)",
+					                "%s:%u: %s %u: expected a weight from 1 to "
+					                "the maximum %s weight on line 2, found %s",
 					                name, rd.line, side ? "row" : "column",
-					                got + 1, v, maxw[side]);
+					                got + 1, side ? "row" : "column",
+					                ldpc__range_miss(v, 1));
 					goto out_free;
 				}
 				w[got] = (uint32_t)v;
@@ -260,16 +260,17 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 		if (ret < 0)
 			goto out_free;
 		if (got != want) {
-			ret = ldpc__err(err, errlen, "%s:%u: expected %u %s, found %u", name,
-			                rd.line, want, what, got);
+			ret = ldpc__err(err, errlen, "%s:%u: expected %s, found %u number%s", name,
+			                rd.line, what, got, got == 1 ? "" : "s");
 			goto out_free;
 		}
-		wline = rd.line;
+		wline[side] = rd.line;
 	}
 	if (rsum != nnz) {
 		ret = ldpc__err(err, errlen,
-		                "%s:%u: row weights sum to %zu but column weights to %zu", name,
-		                wline, rsum, nnz);
+		                "%s:%u: expected row weights with the same sum as the column "
+		                "weights on line %u, found a different sum",
+		                name, wline[1], wline[0]);
 		goto out_free;
 	}
 	erow = malloc(nnz * sizeof(*erow));
@@ -279,7 +280,7 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 		goto out_free;
 	nnz = 0;
 	for (uint32_t j = 0; j < n; j++) {
-		ret = alist_list(&rd, list, cw[j], m, "row", "column", j, seen);
+		ret = alist_list(&rd, list, cw[j], m, "row", "column", j, wline[0], seen);
 		if (ret)
 			goto out_free;
 		for (uint32_t i = 0; i < cw[j]; i++) {
@@ -295,25 +296,33 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 		const uint32_t *have = c->h.row_col + c->h.row_start[r];
 		uint32_t deg = c->h.row_start[r + 1] - c->h.row_start[r];
 
-		ret = alist_list(&rd, list, rw[r], n, "column", "row", r, seen);
+		ret = alist_list(&rd, list, rw[r], n, "column", "row", r, wline[1], seen);
 		if (ret)
 			goto out_free;
 		if (deg != rw[r]) {
 			ret = ldpc__err(err, errlen,
-			                "%s:%u: row %u has weight %u here but %u in the column "
-			                "lists",
-			                name, rd.line, r + 1, rw[r], deg);
+			                "%s:%u: row %u: expected the column lists to name it as "
+			                "often as its weight on line %u, found them naming it %s",
+			                name, rd.line, r + 1, wline[1],
+			                deg < rw[r] ? "less" : "more");
 			goto out_free;
 		}
 		qsort(list, deg, sizeof(list[0]), cmp_u32);
 		for (uint32_t i = 0; i < deg; i++)
 			if (list[i] != have[i]) {
-				uint32_t a = list[i] < have[i] ? list[i] : have[i];
-
-				ret = ldpc__err(err, errlen,
-				                "%s:%u: row %u and column %u disagree: one lists "
-				                "the other, not the reverse",
-				                name, rd.line, r + 1, a + 1);
+				/* have[i] is a column by its place in the file, list[i] a value */
+				if (have[i] < list[i])
+					ret = ldpc__err(
+					    err, errlen,
+					    "%s:%u: row %u: column %u lists it but this "
+					    "line does not list column %u",
+					    name, rd.line, r + 1, have[i] + 1, have[i] + 1);
+				else
+					ret = ldpc__err(
+					    err, errlen,
+					    "%s:%u: row %u: this line lists a column whose "
+					    "list does not name row %u",
+					    name, rd.line, r + 1, r + 1);
 				goto out_free;
 			}
 	}

@@ -27,8 +27,9 @@ static int qc_lift(const char *name, const struct qc_base *b, uint32_t z, const 
 	int ret;
 
 	if ((uint64_t)b->cols * z > LDPC_N_MAX || (uint64_t)b->rows * z > LDPC_N_MAX)
-		return ldpc__err(err, errlen, "%s: %u x %u blocks of %u exceed %u columns", name,
-		                 b->rows, b->cols, z, LDPC_N_MAX);
+		return ldpc__err(err, errlen,
+		                 "%s: the lifted matrix has more than %u columns or rows", name,
+		                 LDPC_N_MAX);
 	for (size_t i = 0; i < (size_t)b->rows * b->cols; i++)
 		nb += b->shift[i] >= 0;
 	nnz = nb * z;
@@ -73,18 +74,24 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 
 	*out = NULL;
 	ldpc__reader_init(&rd, text, name, err, errlen);
-	ret = ldpc__line_nums(&rd, hdr, 3, 1, LDPC_N_MAX, "sizes 'columns rows Z'");
+	ret = ldpc__line_nums(&rd, hdr, 3, 1, LDPC_N_MAX, "3 sizes 'columns rows Z'",
+	                      "a size in 1..1048576");
 	if (ret)
 		return ret;
 	b.cols = (uint32_t)hdr[0];
 	b.rows = (uint32_t)hdr[1];
+	if ((uint64_t)b.cols * hdr[2] > LDPC_N_MAX || (uint64_t)b.rows * hdr[2] > LDPC_N_MAX)
+		return ldpc__err(err, errlen,
+		                 "%s:%u: expected a base matrix that Z lifts to at most %u columns "
+		                 "and rows, found a larger one",
+		                 name, rd.line, LDPC_N_MAX);
+	if ((uint64_t)b.cols * z > LDPC_N_MAX || (uint64_t)b.rows * z > LDPC_N_MAX)
+		return ldpc__err(err, errlen,
+		                 "%s:%u: expected a base matrix that z=%u lifts to at most %u "
+		                 "columns and rows, found a larger one",
+		                 name, rd.line, z, LDPC_N_MAX);
 	if (z == 0)
 		z = (uint32_t)hdr[2];
-	if ((uint64_t)b.cols * hdr[2] > LDPC_N_MAX || (uint64_t)b.rows * hdr[2] > LDPC_N_MAX ||
-	    (uint64_t)b.cols * z > LDPC_N_MAX)
-		return ldpc__err(err, errlen,
-		                 "%s:1: expected at most %u lifted columns, found %u x %u", name,
-		                 LDPC_N_MAX, b.cols, z);
 	b.shift = malloc((size_t)b.rows * b.cols * sizeof(*b.shift));
 	vals = malloc((size_t)b.cols * sizeof(*vals));
 	perm = malloc((size_t)b.cols * sizeof(*perm));
@@ -92,8 +99,9 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 	if (!b.shift || !vals || !perm)
 		goto out_free;
 	for (uint32_t r = 0; r < b.rows; r++) {
-		ret =
-		    ldpc__line_nums(&rd, vals, b.cols, -1, hdr[2] - 1, "shifts (-1 = zero block)");
+		ret = ldpc__line_nums(&rd, vals, b.cols, -1, hdr[2] - 1,
+		                      "a shift for each base column (columns on line 1)",
+		                      "a shift in -1..Z-1 (Z on line 1; -1: a zero block)");
 		if (ret)
 			goto out_free;
 		for (uint32_t j = 0; j < b.cols; j++)
@@ -109,7 +117,10 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 
 		rd.p = rd.cur; /* read it again as a whole line */
 		rd.line--;
-		ret = ldpc__line_nums(&rd, vals, b.cols, 0, 1, "puncturing flags (1 sent, 0 not)");
+		ret = ldpc__line_nums(&rd, vals, b.cols, 0, 1,
+		                      "puncturing flags, one for each base column (columns on "
+		                      "line 1), or end of file",
+		                      "a puncturing flag, 1 (sent) or 0 (not sent)");
 		if (ret)
 			goto out_free;
 		for (uint32_t j = 0; j < b.cols; j++)
@@ -202,11 +213,11 @@ static int csv_num(struct ldpc__reader *rd, const char *fs, const char *fe, long
 	errno = 0;
 	*v = strtol(tok, &endp, 10);
 	if (fe - fs >= (long)sizeof(tok) || *endp || errno)
-		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s, found '%.*s'", rd->name,
-		                 rd->line, what, (int)(fe - fs > 20 ? 20 : fe - fs), fs);
+		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s, found %s", rd->name,
+		                 rd->line, what, ldpc__token_kind(fs, fe));
 	if (*v < lo || *v > hi)
-		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s in %ld..%ld, found %ld",
-		                 rd->name, rd->line, what, lo, hi, *v);
+		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s in %ld..%ld, found %s",
+		                 rd->name, rd->line, what, lo, hi, ldpc__range_miss(*v, lo));
 	return 1;
 }
 
@@ -260,11 +271,10 @@ int ldpc_nr_parse(const char *text, const char *name, int bg, uint32_t z, struct
 		}
 		if (ret == 1) {
 			if (v < row) {
-				ret =
-				    ldpc__err(err, errlen,
-				              "%s:%u: expected rows in increasing order, found %ld "
-				              "after %ld",
-				              name, rd.line, v, row);
+				ret = ldpc__err(err, errlen,
+				                "%s:%u: expected rows in increasing order, found a "
+				                "smaller row index than on an earlier line",
+				                name, rd.line);
 				goto out_free;
 			}
 			if (v != row)
@@ -289,8 +299,10 @@ int ldpc_nr_parse(const char *text, const char *name, int bg, uint32_t z, struct
 				goto out_free;
 		}
 		if (b.shift[row * b.cols + col] >= 0) {
-			ret = ldpc__err(err, errlen, "%s:%u: row %ld column %ld given twice", name,
-			                rd.line, row, col);
+			ret = ldpc__err(err, errlen,
+			                "%s:%u: expected a new row and column, found a pair given "
+			                "on an earlier line",
+			                name, rd.line);
 			goto out_free;
 		}
 		b.shift[row * b.cols + col] = (int32_t)(shifts[set] % z);

@@ -105,6 +105,16 @@ void fecd_cuda_lane_destroy(struct fecd_cuda_lane *lane);
  * time it synchronises the lane). */
 int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
 			  struct fec_batch *b, unsigned flags, char *err, size_t errlen);
+/* A batch's geometry: jobs, and per job the input (elements of in_elem bytes: 1 for int8, 4 for
+ * float32), packed output bytes and soft values (0: none). */
+struct fecd_cuda_shape {
+	uint32_t count;
+	size_t in_stride, in_elem, out_stride, soft_stride;
+};
+/* Grows the lane's device buffers for batches of that shape decoded by dec, so that the first
+ * such submit need not; the same thread rules as submit. */
+int fecd_cuda_lane_reserve(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
+			   const struct fecd_cuda_shape *shape, char *err, size_t errlen);
 /* Waits for the oldest batch submitted on the lane and not yet waited for; 0 when it completed
  * (its jobs and outputs are in the host buffers), FEC_EDEVICE with the CUDA error otherwise,
  * -FEC_EINVAL when nothing is pending. Thread-safe against submit on another thread. */

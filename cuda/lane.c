@@ -153,6 +153,42 @@ static void submit_unwind(struct fecd_cuda_lane *lane)
 	cudaGetLastError();
 }
 
+/* Device buffers for batches of that shape decoded by dec. */
+static int lane_reserve(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
+                        const struct fecd_cuda_shape *s, char *err, size_t errlen)
+{
+	int rc;
+
+	rc = buf_reserve(lane, &lane->jobs, (size_t)s->count * sizeof(struct fec_job), "jobs", err,
+	                 errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->in, (size_t)s->count * s->in_stride * s->in_elem,
+		                 "input", err, errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->out, (size_t)s->count * s->out_stride, "output", err,
+		                 errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->soft, (size_t)s->count * s->soft_stride * sizeof(float),
+		                 "soft output", err, errlen);
+	if (!rc)
+		rc = buf_reserve(lane, &lane->ws, dec->ops->workspace_bytes(dec->impl, s->count),
+		                 "workspace", err, errlen);
+	return rc;
+}
+
+int fecd_cuda_lane_reserve(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
+                           const struct fecd_cuda_shape *shape, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!lane || !dec || !shape || shape->count == 0) {
+		snprintf(err, errlen, "invalid batch shape: no jobs");
+		return -FEC_EINVAL;
+	}
+	rc = gpu_use_device(lane->ctx, err, errlen);
+	return rc ? rc : lane_reserve(lane, dec, shape, err, errlen);
+}
+
 int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
                           struct fec_batch *b, unsigned flags, char *err, size_t errlen)
 {
@@ -164,7 +200,6 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	size_t in_bytes = (size_t)b->count * b->in_stride * in_elem;
 	size_t out_bytes = (size_t)b->count * b->out_stride;
 	size_t soft_bytes = b->soft ? (size_t)b->count * b->soft_stride * sizeof(float) : 0;
-	size_t ws_bytes;
 	unsigned slot;
 	bool fault;
 	cudaError_t e;
@@ -194,16 +229,13 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	rc = gpu_use_device(lane->ctx, err, errlen);
 	if (rc)
 		return rc;
-	ws_bytes = dec->ops->workspace_bytes(dec->impl, b->count);
-	rc = buf_reserve(lane, &lane->jobs, jobs_bytes, "jobs", err, errlen);
-	if (!rc)
-		rc = buf_reserve(lane, &lane->in, in_bytes, "input", err, errlen);
-	if (!rc)
-		rc = buf_reserve(lane, &lane->out, out_bytes, "output", err, errlen);
-	if (!rc)
-		rc = buf_reserve(lane, &lane->soft, soft_bytes, "soft output", err, errlen);
-	if (!rc)
-		rc = buf_reserve(lane, &lane->ws, ws_bytes, "workspace", err, errlen);
+	rc = lane_reserve(lane, dec,
+	                  &(struct fecd_cuda_shape){.count = b->count,
+	                                            .in_stride = b->in_stride,
+	                                            .in_elem = in_elem,
+	                                            .out_stride = b->out_stride,
+	                                            .soft_stride = b->soft ? b->soft_stride : 0},
+	                  err, errlen);
 	if (rc)
 		return rc;
 

@@ -15,11 +15,22 @@
 struct cJSON;
 struct backend;
 
+/* Where a batch was decoded (the CUDA backend hands some to its CPU backend). */
+enum backend_ran { BACKEND_RAN_CPU, BACKEND_RAN_GPU };
+
+/* A batch's geometry: jobs, and per job its input elements (of in_elem bytes), packed output
+ * bytes and soft values (0: none). */
+struct backend_shape {
+	uint32_t jobs;
+	size_t in_stride, in_elem, out_stride, soft_stride;
+};
+
 struct backend_task {
 	const struct fec_decoder *dec; /* kept alive by the submitter until done runs */
 	uint32_t channel; /* the submitter's channel: its batches share its GPU lanes */
 	struct fec_batch batch;
 	int status;                           /* set before done: 0 or a negative FEC_E* code */
+	enum backend_ran ran_on;              /* set before done */
 	void (*done)(struct backend_task *t); /* on a backend thread */
 	void *arg;
 	/* The backend's own bookkeeping while the task is queued or running; the submitter leaves
@@ -27,6 +38,13 @@ struct backend_task {
 	struct backend_task *next_;
 	uint32_t claimed_, finished_;
 	void *priv_;
+};
+
+/* What the GPU backend tells metrics about itself. */
+struct backend_counters {
+	bool gpu_active;         /* batches go to a GPU (no fallback to the CPU) */
+	uint64_t batches_to_cpu; /* given to the CPU at submission: no usable GPU, or the code */
+	uint64_t batches_redone; /* decoded again on the CPU after a CUDA error */
 };
 
 struct backend_ops {
@@ -39,8 +57,16 @@ struct backend_ops {
 	 * keeps this backend busy for the code. NULL: the CPU's (backend_cpu_batch_defaults). */
 	void (*batch_defaults)(struct backend *b, const struct fec_spec *spec, uint32_t *jobs,
 	                       uint32_t *inflight);
+	/* Readies what a channel's batches of this shape decoded by dec will need (a GPU decoder,
+	 * lanes, device buffers), so that its first batch does not wait for them. Called when a
+	 * channel or its code is set up, off the hot path; a failure only means the first batch
+	 * does the work. NULL: nothing to ready. */
+	void (*prepare)(struct backend *b, uint32_t channel, const struct fec_decoder *dec,
+	                const struct backend_shape *shape);
 	/* Fills a JSON object for backend.info. */
 	void (*info)(struct backend *b, struct cJSON *obj);
+	/* Fills the counters above, from any thread; NULL: a backend without a GPU. */
+	void (*counters)(struct backend *b, struct backend_counters *out);
 	/* Waits for submitted tasks to finish, then frees the backend. */
 	void (*destroy)(struct backend *b);
 };

@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "log.h"
+#include "loops.h"
 
 #define CPU_ALIGN       64
 #define CPU_MAX_THREADS 1024
@@ -116,6 +117,7 @@ static int cpu_submit(struct backend *b, struct backend_task *t)
 	if (!t->dec || !t->done)
 		return -FEC_EINVAL;
 	t->status = 0;
+	t->ran_on = BACKEND_RAN_CPU;
 	t->next_ = NULL;
 	t->claimed_ = 0;
 	t->finished_ = 0;
@@ -260,6 +262,7 @@ int backend_cpu_create(unsigned threads, struct backend **out)
 		if (rc < 0)
 			goto out_stop;
 		be->workers[i].started = true;
+		thread_name(be->workers[i].tid, "fecd-cpu/", i);
 	}
 	*out = &be->base;
 	return 0;

@@ -29,6 +29,7 @@
 #include "backend.h"
 #include "fecd_cuda.h"
 #include "log.h"
+#include "loops.h"
 
 #define CUDA_ENTRIES_MAX  32  /* GPU decoders kept (one per code in use) */
 #define CUDA_CHANNELS_MAX 512 /* channels with lanes at once (idle ones are reclaimed) */
@@ -106,7 +107,10 @@ static void entry_free(struct cuda_entry *e)
 	free(e);
 }
 
-static struct cuda_entry *entry_make(struct cuda_backend *be, const struct fec_spec *spec)
+/* Builds the entry for spec (a CPU decoder and the GPU's tables): slow, so done without the
+ * lock. A device error goes into devfail (the caller falls back under the lock). */
+static struct cuda_entry *entry_make(struct cuda_backend *be, const struct fec_spec *spec,
+                                     char *devfail, size_t devfail_len)
 {
 	struct cuda_entry *e = calloc(1, sizeof(*e));
 	char err[256], code[128];
@@ -126,7 +130,7 @@ static struct cuda_entry *entry_make(struct cuda_backend *be, const struct fec_s
 	if (rc == 0)
 		rc = fecd_cuda_decoder_create(be->ctx, e->cpu, &e->gpu, err, sizeof(err));
 	if (rc == -FEC_EDEVICE) {
-		fall_back_locked(be, err);
+		snprintf(devfail, devfail_len, "%s", err);
 	} else if (rc) {
 		log_warn("backend: no GPU decoder for %s (%s); the CPU backend decodes it", code,
 		         fec_strerror(rc));
@@ -140,37 +144,67 @@ static struct cuda_entry *entry_make(struct cuda_backend *be, const struct fec_s
 	return e;
 }
 
-/* The entry for spec, made when missing; NULL when the cache is full of busy entries. */
-static struct cuda_entry *entry_get(struct cuda_backend *be, const struct fec_spec *spec)
+/* The entry for spec, or NULL. */
+static struct cuda_entry *entry_find_locked(struct cuda_backend *be, const struct fec_spec *spec)
+{
+	for (unsigned i = 0; i < CUDA_ENTRIES_MAX; i++)
+		if (be->entries[i] && fec_spec_equal(&be->entries[i]->spec, spec))
+			return be->entries[i];
+	return NULL;
+}
+
+/* Puts a made entry in the table (an idle one may make room); NULL when it is full of busy
+ * entries (then e is freed). */
+static struct cuda_entry *entry_insert_locked(struct cuda_backend *be, struct cuda_entry *e)
 {
 	struct cuda_entry *victim = NULL;
 	unsigned slot = CUDA_ENTRIES_MAX;
 
-	for (unsigned i = 0; i < CUDA_ENTRIES_MAX; i++) {
-		struct cuda_entry *e = be->entries[i];
-		if (e && fec_spec_equal(&e->spec, spec))
-			return e;
-		if (!e && slot == CUDA_ENTRIES_MAX)
+	for (unsigned i = 0; i < CUDA_ENTRIES_MAX && slot == CUDA_ENTRIES_MAX; i++)
+		if (!be->entries[i])
 			slot = i;
-	}
 	if (slot == CUDA_ENTRIES_MAX) {
 		for (unsigned i = 0; i < CUDA_ENTRIES_MAX; i++) {
-			struct cuda_entry *e = be->entries[i];
-			if (e->inflight == 0 && (!victim || e->last_use < victim->last_use)) {
-				victim = e;
+			struct cuda_entry *v = be->entries[i];
+			if (v->inflight == 0 && (!victim || v->last_use < victim->last_use)) {
+				victim = v;
 				slot = i;
 			}
 		}
-		if (!victim)
+		if (!victim) {
+			entry_free(e);
 			return NULL;
+		}
 		for (unsigned i = 0; i < be->nchans; i++)
 			if (be->chans[i]->last == victim)
 				be->chans[i]->last = NULL;
 		entry_free(victim);
-		be->entries[slot] = NULL;
 	}
-	be->entries[slot] = entry_make(be, spec);
-	return be->entries[slot];
+	be->entries[slot] = e;
+	return e;
+}
+
+/* The entry for spec; one missing is made with the lock released (another thread may make the
+ * same meanwhile: the first in the table stays). NULL when the cache is full of busy entries. */
+static struct cuda_entry *entry_get(struct cuda_backend *be, const struct fec_spec *spec)
+{
+	struct cuda_entry *e = entry_find_locked(be, spec), *made;
+	char devfail[512] = "";
+
+	if (e)
+		return e;
+	pthread_mutex_unlock(&be->lock);
+	made = entry_make(be, spec, devfail, sizeof(devfail));
+	pthread_mutex_lock(&be->lock);
+	if (devfail[0])
+		fall_back_locked(be, devfail);
+	e = entry_find_locked(be, spec);
+	if (e) {
+		if (made)
+			entry_free(made);
+		return e;
+	}
+	return made ? entry_insert_locked(be, made) : NULL;
 }
 
 /* ---- Lanes and their waiter threads */
@@ -327,6 +361,7 @@ static struct cuda_chan *chan_get(struct cuda_backend *be, uint32_t channel)
 			goto out_stop;
 		}
 		l->started = true;
+		thread_name(l->tid, "fecd-gpu/", ch->nlanes);
 	}
 	be->chans[be->nchans++] = ch;
 	return ch;
@@ -369,6 +404,7 @@ static int cuda_submit(struct backend *b, struct backend_task *t)
 	if (be->fault_at && ++be->submitted == be->fault_at)
 		fecd_cuda_lane_inject_fault(l->lane);
 	t->status = 0;
+	t->ran_on = BACKEND_RAN_GPU;
 	rc = fecd_cuda_lane_submit(l->lane, e->gpu, &t->batch, 0, err, sizeof(err));
 	if (rc < 0) {
 		if (rc == -FEC_EDEVICE)
@@ -395,6 +431,37 @@ static int cuda_submit(struct backend *b, struct backend_task *t)
 	pthread_cond_signal(&l->work);
 	pthread_mutex_unlock(&be->lock);
 	return 0;
+}
+
+static void cuda_prepare(struct backend *b, uint32_t channel, const struct fec_decoder *dec,
+                         const struct backend_shape *s)
+{
+	struct cuda_backend *be = (struct cuda_backend *)b;
+	const struct fecd_cuda_shape shape = {.count = s->jobs,
+	                                      .in_stride = s->in_stride,
+	                                      .in_elem = s->in_elem,
+	                                      .out_stride = s->out_stride,
+	                                      .soft_stride = s->soft_stride};
+	struct cuda_entry *e = NULL;
+	struct cuda_chan *ch = NULL;
+	char err[512];
+	int rc;
+
+	pthread_mutex_lock(&be->lock);
+	if (!be->failed)
+		e = entry_get(be, fec_decoder_spec(dec));
+	if (e && e->gpu && !be->failed)
+		ch = chan_get(be, channel);
+	for (unsigned i = 0; ch && i < ch->nlanes && !be->failed; i++) {
+		rc = fecd_cuda_lane_reserve(ch->lanes[i].lane, e->gpu, &shape, err, sizeof(err));
+		if (rc == -FEC_EDEVICE)
+			fall_back_locked(be, err);
+		else if (rc)
+			log_warn("backend: channel %u: no GPU buffers yet (%s); its first batch "
+			         "makes them",
+			         channel, err);
+	}
+	pthread_mutex_unlock(&be->lock);
 }
 
 static void *cuda_host_alloc(struct backend *b, size_t len)
@@ -511,6 +578,17 @@ static void cuda_info(struct backend *b, cJSON *obj)
 		be->cpu->ops->info(be->cpu, o);
 }
 
+static void cuda_counters(struct backend *b, struct backend_counters *out)
+{
+	struct cuda_backend *be = (struct cuda_backend *)b;
+
+	pthread_mutex_lock(&be->lock);
+	out->gpu_active = be->ctx && !be->failed;
+	out->batches_to_cpu = be->batches_cpu;
+	out->batches_redone = be->batches_redone;
+	pthread_mutex_unlock(&be->lock);
+}
+
 static void cuda_destroy(struct backend *b)
 {
 	struct cuda_backend *be = (struct cuda_backend *)b;
@@ -543,10 +621,12 @@ static void cuda_batch_defaults(struct backend *b, const struct fec_spec *spec, 
 static const struct backend_ops cuda_ops = {
     .name = "cuda",
     .submit = cuda_submit,
+    .prepare = cuda_prepare,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .batch_defaults = cuda_batch_defaults,
     .info = cuda_info,
+    .counters = cuda_counters,
     .destroy = cuda_destroy,
 };
 

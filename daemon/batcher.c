@@ -303,6 +303,7 @@ void batcher_submit_ready(struct channel *ch)
 		b->task.arg = b;
 		b->state = BATCH_INFLIGHT;
 		ch->inflight++;
+		b->submit_ns = now_ns();
 		int rc = be->ops->submit(be, &b->task);
 		if (rc < 0) {
 			log_err("channel %s: the backend refused a batch: %s", ch->cfg.name,

@@ -8,11 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "channel.h"
 #include "log.h"
 #include "loops.h"
+#include "offload.h"
 #include "service.h"
 
 #define BIND_RETRY_MS     20
@@ -107,8 +112,8 @@ static void epoch_batch_auto(struct epoch *ep, struct backend *be)
 		c->max_inflight = inflight;
 }
 
-struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uint32_t gen,
-                           char *err, size_t errlen)
+struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, char *err,
+                           size_t errlen)
 {
 	struct epoch *ep = calloc(1, sizeof(*ep));
 	const struct fec_info *in;
@@ -119,12 +124,15 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uin
 		return NULL;
 	}
 	ep->refs = 1;
-	ep->gen = gen;
 	ep->cfg = *cc;
 	ep->at_seq = UINT64_MAX;
 	rc = fec_decoder_create(&cc->spec, &ep->dec);
 	if (rc < 0) {
-		snprintf(err, errlen, "code: cannot build its decoder: %s", fec_strerror(rc));
+		if (rc == -FEC_ETIME)
+			build_limit_message(err, errlen, "code");
+		else
+			snprintf(err, errlen, "code: cannot build its decoder: %s",
+			         fec_strerror(rc));
 		free(ep);
 		return NULL;
 	}
@@ -175,6 +183,13 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uin
 		         ep->cfg.batch_jobs, BATCH_BYTES_MAX >> 20);
 		goto out_destroy;
 	}
+	if (be && be->ops->prepare)
+		be->ops->prepare(be, cc->id, ep->dec,
+		                 &(struct backend_shape){.jobs = ep->cfg.batch_jobs,
+		                                         .in_stride = ep->in_stride,
+		                                         .in_elem = ep->in_elem,
+		                                         .out_stride = ep->out_stride,
+		                                         .soft_stride = ep->soft_stride});
 	return ep;
 
 out_destroy:
@@ -221,6 +236,13 @@ static int check_config(const struct chan_config *cc, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+static bool curve_config_equal(const struct curve_config *a, const struct curve_config *b)
+{
+	return strcmp(a->secret_key_file, b->secret_key_file) == 0 &&
+	       strcmp(a->server_key_file, b->server_key_file) == 0 &&
+	       strcmp(a->clients_file, b->clients_file) == 0;
+}
+
 /* Settings fixed for a channel's life: its identity and its sockets. */
 static int check_fixed(const struct chan_config *a, const struct chan_config *b, char *err,
                        size_t errlen)
@@ -249,6 +271,10 @@ static int check_fixed(const struct chan_config *a, const struct chan_config *b,
 		what = "output.bind";
 	else if (a->out.hwm != b->out.hwm)
 		what = "output.hwm";
+	else if (!curve_config_equal(&a->in.curve, &b->in.curve))
+		what = "input.curve";
+	else if (!curve_config_equal(&a->out.curve, &b->out.curve))
+		what = "output.curve";
 	if (!what)
 		return 0;
 	snprintf(err, errlen,
@@ -260,11 +286,66 @@ static int check_fixed(const struct chan_config *a, const struct chan_config *b,
 
 /* ---- Sockets */
 
+/* libzmq binds an ipc:// endpoint by unlinking whatever is at its path first, so a second
+ * process would silently take a live endpoint over (and a regular file at the path would be
+ * deleted). A path where a process still accepts connections is in use, as a TCP port would be;
+ * a socket nobody answers on is a stale one left by a dead process and may be taken over.
+ * Returns 0 (free or stale), -EADDRINUSE or -EEXIST (not a socket), with err set. */
+static int ipc_endpoint_check(const char *endpoint, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	const char *path = endpoint + strlen("ipc://");
+	struct stat st;
+	int fd, rc;
+
+	/* Abstract names (@) are refused by the kernel when taken; * makes a fresh path; a path
+	 * too long for a socket address fails in zmq_bind with its own error. */
+	if (strncmp(endpoint, "ipc://", 6) != 0 || path[0] == '@' || strcmp(path, "*") == 0 ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return 0;
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a socket; not replacing it", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : errno;
+	close(fd);
+	if (rc == 0 || rc == EAGAIN || rc == EPROTOTYPE) {
+		snprintf(err, errlen, "%s", zmq_strerror(EADDRINUSE));
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+/* zmq_bind, with ipc:// endpoints in use refused as TCP ones are; errno tells why it failed. */
+static int bind_endpoint(void *sock, const char *endpoint, char *err, size_t errlen)
+{
+	int rc = ipc_endpoint_check(endpoint, err, errlen);
+
+	if (rc) {
+		errno = -rc;
+		return -1;
+	}
+	if (zmq_bind(sock, endpoint) != 0) {
+		rc = errno;
+		snprintf(err, errlen, "%s", zmq_strerror(rc));
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
 static void on_bind_retry(uv_timer_t *t)
 {
 	struct channel *ch = t->data;
 	void *socks[2] = {ch->in_sock, ch->out_sock};
 	const struct endpoint_config *ecs[2] = {&ch->cfg.in, &ch->cfg.out};
+	char why[160];
 
 	for (int i = 0; i < 2; i++) {
 		if (!(ch->bind_wait & (1u << i)))
@@ -273,13 +354,13 @@ static void on_bind_retry(uv_timer_t *t)
 			ch->bind_wait &= ~(1u << i);
 			continue;
 		}
-		if (zmq_bind(socks[i], ecs[i]->endpoint) == 0) {
+		if (bind_endpoint(socks[i], ecs[i]->endpoint, why, sizeof(why)) == 0) {
 			ch->bind_wait &= ~(1u << i);
 			log_info("channel %s: bound %s", ch->cfg.name, ecs[i]->endpoint);
 		} else if (errno != EADDRINUSE || now_ns() > ch->bind_give_up_ns) {
 			ch->bind_wait &= ~(1u << i);
 			log_err("channel %s: cannot bind %s: %s; the channel goes on without it",
-			        ch->cfg.name, ecs[i]->endpoint, zmq_strerror(errno));
+			        ch->cfg.name, ecs[i]->endpoint, why);
 		}
 	}
 	if (!ch->bind_wait)
@@ -289,11 +370,29 @@ static void on_bind_retry(uv_timer_t *t)
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
                    const char *what, char *err, size_t errlen)
 {
-	int rc = ec->bind ? zmq_bind(sock, ec->endpoint) : zmq_connect(sock, ec->endpoint);
+	bool input = sock == ch->in_sock;
+	int64_t maxsize = -1;
+	size_t len = sizeof(maxsize);
+	char why[160], label[FECD_NAME_MAX + 24];
+	int rc;
 
+	zmq_getsockopt(sock, ZMQ_MAXMSGSIZE, &maxsize, &len);
+	rc = sockmon_open(input ? &ch->mon_in : &ch->mon_out, ch, what, sock, ec, maxsize, err,
+	                  errlen);
+	if (rc)
+		return rc;
+	snprintf(label, sizeof(label), "channel %s %s", ch->cfg.name, what);
+	rc = curve_socket_setup(ch->d, sock, ec, what, label, ch->zap_domain[input ? 0 : 1], err,
+	                        errlen);
+	if (rc)
+		return rc;
+	rc = ec->bind ? bind_endpoint(sock, ec->endpoint, why, sizeof(why))
+	              : zmq_connect(sock, ec->endpoint);
 	if (rc == 0)
 		return 0;
 	rc = errno;
+	if (!ec->bind)
+		snprintf(why, sizeof(why), "%s", zmq_strerror(rc));
 	if (ec->bind && rc == EADDRINUSE && fecd_endpoint_releasing(ch->d, ec->endpoint)) {
 		/* A deleted channel still flushes through it (a reload that re-creates a
 		 * channel): bind as soon as it lets go. */
@@ -306,7 +405,7 @@ int channel_attach(struct channel *ch, void *sock, const struct endpoint_config 
 		return 0;
 	}
 	snprintf(err, errlen, "%s.endpoint: cannot %s %s: %s", what, ec->bind ? "bind" : "connect",
-	         ec->endpoint, zmq_strerror(rc));
+	         ec->endpoint, why);
 	return -rc;
 }
 
@@ -370,6 +469,7 @@ static void channel_finalize(struct channel *ch)
 		ch->msg.active = false;
 	}
 	close_handle(ch, (uv_handle_t *)&ch->out_poll, &ch->out_poll_open);
+	sockmon_close(&ch->mon_out);
 	if (ch->out_sock) {
 		uint64_t now = now_ns();
 		int linger = ch->close_deadline_ns > now
@@ -389,6 +489,8 @@ static void channel_finalize(struct channel *ch)
 	pthread_mutex_unlock(&ch->done_lock);
 	close_handle(ch, (uv_handle_t *)&ch->done_async, &ch->async_open);
 	drop_epochs(ch);
+	curve_socket_forget(ch->d, ch->zap_domain[0]);
+	curve_socket_forget(ch->d, ch->zap_domain[1]);
 	if (ch->cfg.in.bind)
 		fecd_endpoint_released(ch->d, ch->cfg.in.endpoint);
 	if (ch->cfg.out.bind)
@@ -405,7 +507,7 @@ void channel_close_pump(struct channel *ch)
 		if (ch->sb.open && !stream_finish(ch, false, ch->last_seq))
 			return; /* waits for a batch slot */
 		if (ch->fr.active)
-			frame_drop(ch, 0,
+			frame_drop(ch, FECD_FRAME_ERR_TRUNCATED, 0,
 			           "the channel closed in the middle of a frame (%u of %u "
 			           "symbols)",
 			           ch->fr.have, ch->fr.want);
@@ -472,18 +574,20 @@ static int init_timer(struct channel *ch, uv_timer_t *t, bool *open)
 }
 
 int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
-                   const struct chan_config *cc, struct channel **out, char *err, size_t errlen)
+                   const struct chan_config *cc, struct epoch *ep, struct channel **out, char *err,
+                   size_t errlen)
 {
 	struct channel *ch;
 	int rc;
 
 	rc = check_config(cc, err, errlen);
 	if (rc)
-		return rc;
+		goto out_put;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch) {
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out_put;
 	}
 	ch->d = d;
 	ch->dl = dl;
@@ -494,11 +598,8 @@ int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
 	ch->state = CHAN_RUNNING;
 	pthread_mutex_init(&ch->done_lock, NULL);
 	stats_init(&ch->stats, now_ns());
-	ch->in_ep = epoch_create(cc, fecd_backend(d), 1, err, errlen);
-	if (!ch->in_ep) {
-		rc = -EINVAL;
-		goto out_close;
-	}
+	ch->in_ep = ep;
+	ch->in_ep->gen = 1;
 	ch->max_inflight = ch->in_ep->cfg.max_inflight;
 	rc = batcher_prepare(ch, ch->in_ep);
 	if (rc) {
@@ -525,33 +626,39 @@ int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
 out_close:
 	channel_finalize(ch);
 	return rc;
+out_put:
+	epoch_put(ep);
+	return rc;
 }
 
 /* ---- Updates */
 
-int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at_seq, char *err,
-                   size_t errlen)
+int channel_update(struct channel *ch, const struct chan_config *cc, struct epoch *ep,
+                   uint64_t at_seq, char *err, size_t errlen)
 {
-	struct epoch *ep, *last = ch->npending ? ch->pending[ch->npending - 1] : NULL;
+	struct epoch *last = ch->npending ? ch->pending[ch->npending - 1] : NULL;
 	bool replace = false;
 	int rc;
 
 	if (ch->state != CHAN_RUNNING) {
 		snprintf(err, errlen, "the channel is closing");
-		return -ENOENT;
+		rc = -ENOENT;
+		goto out_put;
 	}
 	rc = check_config(cc, err, errlen);
 	if (!rc)
 		rc = check_fixed(&ch->cfg, cc, err, errlen);
 	if (rc)
-		return rc;
+		goto out_put;
+	rc = -ERANGE;
 	if (at_seq != UINT64_MAX && ch->have_seq && at_seq <= ch->last_seq) {
 		snprintf(err, errlen,
 		         "at_seq %llu has already passed: the last sequence number "
 		         "received is %llu; expected a later one (or none: from the next message)",
 		         (unsigned long long)at_seq, (unsigned long long)ch->last_seq);
-		return -ERANGE;
+		goto out_put;
 	}
+	rc = -EBUSY;
 	if (last) {
 		if (last->at_seq == at_seq) {
 			replace = true;
@@ -560,24 +667,21 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 			         "an update is already waiting for sequence number "
 			         "%llu; expected at_seq after it",
 			         (unsigned long long)last->at_seq);
-			return -EBUSY;
+			goto out_put;
 		} else if (ch->npending == CHAN_PENDING_MAX) {
 			snprintf(err, errlen,
 			         "%d updates are already waiting for their sequence "
 			         "numbers; expected fewer",
 			         CHAN_PENDING_MAX);
-			return -EBUSY;
+			goto out_put;
 		}
 	}
-	ep = epoch_create(cc, fecd_backend(ch->d), ch->gen + 1, err, errlen);
-	if (!ep)
-		return -EINVAL;
+	ep->gen = ch->gen + 1;
 	ep->at_seq = at_seq;
 	rc = batcher_prepare(ch, ep);
 	if (rc) {
 		snprintf(err, errlen, "out of memory for the new batch buffers");
-		epoch_put(ep);
-		return rc;
+		goto out_put;
 	}
 	if (replace)
 		epoch_put(ch->pending[--ch->npending]);
@@ -598,6 +702,9 @@ int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at
 		log_info("channel %s: code generation %u takes effect at sequence number %llu",
 		         ch->cfg.name, ep->gen, (unsigned long long)at_seq);
 	return 0;
+out_put:
+	epoch_put(ep);
+	return rc;
 }
 
 /* ---- Read access */

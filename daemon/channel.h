@@ -28,7 +28,9 @@
 
 #include "asm_sync.h"
 #include "backend.h"
+#include "curve.h"
 #include "fecd.h"
+#include "sockmon.h"
 #include "stats.h"
 
 #define CHAN_PENDING_MAX    4  /* updates waiting for their sequence number */
@@ -36,6 +38,7 @@
 #define CHAN_IN_BUDGET_SYMS (1u << 22)
 #define CHAN_STREAM_MARGIN  65536 /* stream buffer room beyond two jobs' input */
 #define CHAN_SCRATCH_SYMS   4096  /* symbols converted at a time outside the stream buffer */
+#define CHAN_OUT_MAX_RECV_BYTES 65536 /* largest message an output peer may send (subscriptions) */
 
 struct epoch {
 	unsigned refs;
@@ -78,7 +81,8 @@ struct batch {
 	bool end_of_stream;       /* the output ends the stream (or the sender's frames) */
 	struct job_meta eos_meta; /* a job-less end-of-stream marker's position */
 	struct backend_task task;
-	struct batch *next; /* closed queue */
+	uint64_t submit_ns, done_ns; /* on the backend: submitted, decoded (its thread sets it) */
+	struct batch *next;          /* closed queue */
 	/* buffers, grown only when the geometry grows */
 	uint32_t cap_jobs;
 	struct fec_job *jobs;
@@ -192,6 +196,8 @@ struct channel {
 	    linger_open, async_open, idle_timer_open;
 	unsigned bind_wait; /* bit 0 input, bit 1 output: bind retried until released */
 	uint64_t bind_give_up_ns;
+	struct sock_monitor mon_in, mon_out; /* dropped connections, refused handshakes */
+	char zap_domain[2][CURVE_DOMAIN_MAX]; /* CURVE servers: input, output ("": none) */
 
 	/* ingest */
 	struct in_msg msg;
@@ -246,18 +252,20 @@ struct channel {
 uint64_t now_ns(void);
 
 /* channel.c */
-/* be: whose batch geometry fills in batch.jobs / batch.inflight left at 0 (auto); ep->cfg holds
- * the numbers in force. */
-struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, uint32_t gen,
-                           char *err, size_t errlen);
+/* Builds the code and its decoder (slow: off the loop thread, fecd_epoch_build; pure but for
+ * reading be's batch defaults, which takes the backend's lock where it has state). be: whose
+ * batch geometry fills in batch.jobs / batch.inflight left at 0 (auto); ep->cfg holds the numbers
+ * in force. The generation is set when a channel takes the epoch. */
+struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, char *err,
+                           size_t errlen);
 void epoch_put(struct epoch *ep);
 static inline struct epoch *epoch_get(struct epoch *ep)
 {
 	ep->refs++;
 	return ep;
 }
-/* Binds or connects a socket; a bind refused because a closing channel still holds the endpoint
- * is retried until it is released. */
+/* Monitors a socket (sockmon.h), then binds or connects it; a bind refused because a closing
+ * channel still holds the endpoint is retried until it is released. */
 int channel_attach(struct channel *ch, void *sock, const struct endpoint_config *ec,
                    const char *what, char *err, size_t errlen);
 /* Closing: moves on as far as it can (flush, wait for publishing, release). */
@@ -275,8 +283,8 @@ void msg_release(struct in_msg *m);
 /* consume.c */
 /* Consumes the message in hand as far as batch slots allow; false when it must wait. */
 bool ingest_consume(struct channel *ch);
-void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void frame_drop(struct channel *ch, enum fecd_frame_error reason, uint64_t extra_syms,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Shared with consume_asm.c: putting pending updates in force (false: wait for a slot), frame
  * assembly in the job slot, and the conversion of a message's symbols [first, first + n). */
 bool apply_pending(struct channel *ch, struct in_msg *m);

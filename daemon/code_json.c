@@ -3,6 +3,8 @@
  * family's fec_param_desc table, checks type and bounds itself (so every message has the same
  * shape and names the JSON path), and hands the values to the family's spec_set / spec_finish.
  * Writing goes the other way through spec_get, so what channel.get prints can be sent back.
+ * spec_finish builds the code (LDPC: generates or reads it), under the calling thread's build
+ * limit (offload.h); running out of time is -ETIME with a message saying what to do.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "code_json.h"
+#include "offload.h"
 #include "settings.h"
 
 #define PATH_LEN 256
@@ -216,8 +219,14 @@ static int code_start(const cJSON *obj, const struct fec_spec *base, struct fec_
 		}
 	}
 	if (preset) {
+		int ret = cJSON_IsString(preset) ? fec_preset_apply(preset->valuestring, spec) : 1;
+
 		snprintf(p, sizeof(p), "%s.preset", path);
-		if (!cJSON_IsString(preset) || fec_preset_apply(preset->valuestring, spec) != 0) {
+		if (ret == -FEC_ETIME) {
+			build_limit_message(err, errlen, path);
+			return -ETIME;
+		}
+		if (ret != 0) {
 			char why[256] = "";
 			/* A known preset that does not build (an LDPC matrix file that cannot be
 			 * read): the text parser of the same name says why. */
@@ -313,6 +322,10 @@ int code_from_json(const cJSON *obj, const struct fec_spec *base, struct fec_spe
 	}
 	msg[0] = '\0';
 	ret = fam->spec_finish(&spec, msg, sizeof(msg));
+	if (ret == -FEC_ETIME) {
+		build_limit_message(err, errlen, path);
+		return -ETIME;
+	}
 	if (ret) {
 		family_error(err, errlen, path, fam, NULL, *msg ? msg : fec_strerror(ret));
 		return -EINVAL;

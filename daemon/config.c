@@ -22,6 +22,7 @@
 #include "config.h"
 #include "ctlpath.h"
 #include "log.h"
+#include "offload.h"
 #include "settings.h"
 
 #define CONFIG_MAX_BYTES (16u << 20)
@@ -64,6 +65,13 @@ static void global_defaults(struct fecd_config *cfg)
 	settings_defaults(fecd_global_settings, cfg);
 }
 
+/* Puts the configuration's codes folder and path policy in force in the codec. */
+static void codes_apply(const struct fecd_config *cfg)
+{
+	ldpc_codes_dir_set(cfg->codes_dir[0] ? cfg->codes_dir : NULL);
+	ldpc_codes_paths_set(cfg->codes_paths);
+}
+
 static void default_channel(struct fecd_config *cfg)
 {
 	cfg->nchannels = 1;
@@ -75,7 +83,56 @@ void fecd_config_defaults(struct fecd_config *cfg)
 {
 	global_defaults(cfg);
 	config_default_socket(cfg->control_socket, sizeof(cfg->control_socket));
+	codes_apply(cfg);
 	default_channel(cfg);
+}
+
+/* CURVE's files go with an end's role: where fecd binds it is the server (this end's secret key
+ * and the clients allowed in), where it connects the client (this end's secret key and the
+ * server's public key). */
+static int check_curve(const struct endpoint_config *ec, const char *prefix, const char *what,
+                       char *err, size_t errlen)
+{
+	const struct curve_config *c = &ec->curve;
+	const char *sep = *prefix ? "." : "";
+
+	if (!c->secret_key_file[0]) {
+		if (!c->clients_file[0] && !c->server_key_file[0])
+			return 0;
+		snprintf(err, errlen,
+		         "%s%s%s.curve.secret_key_file: expected this end's secret key file, since "
+		         "%s.curve.%s is set",
+		         prefix, sep, what, what,
+		         c->clients_file[0] ? "clients_file" : "server_key_file");
+	} else if (strncmp(ec->endpoint, "inproc://", 9) == 0) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.secret_key_file: expected a tcp:// or ipc:// endpoint with "
+		         "CURVE; inproc:// has no handshake",
+		         prefix, sep, what);
+	} else if (ec->bind && !c->clients_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.clients_file: expected the file of client public keys allowed "
+		         "in (%s.bind is true: fecd is the CURVE server)",
+		         prefix, sep, what, what);
+	} else if (ec->bind && c->server_key_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.server_key_file: expected none where fecd binds (it is the "
+		         "CURVE server; its clients' keys go in %s.curve.clients_file)",
+		         prefix, sep, what, what);
+	} else if (!ec->bind && !c->server_key_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.server_key_file: expected the public key file of the server "
+		         "fecd connects to (%s.bind is false: fecd is the CURVE client)",
+		         prefix, sep, what, what);
+	} else if (!ec->bind && c->clients_file[0]) {
+		snprintf(err, errlen,
+		         "%s%s%s.curve.clients_file: expected none where fecd connects (it is the "
+		         "CURVE client; the server checks the clients)",
+		         prefix, sep, what);
+	} else {
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int chan_config_parse(const cJSON *obj, const struct chan_config *base, struct chan_config *out,
@@ -103,6 +160,11 @@ int chan_config_parse(const cJSON *obj, const struct chan_config *base, struct c
 		return ret;
 	if (!base && !cJSON_GetObjectItemCaseSensitive(obj, "name"))
 		snprintf(cc.name, sizeof(cc.name), "ch%u", (unsigned)cc.id);
+	ret = check_curve(&cc.in, prefix, "input", err, errlen);
+	if (!ret)
+		ret = check_curve(&cc.out, prefix, "output", err, errlen);
+	if (ret)
+		return ret;
 	*out = cc;
 	return 0;
 }
@@ -226,6 +288,7 @@ static int parse_channels(const cJSON *arr, struct fecd_config *cfg, char *err, 
 	}
 	for (const cJSON *c = arr->child; c; c = c->next, n++) {
 		snprintf(prefix, sizeof(prefix), "channels[%u]", n);
+		build_limit_restart(); /* each channel's code gets the whole limit (a reload's) */
 		ret = chan_config_parse(c, NULL, &cfg->channels[n], prefix, err, errlen);
 		if (ret)
 			return ret;
@@ -259,6 +322,7 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	const cJSON *chans;
 	cJSON *root;
 	char where[48], *prev_dir;
+	enum ldpc_paths prev_paths;
 	int ret = -EINVAL;
 
 	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
@@ -289,23 +353,27 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	                                      "socket"))
 		config_default_socket(tmp->control_socket, sizeof(tmp->control_socket));
 	/* Codes given as relative paths or presets are read while the channels are parsed, from
-	 * the codes folder this file names; a file that fails leaves the folder as it was. */
+	 * the codes folder this file names and under its path policy; a file that fails leaves
+	 * both as they were. */
 	prev_dir = strdup(ldpc_codes_dir());
 	if (!prev_dir) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out_tmp;
 	}
-	ldpc_codes_dir_set(tmp->codes_dir[0] ? tmp->codes_dir : NULL);
+	prev_paths = ldpc_codes_paths();
+	codes_apply(tmp);
 	chans = cJSON_GetObjectItemCaseSensitive(root, "channels");
 	if (chans)
 		ret = parse_channels(chans, tmp, err, errlen);
 	else
 		default_channel(tmp);
-	if (ret == 0)
+	if (ret == 0) {
 		memcpy(cfg, tmp, sizeof(*cfg));
-	else
+	} else {
 		ldpc_codes_dir_set(prev_dir);
+		ldpc_codes_paths_set(prev_paths);
+	}
 	free(prev_dir);
 out_tmp:
 	free(tmp);

@@ -27,6 +27,20 @@ int chan_config_parse(const struct cJSON *obj, const struct chan_config *base,
 int chan_configs_check_unique(const struct chan_config *const *chans, unsigned n,
                               const char *const *names, char *err, size_t errlen);
 
+/* The SIGHUP reload (reload.c): reads path, builds the codes of the channels it adds or changes
+ * off the loop thread, then reconciles the running channels with it on the loop thread (creates
+ * new channels, updates changed ones, deletes removed ones) and calls done with the configuration
+ * applied. A file that is absent (unless required), does not parse, or has a code that cannot be
+ * built in time keeps the running configuration, and done is not called. */
+typedef void (*reload_done_fn)(const struct fecd_config *cfg, void *arg);
+struct reload;
+struct reload *reload_new(struct fecd *d, const char *path, bool required, reload_done_fn done,
+                          void *arg);
+/* On SIGHUP: starts a reload, or, while one is being built, asks for one more after it. */
+void reload_request(struct reload *r);
+/* After the loop has ended (nothing is in flight then). */
+void reload_free(struct reload *r);
+
 /* The default control-socket path (ctlpath.h). config_default_socket_why gives the rule that
  * chose path when path is that default (for the log), else NULL. */
 void config_default_socket(char *buf, size_t len);

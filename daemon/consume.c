@@ -55,13 +55,15 @@ bool marks_find(struct mark_ring *r, uint64_t abs, struct msg_mark *out)
 
 /* ---- Dropped frames */
 
-void frame_drop(struct channel *ch, uint64_t extra_syms, const char *fmt, ...)
+void frame_drop(struct channel *ch, enum fecd_frame_error reason, uint64_t extra_syms,
+                const char *fmt, ...)
 {
 	char why[DROP_WHY_MAX], note[48];
 	unsigned skipped;
 	va_list ap;
 
 	ch->stats.frame_errors++;
+	ch->stats.frame_errors_by_reason[reason]++;
 	ch->stats.syms_dropped += extra_syms + (ch->fr.active ? ch->fr.have + ch->fr.lead : 0);
 	ch->fr.active = false;
 	ch->fr.b = NULL;
@@ -99,7 +101,8 @@ bool apply_pending(struct channel *ch, struct in_msg *m)
 		} else if (!ep_is_stream(old) && ch->fr.active) {
 			if (!(m->flags & FECD_IN_FRAME_START) || ch->cfg.in_proto != IN_NATIVE)
 				break; /* the frame in progress finishes with its code */
-			frame_drop(ch, 0, "a new frame started before FRAME_END of the last one");
+			frame_drop(ch, FECD_FRAME_ERR_UNFINISHED, 0,
+			           "a new frame started before FRAME_END of the last one");
 		}
 		memmove(ch->pending, ch->pending + 1, --ch->npending * sizeof(ch->pending[0]));
 		ch->in_ep = ep;
@@ -291,7 +294,8 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 		return true; /* a bare end-of-stream marker */
 	if (m->frame_stage == 0) {
 		if (m->gap && fr->active)
-			frame_drop(ch, 0, "input messages were lost in the middle of the frame");
+			frame_drop(ch, FECD_FRAME_ERR_GAP, 0,
+			           "input messages were lost in the middle of the frame");
 		m->gap = false;
 		if (m->flags & FECD_IN_FRAME_START) {
 			uint32_t max =
@@ -299,26 +303,27 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 			if (m->frame_len == 0)
 				m->frame_len = info->frame_syms; /* fixed length: "the code's" */
 			if (fr->active)
-				frame_drop(ch, 0,
+				frame_drop(ch, FECD_FRAME_ERR_UNFINISHED, 0,
 				           "FRAME_START arrived before FRAME_END of the last "
 				           "frame");
 			if (m->frame_len == 0 || m->frame_len > max ||
 			    (info->frame_syms && m->frame_len != info->frame_syms)) {
 				m->skip = true;
 				if (info->frame_syms)
-					frame_drop(ch, m->nsyms,
+					frame_drop(ch, FECD_FRAME_ERR_FRAME_LEN, m->nsyms,
 					           "frame_len %u; this code's frames "
 					           "are %u symbols",
 					           m->frame_len, info->frame_syms);
 				else
-					frame_drop(ch, m->nsyms, "frame_len %u; expected 1..%u",
-					           m->frame_len, max);
+					frame_drop(ch, FECD_FRAME_ERR_FRAME_LEN, m->nsyms,
+					           "frame_len %u; expected 1..%u", m->frame_len,
+					           max);
 			} else if (!frame_begin(ch, m, m->frame_len)) {
 				return false;
 			}
 		} else if (!fr->active) {
 			m->skip = true;
-			frame_drop(ch, rest,
+			frame_drop(ch, FECD_FRAME_ERR_UNSTARTED, rest,
 			           "a message continues a frame that never started "
 			           "(no FRAME_START)");
 		}
@@ -331,7 +336,8 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 	}
 	if (m->nsyms > fr->want - fr->have) {
 		uint32_t want = fr->want;
-		frame_drop(ch, m->nsyms, "%u symbols arrived for a frame of frame_len %u",
+		frame_drop(ch, FECD_FRAME_ERR_OVERRUN, m->nsyms,
+		           "%u symbols arrived for a frame of frame_len %u",
 		           fr->have + (uint32_t)m->nsyms, want);
 		ch->abs_next += m->nsyms;
 		return true;
@@ -342,7 +348,8 @@ static bool consume_frame(struct channel *ch, struct in_msg *m)
 	m->done = m->nsyms;
 	if (m->flags & FECD_IN_FRAME_END) {
 		if (fr->have != fr->want)
-			frame_drop(ch, 0, "FRAME_END after %u of the frame's %u symbols", fr->have,
+			frame_drop(ch, FECD_FRAME_ERR_SHORT, 0,
+			           "FRAME_END after %u of the frame's %u symbols", fr->have,
 			           fr->want);
 		else
 			frame_complete(ch);
@@ -408,7 +415,7 @@ bool ingest_consume(struct channel *ch)
 				return false;
 		} else {
 			if (ch->fr.active)
-				frame_drop(ch, 0,
+				frame_drop(ch, FECD_FRAME_ERR_TRUNCATED, 0,
 				           "END_OF_STREAM in the middle of a frame (%u of %u "
 				           "symbols)",
 				           ch->fr.have, ch->fr.want);

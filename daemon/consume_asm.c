@@ -97,7 +97,8 @@ bool consume_asm(struct channel *ch, struct in_msg *m)
 
 	if (m->gap) {
 		if (fr->active)
-			frame_drop(ch, 0, "input messages were lost in the middle of the frame");
+			frame_drop(ch, FECD_FRAME_ERR_GAP, 0,
+			           "input messages were lost in the middle of the frame");
 		asm_give_up(ch);
 		m->gap = false;
 	}

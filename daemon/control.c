@@ -7,11 +7,26 @@
  *   - nesting deeper than control.max_depth is refused by a scan before cJSON parses anything
  *     (the same scan rejects NUL bytes and bytes that are not UTF-8; rpc_request.c);
  *   - responses a client does not read are buffered up to OUT_CAP bytes, then the client is
- *     dropped; at most MAX_CLIENTS connections are served at once (anyone who can open the
- *     socket - its group, or any local user for TCP - can use every method).
+ *     dropped; a client that goes away before its response is written costs nothing (main.c
+ *     ignores SIGPIPE, and the write's error closes the connection);
+ *   - at most MAX_CLIENTS connections are served at once; one that sends nothing for
+ *     control.idle_timeout_ms is closed, and when every place is taken the connection idle
+ *     longest makes room for a new one, so idle connections cannot lock others out.
+ * Who may ask: anyone who can open the Unix socket (its group); on TCP, where any local user can
+ * connect, a connection must first send the token of control.token_file (method "auth"), which
+ * only that group can read (ctltoken.h). A wrong token closes the connection.
  * Batch requests (JSON arrays) are refused with -32600: fecdctl and scripts send one request per
  * line, and a batch would let one line cost an unbounded amount of work. Notifications (no "id")
  * are carried out and get no response.
+ *
+ * Methods that build codes (channel.create, channel.update) go on off the loop thread (rpc_start)
+ * and are answered when done; other clients are served meanwhile. A client's answers keep the
+ * order of its requests: while one of its requests is in flight, what it sends next is held
+ * (up to HOLD_CAP bytes, then reading from it pauses) and looked at once the answer is out. A
+ * client that goes away (EOF) while a request is in flight is closed at once: the request is
+ * still carried out (a channel created, or the error logged), its answer and anything held are
+ * dropped. A client waiting for its answer is not idle: its control.idle_timeout_ms counts from
+ * the answer, and it is not the one that makes room.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,14 +39,28 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "ctltoken.h"
 #include "fecd.h"
 #include "log.h"
 #include "rpc.h"
 #include "settings.h"
 
-#define MAX_CLIENTS 64
-#define READ_CHUNK  16384
-#define OUT_CAP     (4u << 20) /* the largest response (config.get, 256 channels) is ~0.3 MiB */
+#define MAX_CLIENTS  64
+#define READ_CHUNK   16384
+#define HOLD_CAP     (2 * READ_CHUNK) /* read while a request is in flight; then reading pauses */
+#define OUT_CAP      (4u << 20) /* the largest response (config.get, 256 channels) is ~0.3 MiB */
+#define SWEEP_MAX_MS 1000       /* idle connections are looked for at least this often */
+
+struct client;
+
+/* A request whose answer comes later (rpc_start). */
+struct client_call {
+	struct client *cl; /* NULL once the client has gone: the answer is dropped */
+	cJSON *id;         /* to answer with; NULL: null */
+	bool notify;       /* no answer wanted */
+	unsigned serial;   /* the client's, for log lines */
+	char method[32];
+};
 
 struct client {
 	union {
@@ -46,15 +75,24 @@ struct client {
 	size_t len, cap; /* bytes in line, bytes allocated (<= max_line) */
 	bool discarding; /* the current line went over max_line: drop it up to its '\n' */
 	bool closing;
-	unsigned serial; /* for log lines */
+	bool authed;            /* may call methods: Unix socket, or TCP after a good "auth" */
+	bool paused;            /* reading stopped: held is nearly full */
+	uint64_t last_ns;       /* when it last sent anything, or got its answer (idle timeout) */
+	uv_shutdown_t shutdown; /* closing after a last response has left */
+	unsigned serial;        /* for log lines */
+	struct client_call *call; /* the request in flight, or NULL */
+	size_t nheld;             /* bytes in held */
 	char rbuf[READ_CHUNK];
+	char held[HOLD_CAP]; /* read while call was in flight, not yet looked at */
 };
 
 struct control {
 	struct fecd *d;
 	uv_pipe_t pipe;
 	uv_tcp_t tcp;
-	bool have_pipe, have_tcp, stopping;
+	uv_timer_t sweep; /* closes idle connections */
+	bool have_pipe, have_tcp, have_sweep, stopping;
+	uint64_t idle_ns; /* 0: connections may stay idle */
 	unsigned
 	    open_handles; /* listeners and clients not yet closed: free at zero when stopping */
 	unsigned nclients, serial;
@@ -62,6 +100,9 @@ struct control {
 	size_t max_line, out_cap;
 	unsigned max_depth;
 	char sock_path[FECD_PATH_MAX];
+	char token[CTL_TOKEN_MAX + 1]; /* TCP clients' token (TCP listening only) */
+	char token_path[FECD_PATH_MAX + 16];
+	bool token_made; /* fecd wrote the token file, so removes it on the way out */
 };
 
 struct out_req {
@@ -89,6 +130,8 @@ static void client_closed(uv_handle_t *h)
 	if (cl->next)
 		cl->next->prev = cl->prev;
 	c->nclients--;
+	if (cl->call)
+		cl->call->cl = NULL; /* it finishes without us */
 	free(cl->line);
 	free(cl);
 	handle_closed(c);
@@ -142,6 +185,24 @@ static void client_send(struct client *cl, const char *text)
 	}
 }
 
+static void on_shut(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	client_close(req->data, NULL);
+}
+
+/* Closes the connection once what is queued for it has been written (a refusal's response). */
+static void client_close_after_send(struct client *cl, const char *why)
+{
+	if (cl->closing)
+		return;
+	log_info("control: client %u: %s; closing", cl->serial, why);
+	uv_read_stop(&cl->h.stream);
+	cl->shutdown.data = cl;
+	if (uv_shutdown(&cl->shutdown, &cl->h.stream, on_shut) != 0)
+		client_close(cl, NULL);
+}
+
 static void send_response(struct client *cl, const cJSON *id, cJSON *result, int code,
                           const char *msg)
 {
@@ -173,14 +234,80 @@ out:
 	cJSON_Delete(result);
 }
 
+/* The "auth" method: the connection's own business, so it is answered here rather than in the
+ * method table (which lists it for methods.list and the README). */
+static int client_auth(struct client *cl, const cJSON *params, cJSON **result, char *msg,
+                       size_t len)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(params, "token");
+
+	if (!cJSON_IsString(t) || !params->child || params->child->next) {
+		snprintf(msg, len,
+		         "params: expected {\"token\": TOKEN} (a string) and nothing else");
+		return RPC_EUNAUTHORIZED;
+	}
+	if (!cl->ctl->token[0]) {
+		if (!cl->authed) {
+			snprintf(msg, len,
+			         "authentication failed: this connection cannot be "
+			         "authenticated");
+			return RPC_EUNAUTHORIZED;
+		}
+	} else if (!ctl_token_equal(t->valuestring, cl->ctl->token)) {
+		snprintf(msg, len,
+		         "authentication failed: wrong token (it is in %s); closing the "
+		         "connection",
+		         cl->ctl->token_path);
+		return RPC_EUNAUTHORIZED;
+	}
+	cl->authed = true;
+	*result = cJSON_CreateObject();
+	cJSON_AddTrueToObject(*result, "authenticated");
+	return 0;
+}
+
+static void client_take_held(struct client *cl);
+
+/* The end of a request that went on off the loop thread. */
+static void call_done(void *arg, int code, cJSON *result, const char *msg)
+{
+	struct client_call *call = arg;
+	struct client *cl = call->cl;
+
+	if (cl) {
+		cl->call = NULL;
+		cl->last_ns = uv_hrtime();
+		if (code)
+			log_debug("control: client %u: error %d: %s", cl->serial, code, msg);
+		if (!call->notify)
+			send_response(cl, call->id, result, code, msg);
+		else
+			cJSON_Delete(result);
+		client_take_held(cl);
+	} else {
+		if (code)
+			log_warn("control: client %u was closed before the answer to its %s: error "
+			         "%d: %s",
+			         call->serial, call->method, code, msg);
+		else
+			log_info("control: client %u was closed before the answer to its %s, which "
+			         "succeeded",
+			         call->serial, call->method);
+		cJSON_Delete(result);
+	}
+	cJSON_Delete(call->id);
+	free(call);
+}
+
 static void handle_line(struct client *cl, const char *text, size_t n)
 {
 	struct control *c = cl->ctl;
 	const cJSON *id = NULL;
 	cJSON *req = NULL, *result = NULL;
-	const char *end = NULL;
+	struct client_call *call = NULL;
+	const char *end = NULL, *method;
 	char msg[1024];
-	bool notify = false;
+	bool notify = false, pending = false;
 	int code;
 
 	while (n && (text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
@@ -212,8 +339,41 @@ static void handle_line(struct client *cl, const char *text, size_t n)
 	code = rpc_check_envelope(req, &id, &notify, msg, sizeof(msg));
 	if (code)
 		goto out_reply;
-	code = rpc_call(c->d, cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring,
-	                cJSON_GetObjectItemCaseSensitive(req, "params"), &result, msg, sizeof(msg));
+	method = cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring;
+	if (strcmp(method, "auth") == 0) {
+		code = client_auth(cl, cJSON_GetObjectItemCaseSensitive(req, "params"), &result,
+		                   msg, sizeof(msg));
+		if (code) {
+			send_response(cl, id, NULL, code, msg);
+			client_close_after_send(cl, "wrong control token");
+			goto out_req;
+		}
+	} else if (!cl->authed) {
+		code = RPC_EUNAUTHORIZED;
+		snprintf(msg, sizeof(msg),
+		         "authentication required: on TCP, send {\"method\": \"auth\", "
+		         "\"params\": {\"token\": TOKEN}} first, with the token from %s (readable "
+		         "by fecd's group; fecdctl --tcp reads it)",
+		         c->token_path);
+	} else {
+		call = calloc(1, sizeof(*call));
+		if (!call || (id && !(call->id = cJSON_Duplicate(id, true)))) {
+			code = RPC_EINTERNAL;
+			snprintf(msg, sizeof(msg), "out of memory");
+			goto out_reply;
+		}
+		call->cl = cl;
+		call->notify = notify;
+		call->serial = cl->serial;
+		snprintf(call->method, sizeof(call->method), "%s", method);
+		code = rpc_start(c->d, method, cJSON_GetObjectItemCaseSensitive(req, "params"),
+		                 call_done, call, &pending, &result, msg, sizeof(msg));
+		if (pending) {
+			cl->call = call; /* answered by call_done */
+			call = NULL;
+			goto out_req;
+		}
+	}
 	if (notify) {
 		cJSON_Delete(result);
 		goto out_req;
@@ -223,6 +383,10 @@ out_reply:
 		log_debug("control: client %u: error %d: %s", cl->serial, code, msg);
 	send_response(cl, id, result, code, msg);
 out_req:
+	if (call) {
+		cJSON_Delete(call->id);
+		free(call);
+	}
 	cJSON_Delete(req);
 }
 
@@ -259,35 +423,116 @@ static bool line_append(struct client *cl, const char *p, size_t n)
 	return true;
 }
 
-static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+/* Assembles and handles lines from p[0..n) until a request goes in flight. Returns the bytes
+ * used; the rest waits for its answer. */
+static size_t client_take(struct client *cl, const char *p, size_t n)
 {
-	struct client *cl = s->data;
-	const char *p = buf->base, *end = buf->base + (nread > 0 ? nread : 0);
+	const char *start = p, *end = p + n;
 	char msg[96];
 
-	if (nread < 0) {
-		/* Going away mid-line is fine: the partial request is dropped with the client. */
-		client_close(cl, nread == UV_EOF ? NULL : uv_strerror((int)nread));
-		return;
-	}
-	while (p < end && !cl->closing) {
+	while (p < end && !cl->closing && !cl->call) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
+		size_t len = (size_t)((nl ? nl : end) - p);
 
-		if (!cl->discarding && !line_append(cl, p, n)) {
+		if (!cl->discarding && !line_append(cl, p, len)) {
 			snprintf(msg, sizeof(msg), "request exceeds %zu bytes", cl->ctl->max_line);
 			send_response(cl, NULL, NULL, RPC_EINVALID_REQUEST, msg);
 			cl->discarding = true;
 			cl->len = 0;
 		}
 		if (!nl)
-			break;
+			return n;
 		if (!cl->discarding)
 			handle_line(cl, cl->line ? cl->line : "", cl->len);
 		cl->discarding = false;
 		cl->len = 0;
 		p = nl + 1;
 	}
+	return (size_t)(p - start);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+
+/* Keeps what arrived while a request is in flight; pauses reading before held can overflow. */
+static void client_hold(struct client *cl, const char *p, size_t n)
+{
+	if (n > HOLD_CAP - cl->nheld) {
+		client_close(cl, "held input overflow"); /* cannot happen: reading pauses first */
+		return;
+	}
+	memcpy(cl->held + cl->nheld, p, n);
+	cl->nheld += n;
+	if (HOLD_CAP - cl->nheld < READ_CHUNK && !cl->paused) {
+		uv_read_stop(&cl->h.stream);
+		cl->paused = true;
+	}
+}
+
+/* After an answer: the held input, up to the next request that goes in flight. */
+static void client_take_held(struct client *cl)
+{
+	size_t used;
+	int ret;
+
+	if (cl->closing)
+		return;
+	used = client_take(cl, cl->held, cl->nheld);
+	memmove(cl->held, cl->held + used, cl->nheld - used);
+	cl->nheld -= used;
+	if (cl->paused && !cl->closing && HOLD_CAP - cl->nheld >= READ_CHUNK) {
+		cl->paused = false;
+		ret = uv_read_start(&cl->h.stream, on_alloc, on_read);
+		if (ret)
+			client_close(cl, uv_strerror(ret));
+	}
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	struct client *cl = s->data;
+	size_t n = nread > 0 ? (size_t)nread : 0, used;
+
+	if (nread < 0) {
+		/* Going away mid-line is fine: the partial request is dropped with the client,
+		 * and so are the answer to a request in flight and what was held behind it. */
+		client_close(cl, nread == UV_EOF ? NULL : uv_strerror((int)nread));
+		return;
+	}
+	if (nread > 0)
+		cl->last_ns = uv_hrtime();
+	used = cl->call ? 0 : client_take(cl, buf->base, n);
+	if (used < n && !cl->closing)
+		client_hold(cl, buf->base + used, n - used);
+}
+
+/* Every place is taken: the connection idle longest (other than the new one, and those waiting
+ * for an answer) goes. */
+static bool make_room(struct control *c, struct client *fresh)
+{
+	struct client *oldest = NULL;
+	char why[96];
+
+	for (struct client *cl = c->clients; cl; cl = cl->next)
+		if (cl != fresh && !cl->closing && !cl->call &&
+		    (!oldest || cl->last_ns < oldest->last_ns))
+			oldest = cl;
+	if (!oldest)
+		return false;
+	snprintf(why, sizeof(why), "%d clients and this one idle longest (%.1f s): making room",
+	         MAX_CLIENTS, (double)(uv_hrtime() - oldest->last_ns) / 1e9);
+	client_close(oldest, why);
+	return true;
+}
+
+static void on_sweep(uv_timer_t *t)
+{
+	struct control *c = t->data;
+	uint64_t now = uv_hrtime();
+
+	/* A client waiting for its answer is not idle: its clock starts again at the answer. */
+	for (struct client *cl = c->clients; cl; cl = cl->next)
+		if (!cl->closing && !cl->call && now - cl->last_ns >= c->idle_ns)
+			client_close(cl, "idle for control.idle_timeout_ms");
 }
 
 static void on_connection(uv_stream_t *server, int status)
@@ -317,6 +562,8 @@ static void on_connection(uv_stream_t *server, int status)
 	cl->h.handle.data = cl;
 	cl->ctl = c;
 	cl->serial = ++c->serial;
+	cl->authed = server != (uv_stream_t *)&c->tcp;
+	cl->last_ns = uv_hrtime();
 	cl->next = c->clients;
 	if (c->clients)
 		c->clients->prev = cl;
@@ -324,7 +571,7 @@ static void on_connection(uv_stream_t *server, int status)
 	c->nclients++;
 	c->open_handles++;
 	ret = uv_accept(server, &cl->h.stream);
-	if (ret == 0 && c->nclients > MAX_CLIENTS) {
+	if (ret == 0 && c->nclients > MAX_CLIENTS && !make_room(c, cl)) {
 		log_warn("control: more than %d clients; refusing client %u", MAX_CLIENTS,
 		         cl->serial);
 		ret = UV_EBUSY;
@@ -420,6 +667,50 @@ static void listener_closed(uv_handle_t *h)
 	handle_closed(h->data);
 }
 
+/* TCP clients need the token: read it from control.token_file, or from beside the socket, or
+ * write a fresh one there when there is none. */
+static int setup_token(struct control *c, const struct fecd_config *cfg)
+{
+	char err[512];
+	int ret;
+
+	if (cfg->control_token_file[0])
+		snprintf(c->token_path, sizeof(c->token_path), "%s", cfg->control_token_file);
+	else if (ctl_token_path(cfg->control_socket, c->token_path, sizeof(c->token_path)) != 0)
+		return -ENAMETOOLONG;
+	ret = ctl_token_read(c->token_path, true, c->token, sizeof(c->token), err, sizeof(err));
+	if (ret == -ENOENT) {
+		ret = ctl_token_create(c->token_path, c->token, sizeof(c->token), err, sizeof(err));
+		c->token_made = ret == 0;
+	}
+	if (ret) {
+		log_err("control.token_file: %s", err);
+		return ret;
+	}
+	log_notice("control: TCP clients authenticate with the token in %s%s", c->token_path,
+	           c->token_made ? " (made now)" : "");
+	return 0;
+}
+
+static int start_sweep(struct control *c, uint32_t idle_ms)
+{
+	uint64_t every = idle_ms / 4;
+	int ret;
+
+	if (!idle_ms)
+		return 0;
+	every = every < 50 ? 50 : every > SWEEP_MAX_MS ? SWEEP_MAX_MS : every;
+	c->idle_ns = (uint64_t)idle_ms * 1000000ull;
+	ret = uv_timer_init(fecd_loop(c->d), &c->sweep);
+	if (ret)
+		return ret;
+	c->sweep.data = c;
+	c->have_sweep = true;
+	c->open_handles++;
+	uv_unref((uv_handle_t *)&c->sweep);
+	return uv_timer_start(&c->sweep, on_sweep, every, every);
+}
+
 int control_start(struct fecd *d, const struct fecd_config *cfg, struct control **out)
 {
 	struct control *c = calloc(1, sizeof(*c));
@@ -432,6 +723,11 @@ int control_start(struct fecd *d, const struct fecd_config *cfg, struct control 
 	c->max_line = cfg->control_max_line;
 	c->max_depth = cfg->control_max_depth;
 	c->out_cap = OUT_CAP;
+	ret = start_sweep(c, cfg->control_idle_timeout_ms);
+	if (ret) {
+		log_err("control: cannot start the idle timer: %s", uv_strerror(ret));
+		goto out_stop;
+	}
 	ret = listen_unix(c, cfg->control_socket);
 	if (ret) {
 		log_err("control: cannot listen on %s: %s", cfg->control_socket, uv_strerror(ret));
@@ -441,6 +737,9 @@ int control_start(struct fecd *d, const struct fecd_config *cfg, struct control 
 	log_notice("control: listening on unix:%s%s%s%s", cfg->control_socket,
 	           why ? " (default: " : "", why ? why : "", why ? ")" : "");
 	if (cfg->control_tcp[0]) {
+		ret = setup_token(c, cfg);
+		if (ret)
+			goto out_stop;
 		ret = listen_tcp(c, cfg->control_tcp);
 		if (ret) {
 			log_err("control: cannot listen on tcp:%s: %s", cfg->control_tcp,
@@ -467,8 +766,12 @@ void control_stop(struct control *c)
 		uv_close((uv_handle_t *)&c->pipe, listener_closed);
 	if (c->have_tcp)
 		uv_close((uv_handle_t *)&c->tcp, listener_closed);
+	if (c->have_sweep)
+		uv_close((uv_handle_t *)&c->sweep, listener_closed);
 	if (c->sock_path[0])
 		unlink(c->sock_path);
+	if (c->token_made)
+		unlink(c->token_path);
 	if (c->open_handles == 0)
 		free(c);
 }

@@ -108,6 +108,14 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	return -FEC_EDEVICE;
 }
 
+int fecd_cuda_lane_reserve(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
+                           const struct fecd_cuda_shape *shape, char *err, size_t errlen)
+{
+	(void)lane, (void)dec, (void)shape;
+	snprintf(err, errlen, "%s", none_msg);
+	return -FEC_EDEVICE;
+}
+
 int fecd_cuda_lane_wait(struct fecd_cuda_lane *lane, char *err, size_t errlen)
 {
 	(void)lane;

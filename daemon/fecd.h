@@ -20,14 +20,23 @@
 #define FECD_PATH_MAX 108 /* sun_path */
 #define FECD_MAX_CHANNELS 256
 #define FECD_CODES_DIR_MAX 256
+#define FECD_KEY_PATH_MAX 256
 
 enum sock_kind { SOCK_PULL = 1, SOCK_SUB, SOCK_PUSH, SOCK_PUB };
+
+/* ZMQ CURVE for one socket (curve.h): key files only, never keys. */
+struct curve_config {
+	char secret_key_file[FECD_KEY_PATH_MAX]; /* this end's secret key; empty: no CURVE */
+	char server_key_file[FECD_KEY_PATH_MAX]; /* connecting: the server's public key */
+	char clients_file[FECD_KEY_PATH_MAX];    /* binding: the client public keys allowed in */
+};
 
 struct endpoint_config {
 	char endpoint[FECD_ENDPOINT_MAX]; /* ZMQ endpoint, e.g. tcp://127.0.0.1:5550 */
 	enum sock_kind kind;              /* input: PULL or SUB; output: PUSH or PUB */
 	bool bind;                        /* bind (true) or connect (false) */
 	uint32_t hwm;                     /* ZMQ high-water mark, messages */
+	struct curve_config curve;
 };
 
 enum in_proto { IN_NATIVE = 1, IN_GNURADIO };   /* fecd headers, or raw gr-zeromq items */
@@ -61,8 +70,12 @@ struct chan_config {
 struct fecd_config {
 	char control_socket[FECD_PATH_MAX]; /* Unix socket path for JSON-RPC */
 	char control_tcp[64];               /* "127.0.0.1:PORT" or empty: no TCP control */
+	char metrics_listen[64];            /* metrics over HTTP: "HOST:PORT"; empty: off */
 	uint32_t control_max_line;          /* bytes per JSON-RPC request line */
 	uint32_t control_max_depth;         /* JSON nesting limit */
+	uint32_t control_idle_timeout_ms;   /* close connections idle this long; 0: never */
+	char control_token_file[FECD_PATH_MAX]; /* TCP control's token; empty: beside the socket */
+	uint32_t control_build_timeout_ms;  /* longest one channel's code may take to build */
 	char backend[16];                   /* "auto", "cuda" or "cpu" */
 	uint32_t workers;                   /* CPU backend threads; 0 = one per core */
 	uint32_t gpu_device;                /* CUDA device index */
@@ -73,9 +86,75 @@ struct fecd_config {
 	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
 	char log_level[16];
 	char codes_dir[FECD_CODES_DIR_MAX]; /* LDPC code files; empty: the codec's default */
+	enum ldpc_paths codes_paths;        /* which code paths are read: the folder's, or any */
 	uint32_t nchannels;
 	struct chan_config channels[FECD_MAX_CHANNELS];
 };
+
+/* Why input messages were refused whole (ingest.c): one counter each; their sum is bad_msgs. */
+#define FECD_BAD_MSG_MAP(X)                                                                        \
+	X(PARTS, "parts", "wrong number of message parts")                                         \
+	X(HEADER, "header",                                                                        \
+	  "malformed header: truncated, bad magic, version, type or header length, unknown flag "  \
+	  "bits; a malformed GNU Radio tag header")                                                \
+	X(FORMAT, "format", "unknown symbol format")                                               \
+	X(LENGTH, "length",                                                                        \
+	  "payload length does not match the symbol count, or larger than fecd accepts; GNU "      \
+	  "Radio items that are not whole")                                                        \
+	X(CHANNEL, "channel", "the header names another channel")                                  \
+	X(FRAMING, "framing", "frame flags on a channel that finds its frames after sync markers")
+
+/* How many rows a three-column table has. */
+#define FECD_MAP_ROW3(a, b, c) +1
+
+enum fecd_bad_msg {
+#define X(name, label, help) FECD_BAD_##name,
+	FECD_BAD_MSG_MAP(X)
+#undef X
+};
+enum { FECD_BAD_COUNT = 0 FECD_BAD_MSG_MAP(FECD_MAP_ROW3) };
+
+/* Why frames were dropped at assembly (consume.c, consume_asm.c, channel.c): their sum is
+ * frame_errors. */
+#define FECD_FRAME_ERROR_MAP(X)                                                                    \
+	X(FRAME_LEN, "frame_len", "frame_len out of range, or not the code's frame length")        \
+	X(OVERRUN, "overrun", "more symbols arrived than the frame's frame_len")                   \
+	X(SHORT, "short", "FRAME_END before the frame's frame_len symbols")                        \
+	X(UNSTARTED, "unstarted", "a message continues a frame that never started")                \
+	X(UNFINISHED, "unfinished", "a new frame started before the last one's FRAME_END")         \
+	X(GAP, "gap", "input messages were lost in the middle of the frame")                       \
+	X(TRUNCATED, "truncated", "the stream ended or the channel closed in the middle of a frame")
+
+enum fecd_frame_error {
+#define X(name, label, help) FECD_FRAME_ERR_##name,
+	FECD_FRAME_ERROR_MAP(X)
+#undef X
+};
+enum { FECD_FRAME_ERR_COUNT = 0 FECD_FRAME_ERROR_MAP(FECD_MAP_ROW3) };
+
+/* FECD_STATUS_* values run 0, 1, 2, ...: this many. */
+enum { FECD_STATUS_COUNT = 0 FECD_STATUS_MAP(FECD_MAP_ROW3) };
+
+/* Upper bounds of the latency histogram's buckets in microseconds (Prometheus's "le", shown in
+ * seconds): 1 ms to 10 s in 1-2-5 steps around batch.deadline_ms's default of 20 ms. A last
+ * bucket, +Inf, follows. */
+#define FECD_LAT_LE_US_MAP(X)                                                                      \
+	X(1000)                                                                                    \
+	X(2000)                                                                                    \
+	X(5000)                                                                                    \
+	X(10000)                                                                                   \
+	X(20000)                                                                                   \
+	X(50000)                                                                                   \
+	X(100000)                                                                                  \
+	X(200000)                                                                                  \
+	X(500000)                                                                                  \
+	X(1000000)                                                                                 \
+	X(2000000)                                                                                 \
+	X(5000000)                                                                                 \
+	X(10000000)
+#define FECD_LAT_LE_COUNT_ONE(us) +1
+enum { FECD_LAT_BUCKETS = 1 FECD_LAT_LE_US_MAP(FECD_LAT_LE_COUNT_ONE) };
+#undef FECD_LAT_LE_COUNT_ONE
 
 /* Per-channel statistics snapshot. */
 struct chan_stats {
@@ -86,11 +165,23 @@ struct chan_stats {
 	uint64_t failures;        /* frames with status not_converged or erased */
 	uint64_t frame_errors;    /* frames dropped at assembly (length mismatch, no end) */
 	uint64_t asm_frames, asm_inverted, asm_lost_syms, asm_misses; /* sync-marker framing */
+	uint64_t conn_drops;         /* connections libzmq dropped mid-message (over the size limit) */
+	uint64_t handshake_failures; /* connections refused in the handshake (CURVE) */
 	uint64_t queue_syms;      /* symbols accepted and not yet published */
 	uint32_t batches_inflight;
 	uint32_t code_gen;
 	double in_syms_per_s, out_bits_per_s; /* over the last stats interval */
 	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms; /* accept -> publish */
+	double batch_p50_ms, batch_p99_ms, batch_max_ms; /* a batch on the backend: submit -> done */
+	/* The breakdowns and the cumulative latency histogram (over the channel's life). */
+	uint64_t bad_by_reason[FECD_BAD_COUNT];                /* FECD_BAD_MSG_MAP */
+	uint64_t frame_errors_by_reason[FECD_FRAME_ERR_COUNT]; /* FECD_FRAME_ERROR_MAP */
+	uint64_t msgs_by_status[FECD_STATUS_COUNT];   /* messages published, by FECD_STATUS_* */
+	uint64_t frames_by_status[FECD_STATUS_COUNT]; /* of those, frames */
+	uint64_t batches_cpu, batches_gpu;            /* batches decoded, by where they ran */
+	uint64_t lat_le[FECD_LAT_BUCKETS]; /* outputs published within each bound (cumulative) */
+	uint64_t lat_count;                /* outputs with a latency sample (the +Inf bucket) */
+	double lat_sum_s;
 };
 
 struct fecd;
@@ -100,14 +191,26 @@ struct channel;
 void fecd_config_defaults(struct fecd_config *cfg);
 void chan_config_defaults(struct chan_config *cc, uint32_t id);
 
+/* A channel's code made ready to run: the code, its decoder and the batch geometry the backend
+ * picks. Building it is the slow part of creating or updating a channel (minutes for the largest
+ * generated codes), so it is done off the loop thread, under the calling thread's build limit
+ * (offload.h): fecd_epoch_build may run on any thread and touches no channel. NULL with err set
+ * when the code cannot be built. */
+struct epoch;
+struct epoch *fecd_epoch_build(struct fecd *d, const struct chan_config *cc, char *err,
+			       size_t errlen);
+void fecd_epoch_free(struct epoch *ep);
+
 /* Channel operations; all on the main loop thread (they run on the channel's own loop thread
- * through loops.h). err gets a message naming what was wrong. */
-int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err, size_t errlen);
+ * through loops.h), all quick: each takes the epoch built for cc, whatever it returns. err gets
+ * a message naming what was wrong. */
+int fecd_channel_create(struct fecd *d, const struct chan_config *cc, struct epoch *ep, char *err,
+			size_t errlen);
 /* Switches the channel to a new configuration. Symbols from sender sequence at_seq on are decoded
  * with the new code (UINT64_MAX: from the next message); those before it with the old one. Only the
  * code, batching, llr_scale and output options may change; endpoints may not. */
-int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc, uint64_t at_seq,
-			char *err, size_t errlen);
+int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc,
+			struct epoch *ep, uint64_t at_seq, char *err, size_t errlen);
 /* Stops reading, decodes and publishes what was accepted, then closes the channel. */
 int fecd_channel_delete(struct fecd *d, uint32_t id, char *err, size_t errlen);
 
@@ -136,9 +239,6 @@ struct cJSON *chan_config_to_json(const struct chan_config *cc);
 int fec_spec_from_json(const struct cJSON *obj, const struct fec_spec *base, struct fec_spec *out,
 		       char *err, size_t errlen);
 struct cJSON *fec_spec_to_json(const struct fec_spec *spec);
-/* Reconciles the running channels with a freshly loaded configuration (SIGHUP): creates new
- * channels, updates changed ones, deletes removed ones. */
-int fecd_config_apply(struct fecd *d, const struct fecd_config *cfg, char *err, size_t errlen);
 
 /* Control server (control.c): JSON-RPC 2.0, one request per line, on the Unix socket and
  * optionally TCP on 127.0.0.1. */

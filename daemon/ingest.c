@@ -24,15 +24,17 @@
 
 /* ---- Rejections */
 
-static void reject(struct channel *ch, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reject(struct channel *ch, enum fecd_bad_msg reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static void reject(struct channel *ch, const char *fmt, ...)
+static void reject(struct channel *ch, enum fecd_bad_msg reason, const char *fmt, ...)
 {
 	char why[REJECT_ERR_MAX], note[48];
 	unsigned skipped;
 	va_list ap;
 
 	ch->stats.bad_msgs++;
+	ch->stats.bad_by_reason[reason]++;
 	if (!ratelimit_ok(&ch->rl_bad, now_ns(), &skipped))
 		return;
 	va_start(ap, fmt);
@@ -40,6 +42,22 @@ static void reject(struct channel *ch, const char *fmt, ...)
 	va_end(ap);
 	log_warn("channel %s: input message rejected: %s%s", ch->cfg.name, why,
 	         ratelimit_note(skipped, note, sizeof(note)));
+}
+
+/* The reason a parser's error counts under. */
+static enum fecd_bad_msg bad_reason(int proto_err)
+{
+	switch (-proto_err) {
+	case FECD_PROTO_EPARTS:
+		return FECD_BAD_PARTS;
+	case FECD_PROTO_EFORMAT:
+		return FECD_BAD_FORMAT;
+	case FECD_PROTO_ELENGTH:
+	case FECD_PROTO_ETOO_LARGE:
+		return FECD_BAD_LENGTH;
+	default:
+		return FECD_BAD_HEADER;
+	}
 }
 
 /* ---- Receiving and validating */
@@ -94,7 +112,7 @@ static bool parse_native(struct channel *ch, struct in_msg *m, unsigned extra)
 	int rc;
 
 	if (m->nparts != 2 || extra) {
-		reject(ch, "%s: expected 2 parts ([header][payload]), got %u",
+		reject(ch, FECD_BAD_PARTS, "%s: expected 2 parts ([header][payload]), got %u",
 		       fecd_proto_strerror(FECD_PROTO_EPARTS), m->nparts + extra);
 		return false;
 	}
@@ -102,17 +120,20 @@ static bool parse_native(struct channel *ch, struct in_msg *m, unsigned extra)
 	if (rc == 0)
 		rc = fecd_in_payload_check(&h, zmq_msg_size(&m->part[1]));
 	if (rc < 0) {
-		reject(ch, "%s (header %zu bytes, payload %zu bytes)", fecd_proto_strerror(rc),
-		       zmq_msg_size(&m->part[0]), zmq_msg_size(&m->part[1]));
+		reject(ch, bad_reason(rc), "%s (header %zu bytes, payload %zu bytes)",
+		       fecd_proto_strerror(rc), zmq_msg_size(&m->part[0]),
+		       zmq_msg_size(&m->part[1]));
 		return false;
 	}
 	if (h.channel != ch->cfg.id) {
-		reject(ch, "header names channel %u; this channel is %u", h.channel, ch->cfg.id);
+		reject(ch, FECD_BAD_CHANNEL, "header names channel %u; this channel is %u",
+		       h.channel, ch->cfg.id);
 		return false;
 	}
 	if (ch->in_ep->asm_framing && (h.flags & (FECD_IN_FRAME_START | FECD_IN_FRAME_END))) {
-		reject(ch, "the code finds its frames after sync markers (framing asm): expected a "
-		           "raw stream, messages without FRAME_START or FRAME_END");
+		reject(ch, FECD_BAD_FRAMING,
+		       "the code finds its frames after sync markers (framing asm): expected a raw "
+		       "stream, messages without FRAME_START or FRAME_END");
 		return false;
 	}
 	m->data = zmq_msg_data(&m->part[1]);
@@ -135,7 +156,8 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 	int rc;
 
 	if (m->nparts + extra > 2) {
-		reject(ch, "%s: GNU Radio input is one part (or a PUB key + one part), got %u",
+		reject(ch, FECD_BAD_PARTS,
+		       "%s: GNU Radio input is one part (or a PUB key + one part), got %u",
 		       fecd_proto_strerror(FECD_PROTO_EPARTS), m->nparts + extra);
 		return false;
 	}
@@ -145,7 +167,8 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 	if (cc->gr_tags != GR_TAGS_OFF) {
 		rc = fecd_gr_tag_header_parse(p, len, &hdr, &offset);
 		if (rc < 0 && cc->gr_tags == GR_TAGS_ON) {
-			reject(ch, "%s (input.gnuradio.tags is on: every message starts with one)",
+			reject(ch, FECD_BAD_HEADER,
+			       "%s (input.gnuradio.tags is on: every message starts with one)",
 			       fecd_proto_strerror(rc));
 			return false;
 		}
@@ -160,7 +183,7 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 	} else {
 		item = fecd_format_bytes(cc->gr_format, 1);
 		if (!item || len % item) {
-			reject(ch,
+			reject(ch, FECD_BAD_LENGTH,
 			       "%zu bytes of items is not a whole number of %s items (%zu bytes "
 			       "each)",
 			       len,
@@ -380,6 +403,7 @@ void ingest_stop(struct channel *ch)
 		uv_close((uv_handle_t *)&ch->in_poll, ingest_on_poll_closed);
 		ch->in_poll_open = false;
 	}
+	sockmon_close(&ch->mon_in);
 	if (ch->in_sock) {
 		zmq_close(ch->in_sock);
 		ch->in_sock = NULL;

@@ -6,9 +6,19 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "loops.h"
+
+void thread_name(pthread_t tid, const char *prefix, unsigned i)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s%u", prefix, i);
+	name[15] = '\0'; /* the kernel keeps 15 characters */
+	pthread_setname_np(tid, name);
+}
 
 struct loop_cmd {
 	void (*fn)(void *arg);
@@ -98,6 +108,7 @@ int data_loops_start(unsigned n, struct data_loop **out)
 			goto out_stop;
 		}
 		l->started = true;
+		thread_name(l->tid, "fecd-loop/", i);
 	}
 	*out = v;
 	return 0;

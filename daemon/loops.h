@@ -8,6 +8,7 @@
 #ifndef FECD_LOOPS_H
 #define FECD_LOOPS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include <uv.h>
@@ -25,5 +26,9 @@ unsigned *data_loop_load(struct data_loop *l);
 /* Runs fn(arg) on l's thread and returns when it has run; directly when l is NULL (one loop: the
  * caller's) or when called on l's own thread. */
 void loop_call(struct data_loop *l, void (*fn)(void *arg), void *arg);
+
+/* Names a thread of fecd's PREFIX<i> (15 characters at most), so that an operator sees in top -H
+ * or /proc/PID/task/TID/comm which part is busy: loops, CPU workers, GPU lanes. */
+void thread_name(pthread_t tid, const char *prefix, unsigned i);
 
 #endif

@@ -2,24 +2,27 @@
  * fecd's entry point: command line, configuration, and the life cycle around the loop. Signals
  * arrive through uv_signal_t, so their work runs on the loop like everything else: SIGTERM and
  * SIGINT drain (stop reading, publish everything accepted, let output leave within linger_ms,
- * exit 0), SIGHUP reloads the configuration file (a bad file keeps the running one). systemd
- * hears READY=1 once every channel's sockets are bound and control listens, a STATUS= line every
- * stats interval, and WATCHDOG=1 at half the watchdog interval when one is set.
+ * exit 0), SIGHUP reloads the configuration file (reload.c: read and built off the loop thread,
+ * applied on it; a bad file keeps the running one). systemd hears READY=1 once every channel's
+ * sockets are bound and control listens, a STATUS= line every stats interval, and WATCHDOG=1 at
+ * half the watchdog interval when one is set.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "curve_keys.h"
 #include "fecd.h"
 #include "fecd_cuda.h"
 #include "log.h"
+#include "metrics.h"
 #include "notify.h"
 #include "service.h"
 #include "rpc.h"
@@ -35,6 +38,8 @@ struct app {
 	uv_loop_t loop;
 	struct fecd *d;
 	struct control *ctl;
+	struct metrics *metrics;
+	struct reload *reload;
 	const char *config_path;
 	bool config_explicit;
 	int cmdline_level; /* -1: none given */
@@ -51,6 +56,7 @@ static void usage(FILE *f)
 	    "[--help]\n"
 	    "            [--print-config] [--print-settings] [--print-methods] "
 	    "[--print-devices]\n"
+	    "            [--curve-keygen PREFIX]\n"
 	    "\n"
 	    "A forward-error-correction decoder service: soft symbols in over ZeroMQ, decoded\n"
 	    "frames out, channels managed over JSON-RPC.\n"
@@ -64,6 +70,8 @@ static void usage(FILE *f)
 	    "      --print-settings  print every setting as a Markdown table and exit\n"
 	    "      --print-methods   print the control methods and errors as Markdown and exit\n"
 	    "      --print-devices   list the CUDA devices and exit (1 when there is none)\n"
+	    "      --curve-keygen PREFIX  make a CURVE key pair for the data sockets: PREFIX.key\n"
+	    "                        (secret, mode 0600) and PREFIX.pub (public), and exit\n"
 	    "  -V, --version         print the version and exit\n"
 	    "  -h, --help            this text\n"
 	    "\n"
@@ -99,31 +107,38 @@ static int print_devices(void)
 	return 0;
 }
 
-/* Loads the file named on the command line (must exist) or the default one (may be absent). */
-static int load_config(struct app *a, struct fecd_config *cfg, bool at_start)
+/* --curve-keygen: a key pair for the data sockets' CURVE settings (curve_keys.h). */
+static int curve_keygen_files(const char *prefix)
+{
+	struct curve_keypair kp;
+	char err[512];
+
+	if (curve_keygen(prefix, &kp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fecd: --curve-keygen: %s\n", err);
+		return 1;
+	}
+	printf("%s.key: secret key (mode 0600)\n%s.pub: public key %s\n", prefix, prefix,
+	       kp.public_z85);
+	memset(&kp, 0, sizeof(kp));
+	return 0;
+}
+
+/* At start: loads the file named on the command line (must exist) or the default one (may be
+ * absent). Reloads read it again off the loop thread (reload.c). */
+static int load_config(struct app *a, struct fecd_config *cfg)
 {
 	char err[512];
 
 	if (!a->config_explicit && access(a->config_path, F_OK) != 0 && errno == ENOENT) {
-		if (at_start) {
-			fecd_config_defaults(cfg);
-			log_notice("no %s: running on the built-in defaults (one CCSDS Viterbi "
-			           "stream channel)",
-			           a->config_path);
-			return 0;
-		}
-		log_notice("reload: %s does not exist; keeping the running configuration",
+		fecd_config_defaults(cfg);
+		log_notice("no %s: running on the built-in defaults (one CCSDS Viterbi stream "
+		           "channel)",
 		           a->config_path);
-		return -ENOENT;
+		return 0;
 	}
 	int rc = fecd_config_load(a->config_path, cfg, err, sizeof(err));
-	if (rc) {
-		if (at_start)
-			fprintf(stderr, "fecd: %s: %s\n", a->config_path, err);
-		else
-			log_err("reload: %s: %s; keeping the running configuration", a->config_path,
-			        err);
-	}
+	if (rc)
+		fprintf(stderr, "fecd: %s: %s\n", a->config_path, err);
 	return rc;
 }
 
@@ -160,6 +175,8 @@ static void on_handle_closed(uv_handle_t *h)
 
 static void close_app_handles(struct app *a)
 {
+	metrics_stop(a->metrics);
+	a->metrics = NULL;
 	uv_close((uv_handle_t *)&a->sig_term, on_handle_closed);
 	uv_close((uv_handle_t *)&a->sig_int, on_handle_closed);
 	uv_close((uv_handle_t *)&a->sig_hup, on_handle_closed);
@@ -191,39 +208,20 @@ static void on_stop_signal(uv_signal_t *s, int signum)
 	fecd_drain(a->d, on_drained);
 }
 
+static void on_reloaded(const struct fecd_config *cfg, void *arg)
+{
+	apply_log_level(arg, cfg);
+}
+
 static void on_hup(uv_signal_t *s, int signum)
 {
 	struct app *a = s->data;
-	struct fecd_config *cfg;
-	char err[512];
 
 	(void)signum;
 	if (fecd_draining(a->d))
 		return;
-	cfg = malloc(sizeof(*cfg));
-	if (!cfg) {
-		log_err("reload: out of memory");
-		return;
-	}
-	struct timespec mono;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	/* MONOTONIC_USEC lets Type=notify-reload units match this reload to the signal. */
-	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
-	             (unsigned long long)mono.tv_sec * 1000000ull +
-	                 (unsigned long long)mono.tv_nsec / 1000u);
 	log_notice("SIGHUP: reloading %s", a->config_path);
-	if (load_config(a, cfg, false) == 0) {
-		int rc = fecd_config_apply(a->d, cfg, err, sizeof(err));
-		fecd_set_globals(a->d, cfg);
-		apply_log_level(a, cfg);
-		if (rc)
-			log_err("reload: applied in part: %s", err);
-		else
-			log_notice("reload: done; %u channels running",
-			           fecd_running_config(a->d)->nchannels);
-	}
-	free(cfg);
-	notify_send("READY=1");
+	reload_request(a->reload);
 }
 
 static void on_stats(uv_timer_t *t)
@@ -306,6 +304,7 @@ int main(int argc, char **argv)
 	    {"print-settings", no_argument, NULL, 'S'},
 	    {"print-methods", no_argument, NULL, 'M'},
 	    {"print-devices", no_argument, NULL, 'D'},
+	    {"curve-keygen", required_argument, NULL, 'K'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -317,6 +316,9 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	log_init();
+	/* A peer that goes away (a control client closing before its answer, a metrics scraper)
+	 * must not kill the service: writes to it fail with EPIPE instead, and are handled. */
+	signal(SIGPIPE, SIG_IGN);
 	while ((opt = getopt_long(argc, argv, "c:nl:Vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -345,6 +347,8 @@ int main(int argc, char **argv)
 			return rpc_write_markdown(stdout) ? 1 : 0;
 		case 'D':
 			return print_devices();
+		case 'K':
+			return curve_keygen_files(optarg);
 		case 'V':
 			printf("fecd %s\n", FECD_VERSION);
 			return 0;
@@ -367,7 +371,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	apply_log_level(&a, cfg);
-	if (load_config(&a, cfg, true)) {
+	if (load_config(&a, cfg)) {
 		free(cfg);
 		return 1;
 	}
@@ -400,7 +404,14 @@ int main(int argc, char **argv)
 		free(cfg);
 		return 1;
 	}
-	rc = fecd_create_channels(a.d, cfg, err, sizeof(err));
+	rc = metrics_start(a.d, cfg, &a.metrics, err, sizeof(err));
+	if (rc == 0)
+		rc = fecd_create_channels(a.d, cfg, err, sizeof(err));
+	if (rc == 0 &&
+	    !(a.reload = reload_new(a.d, a.config_path, a.config_explicit, on_reloaded, &a))) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+	}
 	if (rc == 0 && (rc = control_start(a.d, cfg, &a.ctl)) != 0)
 		snprintf(err, sizeof(err), "cannot start the control server (%s)",
 		         rc < 0 ? strerror(-rc) : "see above");
@@ -415,6 +426,7 @@ int main(int argc, char **argv)
 		fecd_drain(a.d, NULL);
 		close_app_handles(&a);
 		uv_run(&a.loop, UV_RUN_DEFAULT);
+		reload_free(a.reload);
 		fecd_destroy(a.d);
 		uv_loop_close(&a.loop);
 		free(cfg);
@@ -429,6 +441,7 @@ int main(int argc, char **argv)
 	free(cfg);
 
 	uv_run(&a.loop, UV_RUN_DEFAULT);
+	reload_free(a.reload);
 	fecd_destroy(a.d);
 	if (uv_loop_close(&a.loop) == UV_EBUSY)
 		log_debug("some loop handles were still open at exit");

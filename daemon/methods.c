@@ -4,6 +4,16 @@
  * parameter keys, and runs the handler; the handlers only read and call the channel operations of
  * fecd.h. Channel objects are read through the settings table (config.c), so channel.create takes
  * exactly what a configuration file's "channels" entries hold, and channel.get gives it back.
+ *
+ * channel.create and channel.update build codes, which can take minutes, so they run in three
+ * steps (struct build_method): begin on the loop thread takes what the build needs of the
+ * service's state (the channel's configuration as it is now); prepare, off the loop thread under
+ * control.build_timeout_ms, parses the parameters and builds the code and the channel's epoch;
+ * apply, back on the loop, checks again what may have changed meanwhile (ids, names and bound
+ * endpoints still free, the channel still there with the configuration the update was built on)
+ * and hands the epoch to the channel. Builds run side by side; applies happen in the order the
+ * builds finish, each against the service as it is then: of two creates of one id, the first
+ * to finish wins and the other gets -32001.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +24,7 @@
 #include "backend.h"
 #include "code_json.h"
 #include "config.h"
+#include "offload.h"
 #include "rpc.h"
 #include "settings.h"
 
@@ -22,12 +33,41 @@
 typedef int (*method_fn)(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
                          size_t len);
 
+/* A method call that builds a code, from begin to apply. */
+struct rpc_job {
+	struct fecd *d;
+	const struct method *m;
+	cJSON *params; /* a copy: the request is freed before prepare runs */
+	/* begin (channel.update) */
+	struct chan_config base; /* the channel's configuration when the request came */
+	uint64_t at_seq;
+	bool have_seq;
+	/* prepare */
+	struct chan_config cc; /* the new configuration */
+	struct epoch *ep;      /* built for cc; NULL: nothing to apply */
+	int code;              /* prepare's error (RPC_E*), or 0 */
+	char msg[1024];
+	/* rpc_start */
+	rpc_done_fn done;
+	void *arg;
+};
+
+struct build_method {
+	/* Loop thread: what prepare needs of the service. 0 or RPC_E* with msg set. */
+	int (*begin)(struct rpc_job *job, const cJSON *params, char *msg, size_t len);
+	/* Off the loop: everything slow and pure; job->code and job->msg say how it went. */
+	void (*prepare)(struct rpc_job *job);
+	/* Loop thread: checks again and applies; takes job->ep. */
+	int (*apply)(struct rpc_job *job, cJSON **result, char *msg, size_t len);
+};
+
 struct method {
 	const char *name;
 	method_fn fn;
 	const char *const *keys; /* accepted parameter keys; NULL: the handler checks them */
 	const char *params;      /* what to send */
 	const char *help;
+	const struct build_method *build; /* instead of fn: a method that builds codes */
 };
 
 static const char *const no_keys[] = {NULL};
@@ -154,20 +194,54 @@ static int m_channel_get(struct fecd *d, const cJSON *params, cJSON **result, ch
 	return ret;
 }
 
-static int m_channel_create(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
-                            size_t len)
+/* A failed parse or build: -32004 when it ran out of time (the message says so), else -32602. */
+static int prepare_error(int ret)
+{
+	return ret == -ETIME ? RPC_ELIMIT : RPC_EINVALID_PARAMS;
+}
+
+/* The epoch for job->cc; false with job->code set when it cannot be built. */
+static bool prepare_epoch(struct rpc_job *job)
+{
+	char err[512];
+
+	job->ep = fecd_epoch_build(job->d, &job->cc, err, sizeof(err));
+	if (job->ep)
+		return true;
+	if (build_limit_passed()) {
+		build_limit_message(job->msg, sizeof(job->msg), "params.code");
+		job->code = RPC_ELIMIT;
+	} else {
+		snprintf(job->msg, sizeof(job->msg), "params.%s", err);
+		job->code = RPC_EINVALID_PARAMS;
+	}
+	return false;
+}
+
+static void create_prepare(struct rpc_job *job)
+{
+	int ret =
+	    chan_config_parse(job->params, NULL, &job->cc, "params", job->msg, sizeof(job->msg));
+
+	if (ret) {
+		job->code = prepare_error(ret);
+		return;
+	}
+	prepare_epoch(job);
+}
+
+static int create_apply(struct rpc_job *job, cJSON **result, char *msg, size_t len)
 {
 	const struct chan_config *ptrs[FECD_MAX_CHANNELS + 1];
 	const char *names[FECD_MAX_CHANNELS + 1];
 	char labels[FECD_MAX_CHANNELS][80], err[512];
-	struct chan_config cc;
+	const struct chan_config *cc = &job->cc;
+	struct fecd *d = job->d;
 	struct channel *ch;
 	unsigned n = 0;
 	int ret;
 
-	ret = chan_config_parse(params, NULL, &cc, "params", msg, len);
-	if (ret)
-		return RPC_EINVALID_PARAMS;
+	/* Channels made while this one was being built count too. */
 	for (ch = fecd_channel_next(d, NULL); ch && n < FECD_MAX_CHANNELS;
 	     ch = fecd_channel_next(d, ch), n++) {
 		ptrs[n] = channel_config(ch);
@@ -179,104 +253,141 @@ static int m_channel_create(struct fecd *d, const cJSON *params, cJSON **result,
 		         FECD_MAX_CHANNELS);
 		return RPC_ELIMIT;
 	}
-	ptrs[n] = &cc;
+	ptrs[n] = cc;
 	names[n] = "params";
 	if (chan_configs_check_unique(ptrs, n + 1, names, msg, len) != 0)
 		return RPC_EEXISTS;
-	ret = fecd_channel_create(d, &cc, err, sizeof(err));
+	ret = fecd_channel_create(d, cc, job->ep, err, sizeof(err));
+	job->ep = NULL;
 	if (ret) {
 		snprintf(msg, len, "channel.create failed: %s", err);
-		return RPC_EFAILED;
+		/* An endpoint another process holds is as taken as one of ours. */
+		return ret == -EEXIST || ret == -EADDRINUSE ? RPC_EEXISTS : RPC_EFAILED;
 	}
-	ch = fecd_channel_find(d, cc.id);
+	ch = fecd_channel_find(d, cc->id);
 	if (!ch) {
-		snprintf(msg, len, "channel %u was created but cannot be found", (unsigned)cc.id);
+		snprintf(msg, len, "channel %u was created but cannot be found", (unsigned)cc->id);
 		return RPC_EINTERNAL;
 	}
 	*result = channel_full(ch);
 	return 0;
 }
 
-static int m_channel_update(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
-                            size_t len)
+static const struct build_method create_build = {NULL, create_prepare, create_apply};
+
+static int update_begin(struct rpc_job *job, const cJSON *params, char *msg, size_t len)
 {
 	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(params, "at_seq");
 	unsigned long long at_seq = UINT64_MAX;
-	struct chan_config neu;
-	const struct chan_config *cur;
-	struct chan_stats st;
 	struct channel *ch;
-	char now[128], asked[128], err[512];
-	cJSON *settings, *changed;
-	size_t o;
 	int ret;
 
-	ret = select_channel(d, params, &ch, msg, len);
+	ret = select_channel(job->d, params, &ch, msg, len);
 	if (ret)
 		return ret;
-	cur = channel_config(ch);
 	if (seq && json_get_uint(seq, 0, SEQ_MAX, &at_seq) != 0)
 		return bad_param(
 		    msg, len, "at_seq",
 		    "a sender sequence number, an integer in 0..2^53 (9007199254740992)", seq);
-	settings = cJSON_Duplicate(params, true);
-	if (!settings) {
-		snprintf(msg, len, "out of memory");
-		return RPC_EINTERNAL;
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(settings, "at_seq");
-	if (cJSON_GetObjectItemCaseSensitive(settings, "at_seq")) {
-		cJSON_Delete(settings);
+	job->base = *channel_config(ch);
+	job->at_seq = at_seq;
+	job->have_seq = seq != NULL;
+	cJSON_DeleteItemFromObjectCaseSensitive(job->params, "at_seq");
+	if (cJSON_GetObjectItemCaseSensitive(job->params, "at_seq")) {
 		snprintf(msg, len, "params.at_seq: key given twice");
 		return RPC_EINVALID_PARAMS;
 	}
-	ret = chan_config_parse(settings, cur, &neu, "params", msg, len);
-	cJSON_Delete(settings);
-	if (ret)
-		return RPC_EINVALID_PARAMS;
-	for (const struct setting *s = settings_next_diff(fecd_chan_settings, cur, &neu); s;
-	     s = settings_next_diff(s + 1, cur, &neu)) {
+	return 0;
+}
+
+static void update_prepare(struct rpc_job *job)
+{
+	const struct chan_config *cur = &job->base, *neu = &job->cc;
+	char now[128], asked[128];
+	size_t o;
+	int ret;
+
+	ret = chan_config_parse(job->params, cur, &job->cc, "params", job->msg, sizeof(job->msg));
+	if (ret) {
+		job->code = prepare_error(ret);
+		return;
+	}
+	for (const struct setting *s = settings_next_diff(fecd_chan_settings, cur, neu); s;
+	     s = settings_next_diff(s + 1, cur, neu)) {
 		if (s->flags & SET_LIVE)
 			continue;
 		settings_value_text(s, cur, now, sizeof(now));
-		settings_value_text(s, &neu, asked, sizeof(asked));
+		settings_value_text(s, neu, asked, sizeof(asked));
 		o = (size_t)snprintf(
-		    msg, len,
+		    job->msg, sizeof(job->msg),
 		    "update refused: %s cannot change on a running channel (it is %s, "
 		    "asked for %s); delete the channel and create it again. Live "
 		    "settings:",
 		    s->path, now, asked);
-		for (const struct setting *l = fecd_chan_settings; l->path && o < len; l++)
+		for (const struct setting *l = fecd_chan_settings; l->path && o < sizeof(job->msg);
+		     l++)
 			if (l->flags & SET_LIVE)
-				o += (size_t)snprintf(msg + o, len - o, " %s", l->path);
-		return RPC_EREFUSED;
+				o += (size_t)snprintf(job->msg + o, sizeof(job->msg) - o, " %s",
+				                      l->path);
+		job->code = RPC_EREFUSED;
+		return;
 	}
-	*result = cJSON_CreateObject();
+	if (settings_next_diff(fecd_chan_settings, cur, neu))
+		prepare_epoch(job);
+}
+
+static int update_apply(struct rpc_job *job, cJSON **result, char *msg, size_t len)
+{
+	const struct chan_config *neu = &job->cc;
+	struct channel *ch = fecd_channel_find(job->d, job->base.id);
+	struct chan_stats st;
+	char err[512];
+	cJSON *changed;
+	int ret;
+
+	if (!ch) {
+		snprintf(msg, len,
+		         "channel not found: channel %u was deleted while its update was being "
+		         "built",
+		         (unsigned)job->base.id);
+		return RPC_ENOT_FOUND;
+	}
+	if (settings_next_diff(fecd_chan_settings, &job->base, channel_config(ch))) {
+		snprintf(msg, len,
+		         "channel.update failed: channel %u (%s) changed while this update was "
+		         "being built (another update, or a reload); nothing was changed: send "
+		         "the update again",
+		         (unsigned)job->base.id, job->base.name);
+		return RPC_EFAILED;
+	}
 	changed = cJSON_CreateArray();
-	for (const struct setting *s = settings_next_diff(fecd_chan_settings, cur, &neu); s;
-	     s = settings_next_diff(s + 1, cur, &neu))
+	for (const struct setting *s = settings_next_diff(fecd_chan_settings, &job->base, neu); s;
+	     s = settings_next_diff(s + 1, &job->base, neu))
 		cJSON_AddItemToArray(changed, cJSON_CreateString(s->path));
-	if (cJSON_GetArraySize(changed) > 0) {
-		ret = fecd_channel_update(d, neu.id, &neu, at_seq, err, sizeof(err));
+	if (job->ep) {
+		ret = fecd_channel_update(job->d, neu->id, neu, job->ep, job->at_seq, err,
+		                          sizeof(err));
+		job->ep = NULL;
 		if (ret) {
 			cJSON_Delete(changed);
-			cJSON_Delete(*result);
-			*result = NULL;
 			snprintf(msg, len, "channel.update failed: %s", err);
 			return RPC_EFAILED;
 		}
 	}
+	*result = cJSON_CreateObject();
 	channel_get_stats(ch, &st);
-	cJSON_AddNumberToObject(*result, "id", neu.id);
-	cJSON_AddStringToObject(*result, "name", neu.name);
+	cJSON_AddNumberToObject(*result, "id", neu->id);
+	cJSON_AddStringToObject(*result, "name", neu->name);
 	cJSON_AddNumberToObject(*result, "code_gen", st.code_gen);
-	if (seq)
-		cJSON_AddNumberToObject(*result, "at_seq", (double)at_seq);
+	if (job->have_seq)
+		cJSON_AddNumberToObject(*result, "at_seq", (double)job->at_seq);
 	else
 		cJSON_AddNullToObject(*result, "at_seq");
 	cJSON_AddItemToObject(*result, "changed", changed);
 	return 0;
 }
+
+static const struct build_method update_build = {update_begin, update_prepare, update_apply};
 
 static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
                             size_t len)
@@ -310,9 +421,49 @@ static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result,
 	X(gaps)                                                                                    \
 	X(gap_msgs)                                                                                \
 	X(frames_out) X(bits_out) X(msgs_out) X(failures) X(frame_errors) X(asm_frames)            \
-	    X(asm_inverted) X(asm_lost_syms) X(asm_misses) X(queue_syms)                           \
+	    X(asm_inverted) X(asm_lost_syms) X(asm_misses) X(conn_drops) X(handshake_failures)     \
+	    X(queue_syms)                                                                          \
 	    X(batches_inflight) X(code_gen) X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms)       \
-	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms)
+	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms) X(batch_p50_ms) X(batch_p99_ms) X(batch_max_ms)
+
+/* An object of counters by name ({"header": 3, ...}). */
+static void add_breakdown(cJSON *o, const char *key, const char *const *names,
+                          const uint64_t *counts, unsigned n)
+{
+	cJSON *b = cJSON_AddObjectToObject(o, key);
+
+	for (unsigned i = 0; b && i < n; i++)
+		cJSON_AddNumberToObject(b, names[i], (double)counts[i]);
+}
+
+/* The counters that came with metrics: where batches ran, and the breakdowns of bad_msgs,
+ * frame_errors and the published messages (fecd.h's tables). */
+static void stats_breakdowns_json(const struct chan_stats *st, cJSON *o)
+{
+	static const char *const bad[] = {
+#define X(name, label, help) label,
+	    FECD_BAD_MSG_MAP(X)
+#undef X
+	};
+	static const char *const frame[] = {
+#define X(name, label, help) label,
+	    FECD_FRAME_ERROR_MAP(X)
+#undef X
+	};
+	static const char *const status[] = {
+#define X(name, val, str) [val] = str,
+	    FECD_STATUS_MAP(X)
+#undef X
+	};
+
+	cJSON_AddNumberToObject(o, "batches_cpu", (double)st->batches_cpu);
+	cJSON_AddNumberToObject(o, "batches_gpu", (double)st->batches_gpu);
+	add_breakdown(o, "bad_msgs_by_reason", bad, st->bad_by_reason, FECD_BAD_COUNT);
+	add_breakdown(o, "frame_errors_by_reason", frame, st->frame_errors_by_reason,
+	              FECD_FRAME_ERR_COUNT);
+	add_breakdown(o, "msgs_out_by_status", status, st->msgs_by_status, FECD_STATUS_COUNT);
+	add_breakdown(o, "frames_out_by_status", status, st->frames_by_status, FECD_STATUS_COUNT);
+}
 
 static cJSON *channel_stats_json(const struct channel *ch)
 {
@@ -326,6 +477,7 @@ static cJSON *channel_stats_json(const struct channel *ch)
 #define X(f) cJSON_AddNumberToObject(o, #f, (double)st.f);
 	STATS_FIELDS(X)
 #undef X
+	stats_breakdowns_json(&st, o);
 	return o;
 }
 
@@ -406,16 +558,23 @@ static int m_config_get(struct fecd *d, const cJSON *params, cJSON **result, cha
 static int m_methods_list(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
                           size_t len);
 
+static const char *const auth_keys[] = {"token", NULL};
+
 static const struct method methods[] = {
+    {"auth", NULL, auth_keys, "{token}",
+     "authenticates the connection with the token of control.token_file: needed on TCP before "
+     "any other method (a wrong token closes the connection); accepted on the Unix socket"},
     {"channel.list", m_channel_list, no_keys, "{}", "the channels: id, name, code, endpoints"},
     {"channel.get", m_channel_get, select_keys, "{id or name}",
      "one channel: summary and its full configuration (\"config\", as channel.create takes it)"},
-    {"channel.create", m_channel_create, NULL, "{id, name?, code?, input?, output?, batch?}",
-     "creates a channel from a channel object, as in the configuration file"},
-    {"channel.update", m_channel_update, NULL,
+    {"channel.create", NULL, NULL, "{id, name?, code?, input?, output?, batch?}",
+     "creates a channel from a channel object, as in the configuration file",
+     .build = &create_build},
+    {"channel.update", NULL, NULL,
      "{id or name, at_seq?, ...the channel's live settings (code, batch, ...)}",
      "changes live settings; a new code applies from sender sequence at_seq (default: the "
-     "next message); returns code_gen"},
+     "next message); returns code_gen",
+     .build = &update_build},
     {"channel.delete", m_channel_delete, select_keys, "{id or name}",
      "stops reading, publishes what was accepted, closes the channel"},
     {"stats.get", m_stats_get, select_keys, "{id or name} or nothing",
@@ -485,15 +644,26 @@ static int check_keys(const struct method *m, const cJSON *params, char *msg, si
 	return 0;
 }
 
-int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **result, char *msg,
-             size_t len)
+static void job_free(struct rpc_job *job)
+{
+	fecd_epoch_free(job->ep);
+	cJSON_Delete(job->params);
+	free(job);
+}
+
+/* Looks the method up and checks its parameter keys; a cheap method runs here. Returns 0 with
+ * *job set for a method that builds codes (begin done), or with *result set; else RPC_E*. */
+static int call_begin(struct fecd *d, const char *method, const cJSON *params, struct rpc_job **job,
+                      cJSON **result, char *msg, size_t len)
 {
 	const struct method *m = NULL;
+	struct rpc_job *j;
 	char got[96];
 	size_t o;
 	int ret;
 
 	*result = NULL;
+	*job = NULL;
 	for (size_t i = 0; i < NMETHODS && !m; i++)
 		if (strcmp(methods[i].name, method) == 0)
 			m = &methods[i];
@@ -513,11 +683,58 @@ int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **re
 		if (ret)
 			return ret;
 	}
+	if (!m->fn && !m->build) {
+		snprintf(msg, len, "%s belongs to a control connection and is answered there",
+		         m->name);
+		return RPC_EINVALID_REQUEST;
+	}
 	if (!params && !m->keys) {
 		snprintf(msg, len, "params: %s needs parameters: %s", m->name, m->params);
 		return RPC_EINVALID_PARAMS;
 	}
-	ret = m->fn(d, params, result, msg, len);
+	if (!m->build)
+		return m->fn(d, params, result, msg, len);
+	j = calloc(1, sizeof(*j));
+	if (!j || !(j->params = cJSON_Duplicate(params, true))) {
+		free(j);
+		snprintf(msg, len, "out of memory");
+		return RPC_EINTERNAL;
+	}
+	j->d = d;
+	j->m = m;
+	ret = m->build->begin ? m->build->begin(j, params, msg, len) : 0;
+	if (ret) {
+		job_free(j);
+		return ret;
+	}
+	*job = j;
+	return 0;
+}
+
+static void job_prepare(void *arg)
+{
+	struct rpc_job *job = arg;
+
+	job->m->build->prepare(job);
+}
+
+/* On the loop thread: applies a prepared job and frees it. */
+static int job_finish(struct rpc_job *job, cJSON **result, char *msg, size_t len)
+{
+	int ret = job->code;
+
+	*result = NULL;
+	if (ret)
+		snprintf(msg, len, "%s", job->msg);
+	else
+		ret = job->m->build->apply(job, result, msg, len);
+	job_free(job);
+	return ret;
+}
+
+/* A call's end: no result without success, and no success without a result. */
+static int call_end(int ret, cJSON **result, char *msg, size_t len)
+{
 	if (ret == 0 && !*result) {
 		snprintf(msg, len, "out of memory building the result");
 		return RPC_EINTERNAL;
@@ -527,6 +744,66 @@ int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **re
 		*result = NULL;
 	}
 	return ret;
+}
+
+int rpc_call(struct fecd *d, const char *method, const cJSON *params, cJSON **result, char *msg,
+             size_t len)
+{
+	struct rpc_job *job;
+	int ret = call_begin(d, method, params, &job, result, msg, len);
+
+	if (ret == 0 && job) {
+		build_limit_begin(fecd_running_config(d)->control_build_timeout_ms);
+		job_prepare(job);
+		build_limit_end();
+		ret = job_finish(job, result, msg, len);
+	}
+	ret = call_end(ret, result, msg, len);
+	rpc_count_error(ret);
+	return ret;
+}
+
+static void job_done(void *arg)
+{
+	struct rpc_job *job = arg;
+	rpc_done_fn done = job->done;
+	void *done_arg = job->arg;
+	cJSON *result;
+	char msg[1024];
+	int ret;
+
+	msg[0] = '\0';
+	ret = job_finish(job, &result, msg, sizeof(msg));
+	ret = call_end(ret, &result, msg, sizeof(msg));
+	rpc_count_error(ret);
+	done(done_arg, ret, result, msg);
+}
+
+int rpc_start(struct fecd *d, const char *method, const cJSON *params, rpc_done_fn done, void *arg,
+              bool *pending, cJSON **result, char *msg, size_t len)
+{
+	struct rpc_job *job;
+	int ret = call_begin(d, method, params, &job, result, msg, len);
+
+	*pending = false;
+	if (ret || !job) {
+		ret = call_end(ret, result, msg, len);
+		rpc_count_error(ret);
+		return ret;
+	}
+	job->done = done;
+	job->arg = arg;
+	ret = offload_run(fecd_loop(d), fecd_running_config(d)->control_build_timeout_ms,
+	                  job_prepare, job_done, job);
+	if (ret) {
+		job_free(job);
+		snprintf(msg, len, "cannot start the work off the loop thread: %s",
+		         uv_strerror(ret));
+		rpc_count_error(RPC_EINTERNAL);
+		return RPC_EINTERNAL;
+	}
+	*pending = true;
+	return 0;
 }
 
 int rpc_write_markdown(FILE *f)
@@ -541,7 +818,13 @@ int rpc_write_markdown(FILE *f)
 	    "string, an integer of magnitude at most 2^53, or null; a request without `id` is a "
 	    "notification and gets no response. Batches (arrays) and unknown members are "
 	    "refused. Integers where ids and sequence numbers are expected must be whole, "
-	    "non-negative and at most 2^53.\n\n"
+	    "non-negative and at most 2^53. On TCP a connection must first send `auth` with the "
+	    "token of `control.token_file` (readable by fecd's group; `fecdctl --tcp` reads it); "
+	    "until then every other method gets -32005. A connection idle for "
+	    "`control.idle_timeout_ms` is closed. channel.create and channel.update build their code "
+	    "off the loop thread, within `control.build_timeout_ms` (longer: -32004), and are "
+	    "answered when done; other clients are served meanwhile, and the answers on one "
+	    "connection keep the order of its requests.\n\n"
 	    "| Method | Params | What it does |\n|---|---|---|\n",
 	    f);
 	for (size_t i = 0; i < NMETHODS; i++)

@@ -27,6 +27,7 @@ void publish_task_done(struct backend_task *t)
 	struct batch *b = t->arg;
 	struct channel *ch = b->ch;
 
+	b->done_ns = now_ns();
 	pthread_mutex_lock(&ch->done_lock);
 	b->next = ch->done_head;
 	ch->done_head = b;
@@ -50,6 +51,11 @@ void publish_on_async(uv_async_t *h)
 		b->next = NULL;
 		b->state = BATCH_DONE;
 		ch->inflight--;
+		stats_batch_time(&ch->stats, b->done_ns - b->submit_ns);
+		if (b->task.ran_on == BACKEND_RAN_GPU)
+			ch->stats.batches_gpu++;
+		else
+			ch->stats.batches_cpu++;
 	}
 	batcher_submit_ready(ch);
 	publish_run(ch);
@@ -268,6 +274,11 @@ static void account(struct channel *ch, struct batch *b, const struct fecd_out_h
 		/* A bare END_OF_STREAM marker (no job) and stream messages are not frames. */
 		if (!(h->flags & FECD_OUT_STREAM) && b->count > 0)
 			ch->stats.frames_out++;
+		if (h->status < FECD_STATUS_COUNT) {
+			ch->stats.msgs_by_status[h->status]++;
+			if (!(h->flags & FECD_OUT_STREAM) && b->count > 0)
+				ch->stats.frames_by_status[h->status]++;
+		}
 		ch->stats.bits_out += h->payload_bits;
 		ch->stats.syms_out += h->in_count;
 		if (h->status != FECD_STATUS_DECODED)
@@ -363,6 +374,7 @@ int publish_open(struct channel *ch, char *err, size_t errlen)
 {
 	const struct endpoint_config *ec = &ch->cfg.out;
 	int type = ec->kind == SOCK_PUB ? ZMQ_PUB : ZMQ_PUSH, hwm = (int)ec->hwm, fd, rc;
+	int64_t maxsize = CHAN_OUT_MAX_RECV_BYTES;
 	size_t fdlen = sizeof(fd);
 
 	ch->out_sock = zmq_socket(fecd_zmq_ctx(ch->d), type);
@@ -373,6 +385,8 @@ int publish_open(struct channel *ch, char *err, size_t errlen)
 	uint64_t aff = fecd_zmq_affinity(ch->d, false);
 	zmq_setsockopt(ch->out_sock, ZMQ_AFFINITY, &aff, sizeof(aff));
 	zmq_setsockopt(ch->out_sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+	/* Receivers send nothing but subscriptions: a peer sending more is cut off. */
+	zmq_setsockopt(ch->out_sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof(maxsize));
 	rc = channel_attach(ch, ch->out_sock, ec, "output", err, errlen);
 	if (rc)
 		return rc;

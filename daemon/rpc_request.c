@@ -6,6 +6,7 @@
  * JSON carries exactly, or null, and nothing else).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -13,6 +14,40 @@
 
 #include "rpc.h"
 #include "settings.h"
+
+/* ---- Counters for metrics: control.c reads a line, prescans it, parses it with cJSON (invalid
+ * JSON is answered there), checks the envelope and calls the method; the parse errors are the
+ * lines that passed the prescan and never reached the envelope check. */
+
+static atomic_ullong requests, prescanned, enveloped;
+static atomic_ullong errors[RPC_ERR_COUNT];
+
+static const int rpc_codes[RPC_ERR_COUNT] = {
+#define X(name, code, text) code,
+    RPC_ERR_MAP(X)
+#undef X
+};
+
+void rpc_count_error(int code)
+{
+	for (unsigned i = 0; code && i < RPC_ERR_COUNT; i++)
+		if (rpc_codes[i] == code)
+			atomic_fetch_add_explicit(&errors[i], 1, memory_order_relaxed);
+}
+
+void rpc_counters_get(struct rpc_counters *out)
+{
+	/* Read in the order opposite to the increments, so in-flight requests never make the
+	 * difference negative. */
+	unsigned long long env = atomic_load(&enveloped), pre = atomic_load(&prescanned);
+
+	out->requests = atomic_load(&requests);
+	for (unsigned i = 0; i < RPC_ERR_COUNT; i++) {
+		out->errors[i] = atomic_load_explicit(&errors[i], memory_order_relaxed);
+		if (rpc_codes[i] == RPC_EPARSE && pre > env)
+			out->errors[i] += pre - env;
+	}
+}
 
 /* Length of the UTF-8 sequence at s (n bytes left), or 0 when it is not valid UTF-8. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -46,7 +81,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 /* Checks what cJSON would not: NUL bytes, UTF-8, and the nesting depth (so that a line of 60000
  * '[' costs a scan, not a recursion). Returns 0 or an RPC error code with msg set. */
-int rpc_prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_t len)
+static int prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	bool in_str = false, esc = false;
@@ -92,6 +127,19 @@ int rpc_prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_
 	return 0;
 }
 
+int rpc_prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_t len)
+{
+	int code;
+
+	atomic_fetch_add(&requests, 1);
+	code = prescan(text, n, max_depth, msg, len);
+	if (code)
+		rpc_count_error(code);
+	else
+		atomic_fetch_add(&prescanned, 1);
+	return code;
+}
+
 static bool valid_id(const cJSON *id)
 {
 	if (cJSON_IsString(id) || cJSON_IsNull(id))
@@ -103,7 +151,7 @@ static bool valid_id(const cJSON *id)
 
 /* Checks the request envelope. Returns 0 or an error code with msg set; *id is the id to answer
  * with (NULL: answer with null) and *notify says the request has no id. */
-int rpc_check_envelope(const cJSON *req, const cJSON **id, bool *notify, char *msg, size_t len)
+static int check_envelope(const cJSON *req, const cJSON **id, bool *notify, char *msg, size_t len)
 {
 	static const char *const members[] = {"jsonrpc", "method", "params", "id"};
 	const cJSON *v;
@@ -173,4 +221,14 @@ int rpc_check_envelope(const cJSON *req, const cJSON **id, bool *notify, char *m
 		return RPC_EINVALID_PARAMS;
 	}
 	return 0;
+}
+
+int rpc_check_envelope(const cJSON *req, const cJSON **id, bool *notify, char *msg, size_t len)
+{
+	int code;
+
+	atomic_fetch_add(&enveloped, 1);
+	code = check_envelope(req, id, notify, msg, len);
+	rpc_count_error(code);
+	return code;
 }

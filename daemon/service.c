@@ -18,6 +18,7 @@
 #include <zmq.h>
 
 #include "channel.h"
+#include "curve.h"
 #include "log.h"
 #include "loops.h"
 #include "service.h"
@@ -47,7 +48,8 @@ struct fecd {
 	/* Data-path loop threads (none: channels on the main loop). */
 	struct data_loop *loops;
 	unsigned nloops;
-	pthread_mutex_t lock;    /* closing, nclosing, released, next_io_* */
+	pthread_mutex_t lock;    /* closing, nclosing, released, next_io_*, zap */
+	struct zap *zap;         /* the CURVE key check, from the first CURVE server socket on */
 	uv_async_t closed_async; /* a loop thread freed a closing channel */
 	bool closed_async_open;
 };
@@ -83,6 +85,18 @@ uv_loop_t *fecd_loop(struct fecd *d)
 void *fecd_zmq_ctx(struct fecd *d)
 {
 	return d->zctx;
+}
+
+struct zap *fecd_zap(struct fecd *d, bool start, char *err, size_t errlen)
+{
+	struct zap *z;
+
+	pthread_mutex_lock(&d->lock);
+	if (!d->zap && start && zap_start(d->zctx, &d->zap, err, errlen) != 0)
+		d->zap = NULL;
+	z = d->zap;
+	pthread_mutex_unlock(&d->lock);
+	return z;
 }
 
 /* Input sockets go round-robin over the I/O threads, outputs (a sixteenth of the bytes for a rate
@@ -129,10 +143,24 @@ struct channel *fecd_channel_next(struct fecd *d, struct channel *prev)
 	return prev ? prev->next : d->head;
 }
 
+/* The prepare phase of a channel create or update: everything slow, off the loop thread. A
+ * backend that sets up per-code state ahead (the GPU backend's decoder and lanes) hooks in here. */
+struct epoch *fecd_epoch_build(struct fecd *d, const struct chan_config *cc, char *err,
+                               size_t errlen)
+{
+	return epoch_create(cc, d->be, err, errlen);
+}
+
+void fecd_epoch_free(struct epoch *ep)
+{
+	epoch_put(ep);
+}
+
 struct create_call {
 	struct fecd *d;
 	struct data_loop *dl;
 	const struct chan_config *cc;
+	struct epoch *ep;
 	struct channel *ch;
 	char *err;
 	size_t errlen;
@@ -144,7 +172,7 @@ static void create_here(void *arg)
 	struct create_call *c = arg;
 	uv_loop_t *loop = c->dl ? data_loop_uv(c->dl) : c->d->loop;
 
-	c->rc = channel_create(c->d, c->dl, loop, c->cc, &c->ch, c->err, c->errlen);
+	c->rc = channel_create(c->d, c->dl, loop, c->cc, c->ep, &c->ch, c->err, c->errlen);
 }
 
 /* The data loop with the fewest channels. */
@@ -160,23 +188,26 @@ static struct data_loop *pick_loop(struct fecd *d)
 	return best;
 }
 
-int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err, size_t errlen)
+int fecd_channel_create(struct fecd *d, const struct chan_config *cc, struct epoch *ep, char *err,
+                        size_t errlen)
 {
-	struct create_call c = {.d = d, .cc = cc, .err = err, .errlen = errlen};
+	struct create_call c = {.d = d, .cc = cc, .ep = ep, .err = err, .errlen = errlen};
 	struct channel *ch;
 	int rc;
 
 	if (d->draining) {
 		snprintf(err, errlen, "fecd is shutting down");
-		return -ESHUTDOWN;
+		rc = -ESHUTDOWN;
+		goto out_put;
 	}
+	rc = -EEXIST;
 	if (fecd_channel_find(d, cc->id)) {
 		snprintf(err, errlen, "id: channel %u already exists", cc->id);
-		return -EEXIST;
+		goto out_put;
 	}
 	if (fecd_channel_find_name(d, cc->name)) {
 		snprintf(err, errlen, "name: a channel named \"%s\" already exists", cc->name);
-		return -EEXIST;
+		goto out_put;
 	}
 	pthread_mutex_lock(&d->lock);
 	rc = d->nchannels >= FECD_MAX_CHANNELS ||
@@ -184,7 +215,8 @@ int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err,
 	pthread_mutex_unlock(&d->lock);
 	if (rc) {
 		snprintf(err, errlen, "at most %d channels", FECD_MAX_CHANNELS);
-		return -ENOSPC;
+		rc = -ENOSPC;
+		goto out_put;
 	}
 	c.dl = pick_loop(d);
 	loop_call(c.dl, create_here, &c);
@@ -204,11 +236,15 @@ int fecd_channel_create(struct fecd *d, const struct chan_config *cc, char *err,
 	         cc->in.bind ? "bind" : "connect", cc->in.endpoint,
 	         cc->out.bind ? "bind" : "connect", cc->out.endpoint);
 	return 0;
+out_put:
+	epoch_put(ep);
+	return rc;
 }
 
 struct update_call {
 	struct channel *ch;
 	const struct chan_config *cc;
+	struct epoch *ep;
 	uint64_t at_seq;
 	char *err;
 	size_t errlen;
@@ -219,17 +255,18 @@ static void update_here(void *arg)
 {
 	struct update_call *c = arg;
 
-	c->rc = channel_update(c->ch, c->cc, c->at_seq, c->err, c->errlen);
+	c->rc = channel_update(c->ch, c->cc, c->ep, c->at_seq, c->err, c->errlen);
 }
 
-int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc, uint64_t at_seq,
-                        char *err, size_t errlen)
+int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *cc, struct epoch *ep,
+                        uint64_t at_seq, char *err, size_t errlen)
 {
 	struct channel *ch = fecd_channel_find(d, id);
-	struct update_call c = {ch, cc, at_seq, err, errlen, 0};
+	struct update_call c = {ch, cc, ep, at_seq, err, errlen, 0};
 
 	if (!ch) {
 		snprintf(err, errlen, "no channel with id %u", id);
+		epoch_put(ep);
 		return -ENOENT;
 	}
 	loop_call(ch->dl, update_here, &c);
@@ -494,7 +531,9 @@ int fecd_create_channels(struct fecd *d, const struct fecd_config *cfg, char *er
 	char msg[512];
 
 	for (uint32_t i = 0; i < cfg->nchannels; i++) {
-		int rc = fecd_channel_create(d, &cfg->channels[i], msg, sizeof(msg));
+		struct epoch *ep = fecd_epoch_build(d, &cfg->channels[i], msg, sizeof(msg));
+		int rc =
+		    ep ? fecd_channel_create(d, &cfg->channels[i], ep, msg, sizeof(msg)) : -EINVAL;
 		if (rc) {
 			snprintf(err, errlen, "channels[%u] (%s): %s", i, cfg->channels[i].name,
 			         msg);
@@ -566,6 +605,7 @@ void fecd_destroy(struct fecd *d)
 	/* Waits until every socket's queued output has left or its linger has run out. */
 	if (d->nloops)
 		data_loops_stop(d->loops, d->nloops);
+	zap_stop(d->zap); /* every channel, and so every CURVE server socket, has closed */
 	zmq_ctx_term(d->zctx);
 	d->be->ops->destroy(d->be);
 	pthread_mutex_destroy(&d->lock);
@@ -610,9 +650,12 @@ void fecd_stats_tick(struct fecd *d)
 
 void fecd_set_globals(struct fecd *d, const struct fecd_config *cfg)
 {
-	/* Only the log level and the codes folder change live (reload.c says so of the others);
-	 * keeping the rest as they run makes config.get tell the truth. The folder itself was put
-	 * in force when the file was parsed (config.c), before its channels' codes were read. */
+	/* Only the log level, the codes folder and its path policy, and the build limit change live
+	 * (reload.c says so of the others); keeping the rest as they run makes config.get tell the
+	 * truth. The folder and the policy were put in force when the file was parsed (config.c),
+	 * before its channels' codes were read. */
 	snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", cfg->log_level);
 	snprintf(d->cfg.codes_dir, sizeof(d->cfg.codes_dir), "%s", cfg->codes_dir);
+	d->cfg.codes_paths = cfg->codes_paths;
+	d->cfg.control_build_timeout_ms = cfg->control_build_timeout_ms;
 }

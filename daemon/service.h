@@ -44,13 +44,19 @@ uint64_t fecd_zmq_affinity(struct fecd *d, bool input);
 void fecd_channel_closed(struct fecd *d, struct channel *ch);
 bool fecd_endpoint_releasing(struct fecd *d, const char *endpoint);
 void fecd_endpoint_released(struct fecd *d, const char *endpoint);
+/* The ZAP handler of the context (curve.h), started on first use when start is true; NULL when
+ * it is not running (err says why when it could not start). */
+struct zap;
+struct zap *fecd_zap(struct fecd *d, bool start, char *err, size_t errlen);
 
-/* channel.c; these run on the channel's loop thread (service.c posts them there). */
+/* channel.c; these run on the channel's loop thread (service.c posts them there). Both take the
+ * epoch built for cc (fecd_epoch_build), whatever they return: they build nothing slow. */
 struct data_loop;
 int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
-                   const struct chan_config *cc, struct channel **out, char *err, size_t errlen);
-int channel_update(struct channel *ch, const struct chan_config *cc, uint64_t at_seq, char *err,
+                   const struct chan_config *cc, struct epoch *ep, struct channel **out, char *err,
                    size_t errlen);
+int channel_update(struct channel *ch, const struct chan_config *cc, struct epoch *ep,
+                   uint64_t at_seq, char *err, size_t errlen);
 void channel_close(struct channel *ch, uint32_t linger_ms,
                    void (*on_closed)(struct channel *ch, void *arg), void *arg);
 

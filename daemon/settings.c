@@ -7,6 +7,16 @@
  *   control.max_line 256..16 MiB: a channel.create request is ~1 KiB; the cap bounds the memory
  *     one client can hold.
  *   control.max_depth 4..64: a channel object nests 4 deep in a request (params.input.gnuradio).
+ *   control.idle_timeout_ms 0..1 day, 60 s by default: fecdctl says what it has to say at once,
+ *     and a script that keeps a connection open can send a blank line now and then; an idle
+ *     connection otherwise holds one of the 64 places.
+ *   control.build_timeout_ms 1 s..10 min, default 20 s: the largest shipped codes (the DVB-S2
+ *     presets, 64800 columns) build with their decoder in 0.25 s on a busy 2-core machine, 80
+ *     times within the default, and generated codes up to n = 2^18 (regular) or 10^4 (PEG) in
+ *     under 10 s; while the limit stops what takes longer (on the same machine a regular code
+ *     at n = 2^20 took 140 s to check and as long again for its decoder, PEG at 10^5 had not
+ *     finished after 10 min). Shutdown waits for a build in flight, so the default stays well
+ *     under the unit's TimeoutStopSec (30 s).
  *   workers 0..1024 (0 = one per core); linger_ms up to 10 min; stats_interval_ms 100 ms..60 s.
  *   gpu.device 0..63 (CUDA's device numbering); gpu.lanes 0..16 (0 = the device's default):
  *     beyond a few streams per channel nothing more overlaps.
@@ -26,6 +36,7 @@
  *   batch.deadline_ms 1..10000; batch.inflight 0..16 batches (0 = the backend's choice; 2 =
  *   double buffering; more only adds latency).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +49,12 @@
 #define C(field) offsetof(struct chan_config, field), sizeof(((struct chan_config *)0)->field)
 
 static int check_socket_path(const char *text, char *err, size_t errlen);
+static int check_token_file(const char *text, char *err, size_t errlen);
 static int check_backend(const char *text, char *err, size_t errlen);
 static int check_log_level(const char *text, char *err, size_t errlen);
 static int check_codes_dir(const char *text, char *err, size_t errlen);
+static int check_metrics_listen(const char *text, char *err, size_t errlen);
+static int check_key_path(const char *text, char *err, size_t errlen);
 
 static const struct setting_choice in_socks[] = {{"pull", SOCK_PULL}, {"sub", SOCK_SUB}, {0}};
 static const struct setting_choice out_socks[] = {{"push", SOCK_PUSH}, {"pub", SOCK_PUB}, {0}};
@@ -52,6 +66,8 @@ static const struct setting_choice gr_formats[] = {
 static const struct setting_choice gr_tags[] = {
     {"auto", GR_TAGS_AUTO}, {"on", GR_TAGS_ON}, {"off", GR_TAGS_OFF}, {0}};
 static const struct setting_choice polarities[] = {{"zero", 0}, {"one", 1}, {0}};
+static const struct setting_choice code_paths[] = {
+    {"codes_dir", LDPC_PATHS_CODES_DIR}, {"any", LDPC_PATHS_ANY}, {0}};
 
 const struct setting fecd_global_settings[] = {
     {"control.socket", SET_STRING, G(control_socket), .check = check_socket_path,
@@ -63,6 +79,20 @@ const struct setting fecd_global_settings[] = {
      .help = "longest JSON-RPC request line in bytes; longer lines get error -32600"},
     {"control.max_depth", SET_U32, G(control_max_depth), 4, 64, .def = "16",
      .help = "deepest JSON nesting accepted in a request"},
+    {"control.idle_timeout_ms", SET_U32, G(control_idle_timeout_ms), 0, 86400000, .def = "60000",
+     .help = "a control connection that sends nothing for this long is closed (one with a "
+             "request in progress is not); 0: never. When all 64 places are taken, the "
+             "connection idle longest makes room for a new one"},
+    {"control.token_file", SET_STRING, G(control_token_file), .check = check_token_file,
+     .def = "", .help = "TCP control's token: TCP clients send it (method auth) before any other "
+                        "request; fecd reads the file, or writes a fresh random token there (mode "
+                        "0640) when it does not exist; empty: the control socket's path with "
+                        "\".token\" for \".sock\""},
+    {"control.build_timeout_ms", SET_U32, G(control_build_timeout_ms), 1000, 600000, .def = "20000",
+     .flags = SET_LIVE,
+     .help = "longest one channel's code may take to build (generated or read from a file, with "
+             "its decoder), off the loop thread; a channel.create, channel.update or reload that "
+             "takes longer fails with an error saying so"},
     {"backend", SET_STRING, G(backend), .check = check_backend, .def = "auto",
      .help = "decoder backend: auto (the GPU where CUDA works, else the CPU), cuda (the same, "
              "meant for a GPU), cpu"},
@@ -87,10 +117,19 @@ const struct setting fecd_global_settings[] = {
      .help = "folder of LDPC code files: code presets and relative code paths are read there; "
              "empty: $FECD_CODES_DIR, else /usr/share/fecd/codes; a change applies to codes "
              "loaded after it"},
+    {"codes_paths", SET_ENUM, G(codes_paths), .choices = code_paths, .def = "codes_dir",
+     .flags = SET_LIVE,
+     .help = "which LDPC code files a channel's code may name: codes_dir (paths relative to "
+             "codes_dir that stay inside it, links followed; no absolute paths, no \"..\") or "
+             "any (also absolute paths and paths leading out of it: any file fecd can read)"},
     {"linger_ms", SET_U32, G(linger_ms), 0, 600000, .def = "5000",
      .help = "on shutdown, how long decoded output may take to leave before it is dropped"},
     {"stats_interval_ms", SET_U32, G(stats_interval_ms), 100, 60000, .def = "1000",
      .help = "throughput measurement window and systemd STATUS= update period"},
+    {"metrics.listen", SET_STRING, G(metrics_listen), .check = check_metrics_listen, .def = "",
+     .help = "serve Prometheus metrics over HTTP on HOST:PORT (numeric IPv4, or IPv6 in brackets: "
+             "127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464); empty: off. No authentication: keep it on "
+             "loopback or behind a firewall"},
     {"channels", SET_CHANNELS, G(channels), .def = "one channel, see below", .flags = SET_COMPUTED,
      .help = "the channels: an array of channel objects (below)"},
     {0}};
@@ -112,6 +151,16 @@ const struct setting fecd_chan_settings[] = {
      .help = "ZMQ receive high-water mark in messages; 0: no limit"},
     {"input.protocol", SET_ENUM, C(in_proto), .choices = in_protos, .def = "native",
      .help = "native fecd messages, or gnuradio: raw gr-zeromq items"},
+    {"input.curve.secret_key_file", SET_STRING, C(in.curve.secret_key_file),
+     .check = check_key_path, .def = "",
+     .help = "ZMQ CURVE on the input: this end's secret key file (fecd --curve-keygen makes "
+             "one; mode 0600 or 0640); empty: no CURVE"},
+    {"input.curve.clients_file", SET_STRING, C(in.curve.clients_file), .check = check_key_path,
+     .def = "",
+     .help = "CURVE input that binds: the public keys of the senders allowed in, one per line"},
+    {"input.curve.server_key_file", SET_STRING, C(in.curve.server_key_file),
+     .check = check_key_path, .def = "",
+     .help = "CURVE input that connects: the public key file of the sender it connects to"},
     {"input.llr_scale", SET_FLOAT, C(llr_scale), 0.001, 1000, .def = "8", .flags = SET_LIVE,
      .help = "float32 LLR input: int8 = round(llr * llr_scale), clamped to +-127"},
     {"input.gnuradio.format", SET_ENUM, C(gr_format), .choices = gr_formats, .def = "f32",
@@ -137,6 +186,15 @@ const struct setting fecd_chan_settings[] = {
      .help = "bind the endpoint (true) or connect to it (false)"},
     {"output.hwm", SET_U32, C(out.hwm), 0, 10000000, .def = "1000",
      .help = "ZMQ send high-water mark in messages; 0: no limit"},
+    {"output.curve.secret_key_file", SET_STRING, C(out.curve.secret_key_file),
+     .check = check_key_path, .def = "",
+     .help = "ZMQ CURVE on the output: this end's secret key file; empty: no CURVE"},
+    {"output.curve.clients_file", SET_STRING, C(out.curve.clients_file), .check = check_key_path,
+     .def = "",
+     .help = "CURVE output that binds: the public keys of the receivers allowed in, one per line"},
+    {"output.curve.server_key_file", SET_STRING, C(out.curve.server_key_file),
+     .check = check_key_path, .def = "",
+     .help = "CURVE output that connects: the public key file of the receiver it connects to"},
     {"output.protocol", SET_ENUM, C(out_proto), .choices = out_protos, .def = "native",
      .flags = SET_LIVE,
      .help = "native fecd messages, or pdu: GNU Radio PMT PDUs (ZMQ message blocks)"},
@@ -238,6 +296,67 @@ int check_channel_name(const char *t, char *err, size_t errlen)
 	return 0;
 }
 
+int listen_addr_parse(const char *t, struct sockaddr_storage *sa, socklen_t *salen)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *colon, *h = t;
+	size_t hlen;
+	char *end;
+	unsigned long port;
+
+	if (*t == '[') {
+		const char *close = strchr(t, ']');
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		h = t + 1;
+		hlen = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(t, ':');
+		if (!colon)
+			return -EINVAL;
+		hlen = (size_t)(colon - t);
+	}
+	if (hlen == 0 || hlen >= sizeof(host) || colon[1] < '0' || colon[1] > '9')
+		return -EINVAL;
+	memcpy(host, h, hlen);
+	host[hlen] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || errno || port < 1 || port > 65535)
+		return -EINVAL;
+	memset(sa, 0, sizeof(*sa));
+	if (*t != '[') {
+		struct sockaddr_in *in = (struct sockaddr_in *)sa;
+		if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+			return -EINVAL;
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		*salen = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return -EINVAL;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*salen = sizeof(*in6);
+	}
+	return 0;
+}
+
+static int check_metrics_listen(const char *t, char *err, size_t errlen)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+
+	if (!*t || listen_addr_parse(t, &sa, &len) == 0)
+		return 0;
+	snprintf(err, errlen,
+	         "\"HOST:PORT\" with a numeric IPv4 address or an IPv6 one in brackets and PORT "
+	         "1..65535 (\"127.0.0.1:9464\", \"[::1]:9464\"), or \"\" for no metrics");
+	return -EINVAL;
+}
+
 int check_control_tcp(const char *t, char *err, size_t errlen)
 {
 	const char *p = t + strlen("127.0.0.1:");
@@ -266,6 +385,16 @@ static int check_socket_path(const char *t, char *err, size_t errlen)
 	return 0;
 }
 
+static int check_token_file(const char *t, char *err, size_t errlen)
+{
+	if (t[0] && check_socket_path(t, err, errlen) != 0) {
+		snprintf(err, errlen, "an absolute path of at most %d bytes, or \"\" for the file "
+		         "beside the control socket", FECD_PATH_MAX - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_backend(const char *t, char *err, size_t errlen)
 {
 	if (strcmp(t, "auto") == 0 || strcmp(t, "cuda") == 0 || strcmp(t, "cpu") == 0)
@@ -281,6 +410,16 @@ static int check_codes_dir(const char *t, char *err, size_t errlen)
 	snprintf(err, errlen,
 	         "an absolute path (the daemon's working directory is no place to look for "
 	         "codes), or \"\" for the default");
+	return -EINVAL;
+}
+
+static int check_key_path(const char *t, char *err, size_t errlen)
+{
+	if (!*t || t[0] == '/')
+		return 0;
+	snprintf(err, errlen,
+	         "an absolute path to a key file (the daemon's working directory is no place for "
+	         "keys), or \"\" for none");
 	return -EINVAL;
 }
 

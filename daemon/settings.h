@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <sys/socket.h>
+
 #include "fecd.h"
 
 struct cJSON;
@@ -86,5 +88,7 @@ int json_get_uint(const struct cJSON *v, double min, double max, unsigned long l
 int check_endpoint(const char *text, char *err, size_t errlen);
 int check_channel_name(const char *text, char *err, size_t errlen);
 int check_control_tcp(const char *text, char *err, size_t errlen);
+/* "HOST:PORT" (numeric IPv4, or IPv6 in brackets) into a socket address; 0 or -EINVAL. */
+int listen_addr_parse(const char *text, struct sockaddr_storage *sa, socklen_t *salen);
 
 #endif

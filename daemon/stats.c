@@ -41,12 +41,40 @@ void stats_init(struct chan_stats_acc *s, uint64_t now)
 	s->win_ns = now;
 }
 
+static const uint64_t lat_le_ns[FECD_LAT_BUCKETS - 1] = {
+#define X(us) (us) * 1000ull,
+    FECD_LAT_LE_US_MAP(X)
+#undef X
+};
+
+/* The first life bucket whose bound is at least ns (Prometheus buckets are "<= le"). */
+static unsigned lat_life_bucket(uint64_t ns)
+{
+	unsigned b = 0;
+
+	while (b < FECD_LAT_BUCKETS - 1 && ns > lat_le_ns[b])
+		b++;
+	return b;
+}
+
+static void hist_add(struct lat_hist *h, uint64_t ns)
+{
+	h->n[lat_bucket(ns)]++;
+	h->count++;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+}
+
 void stats_latency(struct chan_stats_acc *s, uint64_t ns)
 {
-	s->cur.n[lat_bucket(ns)]++;
-	s->cur.count++;
-	if (ns > s->cur.max_ns)
-		s->cur.max_ns = ns;
+	s->lat_life[lat_life_bucket(ns)]++;
+	s->lat_life_sum_ns += ns;
+	hist_add(&s->cur, ns);
+}
+
+void stats_batch_time(struct chan_stats_acc *s, uint64_t ns)
+{
+	hist_add(&s->batch_cur, ns);
 }
 
 void stats_tick(struct chan_stats_acc *s, uint64_t now)
@@ -62,30 +90,32 @@ void stats_tick(struct chan_stats_acc *s, uint64_t now)
 	s->win_bits = s->bits_out;
 	s->prev = s->cur;
 	memset(&s->cur, 0, sizeof(s->cur));
+	s->batch_prev = s->batch_cur;
+	memset(&s->batch_cur, 0, sizeof(s->batch_cur));
 }
 
-static double lat_percentile(const struct chan_stats_acc *s, double p, uint64_t total,
-                             uint64_t max_ns)
+/* Percentile p of the samples in two histograms (this interval and the last), in ms: the top of
+ * the bucket holding it, or the largest sample where that is smaller. */
+static double hist_percentile(const struct lat_hist *cur, const struct lat_hist *prev, double p)
 {
-	uint64_t want = (uint64_t)(p * (double)total + 0.999999), seen = 0;
+	uint64_t total = cur->count + prev->count, seen = 0;
+	uint64_t want = (uint64_t)(p * (double)total + 0.999999);
+	double max = (cur->max_ns > prev->max_ns ? cur->max_ns : prev->max_ns) / 1e6;
 
 	if (want == 0)
 		want = 1;
 	for (unsigned b = 0; b < LAT_BUCKETS; b++) {
-		seen += s->cur.n[b] + s->prev.n[b];
+		seen += cur->n[b] + prev->n[b];
 		if (seen >= want) {
-			double top = lat_bucket_top_ms(b), max = max_ns / 1e6;
+			double top = lat_bucket_top_ms(b);
 			return top < max ? top : max;
 		}
 	}
-	return max_ns / 1e6;
+	return max;
 }
 
 void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 {
-	uint64_t total = s->cur.count + s->prev.count;
-	uint64_t max_ns = s->cur.max_ns > s->prev.max_ns ? s->cur.max_ns : s->prev.max_ns;
-
 	memset(out, 0, sizeof(*out));
 	out->msgs_in = s->msgs_in;
 	out->symbols_in = s->symbols_in;
@@ -102,22 +132,41 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 	out->asm_inverted = s->asm_inverted;
 	out->asm_lost_syms = s->asm_lost_syms;
 	out->asm_misses = s->asm_misses;
+	out->conn_drops = s->conn_drops;
+	out->handshake_failures = s->handshake_failures;
 	/* Outputs own the erasures that bridge lost messages too: count them in with the input. */
 	uint64_t done = s->syms_out + s->syms_dropped, taken = s->symbols_in + s->syms_filled;
 	out->queue_syms = taken > done ? taken - done : 0;
 	out->in_syms_per_s = s->in_rate;
 	out->out_bits_per_s = s->out_rate;
-	if (total) {
-		out->lat_p50_ms = lat_percentile(s, 0.50, total, max_ns);
-		out->lat_p90_ms = lat_percentile(s, 0.90, total, max_ns);
-		out->lat_p99_ms = lat_percentile(s, 0.99, total, max_ns);
-		out->lat_max_ms = max_ns / 1e6;
+	memcpy(out->bad_by_reason, s->bad_by_reason, sizeof(out->bad_by_reason));
+	memcpy(out->frame_errors_by_reason, s->frame_errors_by_reason,
+	       sizeof(out->frame_errors_by_reason));
+	memcpy(out->msgs_by_status, s->msgs_by_status, sizeof(out->msgs_by_status));
+	memcpy(out->frames_by_status, s->frames_by_status, sizeof(out->frames_by_status));
+	out->batches_cpu = s->batches_cpu;
+	out->batches_gpu = s->batches_gpu;
+	for (unsigned b = 0; b < FECD_LAT_BUCKETS; b++) {
+		out->lat_count += s->lat_life[b];
+		out->lat_le[b] = out->lat_count;
+	}
+	out->lat_sum_s = s->lat_life_sum_ns / 1e9;
+	if (s->cur.count + s->prev.count) {
+		out->lat_p50_ms = hist_percentile(&s->cur, &s->prev, 0.50);
+		out->lat_p90_ms = hist_percentile(&s->cur, &s->prev, 0.90);
+		out->lat_p99_ms = hist_percentile(&s->cur, &s->prev, 0.99);
+		out->lat_max_ms = hist_percentile(&s->cur, &s->prev, 1.0);
+	}
+	if (s->batch_cur.count + s->batch_prev.count) {
+		out->batch_p50_ms = hist_percentile(&s->batch_cur, &s->batch_prev, 0.50);
+		out->batch_p99_ms = hist_percentile(&s->batch_cur, &s->batch_prev, 0.99);
+		out->batch_max_ms = hist_percentile(&s->batch_cur, &s->batch_prev, 1.0);
 	}
 }
 
 bool ratelimit_ok(struct ratelimit *rl, uint64_t now, unsigned *suppressed)
 {
-	if (rl->last_ns && now - rl->last_ns < 1000000000ull) {
+	if (rl->last_ns && now - rl->last_ns < (rl->interval_ns ? rl->interval_ns : 1000000000ull)) {
 		rl->suppressed++;
 		return false;
 	}

@@ -2,7 +2,9 @@
  * Per-channel statistics on the loop thread: counters, throughput over the last stats interval,
  * and accept->publish latency in a fixed histogram of logarithmic buckets (eight per octave of
  * microseconds), so recording a sample never allocates. Percentiles cover the current interval and
- * the one before it, so they follow changes without going empty between samples.
+ * the one before it, so they follow changes without going empty between samples. Beside them, a
+ * histogram over the channel's whole life with a few fixed bounds (FECD_LAT_LE_US_MAP), which
+ * Prometheus needs: its buckets only ever grow.
  */
 #ifndef FECD_STATS_H
 #define FECD_STATS_H
@@ -11,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct chan_stats;
+#include "fecd.h"
 
 #define LAT_SUB     8  /* buckets per octave */
 #define LAT_OCTAVES 36 /* 1 us .. 2^36 us */
@@ -37,20 +39,36 @@ struct chan_stats_acc {
 	uint64_t asm_inverted;  /* of those, with inverted polarity */
 	uint64_t asm_lost_syms; /* symbols given up while searching for a marker */
 	uint64_t asm_misses;    /* markers not found where the frame before them ended */
+	/* breakdowns (fecd.h's tables) */
+	uint64_t bad_by_reason[FECD_BAD_COUNT];
+	uint64_t frame_errors_by_reason[FECD_FRAME_ERR_COUNT];
+	uint64_t msgs_by_status[FECD_STATUS_COUNT], frames_by_status[FECD_STATUS_COUNT];
+	uint64_t batches_cpu, batches_gpu;
+	/* latency over the channel's life (Prometheus): samples per bucket, not cumulative */
+	uint64_t lat_life[FECD_LAT_BUCKETS];
+	uint64_t lat_life_sum_ns;
+	/* connections (sockmon.c) */
+	uint64_t conn_drops;         /* dropped by libzmq mid-message: oversized part, bad framing */
+	uint64_t handshake_failures; /* refused: CURVE keys, a wrong server key, mechanisms */
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
 	double in_rate, out_rate;
-	struct lat_hist cur, prev;
+	struct lat_hist cur, prev;        /* accept -> publish, this interval and the last */
+	struct lat_hist batch_cur, batch_prev; /* batches' time on the backend, the same */
 };
 
-/* One log line per second at most for a kind of problem; the next says how many were held back. */
+/* One log line per second (or per interval_ns when set) at most for a kind of problem; the next
+ * says how many were held back. */
 struct ratelimit {
 	uint64_t last_ns;
 	unsigned suppressed;
+	uint64_t interval_ns;
 };
 
 void stats_init(struct chan_stats_acc *s, uint64_t now);
 void stats_latency(struct chan_stats_acc *s, uint64_t ns);
+/* A batch's time on the backend: submitted to decoded (queueing, copies and decoding). */
+void stats_batch_time(struct chan_stats_acc *s, uint64_t ns);
 /* Closes the throughput window and rotates the latency histograms. */
 void stats_tick(struct chan_stats_acc *s, uint64_t now);
 void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out);

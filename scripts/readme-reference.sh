@@ -13,9 +13,10 @@ section() { # NAME FLAG
 }
 expected=$(mktemp)
 trap 'rm -f "$expected"' EXIT
-awk -v s="$(section settings --print-settings)" -v m="$(section methods --print-methods)" '
-	/^<!-- settings:begin/ { print s; skip = 1; next }
-	/^<!-- methods:begin/ { print m; skip = 1; next }
+# Through the environment, not awk -v, which would turn the text's backslashes into escapes.
+S="$(section settings --print-settings)" M="$(section methods --print-methods)" awk '
+	/^<!-- settings:begin/ { print ENVIRON["S"]; skip = 1; next }
+	/^<!-- methods:begin/ { print ENVIRON["M"]; skip = 1; next }
 	/^<!-- (settings|methods):end/ { skip = 0; next }
 	!skip { print }' README.md >"$expected"
 case "$mode" in

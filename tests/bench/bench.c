@@ -271,7 +271,39 @@ static void usage(FILE *f)
 	       "  --loop-threads N   fecd's loop_threads in the end-to-end runs (default: fecd's)\n"
 	       "  --codes-dir DIR    LDPC matrices (default: $FECD_CODES_DIR)\n"
 	       "  --ldpc-only        only the machine and the LDPC sections\n"
-	       "  --no-gpu, --no-e2e, --no-anchors   leave those sections out\n");
+	       "  --only LIST        only these sections (comma-separated): cpu, gpu, anchors,\n"
+	       "                     sweeps, ldpc, e2e (with latency)\n"
+	       "  --no-gpu, --no-e2e, --no-anchors   leave those sections out (--no-gpu: the\n"
+	       "                     GPU is not opened, so the daemon's cuda runs go too)\n");
+}
+
+/* --only's list of section names into a bit set; -1 with a message for an unknown name. */
+static int parse_sections(const char *list, unsigned *out)
+{
+	static const char *const names[] = {
+#define X(id, name) name,
+	    BENCH_SECTION_MAP(X)
+#undef X
+	};
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	*out = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned i = 0;
+
+		while (i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], t))
+			i++;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			fprintf(stderr,
+			        "fecd-bench: --only: unknown section \"%s\" (expected cpu, gpu, "
+			        "anchors, sweeps, ldpc, e2e)\n",
+			        t);
+			return -1;
+		}
+		*out |= 1u << i;
+	}
+	return 0;
 }
 
 /* 0: run; 1: --help was printed; -1: bad arguments (said on stderr). */
@@ -285,7 +317,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	    {"e2e-bits", 1, 0, 'E'},     {"latency-rate", 1, 0, 'r'}, {"port", 1, 0, 'p'},
 	    {"no-gpu", 0, 0, 'G'},       {"no-e2e", 0, 0, 'N'},       {"no-anchors", 0, 0, 'A'},
 	    {"loop-threads", 1, 0, 'T'}, {"help", 0, 0, 'h'},         {"codes-dir", 1, 0, 'C'},
-	    {"ldpc-only", 0, 0, 'O'},
+	    {"ldpc-only", 0, 0, 'O'},    {"only", 1, 0, 'Y'},
 	    {0, 0, 0, 0}};
 	bool bits_set = false, secs_set = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -299,6 +331,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	                         .gpu_jobs = 65536,
 	                         .port = 27300,
 	                         .loop_threads = -1,
+	                         .sections = ~0u,
 	                         .threads = cores > 0 ? (unsigned)cores : 1};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -356,16 +389,21 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			o->codes_dir = optarg;
 			break;
 		case 'O':
-			o->ldpc_only = o->no_e2e = o->no_anchors = true;
+			o->ldpc_only = true;
+			o->sections = 1u << BENCH_LDPC_BIT;
+			break;
+		case 'Y':
+			if (parse_sections(optarg, &o->sections))
+				return -1;
 			break;
 		case 'G':
 			o->no_gpu = true;
 			break;
 		case 'N':
-			o->no_e2e = true;
+			o->sections &= ~(1u << BENCH_E2E_BIT);
 			break;
 		case 'A':
-			o->no_anchors = true;
+			o->sections &= ~(1u << BENCH_ANCHORS_BIT);
 			break;
 		case 'h':
 			usage(stdout);
@@ -448,30 +486,32 @@ int main(int argc, char **argv)
 	if (!o.no_gpu)
 		g = bench_gpu_open(&o, gpu_why, sizeof(gpu_why));
 	describe_machine(&r, &o, g, &d);
-	if (!o.ldpc_only) {
+	if (o.sections & (1u << BENCH_CPU_BIT))
 		bench_cpu(&r, &o, &d);
+	if (o.sections & (1u << BENCH_GPU_BIT))
 		bench_gpu_sections(&r, &o, g, gpu_why, &d);
-	}
-	if (o.no_anchors) {
+	if (!(o.sections & (1u << BENCH_ANCHORS_BIT))) {
 		static const char *const none[] = {NULL};
 		report_skip(report_section(&r, "anchors", "Anchors on the same data", none),
-		            "--no-anchors");
+		            "not asked for (--no-anchors, --only)");
 	} else {
 		bench_anchors(&r, &o, &d);
 	}
-	if (!o.ldpc_only)
+	if (o.sections & (1u << BENCH_SWEEPS_BIT))
 		bench_sweeps(&r, &o, g, &d);
-	bench_ldpc(&r, &o, g, gpu_why);
+	if (o.sections & (1u << BENCH_LDPC_BIT))
+		bench_ldpc(&r, &o, g, gpu_why);
 	bool have_gpu = g != NULL;
 	bench_gpu_close(g); /* the daemon below opens the GPU itself */
 	g = NULL;
-	if (o.no_e2e) {
+	if (!(o.sections & (1u << BENCH_E2E_BIT))) {
 		static const char *const none[] = {NULL};
-		report_skip(report_section(&r, "e2e", "End to end through fecd", none), "--no-e2e");
+		report_skip(report_section(&r, "e2e", "End to end through fecd", none),
+		            "not asked for (--no-e2e, --only)");
 		report_skip(report_section(&r, "latency", "Latency through fecd", none),
-		            "--no-e2e");
+		            "not asked for (--no-e2e, --only)");
 	} else {
-		bench_e2e(&r, &o, have_gpu);
+		bench_e2e(&r, &o, &d, have_gpu);
 	}
 	progress("done");
 	print_header(r.root);

@@ -19,8 +19,24 @@
 
 #include "fec.h"
 
+/* The daemon's defaults the end-to-end runs rely on (daemon/backend.h BACKEND_GPU_JOBS, the
+ * batch.deadline_ms setting): they size the latency runs. */
+#define BENCH_FECD_GPU_JOBS    1024
+#define BENCH_FECD_DEADLINE_MS 20
+
+/* fecd-bench's sections, for --only (a bit each). */
+#define BENCH_SECTION_MAP(X)                                                                       \
+	X(CPU, "cpu") X(GPU, "gpu") X(ANCHORS, "anchors") X(SWEEPS, "sweeps") X(LDPC, "ldpc")      \
+	    X(E2E, "e2e")
+enum bench_section {
+#define X(id, name) BENCH_##id##_BIT,
+	BENCH_SECTION_MAP(X)
+#undef X
+};
+
 struct bench_opts {
-	bool short_mode, no_gpu, no_e2e, no_anchors, ldpc_only;
+	bool short_mode, no_gpu, ldpc_only;
+	unsigned sections; /* 1 << BENCH_*_BIT for each section that runs */
 	const char *json_path;
 	const char *bindir; /* where fecd, fecd-feed and fecd-sink are (beside fecd-bench) */
 	uint64_t bits;      /* information bits of the main data set */
@@ -129,6 +145,7 @@ void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench
 void bench_sweeps(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
                   struct bench_data *d);
 void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_data *d);
-void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu);
+void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct bench_data *d,
+               bool have_gpu);
 
 #endif

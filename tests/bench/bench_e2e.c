@@ -5,7 +5,9 @@
  * it a bare ZeroMQ PUSH/PULL link (threads of this process, TCP loopback) carrying the same bytes
  * in messages of the same size. The feed replays a pre-simulated period (--replay) and the sink
  * checks it at memory speed, so neither limits the daemon. Then the latency at a set input rate
- * (the feed's --stamps, the sink's percentiles). Processes are ended by the PIDs started here.
+ * (the feed's --stamps, the sink's percentiles; each sink's samples in the temporary folder's
+ * latency-N.log, kept with FECD_BENCH_KEEP=1; fecd's own accept-to-publish p99 and its batches'
+ * time on the backend from stats.get). Processes are ended by the PIDs started here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,13 +33,16 @@ extern char **environ;
 #define E2E_MSG_SYMS  32768      /* symbols per message, daemon and bare ZeroMQ alike */
 #define E2E_PERIOD    (1u << 20) /* replayed information bits */
 #define E2E_HDR_BYTES 32         /* native input header */
+#define E2E_SECS      4.0        /* a daemon run lasts about this long at bare ZeroMQ's speed */
 
 struct e2e {
 	const struct bench_opts *o;
+	const struct bench_data *d; /* the decoder alone on the same code, for the CPU's ratio */
 	char dir[64];
 	pid_t fecd;
 	unsigned nchan;
 	int port;
+	unsigned lat_runs; /* latency runs so far: their sinks' logs are latency-N.log */
 };
 
 static void sleep_ms(int ms)
@@ -62,13 +68,15 @@ static pid_t spawn(char *const argv[], const char *out_path)
 }
 
 /* Waits for pid at most secs; ends it (TERM, then KILL) when it outlives that. Returns the exit
- * status, or -1. */
-static int reap(pid_t pid, double secs)
+ * status, or -1; *cpu_s (optional) gets the CPU seconds the process used. */
+static int reap_cpu(pid_t pid, double secs, double *cpu_s)
 {
 	double end = bench_now() + secs;
+	struct rusage ru;
 	int st;
 
-	while (waitpid(pid, &st, WNOHANG) == 0) {
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(pid, &st, WNOHANG, &ru) == 0) {
 		if (bench_now() > end) {
 			kill(pid, SIGTERM);
 			sleep_ms(500);
@@ -78,7 +86,15 @@ static int reap(pid_t pid, double secs)
 		}
 		sleep_ms(2);
 	}
+	if (cpu_s)
+		*cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		         ru.ru_stime.tv_usec / 1e6;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int reap(pid_t pid, double secs)
+{
+	return reap_cpu(pid, secs, NULL);
 }
 
 static int fecd_start(struct e2e *e, const char *backend, char *why, size_t whylen)
@@ -163,6 +179,7 @@ static double jnum(const cJSON *o, const char *k)
 
 struct flow_result {
 	double bits, secs, ber;
+	double client_cpu_s; /* CPU seconds its feed and sink used */
 	bool pass;
 	cJSON *report;
 };
@@ -172,7 +189,7 @@ struct flow_result {
 static int run_flows(struct e2e *e, unsigned nconn, uint64_t bits, double rate, bool stamps,
                      struct flow_result *res, double *wall)
 {
-	char feed[4096], sink[4096], a[E2E_MAX_CONN][8][160];
+	char feed[4096], sink[4096], a[E2E_MAX_CONN][9][160];
 	pid_t fp[E2E_MAX_CONN], sp[E2E_MAX_CONN];
 	int rc = 0;
 
@@ -189,12 +206,15 @@ static int run_flows(struct e2e *e, unsigned nconn, uint64_t bits, double rate, 
 		snprintf(a[i][5], 160, "%s/sink-%u.json", e->dir, i);
 		snprintf(a[i][6], 160, "%s/feed-%u.log", e->dir, i);
 		snprintf(a[i][7], 160, "%u", i + 1);
+		snprintf(a[i][8], 160, "%s/latency-%u.log", e->dir, e->lat_runs + i);
 		char *sargv[] = {sink,     "--endpoint", a[i][1],   "--until-eos",
 		                 "--json", "--replay",   "1048576", "--max-ber",
 		                 "0.01",   "--timeout",  "20000",   stamps ? "--stamps" : NULL,
-		                 a[i][4],  NULL};
+		                 a[i][4],  "--latency-log", a[i][8], NULL};
 		sp[i] = spawn(sargv, a[i][5]);
 	}
+	if (stamps)
+		e->lat_runs += nconn;
 	sleep_ms(200); /* the sinks connect before the first output leaves */
 	double t0 = bench_now(), last = t0;
 	for (unsigned i = 0; i < nconn; i++) {
@@ -208,12 +228,14 @@ static int run_flows(struct e2e *e, unsigned nconn, uint64_t bits, double rate, 
 	for (unsigned i = 0; i < nconn; i++) {
 		double limit = 120 + (rate > 0 ? 2.0 * (double)bits / rate : 0);
 
-		if (fp[i] < 0 || reap(fp[i], limit) != 0)
+		if (fp[i] < 0 || reap_cpu(fp[i], limit, &res[i].client_cpu_s) != 0)
 			rc = -1;
 	}
 	for (unsigned i = 0; i < nconn; i++) {
-		int st = sp[i] > 0 ? reap(sp[i], 60) : -1;
+		double sink_cpu = 0;
+		int st = sp[i] > 0 ? reap_cpu(sp[i], 60, &sink_cpu) : -1;
 
+		res[i].client_cpu_s += sink_cpu;
 		if (bench_now() > last)
 			last = bench_now();
 		res[i].report = sink_report(a[i][5]);
@@ -347,17 +369,107 @@ static int bare_zmq(int port, unsigned nconn, uint64_t bits, double *per, double
 	return rc;
 }
 
+/* fecd's own view of channel 1: its stats.get answer through fecdctl, or NULL. */
+static cJSON *fecd_stats(struct e2e *e, const char *backend)
+{
+	char ctl[4096], sock[128], out[160], buf[16384];
+	cJSON *j = NULL;
+	FILE *f;
+	size_t n;
+
+	snprintf(ctl, sizeof(ctl), "%s/fecdctl", e->o->bindir);
+	snprintf(sock, sizeof(sock), "%s/control-%s.sock", e->dir, backend);
+	snprintf(out, sizeof(out), "%s/stats-%s.json", e->dir, backend);
+	char *argv[] = {ctl, "--socket", sock, "stats.get", "{\"id\": 1}", NULL};
+	if (reap(spawn(argv, out), 10) != 0)
+		return NULL;
+	f = fopen(out, "r");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	if (n)
+		j = cJSON_Parse(buf);
+	return j;
+}
+
+/* How long a latency run at `rate` must last for `want` output messages: a stream batch is one
+ * message, sent when full (jobs blocks of D bits) or batch.deadline_ms (20) after its first
+ * block, whichever comes first. */
+static double latency_secs(const struct bench_opts *o, bool gpu, double rate, unsigned want)
+{
+	double jobs = gpu ? BENCH_FECD_GPU_JOBS : o->cpu_jobs;
+	double per_s = rate / (jobs * o->decode_len), secs;
+
+	if (per_s < 1000.0 / BENCH_FECD_DEADLINE_MS)
+		per_s = 1000.0 / BENCH_FECD_DEADLINE_MS;
+	secs = want / per_s;
+	return secs < 2 ? 2 : secs > 30 ? 30 : secs;
+}
+
+/* One latency row: a flow at `rate` with stamps, the sink's percentiles, fecd's batch times and
+ * the bound the latency is held to (2 deadlines and a batch's time on the backend). */
+static void latency_row(struct e2e *e, const char *backend, const char *what, double rate,
+                        cJSON *ls)
+{
+	const struct bench_opts *o = e->o;
+	bool gpu = !strcmp(backend, "cuda");
+	double secs = o->short_mode ? 1.0 : latency_secs(o, gpu, rate, 1200), wall = 0;
+	struct flow_result res[1];
+	char label[64];
+
+	progress("latency: %s backend at %.0f Mb/s (%s) for %.0f s", backend, rate / 1e6, what,
+	         secs);
+	memset(res, 0, sizeof(res));
+	bool pass = run_flows(e, 1, (uint64_t)(rate * secs), 2 * rate, true, res, &wall) == 0;
+	const cJSON *lat = cJSON_GetObjectItem(res[0].report, "latency_ms");
+	cJSON *st = fecd_stats(e, backend);
+	double batch = jnum(st, "batch_p99_ms"), own = jnum(st, "lat_p99_ms");
+	double bound = 2.0 * BENCH_FECD_DEADLINE_MS + batch, p99 = jnum(lat, "p99");
+
+	snprintf(label, sizeof(label), "%s, %s", backend, what);
+	cJSON *row = report_row(ls, label);
+	row_num(row, "input Mb/s", rate / 1e6);
+	row_num(row, "p50 ms", jnum(lat, "p50"));
+	row_num(row, "p90 ms", jnum(lat, "p90"));
+	row_num(row, "p99 ms", p99);
+	row_num(row, "max ms", jnum(lat, "max"));
+	row_num(row, "samples", jnum(lat, "samples"));
+	row_num(row, "fecd p99 ms", own);
+	row_num(row, "batch p99 ms", batch);
+	row_num(row, "bound ms", st ? bound : 0);
+	row_str(row, "p99 in bound", !st ? "?" : p99 <= bound ? "yes" : "NO");
+	row_str(row, "verified", pass ? "yes" : "FAIL");
+	cJSON_Delete(st);
+	cJSON_Delete(res[0].report);
+}
+
+/* The CPU backend's yardstick: the decoder alone (fec_decode on threads, no daemon) on the cores
+ * that the feeds and sinks left free, on the same code; the row gets both and their ratio. */
+static void decoder_alone(struct e2e *e, cJSON *row, double through, double client_cores)
+{
+	double free_cores = e->o->threads - client_cores, rate;
+	unsigned threads = free_cores < 1 ? 1 : (unsigned)(free_cores + 0.5);
+	uint8_t *out = calloc(e->d->njobs, e->d->out_stride);
+
+	if (!out)
+		return;
+	progress("e2e: the decoder alone on %u threads (feeds and sinks used %.2f cores)", threads,
+	         client_cores);
+	rate = bench_cpu_rate(e->d, threads, e->o->cpu_jobs, e->o->min_secs, out);
+	free(out);
+	row_num(row, "client cores", client_cores);
+	row_num(row, "decoder Mb/s", rate > 0 ? rate / 1e6 : 0);
+	row_num(row, "ratio decoder", rate > 0 ? through / rate : 0);
+}
+
 static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls)
 {
 	const struct bench_opts *o = e->o;
 	struct flow_result res[E2E_MAX_CONN];
 	unsigned counts[2] = {1, e->nchan};
 	char why[256], label[64];
-	bool gpu = !strcmp(backend, "cuda");
-	uint64_t bits = o->e2e_bits     ? o->e2e_bits
-	                : o->short_mode ? (8u << 20)
-	                : gpu           ? (512u << 20)
-	                                : (64u << 20);
+	double one_conn = 0;
 
 	if (fecd_start(e, backend, why, sizeof(why))) {
 		report_note(es, "%s backend: skipped: %s", backend, why);
@@ -366,9 +478,19 @@ static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls
 	}
 	for (unsigned c = 0; c < 2; c++) {
 		unsigned n = counts[c];
-		double wall = 0, bare_per = 0, bare_total = 0, per = 0, sum = 0, ber = 0;
+		double wall = 0, bare_per = 0, bare_total = 0, per = 0, sum = 0, ber = 0, cpu_s = 0;
+		uint64_t bare_bits = o->short_mode ? (8u << 20) : (1u << 30), bits = o->e2e_bits;
 		bool pass;
 
+		/* Bare ZeroMQ first: its speed sizes the daemon's run (E2E_SECS at that speed, so
+		 * starting and stopping weigh little), unless --e2e-bits says. */
+		progress("e2e: bare ZeroMQ, %u connection%s", n, n > 1 ? "s" : "");
+		if (bare_zmq(o->port + 50, n, bare_bits, &bare_per, &bare_total))
+			report_note(es, "bare ZeroMQ with %u connections failed", n);
+		if (!bits)
+			bits = o->short_mode || bare_per <= 0
+			           ? bare_bits
+			           : ((uint64_t)(bare_per * E2E_SECS) / E2E_PERIOD + 1) * E2E_PERIOD;
 		progress("e2e: %s backend, %u connection%s x %llu bits", backend, n,
 		         n > 1 ? "s" : "", (unsigned long long)bits);
 		memset(res, 0, sizeof(res));
@@ -377,11 +499,11 @@ static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls
 			per += res[i].secs > 0 ? res[i].bits / res[i].secs / n : 0;
 			sum += res[i].bits;
 			ber += res[i].ber / n;
+			cpu_s += res[i].client_cpu_s;
 			cJSON_Delete(res[i].report);
 		}
-		progress("e2e: bare ZeroMQ, %u connection%s", n, n > 1 ? "s" : "");
-		if (bare_zmq(o->port + 50, n, bits, &bare_per, &bare_total))
-			report_note(es, "bare ZeroMQ with %u connections failed", n);
+		if (n == 1)
+			one_conn = per;
 		snprintf(label, sizeof(label), "%s, %u conn", backend, n);
 		cJSON *row = report_row(es, label);
 		row_num(row, "conns", n);
@@ -394,27 +516,17 @@ static void e2e_backend(struct e2e *e, const char *backend, cJSON *es, cJSON *ls
 		        bare_total > 0 && wall > 0 ? sum / wall / bare_total : 0);
 		row_num(row, "BER", ber);
 		row_str(row, "verified", pass ? "yes" : "FAIL");
+		if (!strcmp(backend, "cpu") && wall > 0)
+			decoder_alone(e, row, sum / wall, cpu_s / wall);
 		if (n == counts[1])
 			break;
 	}
-	double rate = o->lat_rate > 0 ? o->lat_rate : o->short_mode ? 2e6 : 50e6;
-	double secs = o->short_mode ? 1.0 : 2.0;
-	double wall = 0;
-
-	progress("latency: %s backend at %.0f Mb/s for %.0f s", backend, rate / 1e6, secs);
-	memset(res, 0, sizeof(res));
-	bool pass = run_flows(e, 1, (uint64_t)(rate * secs), 2 * rate, true, res, &wall) == 0;
-	const cJSON *lat = cJSON_GetObjectItem(res[0].report, "latency_ms");
-	snprintf(label, sizeof(label), "%s backend", backend);
-	cJSON *row = report_row(ls, label);
-	row_num(row, "input Mb/s", rate / 1e6);
-	row_num(row, "p50 ms", jnum(lat, "p50"));
-	row_num(row, "p90 ms", jnum(lat, "p90"));
-	row_num(row, "p99 ms", jnum(lat, "p99"));
-	row_num(row, "max ms", jnum(lat, "max"));
-	row_num(row, "samples", jnum(lat, "samples"));
-	row_str(row, "verified", pass ? "yes" : "FAIL");
-	cJSON_Delete(res[0].report);
+	/* Latency at a set rate (50 Mb/s unless --latency-rate), and at half of what one
+	 * connection carried above: the load the latency bound is promised at. */
+	latency_row(e, backend, "set rate",
+	            o->lat_rate > 0 ? o->lat_rate : o->short_mode ? 2e6 : 50e6, ls);
+	if (!o->short_mode && one_conn > 0)
+		latency_row(e, backend, "half capacity", one_conn / 2, ls);
 	fecd_stop(e);
 }
 
@@ -427,17 +539,20 @@ static void remove_dir(const char *dir)
 		progress("e2e: could not remove %s", dir);
 }
 
-void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu)
+void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct bench_data *d,
+               bool have_gpu)
 {
 	static const char *const ecols[] = {
 	    "conns",      "Mb/s/conn",   "Mb/s total", "bare Mb/s/conn", "bare total",
-	    "ratio/conn", "ratio total", "BER",        "verified",       NULL};
-	static const char *const lcols[] = {"input Mb/s", "p50 ms",  "p90 ms",   "p99 ms",
-	                                    "max ms",     "samples", "verified", NULL};
+	    "ratio/conn", "ratio total", "BER",        "verified",       "client cores",
+	    "decoder Mb/s", "ratio decoder", NULL};
+	static const char *const lcols[] = {
+	    "input Mb/s",   "p50 ms",   "p90 ms",       "p99 ms",   "max ms", "samples",
+	    "fecd p99 ms", "batch p99 ms", "bound ms", "p99 in bound", "verified", NULL};
 	cJSON *es = report_section(r, "e2e",
 	                           "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", ecols);
 	cJSON *ls = report_section(r, "latency", "Latency through fecd at a set input rate", lcols);
-	struct e2e e = {.o = o, .fecd = -1, .port = o->port};
+	struct e2e e = {.o = o, .d = d, .fecd = -1, .port = o->port};
 	char path[4096];
 
 	e.nchan = o->short_mode ? 2 : 4;
@@ -459,7 +574,8 @@ void bench_e2e(struct bench_report *r, const struct bench_opts *o, bool have_gpu
 	            "messages of %u symbols (+%u-byte header), one channel per connection; "
 	            "Mb/s = decoded information bits; bare ZeroMQ carries the same bytes; batches: "
 	            "cpu --cpu-jobs, cuda the daemon's default (batch.jobs and batch.inflight 0: "
-	            "the backend's choice)",
+	            "the backend's choice); the CPU backend beside the decoder alone on the cores the "
+	            "feeds and sinks left free (client cores: the CPU they used over the run)",
 	            E2E_MSG_SYMS, E2E_HDR_BYTES);
 	e2e_backend(&e, "cpu", es, ls);
 	if (have_gpu)

@@ -47,7 +47,7 @@ static const struct bad_req bad_reqs[] = {
     {"id fraction", "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"channel.list\"}", 0, -32600,
      "id: expected a string, an integer"},
     {"unknown method", REQ("channel.frobnicate", "{}"), 0, -32601,
-     "method not found: \"channel.frobnicate\" (methods: channel.list, channel.get"},
+     "method not found: \"channel.frobnicate\" (methods: auth, channel.list, channel.get"},
     {"params array", REQ("channel.get", "[1]"), 0, -32602,
      "params: expected an object of named parameters, got an array"},
     {"params string", REQ("channel.get", "\"x\""), 0, -32602,

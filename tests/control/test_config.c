@@ -1,8 +1,9 @@
 /*
  * Unit test of the configuration code: a table of bad configuration files, each of which must be
  * refused with a message naming the JSON path and what was expected; then the good paths
- * (defaults, a full example, round trips through JSON, code presets and overrides, partial
- * channel updates, the Markdown reference and the default control-socket rule).
+ * (defaults, a full example, round trips through JSON, code presets and overrides, the codes
+ * folder and path policy, partial channel updates, the Markdown reference and the default
+ * control-socket rule).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,14 +35,21 @@ static const struct bad_case bad_cases[] = {
     {"{\"workers\": 1, \"workers\": 2}", "workers: key given twice"},
     {"{\"control\": {\"tcp\": \"0.0.0.0:7011\"}}", "control.tcp: expected \"127.0.0.1:PORT\""},
     {"{\"control\": {\"tcp\": \"127.0.0.1:70000\"}}", "control.tcp: expected \"127.0.0.1:PORT\""},
+    {"{\"metrics\": {\"listen\": \"localhost:9464\"}}",
+     "metrics.listen: expected \"HOST:PORT\" with a numeric IPv4 address or an IPv6 one in "
+     "brackets"},
+    {"{\"metrics\": {\"listen\": \"[::1]:0\"}}", "metrics.listen: expected \"HOST:PORT\""},
+    {"{\"metrics\": {\"listen\": \"::1:9464\"}}", "metrics.listen: expected \"HOST:PORT\""},
     {"{\"control\": {\"max_line\": 10}}",
      "control.max_line: expected an integer in 256..16777216, got 10"},
     {"{\"control\": {\"socket\": \"relative.sock\"}}", "control.socket: expected an absolute path"},
     {"{\"control\": {\"sockett\": \"/x\"}}",
-     "control: unknown key \"sockett\" (valid keys: socket, tcp, max_line, max_depth)"},
+     "control: unknown key \"sockett\" (valid keys: socket, tcp, max_line, max_depth, "
+     "idle_timeout_ms, token_file, build_timeout_ms)"},
     {"{\"control\": 5}", "control: expected an object, got 5"},
     {"{\"log_level\": \"loud\"}", "log_level: expected one of \"error\", \"warning\""},
     {"{\"backend\": \"gpu\"}", "backend: expected one of \"auto\", \"cuda\", \"cpu\""},
+    {"{\"codes_paths\": \"all\"}", "codes_paths: expected one of \"codes_dir\", \"any\""},
     {"[1, 2]", "(top level): expected an object, got an array"},
     {"{\"workers\": 1,,}", "invalid JSON at line 1, column"},
     {"{\n\"workers\": 1\n} x", "unexpected text after the JSON object at line 3, column 3"},
@@ -329,6 +337,35 @@ static void test_codes(void)
 	}
 }
 
+/* codes_dir and codes_paths are put in force in the codec while a file's channels are read, and
+ * a file that fails leaves the running ones. */
+static void test_codes_paths(void)
+{
+	static const char any[] = "{\"codes_dir\": \"/tmp/x\", \"codes_paths\": \"any\", "
+	                          "\"channels\": []}";
+	static const char abs_code[] =
+	    "{\"channels\": [{\"id\": 1, \"code\": {\"family\": \"ldpc\", \"code\": "
+	    "\"/etc/passwd\"}}]}";
+	struct fecd_config cfg;
+	char err[512] = "";
+
+	fecd_config_defaults(&cfg);
+	CHECK(cfg.codes_paths == LDPC_PATHS_CODES_DIR && ldpc_codes_paths() == LDPC_PATHS_CODES_DIR,
+	      "the daemon's default is codes_dir");
+	CHECK(fecd_config_parse(any, strlen(any), &cfg, err, sizeof(err)) == 0, "%s", err);
+	CHECK(cfg.codes_paths == LDPC_PATHS_ANY && ldpc_codes_paths() == LDPC_PATHS_ANY &&
+	          !strcmp(ldpc_codes_dir(), "/tmp/x"),
+	      "codes_paths any: %d %s", (int)ldpc_codes_paths(), ldpc_codes_dir());
+	CHECK(fecd_config_parse(abs_code, strlen(abs_code), &cfg, err, sizeof(err)) == -EINVAL &&
+	          strstr(err, "channels[0].code") && strstr(err, "an absolute path") &&
+	          strstr(err, "codes_paths"),
+	      "an absolute code path under the default: %s", err);
+	CHECK(ldpc_codes_paths() == LDPC_PATHS_ANY && !strcmp(ldpc_codes_dir(), "/tmp/x"),
+	      "a refused file changed the codec's folder or policy: %d %s", (int)ldpc_codes_paths(),
+	      ldpc_codes_dir());
+	fecd_config_defaults(&cfg);
+}
+
 static void test_partial_update(void)
 {
 	struct chan_config base, out;
@@ -413,6 +450,7 @@ int main(void)
 	test_defaults();
 	test_example();
 	test_codes();
+	test_codes_paths();
 	test_partial_update();
 	test_markdown_and_paths();
 	test_load();

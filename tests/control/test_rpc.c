@@ -273,14 +273,33 @@ static void test_clients(void)
 	rpc_close(&flood);
 }
 
+/* TCP control answers once authenticated with the token fecd wrote beside its socket
+ * (test_conn.c tests the token itself). */
 static void test_tcp(void)
 {
 	struct rpc_conn *c = malloc(sizeof(*c));
+	char token[128] = "", line[512], path[160];
+	FILE *f;
+	cJSON *resp;
 
+	snprintf(path, sizeof(path), "%s/control.token", tmpdir);
+	f = fopen(path, "r");
+	CHECK(f && fgets(token, sizeof(token), f), "no control token %s", path);
+	if (f)
+		fclose(f);
+	token[strcspn(token, "\n")] = '\0';
+	snprintf(line, sizeof(line),
+	         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":"
+	         "\"%s\"}}",
+	         token);
 	CHECK(rpc_connect_tcp(c, "127.0.0.1", TCP_PORT) == 0, "TCP control on 127.0.0.1:%d",
 	      TCP_PORT);
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
+		resp = rpc_roundtrip(c, line, TIMEOUT_MS);
+		CHECK(resp && cJSON_GetObjectItemCaseSensitive(resp, "result"), "TCP auth refused");
+		cJSON_Delete(resp);
 		CHECK(still_serving(c), "TCP control does not answer");
+	}
 	rpc_close(c);
 	free(c);
 }
@@ -457,10 +476,13 @@ static int run_ctl(const char *ctl, const char *sock, const char *method, const 
 	size_t n;
 	int st;
 
-	/* sock "tcp:HOST:PORT" selects --tcp */
-	snprintf(cmd, sizeof(cmd), "'%s' %s '%s' %s %s%s%s 2>&1", ctl,
+	/* sock "tcp:HOST:PORT" selects --tcp, with the token fecd wrote beside its socket */
+	snprintf(cmd, sizeof(cmd), "'%s' %s '%s' %s%s%s %s %s%s%s 2>&1", ctl,
 	         strncmp(sock, "tcp:", 4) ? "--socket" : "--tcp",
-	         strncmp(sock, "tcp:", 4) ? sock : sock + 4, method, params ? "'" : "",
+	         strncmp(sock, "tcp:", 4) ? sock : sock + 4,
+	         strncmp(sock, "tcp:", 4) ? "" : "--token-file '",
+	         strncmp(sock, "tcp:", 4) ? "" : tmpdir,
+	         strncmp(sock, "tcp:", 4) ? "" : "/control.token'", method, params ? "'" : "",
 	         params ? params : "", params ? "'" : "");
 	p = popen(cmd, "r");
 	if (!p)

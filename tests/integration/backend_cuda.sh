@@ -62,6 +62,15 @@ run_backend() {
 	echo "$INFO" >"$IT_TMP/info-$be.json"
 	for ch in 1 2 3 4; do
 		expect_eq "$(chan_stat $ch bad_msgs)" 0 "$be: channel $ch bad messages"
+		# Where its batches ran (stats.get; metrics' fecd_batches_total).
+		ran_gpu=$(chan_stat $ch batches_gpu) ran_cpu=$(chan_stat $ch batches_cpu)
+		if [ "$be" = cuda ]; then
+			[ "$ran_gpu" -gt 0 ] && [ "$ran_cpu" = 0 ] ||
+				fail "$be: channel $ch batches on the GPU $ran_gpu, on the CPU $ran_cpu"
+		else
+			[ "$ran_cpu" -gt 0 ] && [ "$ran_gpu" = 0 ] ||
+				fail "$be: channel $ch batches on the GPU $ran_gpu, on the CPU $ran_cpu"
+		fi
 	done
 	stop_fecd
 	expect_eq "$FECD_RC" 0 "$be: fecd exit status after SIGTERM"

@@ -4,6 +4,8 @@
 #     dropped and counted (frame_errors), nothing published; then good frames still decode.
 #  2. channel.create with a malformed alist file: a JSON-RPC error that names the file and the
 #     line; with a file that does not exist: one that names the path looked at (codes_dir).
+#     The codes folder is a temporary one holding a copy of the WiMAX matrix and the bad file
+#     (the default codes_paths reads no file outside it; code_paths.sh tests that).
 #  3. Bad code parameters in channel.create and channel.update: errors naming the parameter and
 #     what was expected; a refused update leaves the channel's code as it was.
 # Skips where ../shared/codes is absent.
@@ -15,7 +17,9 @@ for f in WIMAX_288_576.alist MACKAY_504_1008.alist; do
 		skip "no $f in ${CODES:-../shared/codes (FECD_CODES_DIR is not set)}"
 done
 
-IT_GLOBALS="\"codes_dir\": \"$CODES\", "
+mkdir "$IT_TMP/codes" && cp "$CODES/WIMAX_288_576.alist" "$IT_TMP/codes/" ||
+	fail "cannot make the codes folder"
+IT_GLOBALS="\"codes_dir\": \"$IT_TMP/codes\", "
 write_config "$(chan_json 1 wimax '{"preset": "wimax-576"}' 0 1)"
 start_fecd
 
@@ -48,12 +52,12 @@ expect_eq "$(sink_field sink bit_errors)" 0 "good frames after bad: bit errors"
 expect_eq "$(chan_stat 1 frame_errors)" 20 "frame_errors after the good run"
 
 # --- 2: code files.
-printf '# a made-up code\n4 2\n2 4\n1 1 1 1\n2 2\n1 x\n' >"$IT_TMP/bad.alist"
+printf '# a made-up code\n4 2\n2 4\n1 1 1 1\n2 2\n1 x\n' >"$IT_TMP/codes/bad.alist"
 CH='"input": {"endpoint": "'$(ep 4)'"}, "output": {"endpoint": "'$(ep 5)'"}'
-ctl_err channel.create '{"id": 9, "code": {"family": "ldpc", "code": "'"$IT_TMP/bad.alist"'"}, '"$CH"'}' \
-	'params\.code' 'bad\.alist:6' 'expected'
+ctl_err channel.create '{"id": 9, "code": {"family": "ldpc", "code": "bad.alist"}, '"$CH"'}' \
+	'params\.code' 'bad\.alist:6: expected a number, found a word'
 ctl_err channel.create '{"id": 9, "code": {"family": "ldpc", "code": "no-such-code.alist"}, '"$CH"'}' \
-	"$CODES/no-such-code.alist"
+	"$IT_TMP/codes/no-such-code.alist"
 # --- 3: parameters.
 ctl_err channel.create '{"id": 9, "code": {"preset": "wimax-576", "algo": "bp"}, '"$CH"'}' \
 	'params\.code\.algo' '"nms"'
@@ -63,7 +67,7 @@ ctl_err channel.create '{"id": 9, "code": {"preset": "wimax-576", "framing": "as
 	'params\.code\.asm' 'hex'
 ctl_err channel.create '{"id": 9, "code": {"preset": "wimax-576", "asm_threshold": 1.5}, '"$CH"'}' \
 	'params\.code\.asm_threshold' '0\.\.1'
-ctl_err channel.update '{"id": 1, "code": {"family": "ldpc", "code": "'"$IT_TMP/bad.alist"'"}}' \
+ctl_err channel.update '{"id": 1, "code": {"family": "ldpc", "code": "bad.alist"}}' \
 	'bad\.alist:6'
 expect_eq "$(chan_stat 1 code_gen)" 1 "code_gen after refused updates"
 ctl channel.get '{"id": 1}' | jq_get config.code.code | grep -qx WIMAX_288_576.alist ||

@@ -134,14 +134,15 @@ chan_json() {
 }
 
 # Writes $IT_TMP/fecd.json with the given channel objects (comma-joined); IT_GLOBALS adds global
-# members (each ending with a comma: '"loop_threads": 4, ').
+# members (each ending with a comma: '"loop_threads": 4, '), IT_CONTROL members of "control"
+# (each starting with a comma: ', "build_timeout_ms": 2000').
 write_config() {
 	local chans=""
 	for c in "$@"; do
 		chans="${chans:+$chans, }$c"
 	done
 	cat >"$IT_TMP/fecd.json" <<EOF
-{${IT_GLOBALS:-}"control": {"socket": "$CTL_SOCK"}, "log_level": "${IT_LOG_LEVEL:-info}", "workers": 2,
+{${IT_GLOBALS:-}"control": {"socket": "$CTL_SOCK"${IT_CONTROL:-}}, "log_level": "${IT_LOG_LEVEL:-info}", "workers": 2,
  "linger_ms": ${IT_LINGER_MS:-10000}, "stats_interval_ms": 200, "channels": [$chans]}
 EOF
 }

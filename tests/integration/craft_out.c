@@ -1,0 +1,93 @@
+/*
+ * it-craft: sends hand-made fecd output messages, as a hostile or broken publisher would, so the
+ * tests can check what fecd-sink does with numbers no honest fecd sends. It binds a PUSH socket
+ * on ENDPOINT, waits for a peer, sends one message per KIND:VALUE argument and lingers until they
+ * have left:
+ *   frame:SEQ    a 64-bit decoded frame whose first input message is sender sequence SEQ
+ *   stream:OFF   a stream message of 64 decoded bits at decoded-bit offset OFF
+ *   eos:SEQ      a frame message like frame:SEQ, flagged END_OF_STREAM
+ * Exit status 0 when every message was sent, 1 otherwise, 2 on a usage error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zmq.h>
+
+#include "fecd_proto.h"
+
+static int send_msg(void *sock, const char *kind, uint64_t value)
+{
+	struct fecd_out_hdr h = {
+	    .version = FECD_PROTO_VERSION,
+	    .type = FECD_MSG_DECODED,
+	    .hdr_len = FECD_OUT_HDR_LEN,
+	    .channel = 1,
+	    .family = FECD_FAMILY_VITERBI,
+	    .status = FECD_STATUS_DECODED,
+	    .code_gen = 1,
+	    .payload_bits = 64,
+	};
+	uint8_t hdr[FECD_OUT_HDR_LEN], bits[8] = {0};
+
+	if (strcmp(kind, "stream") == 0) {
+		h.flags = FECD_OUT_STREAM;
+		h.out_bit_offset = value;
+	} else if (strcmp(kind, "frame") == 0 || strcmp(kind, "eos") == 0) {
+		h.in_seq = value;
+		if (kind[0] == 'e')
+			h.flags = FECD_OUT_END_OF_STREAM;
+	} else {
+		fprintf(stderr, "it-craft: unknown kind '%s' (frame, stream, eos)\n", kind);
+		return 2;
+	}
+	fecd_out_hdr_pack(&h, hdr);
+	if (zmq_send(sock, hdr, sizeof(hdr), ZMQ_SNDMORE) < 0 ||
+	    zmq_send(sock, bits, sizeof(bits), 0) < 0) {
+		fprintf(stderr, "it-craft: send: %s\n", zmq_strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int linger = 5000, rc = 0;
+	void *ctx, *sock;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: it-craft ENDPOINT KIND:VALUE...\n");
+		return 2;
+	}
+	ctx = zmq_ctx_new();
+	sock = zmq_socket(ctx, ZMQ_PUSH);
+	zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof(linger));
+	if (zmq_bind(sock, argv[1]) != 0) {
+		fprintf(stderr, "it-craft: bind %s: %s\n", argv[1], zmq_strerror(errno));
+		return 1;
+	}
+	/* A PUSH socket without a peer blocks the first send until one connects. */
+	for (int i = 2; i < argc && rc == 0; i++) {
+		char *colon = strchr(argv[i], ':'), *end;
+
+		if (!colon) {
+			fprintf(stderr, "it-craft: expected KIND:VALUE, got '%s'\n", argv[i]);
+			rc = 2;
+			break;
+		}
+		*colon = '\0';
+		errno = 0;
+		uint64_t v = strtoull(colon + 1, &end, 0);
+		if (errno || *end) {
+			fprintf(stderr, "it-craft: bad value '%s'\n", colon + 1);
+			rc = 2;
+			break;
+		}
+		rc = send_msg(sock, argv[i], v);
+	}
+	zmq_close(sock);
+	zmq_ctx_term(ctx);
+	return rc;
+}
