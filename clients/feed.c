@@ -304,10 +304,42 @@ static int apply_switch(struct feed *f)
 	return 0;
 }
 
+/* --bit-start: the encoder runs through the bits an earlier run sent, so that the symbols sent
+ * next continue its stream (its state and puncturing phase as after those bits). */
+static int skip_to_bit_start(struct feed *f)
+{
+	size_t chunk = stream_msg_bits(f), nsyms;
+
+	if (f->o.bit_start % f->code.info.unit_bits) {
+		fprintf(stderr,
+		        "fecd-feed: --bit-start %" PRIu64 ": expected a multiple of %u, the code's "
+		        "puncturing period in bits\n",
+		        f->o.bit_start, f->code.info.unit_bits);
+		return -1;
+	}
+	while (f->info_bits < f->o.bit_start) {
+		size_t n =
+		    f->o.bit_start - f->info_bits < chunk ? f->o.bit_start - f->info_bits : chunk;
+
+		if (info_source_read(&f->src, f->info_bits, n, f->bits) ||
+		    fec_encode(f->code.enc, f->bits, n, f->cbits, &nsyms)) {
+			fprintf(stderr,
+			        "fecd-feed: --bit-start %" PRIu64 ": cannot read or encode "
+			        "the bits before it\n",
+			        f->o.bit_start);
+			return -1;
+		}
+		f->info_bits += n;
+	}
+	return 0;
+}
+
 static int run_stream(struct feed *f)
 {
 	uint64_t left = f->o.bits;
 
+	if (skip_to_bit_start(f))
+		return -1;
 	while (left && !feed_stop) {
 		if (apply_switch(f))
 			return -1;
@@ -532,7 +564,14 @@ int main(int argc, char **argv)
 	if (info_source_open(&f.src, f.o.input, f.o.seed, "fecd-feed"))
 		goto out_code;
 	if (f.o.input && !f.o.bits_set)
-		f.o.bits = info_source_len(&f.src);
+		f.o.bits = info_source_len(&f.src) > f.o.bit_start
+		               ? info_source_len(&f.src) - f.o.bit_start
+		               : 0;
+	if (f.o.bit_start && (code_is_frame(&f.code) || f.o.nswitches)) {
+		fprintf(stderr,
+		        "fecd-feed: --bit-start is for one stream code, without --switch\n");
+		goto out_src;
+	}
 	if (frame_table_init(&f.frames, &f.o.sched, f.o.seed))
 		goto out_src;
 	if (f.o.input && input_too_short(&f))
@@ -562,8 +601,8 @@ int main(int argc, char **argv)
 	printf("fecd-feed: messages=%" PRIu64 " symbols=%" PRIu64 " bits=%" PRIu64
 	       " frames=%" PRIu64 " bad=%" PRIu64 " oversize=%" PRIu64 " skipped=%" PRIu64
 	       " junk=%" PRIu64 " seconds=%.3f rate=%.0f sym/s%s\n",
-	       f.msgs, f.syms, f.info_bits, f.frames_sent, f.bad_sent, f.oversize_sent, f.skipped,
-	       f.junk_sent, secs,
+	       f.msgs, f.syms, f.info_bits - f.o.bit_start, f.frames_sent, f.bad_sent,
+	       f.oversize_sent, f.skipped, f.junk_sent, secs,
 	       secs > 0 ? (double)f.syms / secs : 0.0, feed_stop ? " (interrupted)" : "");
 	fflush(stdout);
 	if (f.stamps && fclose(f.stamps)) {

@@ -30,6 +30,7 @@ struct feed_opts {
 	uint64_t oversize_after; /* --inject-oversize: after this sequence number */
 	int hwm, send_timeout_ms, start_delay_ms;
 	uint64_t seed, bits, frames, seq_start, replay;
+	uint64_t bit_start; /* streams: first information bit sent (--bit-start) */
 	uint32_t channel, msg_syms, split;
 	struct frame_sched sched;
 	bool bits_set, sched_set;

@@ -43,6 +43,9 @@ static void usage(FILE *f)
 	    "  --bits N             stream codes: information bits (default 1000000)\n"
 	    "  --msg-syms N         stream codes: about N symbols per message (default 4096)\n"
 	    "  --no-eos             do not flag the last message END_OF_STREAM\n"
+	    "  --bit-start N        stream codes: send from information bit N on, continuing a\n"
+	    "                       stream whose bits 0..N-1 an earlier run sent (the encoder\n"
+	    "                       runs through them unsent); fecd-sink --bit-start N checks it\n"
 	    "  --frames N           frame codes: frames (default 100)\n"
 	    "  --frame-bits B|MIN:MAX[:STEP]  frame codes: information bits per frame, fixed or\n"
 	    "                       seeded lengths MIN + STEP * j up to MAX (default 1024)\n"
@@ -102,6 +105,7 @@ enum {
 	OPT_BITS,
 	OPT_MSGSYMS,
 	OPT_NOEOS,
+	OPT_BITSTART,
 	OPT_FRAMES,
 	OPT_FRAMEBITS,
 	OPT_SPLIT,
@@ -143,6 +147,7 @@ static const struct option feed_longopts[] = {
     {"bits", 1, 0, OPT_BITS},
     {"msg-syms", 1, 0, OPT_MSGSYMS},
     {"no-eos", 0, 0, OPT_NOEOS},
+    {"bit-start", 1, 0, OPT_BITSTART},
     {"frames", 1, 0, OPT_FRAMES},
     {"frame-bits", 1, 0, OPT_FRAMEBITS},
     {"split", 1, 0, OPT_SPLIT},
@@ -297,6 +302,10 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		case OPT_NOEOS:
 			o->no_eos = true;
 			break;
+		case OPT_BITSTART:
+			if (parse_u64_arg(arg, &o->bit_start))
+				goto bad;
+			break;
 		case OPT_FRAMES:
 			if (parse_u64_arg(arg, &o->frames))
 				goto bad;
@@ -399,6 +408,11 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 	if (o->replay && (o->input || o->nswitches || o->nskips)) {
 		fprintf(stderr, "fecd-feed: --replay sends seeded bits of one code: not with "
 		                "--input, --switch or --skip-seq\n");
+		return -1;
+	}
+	if (o->bit_start && (o->replay || o->asm_stream)) {
+		fprintf(stderr, "fecd-feed: --bit-start continues a stream of seeded or file bits: "
+		                "not with --replay or --asm\n");
 		return -1;
 	}
 	if ((o->invert_to || o->junk) && !o->asm_stream) {

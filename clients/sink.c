@@ -67,6 +67,9 @@ static void usage(FILE *f)
 	    "  --split K, --seq-start N  the feed's messages per frame and first seq (1, 0)\n"
 	    "  --frame-index seq|count   frame index from in_seq (default) or frame_seq\n"
 	    "  --expect-bits N | --expect-frames N   stop when delivered, fail when not\n"
+	    "  --bit-start N        streams: the first bit expected is stream bit N (a stream\n"
+	    "                       that an earlier sink received up to N; --expect-bits still\n"
+	    "                       counts from bit 0)\n"
 	    "  --until-eos[=N]      stop after the Nth END_OF_STREAM (default 1)\n"
 	    "  --timeout MS         stop after this much silence (default 5000)\n"
 	    "  --deadline MS        stop after this long in all (default: none)\n"
@@ -101,6 +104,7 @@ enum {
 	OPT_FRAMEINDEX,
 	OPT_EXPBITS,
 	OPT_EXPFRAMES,
+	OPT_BITSTART,
 	OPT_EOS,
 	OPT_TIMEOUT,
 	OPT_DEADLINE,
@@ -134,6 +138,7 @@ static const struct option sink_longopts[] = {
     {"frame-index", 1, 0, OPT_FRAMEINDEX},
     {"expect-bits", 1, 0, OPT_EXPBITS},
     {"expect-frames", 1, 0, OPT_EXPFRAMES},
+    {"bit-start", 1, 0, OPT_BITSTART},
     {"until-eos", 2, 0, OPT_EOS},
     {"timeout", 1, 0, OPT_TIMEOUT},
     {"deadline", 1, 0, OPT_DEADLINE},
@@ -243,6 +248,10 @@ static int parse_args(int argc, char **argv, struct sink_opts *o)
 			break;
 		case OPT_EXPFRAMES:
 			if (parse_u64_arg(arg, &o->expect_frames))
+				goto bad;
+			break;
+		case OPT_BITSTART:
+			if (parse_u64_arg(arg, &o->bit_start))
 				goto bad;
 			break;
 		case OPT_EOS:
@@ -431,7 +440,7 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 	if (h->flags & FECD_OUT_STREAM) {
 		uint64_t base = s->base + (stream_restarts(s, h) ? s->cur_end : 0);
 
-		if (beyond_window(s, base, h->out_bit_offset, s->bits,
+		if (beyond_window(s, base, h->out_bit_offset, s->o.bit_start + s->bits,
 		                  s->o.window ? s->o.window : SINK_WINDOW_BITS, "bit"))
 			return 0;
 		uint64_t pos = stream_position(s, h);
@@ -651,6 +660,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &s.o))
 		return 2;
 	track_init(&s.bits_track);
+	s.bits_track.next = s.o.bit_start; /* bits before it are not this sink's to receive */
 	track_init(&s.frame_track);
 	if (info_source_open(&s.src, s.o.input, s.o.seed, "fecd-sink"))
 		return 1;

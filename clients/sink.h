@@ -26,6 +26,7 @@ struct sink_opts {
 	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
 	int hwm, timeout_ms, deadline_ms;
 	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos, replay, window;
+	uint64_t bit_start; /* streams: the first stream bit this sink expects */
 	int64_t max_msg_bytes;
 	uint32_t split;
 	struct frame_sched sched;

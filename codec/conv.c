@@ -27,9 +27,9 @@ static const struct fec_param_desc conv_params[] = {
     {"polys", FEC_PARAM_OCT_LIST, 1, 0777, CONV_N_MAX, NULL, "171:133",
      "generator polynomials in octal, 2..4 (one per output, sent in this order); the top of "
      "the K bits taps the current input bit"},
-    {"invert", FEC_PARAM_STRING, 0, CONV_N_MAX, 0, NULL, "01",
-     "output inversion: one 0/1 character per output in polys order (\"01\": the second "
-     "output is inverted, as CCSDS), or none"},
+    {"invert", FEC_PARAM_STRING, 0, CONV_N_MAX, 0, NULL, "none",
+     "output inversion: none (the textbook code), or one 0/1 character per output in polys "
+     "order (\"01\": the second output is inverted, as CCSDS)"},
     {"puncture", FEC_PARAM_STRING, 0, CONV_N_MAX *(CONV_PUNCT_MAX + 1), 0, NULL, "none",
      "puncturing: none, a DVB-S pattern for 2 outputs (2/3, 3/4, 5/6, 7/8), or one row of "
      "0/1 per output (1 = sent, up to 16 steps) separated by ':' (',' also in JSON), e.g. "
@@ -70,7 +70,7 @@ static void conv_spec_default(struct fec_spec *spec)
 	c->n = 2;
 	c->polys[0] = 0171;
 	c->polys[1] = 0133;
-	c->invert = 0x2;
+	c->invert = 0; /* the textbook code: a preset such as ccsds names its inversion */
 	c->punct_period = 1;
 	c->punct[0] = c->punct[1] = 1;
 	c->mode = CONV_MODE_STREAM;

@@ -128,6 +128,9 @@ struct fec_info {
 /* One job of a batch. The caller fills the input fields, the decoder the output ones. */
 #define FEC_JOB_STREAM_START 0x1u /* stream job whose head is the stream's start (encoder state 0) */
 #define FEC_JOB_STREAM_END 0x2u   /* stream job ending at the stream's end: no tail follows */
+/* A stream job's tail may be shorter than tail_syms, or empty, with or without STREAM_END: the
+ * decoders trace back from the best state at the end of whatever tail the job has (the daemon
+ * cuts such a job, without the flag, when a stream goes idle and carries on afterwards). */
 struct fec_job {
 	uint32_t in_len;   /* symbols present in this job's input slot */
 	uint32_t head_len; /* streams: symbols before the owned part; frames: 0 */

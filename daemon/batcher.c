@@ -6,7 +6,10 @@
  * arrived, with up to head_syms of history before it (less only at the stream's start, where the
  * job says STREAM_START). When the batch deadline fires, one short block takes everything but the
  * last tail_syms, so latency stays bounded without errors at block edges. The end of a stream cuts
- * everything left, the last job flagged STREAM_END.
+ * everything left, the last job flagged STREAM_END. A stream that receives nothing for
+ * input.idle_flush_ms has those last symbols cut too, with no tail, but stays open: a sender that
+ * never ends its stream (GNU Radio) still gets its last bits, and when it goes on, so does the
+ * stream.
  *
  * Batch slots come from a small per-channel pool (max_inflight + 1) whose buffers are sized when
  * the channel or its geometry is set up. A full batch goes to the backend if fewer than
@@ -504,6 +507,34 @@ static bool stream_cut_short(struct channel *ch)
 	return cut_job(ch, (uint32_t)own, (uint32_t)tail, false, 0, 0);
 }
 
+/* Idle (input.idle_flush_ms): every whole unit held is owned by a job with the look-ahead there is
+ * (usually none: the decoder then traces back from the best state), and the stream stays open, so
+ * the next block takes these symbols as its head and the bit offsets go on. Symbols short of a
+ * whole unit wait for the rest of it. */
+static bool stream_flush_idle(struct channel *ch)
+{
+	struct stream_buf *sb = &ch->sb;
+
+	if (!sb->open)
+		return true;
+	if (!stream_cut(ch))
+		return false;
+	const struct epoch *ep = ch->cut_ep;
+	uint64_t unit = ep_unit(ep), max_own = ep_max_own(ep) / unit * unit;
+	for (;;) {
+		uint64_t avail = sb->end - sb->cursor, own = avail / unit * unit;
+		if (own == 0)
+			return true;
+		if (own > max_own)
+			own = max_own;
+		uint64_t tail = avail - own, room = ep->in_stride - ep->info->head_syms - own;
+		if (tail > ep->info->tail_syms)
+			tail = ep->info->tail_syms;
+		if (!cut_job(ch, (uint32_t)own, (uint32_t)(tail < room ? tail : room), false, 0, 0))
+			return false;
+	}
+}
+
 /* A stream that ends inside a unit (a puncturing period) still carries whole bits: fill the unit
  * with erasures, which add nothing to any path, and publish only the bits the real symbols hold. */
 static void stream_pad_last_unit(struct channel *ch, const struct epoch *ep)
@@ -589,17 +620,56 @@ void batcher_flush_due(struct channel *ch)
 		return;
 	if (ch->fr.active && ch->fr.b == ch->filling)
 		return; /* the frame being assembled lives in this batch: flush when it ends */
-	if (ch->sb.open && !stream_cut_short(ch))
+	if (ch->sb.open && !(ch->idle_due ? stream_flush_idle(ch) : stream_cut_short(ch)))
 		return; /* no slot: retried when one frees */
 	if (ch->filling && ch->filling->count > 0)
 		batch_close(ch, ch->filling);
 	ch->flush_due = false;
+	ch->idle_due = false;
+}
+
+/* ---- Idle flush */
+
+static void batcher_on_idle(uv_timer_t *t)
+{
+	struct channel *ch = t->data;
+	const uint64_t idle_ns = (uint64_t)ch->cfg.idle_flush_ms * 1000000u;
+
+	ch->idle_armed = false;
+	/* A message in hand (waiting for a batch slot) is input, not idleness. */
+	if (ch->state == CHAN_RUNNING && idle_ns && !ch->msg.active && ch->sb.open &&
+	    now_ns() - ch->sb.last_in_ns >= idle_ns) {
+		ch->flush_due = true;
+		ch->idle_due = true;
+		batcher_flush_due(ch);
+	}
+	batcher_arm_deadline(ch);
+}
+
+/* Runs the idle timer while an open stream holds a whole unit no job owns yet: from the last
+ * message's arrival, or, with a message in hand, a whole idle time from now. The timer is not
+ * restarted by every message: when it fires early it is armed again for the rest. */
+static void batcher_arm_idle(struct channel *ch)
+{
+	const uint64_t idle_ns = (uint64_t)ch->cfg.idle_flush_ms * 1000000u;
+	uint64_t since, wait_ns = idle_ns;
+
+	if (ch->idle_armed || ch->idle_due || !ch->idle_timer_open || ch->state != CHAN_RUNNING ||
+	    !idle_ns || !ch->sb.open || !ch->cut_ep ||
+	    ch->sb.end - ch->sb.cursor < ep_unit(ch->cut_ep))
+		return;
+	since = now_ns() - ch->sb.last_in_ns;
+	if (!ch->msg.active)
+		wait_ns = since < idle_ns ? idle_ns - since : 0;
+	uv_timer_start(&ch->idle_timer, batcher_on_idle, (wait_ns + 999999) / 1000000, 0);
+	ch->idle_armed = true;
 }
 
 void batcher_arm_deadline(struct channel *ch)
 {
 	bool work = ch->filling && ch->filling->count > 0;
 
+	batcher_arm_idle(ch);
 	if (ch->deadline_armed || ch->state == CHAN_CLOSED)
 		return;
 	if (!work && ch->sb.open && ch->cut_ep)

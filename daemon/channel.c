@@ -483,6 +483,7 @@ static void channel_finalize(struct channel *ch)
 	close_handle(ch, (uv_handle_t *)&ch->deadline, &ch->deadline_open);
 	close_handle(ch, (uv_handle_t *)&ch->bind_timer, &ch->bind_timer_open);
 	close_handle(ch, (uv_handle_t *)&ch->linger, &ch->linger_open);
+	close_handle(ch, (uv_handle_t *)&ch->idle_timer, &ch->idle_timer_open);
 	/* A backend thread may be inside uv_async_send under done_lock: wait it out. */
 	pthread_mutex_lock(&ch->done_lock);
 	pthread_mutex_unlock(&ch->done_lock);
@@ -607,7 +608,8 @@ int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
 	}
 	if ((rc = init_timer(ch, &ch->deadline, &ch->deadline_open)) ||
 	    (rc = init_timer(ch, &ch->bind_timer, &ch->bind_timer_open)) ||
-	    (rc = init_timer(ch, &ch->linger, &ch->linger_open))) {
+	    (rc = init_timer(ch, &ch->linger, &ch->linger_open)) ||
+	    (rc = init_timer(ch, &ch->idle_timer, &ch->idle_timer_open))) {
 		snprintf(err, errlen, "cannot create timers: %s", uv_strerror(rc));
 		goto out_close;
 	}
@@ -687,6 +689,12 @@ int channel_update(struct channel *ch, const struct chan_config *cc, struct epoc
 	ch->cfg = *cc;
 	ch->max_inflight = ep->cfg.max_inflight;
 	ch->gen = ep->gen;
+	/* input.idle_flush_ms may have changed: its timer starts again from the last input. */
+	if (ch->idle_armed) {
+		uv_timer_stop(&ch->idle_timer);
+		ch->idle_armed = false;
+	}
+	batcher_arm_deadline(ch);
 	if (at_seq == UINT64_MAX)
 		log_info("channel %s: code generation %u takes effect from the next message",
 		         ch->cfg.name, ep->gen);

@@ -154,6 +154,7 @@ struct stream_buf {
 	bool open;        /* a stream has begun and not ended */
 	size_t keep_head; /* history kept before the cursor: the largest head any epoch needs */
 	uint32_t pad_syms, pad_trim; /* the stream's end: erasures filling its last unit */
+	uint64_t last_in_ns; /* when its last message arrived (the idle flush counts from it) */
 };
 
 struct frame_asm {
@@ -188,11 +189,11 @@ struct channel {
 	void *in_sock, *out_sock;
 	uv_poll_t in_poll, out_poll;
 	uv_idle_t in_resume;
-	uv_timer_t deadline, bind_timer, linger;
+	uv_timer_t deadline, bind_timer, linger, idle_timer;
 	uv_async_t done_async;
 	unsigned open_handles;
 	bool in_poll_open, out_poll_open, in_resume_open, deadline_open, bind_timer_open,
-	    linger_open, async_open;
+	    linger_open, async_open, idle_timer_open;
 	unsigned bind_wait; /* bit 0 input, bit 1 output: bind retried until released */
 	uint64_t bind_give_up_ns;
 	struct sock_monitor mon_in, mon_out; /* dropped connections, refused handshakes */
@@ -224,6 +225,7 @@ struct channel {
 	struct batch *filling;
 	struct batch *closed_head, *closed_tail; /* waiting for an in-flight place */
 	bool deadline_armed, flush_due;
+	bool idle_armed, idle_due; /* the idle flush: timer running; a flush waiting for a slot */
 	unsigned inflight;
 	uint64_t next_batch_seq, next_pub_seq;
 	pthread_mutex_t done_lock;
@@ -315,6 +317,8 @@ void batcher_submit_ready(struct channel *ch);
 /* Marks the end of the sender's stream on the open batch, or in a job-less batch. False when no
  * slot is free. */
 bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t seq);
+/* Arms the batch deadline where a batch or a stream block waits, and the idle flush where a
+ * stream holds symbols only for the last block's traceback (input.idle_flush_ms). */
 void batcher_arm_deadline(struct channel *ch);
 void batcher_flush_due(struct channel *ch);
 /* Streams. */

@@ -197,6 +197,7 @@ static bool consume_stream(struct channel *ch, struct in_msg *m)
 {
 	struct stream_buf *sb = &ch->sb;
 
+	sb->last_in_ns = m->accept_ns;
 	if (sb->open && !stream_cut(ch))
 		return false;
 	if (m->gap) {

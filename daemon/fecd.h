@@ -55,6 +55,7 @@ struct chan_config {
 	bool gr_polarity_one;            /* gnuradio input: positive LLR / low u8 favours 1 */
 	float llr_scale;                 /* f32 LLR -> int8: round(llr * scale), clamped */
 	uint32_t raw_frame_syms;         /* gnuradio input into a frame code: symbols per frame */
+	uint32_t idle_flush_ms;          /* streams: decode the held tail after this long idle */
 	/* output */
 	struct endpoint_config out;
 	enum out_proto out_proto;

@@ -26,6 +26,12 @@
  *     about 1-1.5 Gb/s of decoded output (H200 box, fecd-bench), so connections need their own.
  *   input/output.hwm 0..10^7 messages (0 = ZMQ's "no limit").
  *   input.llr_scale 0.001..1000: float LLRs of a few units up to raw ADC-like magnitudes.
+ *   input.idle_flush_ms 0..1 h (0 = never), 500 by default: a GNU Radio raw stream never sends
+ *     END_OF_STREAM, so without it the last traceback_len bits of a stream that stops would wait
+ *     forever. It is 25 times batch.deadline_ms's default and far above the gap between a live
+ *     sender's messages (milliseconds), because a flush inside a stream that only slowed down
+ *     decodes the bits before it with a truncated traceback; half a second is still a short wait
+ *     for the tail of a pass.
  *   batch.jobs 0..4096 jobs (0 = the backend's choice: a GPU wants a thousand, the CPU tens);
  *   batch.deadline_ms 1..10000; batch.inflight 0..16 batches (0 = the backend's choice; 2 =
  *   double buffering; more only adds latency).
@@ -168,6 +174,10 @@ const struct setting fecd_chan_settings[] = {
      .help = "gnuradio input: which bit a positive LLR (or a low u8) favours"},
     {"input.gnuradio.frame_len", SET_U32, C(raw_frame_syms), 0, 1u << 24, .def = "0",
      .flags = SET_LIVE, .help = "gnuradio input into a frame code: symbols per frame (0: streams)"},
+    {"input.idle_flush_ms", SET_U32, C(idle_flush_ms), 0, 3600000, .def = "500", .flags = SET_LIVE,
+     .help = "streams: after this long with nothing received, the symbols held back as the last "
+             "block's traceback are decoded with the traceback there is and published, and the "
+             "stream goes on (no END_OF_STREAM); 0: they wait for more input or END_OF_STREAM"},
     {"output.endpoint", SET_STRING, C(out.endpoint), .check = check_endpoint,
      .def = "tcp://127.0.0.1:5551", .help = "ZMQ endpoint decoded frames are published on"},
     {"output.socket", SET_ENUM, C(out.kind), .choices = out_socks, .def = "push",

@@ -13,7 +13,8 @@ Receive flowgraph: ZMQ PULL message source -> a small Python block that takes fe
 places each at its out_bit_offset.
 
 The stream never ends (GNU Radio raw items carry no end-of-stream), so fecd holds back the last
-traceback span; the transmitter sends --pad bits more than it checks. Prints one summary line and
+traceback span until more comes or the channel's input.idle_flush_ms passes; the transmitter sends
+--pad bits more than it checks, so every checked bit has a full traceback. Prints one summary line and
 exits 0 when the first --bits bits all arrived with at most --max-ber errors, 1 otherwise. The fecd
 channel this needs is in README.md beside this file.
 """

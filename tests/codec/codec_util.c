@@ -1,7 +1,9 @@
 /* Test helpers: see codec_util.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "awgn.h"
 #include "bitpack.h"
@@ -177,4 +179,108 @@ out:
 	free(sent);
 	free(syms);
 	return errors;
+}
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define FER_CHUNK 64u
+
+int util_ldpc_frame_errors(const char *text, double ebn0, unsigned frames, uint64_t seed,
+                           struct util_fer *out)
+{
+	struct fec_decoder *dec = NULL;
+	struct fec_encoder *enc = NULL;
+	const struct fec_info *info;
+	struct fec_spec spec;
+	struct fec_batch b = {0};
+	struct fec_prng p;
+	uint8_t *bits = NULL, *sent = NULL;
+	void *scratch = NULL;
+	char err[256];
+	unsigned long iters = 0;
+	double rate;
+	int ret = -1;
+	uint32_t k;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", text, err);
+		return -1;
+	}
+	if (spec.family != FECD_FAMILY_LDPC || fec_decoder_create(&spec, &dec) ||
+	    fec_encoder_create(&spec, &enc)) {
+		fprintf(stderr, "%s: not an LDPC code this build can decode and encode\n", text);
+		goto out;
+	}
+	info = fec_decoder_info(dec);
+	k = spec.u.ldpc.k;
+	rate = fec_spec_rate(&spec);
+	b.in_stride = info->frame_syms;
+	b.out_stride = (info->max_out_bits + 7) / 8;
+	b.jobs = calloc(FER_CHUNK, sizeof(*b.jobs));
+	b.in = malloc((size_t)FER_CHUNK * b.in_stride);
+	b.in_f32 = malloc((size_t)FER_CHUNK * b.in_stride * sizeof(float));
+	b.out = malloc((size_t)FER_CHUNK * b.out_stride);
+	bits = malloc((size_t)FER_CHUNK * k);
+	sent = malloc(info->frame_syms);
+	scratch = malloc(info->scratch_bytes + 64);
+	if (!b.jobs || !b.in || !b.in_f32 || !b.out || !bits || !sent || !scratch)
+		goto out;
+	fec_prng_seed(&p, seed);
+	for (unsigned done = 0; done < frames; done += b.count) {
+		double t0;
+
+		b.count = frames - done < FER_CHUNK ? frames - done : FER_CHUNK;
+		for (unsigned f = 0; f < b.count; f++) {
+			uint8_t *in = bits + (size_t)f * k;
+
+			fec_prng_bits(&p, in, k);
+			if (fec_encode(enc, in, k, sent, &n) || n != info->frame_syms)
+				goto out;
+			if (spec.u.ldpc.in_f32)
+				fec_awgn_llr(&p, sent, n, fec_awgn_sigma(ebn0, rate), 0,
+				             (float *)b.in_f32 + (size_t)f * b.in_stride);
+			else
+				util_channel_s8(&p, sent, n, ebn0, rate, spec.u.ldpc.llr_scale,
+				                (int8_t *)b.in + (size_t)f * b.in_stride);
+			b.jobs[f] = (struct fec_job){.in_len = info->frame_syms,
+			                             .own_len = info->frame_syms};
+		}
+		t0 = thread_cpu_s();
+		if (fec_decode(dec, scratch, &b, 0, b.count))
+			goto out;
+		out->cpu_s += thread_cpu_s() - t0;
+		for (unsigned f = 0; f < b.count; f++) {
+			const uint8_t *got = b.out + (size_t)f * b.out_stride;
+			const uint8_t *in = bits + (size_t)f * k;
+			bool wrong =
+			    b.jobs[f].status != FECD_STATUS_DECODED || b.jobs[f].out_bits != k;
+
+			for (uint32_t i = 0; i < k && !wrong; i++)
+				wrong = (got[i / 8] >> (7 - i % 8) & 1u) != in[i];
+			out->errors += wrong;
+			iters += b.jobs[f].iterations;
+		}
+		out->frames += b.count;
+	}
+	out->mean_iters = out->frames ? (double)iters / out->frames : 0;
+	ret = 0;
+out:
+	free(scratch);
+	free(sent);
+	free(bits);
+	free(b.out);
+	free((void *)b.in_f32);
+	free((void *)b.in);
+	free(b.jobs);
+	fec_encoder_destroy(enc);
+	fec_decoder_destroy(dec);
+	return ret;
 }

@@ -1,8 +1,9 @@
 /*
  * Helpers shared by the codec tests: a batcher that cuts an encoded stream into the overlapping
  * jobs the daemon would send (same rules: owned blocks of block_syms, up to head_syms before and
- * tail_syms after, START/END flags at the edges), a frame decoder for one frame, and a channel
- * that turns code bits into int8 LLRs.
+ * tail_syms after, START/END flags at the edges), a frame decoder for one frame, a channel
+ * that turns code bits into int8 LLRs, and the LDPC frame-error count behind test_ldpc_fer and
+ * ldpc_fer.
  */
 #ifndef CODEC_UTIL_H
 #define CODEC_UTIL_H
@@ -47,5 +48,21 @@ typedef long (*util_stream_fn)(void *arg, const struct fec_decoder *dec, const i
  * quantizer with llr_scale, decoded by fn; < 0 when anything failed. */
 long util_stream_errors(const char *code, double ebn0, size_t nbits, uint64_t seed, float llr_scale,
                         util_stream_fn fn, void *arg);
+
+/* What util_ldpc_frame_errors counted. */
+struct util_fer {
+	unsigned frames;   /* frames sent */
+	unsigned errors;   /* of them, those not DECODED or with a wrong information bit */
+	double mean_iters; /* iterations per frame */
+	double cpu_s;      /* this thread's CPU time in fec_decode */
+};
+
+/* Sends `frames` frames of the LDPC code `text` (seeded random information bits through the
+ * encoder, BPSK over AWGN at ebn0 dB for rate k/n_tx, then int8 LLRs at the spec's llr_scale, or
+ * float32 LLRs with in=f32) and decodes them, 64 at a time. 0, or -1 when the code cannot be
+ * built (with a message on stderr). The same seed gives the same frames and noise for every
+ * decoder setting of one code. */
+int util_ldpc_frame_errors(const char *text, double ebn0, unsigned frames, uint64_t seed,
+                           struct util_fer *out);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * Encoder known-answer vectors. The CCSDS impulse response must be the generator polynomials
- * (G2 inverted), a short vector is worked out by hand below, punctured presets keep the standard
- * symbol order and rate, and every preset agrees with a second encoder written here from the
- * textbook definition (code bit = XOR of the taps over past inputs u[t-i]).
+ * (G2 inverted) and the family's defaults the same polynomials uninverted (the textbook code), a
+ * short vector is worked out by hand below, punctured presets keep the standard symbol order and
+ * rate, and every preset agrees with a second encoder written here from the textbook definition
+ * (code bit = XOR of the taps over past inputs u[t-i]).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -70,6 +71,14 @@ static void known_answers(void)
 	check_vector("dvbs-3/4", in6, 6, dvbs34, sizeof(dvbs34));
 	check_vector("wifi-3/4", in6, 6, wifi34, sizeof(wifi34));
 	check_vector("dvbs-2/3", in6, 6, dvbs23, sizeof(dvbs23));
+	/* The family's defaults: the same polynomials with no output inverted (the textbook
+	 * code), on the impulse and on 1 0 1 1 (c2 above, not inverted: 1 0 0 0). */
+	check_vector("viterbi,k=7,polys=171:133,mode=terminated", &one, 1,
+	             (const uint8_t[]){1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1}, 14);
+	check_vector("viterbi,k=7,polys=171:133,mode=truncated", in4, 4,
+	             (const uint8_t[]){1, 1, 1, 0, 0, 0, 1, 0}, 8);
+	check_vector("viterbi,k=7,polys=171:133,invert=01,mode=truncated", in4, 4, ccsds4,
+	             sizeof(ccsds4));
 	/* nasa-dsn (133 inverted, then 171) and voyager (133, 171) on the impulse. */
 	check_vector("nasa-dsn,mode=terminated", &one, 1,
 	             (const uint8_t[]){0, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 1}, 14);

@@ -83,7 +83,16 @@ static void text_form(void)
 	fec_spec_to_string(&a, text, sizeof(text));
 	CHECK(strcmp(text, "ccsds") == 0, "ccsds prints as '%s'", text);
 	CHECK(fec_spec_from_string("viterbi", &b, err, sizeof(err)) == 0, "%s", err);
-	CHECK(fec_spec_equal(&a, &b), "the family's defaults are CCSDS");
+	CHECK(!fec_spec_same_code(&a, &b) && b.u.conv.invert == 0,
+	      "the family's defaults invert no output (ccsds inverts G2)");
+	CHECK(fec_spec_from_string("viterbi,invert=01", &b, err, sizeof(err)) == 0 &&
+	          fec_spec_equal(&a, &b),
+	      "the family with invert=01 is CCSDS");
+	CHECK(fec_spec_from_string("dvbs-1/2", &a, err, sizeof(err)) == 0 &&
+	          fec_spec_from_string("viterbi", &b, err, sizeof(err)) == 0 &&
+	          fec_spec_same_code(&a, &b),
+	      "the family's defaults are DVB-S's 171, 133, the textbook code");
+	CHECK(fec_spec_from_string("ccsds", &a, err, sizeof(err)) == 0, "%s", err);
 
 	CHECK(fec_spec_from_string(" ccsds , mode=terminated, max_frame_bits=1000 ", &a, err,
 	                           sizeof(err)) == 0,

@@ -386,16 +386,16 @@ int main(void)
 		test_simd("wimax-576,algo=oms,output=codeword", 2.0, 70, 1, 65);
 		test_simd("nr-bg2,z=16,algo=nms,llr_scale=4", 1.5, 40, 0, 37);
 		/* a group of 32, and one left over for the single-frame (cyclic) pass */
-		test_simd("dvbs2-1/2,iters=10,alpha=0.875", 1.6, 34, 1, 33);
+		test_simd("dvbs2-1/2,algo=nms,iters=10,alpha=0.875", 1.6, 34, 1, 33);
 		/* fewer than 16: all through the cyclic pass */
-		test_simd("dvbs2-1/2,iters=12", 1.7, 20, 5, 15);
+		test_simd("dvbs2-1/2,algo=nms,iters=12", 1.7, 20, 5, 15);
 		test_simd("dvbs2-3/4,algo=oms,output=codeword", 2.6, 14, 1, 12);
 		test_simd("nr-bg1,z=384,algo=nms,iters=6,early_stop=false", 2.2, 12, 1, 10);
 		/* a group size that is no multiple of 32: a part-filled chunk in every group */
 		test_simd("nr-bg2,z=72,algo=oms,output=codeword", 2.0, 14, 0, 13);
 		/* without the cyclic pass: the last frame in a padded group */
 		setenv("FECD_LDPC_CYC", "0", 1);
-		test_simd("dvbs2-1/2,iters=10,alpha=0.875", 1.6, 34, 1, 33);
+		test_simd("dvbs2-1/2,algo=nms,iters=10,alpha=0.875", 1.6, 34, 1, 33);
 		unsetenv("FECD_LDPC_CYC");
 		/* 648 symbols: the input transpose's last columns, past whole blocks of 16 */
 		test_simd("wifi-648-5/6,algo=nms,early_stop=false,iters=8", 3.0, 40, 5, 33);

@@ -5,101 +5,63 @@
  *   - DVB-S2 normal frame r1/2: EN 302 307 puts quasi-error-free operation (PER 1e-7, with the
  *     outer BCH code, 50 iterations) at Es/N0 = 1.0 dB for QPSK 1/2, i.e. Eb/N0 = 1.0 dB; the
  *     LDPC code alone has its waterfall around 0.7..1.0 dB (the seed thesis and AFF3CT's BER/FER
- *     curves). At 1.2 dB, 50 layered nms iterations must decode (FER <= 1/32); at 0.3 dB, close to
- *     the Shannon limit of rate 1/2 BPSK (0.19 dB), nearly every frame must fail (FER >= 0.9).
+ *     curves). At 1.2 dB the preset (layered oms, 50 iterations) must decode (FER <= 1/32); at
+ *     0.3 dB, close to the Shannon limit of rate 1/2 BPSK (0.19 dB), nearly every frame must fail
+ *     (FER >= 0.9).
  *   - MacKay (3,6)-regular N=8000: the (3,6) ensemble's belief-propagation threshold is
  *     Eb/N0 = 1.1 dB (Richardson & Urbanke, sigma* = 0.88), and MacKay & Neal's N ~ 10^4 (3,6)
  *     codes reach BER 1e-5 near 1.5..2 dB. At 2.0 dB FER <= 2/64 (layered nms int8) and <= 1/16
  *     (flooding spa, float); at 0.5 dB, below the threshold, FER >= 0.9.
+ * The LDPC presets' decoder settings (codec/fec.c, measured there with ldpc_fer), each at a point
+ * of its waterfall against the family's defaults (layered nms alpha 0.875, 20 iterations) on the
+ * same frames, so that a preset that loses its settings fails; bounds are about twice the error
+ * counts measured here, and the defaults' at most half theirs:
+ *   - nr-bg1, nr-bg2 (spa, 50 iterations) at 0.1 / -0.3 dB (z=384): 0 / 0 of 24 frames fail
+ *     (oms 0.5 with 50 iterations, the best min-sum, 20 / 24), the defaults' 24 / 24; at the
+ *     issue's point, bg1 with z=32 at 1.0 dB, 0 of 300 with the preset's settings and 150 with
+ *     the defaults;
+ *   - dvbs2-1/2 (oms 0.5, 50 iterations) at 0.9 dB: 2 of 64, the defaults' 64;
+ *   - ar4ja-4096 (nms 0.75, 50 iterations) at 1.2 dB: 5 of 128, the defaults' 101;
+ *   - 10gbase-t (nms 0.625) at 3.5 dB: 12 of 256, the defaults' 66.
  * A frame counts as an error when it is not DECODED or any information bit differs. The int8
  * min-sum runs take the SIMD path where the CPU has it (groups of 32 frames).
  */
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
-#include "awgn.h"
 #include "check.h"
 #include "codec_util.h"
 #include "fec.h"
-#include "prng.h"
 
 /* Frame errors over `frames` frames of `text` at ebn0 dB; -1 when the code cannot be built. */
 static long frame_errors(const char *text, double ebn0, unsigned frames, uint64_t seed)
 {
-	struct fec_decoder *dec = NULL;
-	struct fec_encoder *enc = NULL;
-	const struct fec_info *info;
-	struct fec_spec spec;
-	struct fec_batch b = {0};
-	struct fec_prng p;
-	uint8_t *bits = NULL, *sent = NULL;
-	void *scratch = NULL;
-	char err[256];
-	long errors = -1;
-	uint32_t k;
-	size_t n;
+	struct util_fer r;
 
-	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", text, err);
+	if (util_ldpc_frame_errors(text, ebn0, frames, seed, &r))
 		return -1;
-	}
-	if (fec_decoder_create(&spec, &dec) || fec_encoder_create(&spec, &enc))
-		goto out;
-	info = fec_decoder_info(dec);
-	k = spec.u.ldpc.k;
-	b.count = frames;
-	b.in_stride = info->frame_syms;
-	b.out_stride = (info->max_out_bits + 7) / 8;
-	b.jobs = calloc(frames, sizeof(*b.jobs));
-	b.in = malloc((size_t)frames * b.in_stride);
-	b.in_f32 = malloc((size_t)frames * b.in_stride * sizeof(float));
-	b.out = malloc((size_t)frames * b.out_stride);
-	bits = malloc((size_t)frames * k);
-	sent = malloc(info->frame_syms);
-	scratch = malloc(info->scratch_bytes + 64);
-	if (!b.jobs || !b.in || !b.in_f32 || !b.out || !bits || !sent || !scratch)
-		goto out;
-	fec_prng_seed(&p, seed);
-	for (unsigned f = 0; f < frames; f++) {
-		uint8_t *in = bits + (size_t)f * k;
-		const double rate = fec_spec_rate(&spec);
+	printf("%-45s Eb/N0 %.2f dB: %u/%u frames wrong\n", text, ebn0, r.errors, r.frames);
+	return r.errors;
+}
 
-		fec_prng_bits(&p, in, k);
-		if (fec_encode(enc, in, k, sent, &n) || n != info->frame_syms)
-			goto out;
-		if (spec.u.ldpc.in_f32)
-			fec_awgn_llr(&p, sent, n, fec_awgn_sigma(ebn0, rate), 0,
-			             (float *)b.in_f32 + (size_t)f * b.in_stride);
-		else
-			util_channel_s8(&p, sent, n, ebn0, rate, spec.u.ldpc.llr_scale,
-			                (int8_t *)b.in + (size_t)f * b.in_stride);
-		b.jobs[f] =
-		    (struct fec_job){.in_len = info->frame_syms, .own_len = info->frame_syms};
-	}
-	if (fec_decode(dec, scratch, &b, 0, frames))
-		goto out;
-	errors = 0;
-	for (unsigned f = 0; f < frames; f++) {
-		const uint8_t *out = b.out + (size_t)f * b.out_stride, *in = bits + (size_t)f * k;
-		bool wrong = b.jobs[f].status != FECD_STATUS_DECODED || b.jobs[f].out_bits != k;
+/* A preset (with extra settings such as ",z=32") at one point, against the family's defaults
+ * on the same frames: the preset fails at most max_preset of them, the defaults at least
+ * min_defaults. */
+static void preset_point(const char *preset, const char *extra, double ebn0, unsigned frames,
+                         uint64_t seed, long max_preset, long min_defaults)
+{
+	char text[128];
+	long e;
 
-		for (uint32_t i = 0; i < k && !wrong; i++)
-			wrong = (out[i / 8] >> (7 - i % 8) & 1u) != in[i];
-		errors += wrong;
-	}
-	printf("%-45s Eb/N0 %.2f dB: %ld/%u frames wrong\n", text, ebn0, errors, frames);
-out:
-	free(scratch);
-	free(sent);
-	free(bits);
-	free(b.out);
-	free((void *)b.in_f32);
-	free((void *)b.in);
-	free(b.jobs);
-	fec_encoder_destroy(enc);
-	fec_decoder_destroy(dec);
-	return errors;
+	snprintf(text, sizeof(text), "%s%s", preset, extra);
+	e = frame_errors(text, ebn0, frames, seed);
+	CHECK(e >= 0 && e <= max_preset, "%s at %.1f dB: %ld/%u frames wrong, expected <= %ld",
+	      text, ebn0, e, frames, max_preset);
+	snprintf(text, sizeof(text), "%s%s,algo=nms,alpha=0.875,iters=20,schedule=layered", preset,
+	         extra);
+	e = frame_errors(text, ebn0, frames, seed);
+	CHECK(e >= min_defaults, "%s at %.1f dB: %ld/%u frames wrong, expected >= %ld", text, ebn0,
+	      e, frames, min_defaults);
 }
 
 int main(void)
@@ -111,10 +73,9 @@ int main(void)
 	if (!dir || stat(dir, &st) || !S_ISDIR(st.st_mode))
 		check_skip("the LDPC matrices (../shared/codes, FECD_CODES_DIR) are not here");
 
-	/* alpha 0.875: rows of degree 7 want a milder normalisation than the default 0.75 */
-	e = frame_errors("dvbs2-1/2,iters=50,alpha=0.875", 1.2, 32, 1);
+	e = frame_errors("dvbs2-1/2", 1.2, 32, 1);
 	CHECK(e >= 0 && e <= 1, "DVB-S2 r1/2 at 1.2 dB: %ld/32 frames wrong, expected <= 1", e);
-	e = frame_errors("dvbs2-1/2,iters=50,alpha=0.875", 0.3, 32, 2);
+	e = frame_errors("dvbs2-1/2", 0.3, 32, 2);
 	CHECK(e >= 29, "DVB-S2 r1/2 at 0.3 dB: %ld/32 frames wrong, expected >= 29", e);
 
 	e = frame_errors("mackay-8000,iters=50", 2.0, 64, 3);
@@ -125,5 +86,12 @@ int main(void)
 	      e);
 	e = frame_errors("mackay-8000,iters=50", 0.5, 32, 5);
 	CHECK(e >= 29, "MacKay N=8000 at 0.5 dB: %ld/32 frames wrong, expected >= 29", e);
+
+	preset_point("nr-bg1", "", 0.1, 24, 6, 2, 12);
+	preset_point("nr-bg2", "", -0.3, 24, 7, 2, 12);
+	preset_point("nr-bg1", ",z=32", 1.0, 300, 8, 3, 75);
+	preset_point("dvbs2-1/2", "", 0.9, 64, 9, 5, 32);
+	preset_point("ar4ja-4096", "", 1.2, 128, 10, 10, 50);
+	preset_point("10gbase-t", "", 3.5, 256, 11, 24, 33);
 	return check_done();
 }

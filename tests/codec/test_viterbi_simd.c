@@ -255,10 +255,10 @@ static void random_codes(struct fec_prng *p)
 static void long_frames(struct fec_prng *p)
 {
 	static const char *const codes[] = {
-	    "k=9,polys=753:561:711:657,mode=truncated,max_frame_bits=60000",
-	    "k=9,polys=753:561:711:657,mode=terminated,max_frame_bits=60000",
+	    "k=9,polys=753:561:711:657,invert=01,mode=truncated,max_frame_bits=60000",
+	    "k=9,polys=753:561:711:657,invert=01,mode=terminated,max_frame_bits=60000",
 	    "ccsds,mode=truncated,max_frame_bits=60000",
-	    "k=9,polys=753:561,mode=stream,decode_len=30000,traceback_len=200",
+	    "k=9,polys=753:561,invert=01,mode=stream,decode_len=30000,traceback_len=200",
 	};
 
 	for (unsigned i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {

@@ -243,6 +243,45 @@ static void test_example(void)
 	cJSON_Delete(j);
 }
 
+/* Impulse response of a code given as JSON (a terminated frame of one 1), symbols 0/1. */
+static size_t impulse_of(const char *json, uint8_t *out)
+{
+	cJSON *j = cJSON_Parse(json);
+	struct fec_encoder *enc = NULL;
+	struct fec_spec spec;
+	char err[256] = "";
+	const uint8_t one = 1;
+	size_t n = 0;
+
+	CHECK(j && fec_spec_from_json(j, NULL, &spec, err, sizeof(err)) == 0, "%s: %s", json, err);
+	spec.u.conv.mode = CONV_MODE_TERMINATED;
+	CHECK(fec_encoder_create(&spec, &enc) == 0 && fec_encode(enc, &one, 1, out, &n) == 0,
+	      "%s: encoder", json);
+	fec_encoder_destroy(enc);
+	cJSON_Delete(j);
+	return n;
+}
+
+/* A code given by its polynomials alone is the textbook code, with no output inverted:
+ * 171 = 1111001 and 133 = 1011011 from the current input down, interleaved; the ccsds preset
+ * keeps its inverted G2 (CCSDS 131.0-B). */
+static void test_textbook_code(void)
+{
+	static const uint8_t textbook[] = {1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
+	static const uint8_t ccsds[] = {1, 0, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0};
+	uint8_t got[32];
+	size_t n;
+
+	n = impulse_of("{\"family\":\"viterbi\",\"k\":7,\"polys\":[171,133]}", got);
+	CHECK(n == sizeof(textbook) && !memcmp(got, textbook, n),
+	      "polys 171, 133 alone: not the textbook code (%zu symbols)", n);
+	n = impulse_of("{\"preset\":\"ccsds\"}", got);
+	CHECK(n == sizeof(ccsds) && !memcmp(got, ccsds, n), "ccsds: G2 no longer inverted");
+	n = impulse_of("{\"family\":\"viterbi\",\"k\":7,\"polys\":[171,133],\"invert\":\"01\"}",
+	               got);
+	CHECK(n == sizeof(ccsds) && !memcmp(got, ccsds, n), "invert 01: not the CCSDS code");
+}
+
 static void test_codes(void)
 {
 	char err[512] = "", text[128];
@@ -285,6 +324,7 @@ static void test_codes(void)
 		cJSON_Delete(jb);
 		cJSON_Delete(jc);
 	}
+	test_textbook_code();
 	{
 		cJSON *list = codes_list_json();
 		char *s = list ? cJSON_PrintUnformatted(list) : NULL;

@@ -195,8 +195,8 @@ int main(int argc, char **argv)
 	for (unsigned k = 3; k <= 9 && (all || strcmp(what, "k") == 0); k++) {
 		char code[96];
 
-		snprintf(code, sizeof(code), "viterbi,k=%u,polys=%o:%o", k, (1u << (k - 1)) | 1u,
-		         (1u << k) - 1);
+		snprintf(code, sizeof(code), "viterbi,k=%u,polys=%o:%o,invert=01", k,
+		         (1u << (k - 1)) | 1u, (1u << k) - 1);
 		run(&dev, code, 1024, l, mbits, false);
 	}
 	return 0;

@@ -3,8 +3,8 @@
 # gr-zeromq PUSH sink does: float32 LLRs without a header, float32 with the pass_tags header
 # (built from the format, with a tag now and then), and uint8 offset-binary items. fecd publishes
 # GNU Radio PDUs (packed, and unpacked one bit per byte), and fecd-sink --pdu checks every bit.
-# Raw items carry no end of stream, so the feed sends PAD bits past those checked: fecd may hold
-# the last traceback span back until more data comes.
+# Raw items carry no end of stream, so the feed sends PAD bits past those checked: fecd holds the
+# last traceback span back until more data comes or input.idle_flush_ms passes (idle_flush.sh).
 . "$(dirname "$0")/lib.sh"
 
 BITS=200000
