@@ -59,6 +59,18 @@ static int cpu_scratch_reserve(struct cpu_worker *w, size_t need)
 	return 0;
 }
 
+/* Jobs per chunk of a task: about one chunk per thread, in whole SIMD groups (a padded group
+ * costs as much as a full one). */
+static uint32_t chunk_jobs(const struct cpu_backend *be, const struct backend_task *t)
+{
+	uint32_t count = t->batch.count, group = fec_decoder_info(t->dec)->job_group;
+	uint32_t chunk = (count + be->nthreads - 1) / be->nthreads;
+
+	if (group > 1)
+		chunk = (chunk + group - 1) / group * group;
+	return chunk ? chunk : 1;
+}
+
 static void *cpu_worker_main(void *arg)
 {
 	struct cpu_worker *w = arg;
@@ -72,12 +84,7 @@ static void *cpu_worker_main(void *arg)
 			break; /* stopping and nothing left */
 		struct backend_task *t = be->head;
 		uint32_t count = t->batch.count;
-		uint32_t group = fec_decoder_info(t->dec)->job_group;
-		uint32_t chunk = (count + be->nthreads - 1) / be->nthreads;
-
-		/* whole SIMD groups per thread: a padded group costs as much as a full one */
-		if (group > 1)
-			chunk = (chunk + group - 1) / group * group;
+		uint32_t chunk = chunk_jobs(be, t);
 		uint32_t first = t->claimed_;
 		uint32_t n = count - first < chunk ? count - first : chunk;
 
@@ -131,9 +138,30 @@ static int cpu_submit(struct backend *b, struct backend_task *t)
 	else
 		be->head = t;
 	be->tail = t;
-	pthread_cond_signal(&be->work);
+	/* Wake a thread per chunk at once: the chunks of one batch start together instead of each
+	 * woken thread waking the next in turn. */
+	for (uint32_t n = (t->batch.count + chunk_jobs(be, t) - 1) / chunk_jobs(be, t); n; n--)
+		pthread_cond_signal(&be->work);
 	pthread_mutex_unlock(&be->lock);
 	return 0;
+}
+
+void backend_cpu_batch_defaults(struct backend *b, uint32_t *jobs, uint32_t *inflight)
+{
+	const struct cpu_backend *be = (const struct cpu_backend *)b;
+	uint32_t n = BACKEND_CPU_JOBS_PER_THREAD * be->nthreads;
+
+	*jobs = n < BACKEND_CPU_JOBS ? BACKEND_CPU_JOBS
+	        : n > BACKEND_CPU_JOBS_MAX ? BACKEND_CPU_JOBS_MAX
+	                                   : n;
+	*inflight = BACKEND_CPU_INFLIGHT;
+}
+
+static void cpu_batch_defaults(struct backend *b, const struct fec_spec *spec, uint32_t *jobs,
+                               uint32_t *inflight)
+{
+	(void)spec;
+	backend_cpu_batch_defaults(b, jobs, inflight);
 }
 
 static void *cpu_host_alloc(struct backend *b, size_t len)
@@ -229,6 +257,7 @@ static const struct backend_ops cpu_ops = {
     .submit = cpu_submit,
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,
+    .batch_defaults = cpu_batch_defaults,
     .info = cpu_info,
     .destroy = cpu_destroy,
 };

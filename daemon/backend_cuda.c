@@ -614,8 +614,12 @@ static void cuda_batch_defaults(struct backend *b, const struct fec_spec *spec, 
 	pthread_mutex_lock(&be->lock);
 	gpu = be->ctx && !be->failed && fecd_cuda_supports(spec);
 	pthread_mutex_unlock(&be->lock);
-	*jobs = gpu ? BACKEND_GPU_JOBS : BACKEND_CPU_JOBS;
-	*inflight = gpu ? BACKEND_GPU_INFLIGHT : BACKEND_CPU_INFLIGHT;
+	if (!gpu) {
+		backend_cpu_batch_defaults(be->cpu, jobs, inflight);
+		return;
+	}
+	*jobs = BACKEND_GPU_JOBS;
+	*inflight = BACKEND_GPU_INFLIGHT;
 }
 
 static const struct backend_ops cuda_ops = {

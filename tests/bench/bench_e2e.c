@@ -122,11 +122,9 @@ static int fecd_start(struct e2e *e, const char *backend, char *why, size_t whyl
 		    f,
 		    "%s{\"id\": %u, \"code\": {\"preset\": \"ccsds\", \"decode_len\": %u, "
 		    "\"traceback_len\": %u, \"head_len\": %u}, \"input\": {\"endpoint\": "
-		    "\"tcp://127.0.0.1:%d\"}, \"output\": {\"endpoint\": \"tcp://127.0.0.1:%d\"}, "
-		    "\"batch\": {\"jobs\": %u}}",
+		    "\"tcp://127.0.0.1:%d\"}, \"output\": {\"endpoint\": \"tcp://127.0.0.1:%d\"}}",
 		    i ? ", " : "", i + 1, e->o->decode_len, e->o->traceback_len,
-		    e->o->traceback_len, e->port + 2 * (int)i, e->port + 2 * (int)i + 1,
-		    strcmp(backend, "cuda") ? e->o->cpu_jobs : 0);
+		    e->o->traceback_len, e->port + 2 * (int)i, e->port + 2 * (int)i + 1);
 	fprintf(f, "]}\n");
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/fecd", e->o->bindir);
@@ -398,7 +396,7 @@ static cJSON *fecd_stats(struct e2e *e, const char *backend)
  * block, whichever comes first. */
 static double latency_secs(const struct bench_opts *o, bool gpu, double rate, unsigned want)
 {
-	double jobs = gpu ? BENCH_FECD_GPU_JOBS : o->cpu_jobs;
+	double jobs = gpu ? BENCH_FECD_GPU_JOBS : BENCH_FECD_CPU_JOBS(o->threads);
 	double per_s = rate / (jobs * o->decode_len), secs;
 
 	if (per_s < 1000.0 / BENCH_FECD_DEADLINE_MS)
@@ -573,8 +571,8 @@ void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct 
 	report_note(es,
 	            "messages of %u symbols (+%u-byte header), one channel per connection; "
 	            "Mb/s = decoded information bits; bare ZeroMQ carries the same bytes; batches: "
-	            "cpu --cpu-jobs, cuda the daemon's default (batch.jobs and batch.inflight 0: "
-	            "the backend's choice); the CPU backend beside the decoder alone on the cores the "
+	            "the daemon's defaults (batch.jobs and batch.inflight 0: the backend's choice); "
+	            "the CPU backend beside the decoder alone on the cores the "
 	            "feeds and sinks left free (client cores: the CPU they used over the run)",
 	            E2E_MSG_SYMS, E2E_HDR_BYTES);
 	e2e_backend(&e, "cpu", es, ls);
