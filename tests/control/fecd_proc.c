@@ -80,6 +80,20 @@ bool fecd_proc_alive(struct fecd_proc *p)
 	return p->pid > 0 && waitpid(p->pid, &status, WNOHANG) == 0;
 }
 
+int run_command(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int fecd_proc_stop(struct fecd_proc *p, int timeout_ms)
 {
 	int status;

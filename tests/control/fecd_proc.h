@@ -6,6 +6,7 @@
 #define FECD_TEST_FECD_PROC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct fecd_proc {
@@ -25,5 +26,8 @@ bool fecd_proc_alive(struct fecd_proc *p);
 int fecd_proc_stop(struct fecd_proc *p, int timeout_ms);
 /* Prints the log to stderr (after a failure). */
 void fecd_proc_dump_log(const struct fecd_proc *p);
+/* Runs a shell command line (fecdctl, say) with its stdout and stderr into out; returns its exit
+ * status, or -1. */
+int run_command(const char *cmd, char *out, size_t len);
 
 #endif

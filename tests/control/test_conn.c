@@ -234,19 +234,10 @@ static void test_token(const char *token)
 static int run_ctl(const char *ctl, const char *token_file, char *out, size_t len)
 {
 	char cmd[1024];
-	FILE *p;
-	size_t n;
-	int st;
 
 	snprintf(cmd, sizeof(cmd), "'%s' --tcp 127.0.0.1:%d --token-file '%s' channel.list 2>&1",
 	         ctl, TCP_PORT, token_file);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, len - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_command(cmd, out, len);
 }
 
 static void test_fecdctl(const char *ctl)

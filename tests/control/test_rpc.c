@@ -23,6 +23,7 @@
 
 #include "bad_requests.h"
 #include "check.h"
+#include "fecd_proc.h"
 #include "rpc_client.h"
 
 #define TIMEOUT_MS 5000
@@ -30,8 +31,8 @@
 #define MAX_DEPTH  8
 #define TCP_PORT   27100
 
-static char tmpdir[64], sock_path[128], log_path[128];
-static pid_t fecd_pid;
+static char tmpdir[64];
+static struct fecd_proc fp;
 
 #define CONFIG_HEAD                                                                                \
 	"{%s\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"                \
@@ -51,64 +52,9 @@ static void write_config(const char *path, const char *channels)
 	 * of this test sets "loop_threads": 3). */
 	const char *globals = getenv("FECD_TEST_GLOBALS");
 
-	fprintf(f, CONFIG_HEAD "%s]}\n", globals ? globals : "", sock_path, TCP_PORT, MAX_LINE,
+	fprintf(f, CONFIG_HEAD "%s]}\n", globals ? globals : "", fp.sock_path, TCP_PORT, MAX_LINE,
 	        MAX_DEPTH, channels);
 	fclose(f);
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
-static void dump_log(void)
-{
-	char line[1024];
-	FILE *f = fopen(log_path, "r");
-	int n = 0;
-
-	fprintf(stderr, "---- fecd log (last lines) ----\n");
-	while (f && fgets(line, sizeof(line), f))
-		if (++n > 0)
-			fputs(line, stderr);
-	if (f)
-		fclose(f);
-}
-
-static int start_fecd(const char *fecd, const char *config)
-{
-	struct rpc_conn *c = malloc(sizeof(*c));
-	int status;
-
-	fecd_pid = fork();
-	if (fecd_pid == 0) {
-		int fd = creat(log_path, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execl(fecd, fecd, "--config", config, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {
-		if (waitpid(fecd_pid, &status, WNOHANG) == fecd_pid) {
-			dump_log();
-			fprintf(stderr, "fecd exited early (status %d)\n", status);
-			free(c);
-			return -1;
-		}
-		if (rpc_connect_unix(c, sock_path) == 0) {
-			rpc_close(c);
-			free(c);
-			return 0;
-		}
-		sleep_ms(50);
-	}
-	free(c);
-	return -1;
 }
 
 /* The error code of a response, or 0 when it is a result; *msg points into resp. */
@@ -230,13 +176,13 @@ static void test_clients(void)
 	int ok = 0, n = 0;
 
 	/* A client that goes away mid-line. */
-	if (rpc_connect_unix(&partial, sock_path) == 0) {
+	if (rpc_connect_unix(&partial, fp.sock_path) == 0) {
 		rpc_send(&partial, "{\"jsonrpc\":\"2.0\",\"id\":1,\"meth", 29);
 		rpc_close(&partial);
 	}
 	/* Many clients at once, each answered. */
 	for (int i = 0; i < 20; i++)
-		CHECK(rpc_connect_unix(&many[i], sock_path) == 0, "client %d cannot connect", i);
+		CHECK(rpc_connect_unix(&many[i], fp.sock_path) == 0, "client %d cannot connect", i);
 	for (int i = 0; i < 20; i++)
 		rpc_send(&many[i], req, strlen(req));
 	for (int i = 0; i < 20; i++) {
@@ -250,11 +196,11 @@ static void test_clients(void)
 
 	/* A client that sends and never reads is dropped once its output passes the cap; the
 	 * others are served meanwhile. */
-	CHECK(rpc_connect_unix(&flood, sock_path) == 0, "flood client");
+	CHECK(rpc_connect_unix(&flood, fp.sock_path) == 0, "flood client");
 	for (int i = 0; i < 4000 && rpc_send(&flood, req, strlen(req)) == 0; i++)
 		n++;
 	sleep_ms(300);
-	CHECK(rpc_connect_unix(&partial, sock_path) == 0 && still_serving(&partial),
+	CHECK(rpc_connect_unix(&partial, fp.sock_path) == 0 && still_serving(&partial),
 	      "not serving while a client floods");
 	rpc_close(&partial);
 	{
@@ -435,7 +381,7 @@ static void test_reload(struct rpc_conn *c, const char *config)
 	/* Channel 1's batch changes (updated in place), channel 3 is new. */
 	write_config(config, CHANNEL(1, 27101, 27102,
 	                             ",\"batch\":{\"jobs\":8}") "," CHANNEL(3, 27105, 27106, ""));
-	kill(fecd_pid, SIGHUP);
+	kill(fp.pid, SIGHUP);
 	CHECK(wait_ids(c, "1,3", ids, sizeof(ids)), "after reload 1: channels %s, expected 1,3",
 	      ids);
 	s = channel_text(c, 1);
@@ -445,7 +391,7 @@ static void test_reload(struct rpc_conn *c, const char *config)
 
 	/* Channel 1's input moves (deleted and created again), channel 3 goes away. */
 	write_config(config, CHANNEL(1, 27107, 27102, ""));
-	kill(fecd_pid, SIGHUP);
+	kill(fp.pid, SIGHUP);
 	CHECK(wait_ids(c, "1", ids, sizeof(ids)), "after reload 2: channels %s, expected 1", ids);
 	s = NULL;
 	for (int i = 0; i < 100 && !(s && strstr(s, "27107")); i++) {
@@ -459,7 +405,7 @@ static void test_reload(struct rpc_conn *c, const char *config)
 
 	/* A bad file changes nothing. */
 	write_config(config, CHANNEL(1, 27101, 27102, ",\"batch\":{\"jobs\":5000}"));
-	kill(fecd_pid, SIGHUP);
+	kill(fp.pid, SIGHUP);
 	sleep_ms(300);
 	s = channel_text(c, 1);
 	CHECK(s && strstr(s, "27107"), "a bad file changed the running channel: %s", s ? s : "");
@@ -472,9 +418,6 @@ static int run_ctl(const char *ctl, const char *sock, const char *method, const 
                    char *out, size_t len)
 {
 	char cmd[1024];
-	FILE *p;
-	size_t n;
-	int st;
 
 	/* sock "tcp:HOST:PORT" selects --tcp, with the token fecd wrote beside its socket */
 	snprintf(cmd, sizeof(cmd), "'%s' %s '%s' %s%s%s %s %s%s%s 2>&1", ctl,
@@ -484,13 +427,7 @@ static int run_ctl(const char *ctl, const char *sock, const char *method, const 
 	         strncmp(sock, "tcp:", 4) ? "" : tmpdir,
 	         strncmp(sock, "tcp:", 4) ? "" : "/control.token'", method, params ? "'" : "",
 	         params ? params : "", params ? "'" : "");
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(out, 1, len - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_command(cmd, out, len);
 }
 
 static void test_fecdctl(const char *ctl)
@@ -498,16 +435,16 @@ static void test_fecdctl(const char *ctl)
 	char out[65536];
 	int st;
 
-	st = run_ctl(ctl, sock_path, "channel.list", NULL, out, sizeof(out));
+	st = run_ctl(ctl, fp.sock_path, "channel.list", NULL, out, sizeof(out));
 	CHECK(st == 0 && strstr(out, "\"channels\""), "fecdctl channel.list: %d %s", st, out);
-	st = run_ctl(ctl, sock_path, "channel.get", "{\"id\": 1}", out, sizeof(out));
+	st = run_ctl(ctl, fp.sock_path, "channel.get", "{\"id\": 1}", out, sizeof(out));
 	CHECK(st == 0 && strstr(out, "\"c1\""), "fecdctl channel.get: %d %s", st, out);
-	st = run_ctl(ctl, sock_path, "channel.get", "{\"id\": 999}", out, sizeof(out));
+	st = run_ctl(ctl, fp.sock_path, "channel.get", "{\"id\": 999}", out, sizeof(out));
 	CHECK(st == 1 && strstr(out, "fecdctl: error -32000: channel not found"),
 	      "fecdctl error: %d %s", st, out);
-	st = run_ctl(ctl, sock_path, "channel.get", "{\"id\": ", out, sizeof(out));
+	st = run_ctl(ctl, fp.sock_path, "channel.get", "{\"id\": ", out, sizeof(out));
 	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl bad params: %d %s", st, out);
-	st = run_ctl(ctl, sock_path, "channel.get", "[1]", out, sizeof(out));
+	st = run_ctl(ctl, fp.sock_path, "channel.get", "[1]", out, sizeof(out));
 	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl params array: %d %s", st, out);
 	st = run_ctl(ctl, "tcp:127.0.0.1:27100", "channel.list", NULL, out, sizeof(out));
 	CHECK(st == 0 && strstr(out, "\"c1\""), "fecdctl --tcp: %d %s", st, out);
@@ -532,25 +469,23 @@ int main(int argc, char **argv)
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fecd-rpc-XXXXXX");
 	if (!mkdtemp(tmpdir))
 		check_skip("mkdtemp failed");
-	snprintf(sock_path, sizeof(sock_path), "%s/control.sock", tmpdir);
-	snprintf(log_path, sizeof(log_path), "%s/fecd.log", tmpdir);
+	snprintf(fp.sock_path, sizeof(fp.sock_path), "%s/control.sock", tmpdir);
+	snprintf(fp.log_path, sizeof(fp.log_path), "%s/fecd.log", tmpdir);
 	snprintf(config, sizeof(config), "%s/fecd.json", tmpdir);
 	write_config(config, CHANNEL(1, 27101, 27102, ""));
 	signal(SIGPIPE, SIG_IGN);
-	if (start_fecd(argv[1], config) != 0) {
-		CHECK(0, "fecd did not open its control socket %s", sock_path);
-		if (fecd_pid > 0)
-			kill(fecd_pid, SIGKILL);
+	if (fecd_proc_start(&fp, argv[1], config) != 0) {
+		CHECK(0, "fecd did not open its control socket %s", fp.sock_path);
 		return check_done();
 	}
 	{
 		struct stat st;
 
-		CHECK(stat(sock_path, &st) == 0 && (st.st_mode & 0777) == 0660,
+		CHECK(stat(fp.sock_path, &st) == 0 && (st.st_mode & 0777) == 0660,
 		      "control socket mode %o, expected 660", st.st_mode & 0777);
 	}
 	c = malloc(sizeof(*c));
-	CHECK(rpc_connect_unix(c, sock_path) == 0, "connect");
+	CHECK(rpc_connect_unix(c, fp.sock_path) == 0, "connect");
 	test_bad_requests(c);
 	test_framing(c);
 	test_clients();
@@ -563,21 +498,15 @@ int main(int argc, char **argv)
 	rpc_close(c);
 	free(c);
 
-	kill(fecd_pid, SIGTERM);
-	for (int i = 0; i < 300 && waitpid(fecd_pid, &status, WNOHANG) != fecd_pid; i++)
-		sleep_ms(50);
-	if (status == -1) {
-		kill(fecd_pid, SIGKILL);
-		waitpid(fecd_pid, &status, 0);
-		CHECK(0, "fecd did not exit within 15 s of SIGTERM");
-	} else {
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "fecd exit status %d", status);
-	}
-	CHECK(access(sock_path, F_OK) != 0, "the control socket was left behind");
+	status = fecd_proc_stop(&fp, 15000);
+	CHECK(status != -1, "fecd did not exit within 15 s of SIGTERM");
+	CHECK(status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 0),
+	      "fecd exit status %d", status);
+	CHECK(access(fp.sock_path, F_OK) != 0, "the control socket was left behind");
 	if (check_failed)
-		dump_log();
+		fecd_proc_dump_log(&fp);
 	unlink(config);
-	unlink(log_path);
+	unlink(fp.log_path);
 	rmdir(tmpdir);
 	return check_done();
 }
