@@ -276,7 +276,11 @@ static bool same_matrix(const struct ldpc_spec *a, const struct ldpc_spec *b)
 	return false;
 }
 
-#define MEMO_SLOTS 32
+/* Room for the codes of every channel fecd can run (256) and every preset besides: describing a
+ * channel matches its code against the presets (fec__preset_for_code finishes each), which must
+ * not read and build the preset files again, on the control loop, because other codes pushed
+ * them out. */
+#define MEMO_SLOTS 320
 #define MEMO_KEY   (LDPC_CODE_TEXT_MAX + PATH_MAX + 64)
 
 struct memo {
