@@ -1,18 +1,19 @@
 /*
- * Fuzz harness: JSON-RPC requests through the real handler. A fecd service is made once, as
- * fecd makes it (fecd_create on a configuration read by fecd_config_parse: the CPU backend with
- * one worker, every channel on the main loop, a short linger). Each input is up to MAX_LINES request
+ * Fuzz harness: JSON-RPC requests through the real handler. Each input gets a fecd service of its
+ * own, made as fecd makes it (fecd_create on a configuration read by fecd_config_parse: the CPU
+ * backend with one worker, every channel on the main loop). The input is up to MAX_LINES request
  * lines, split on '\n' as the control server splits a connection's bytes; each line takes the
  * steps of daemon/control.c's handle_line (blank lines skipped, rpc_prescan, cJSON parse, nothing
  * after the request, rpc_check_envelope, rpc_call), its response is built as send_response
- * builds it, and the loop runs once between lines as it would between requests. After the input
- * every channel is deleted and the loop runs until each has closed, so the next input starts
- * from a service with no channels, and nothing piles up over millions of runs.
+ * builds it, and the loop runs once between lines as it would between requests. Then every
+ * channel is deleted, the loop runs until each has closed, and the service is destroyed, which
+ * waits for ZMQ to free every socket: an input leaves nothing behind, so nothing piles up over
+ * millions of runs and libFuzzer's leak check has nothing in flight to chase.
  *
- * The one step added: channel.create binds real sockets, so before the call every endpoint in
- * its params becomes an inproc:// endpoint (the text as sent, behind "inproc://SERIAL/", SERIAL
- * of fixed width and new for each input, so inputs never meet each other's sockets); a missing
- * input or output endpoint gets one there too. Nothing an input sends reaches TCP or a path.
+ * The one step added: channel.create binds real sockets, so before the call every input and
+ * output endpoint in its params that is not inproc:// is moved there ("tcp://h:1" becomes
+ * "inproc://tcp://h:1"), and a missing one becomes "inproc://input" or "inproc://output". The
+ * service's ZMQ context is the input's own, so no two inputs meet; nothing reaches TCP or a path.
  *
  * Properties: every response is one line of valid JSON; an error has one of the documented codes
  * and a message; after the cleanup no channel is left.
@@ -29,12 +30,11 @@
 #include "service.h"
 
 #define MAX_LINES 16
-#define ENDPOINT_PREFIX_FMT "inproc://%08x/"
+#define INPROC    "inproc://"
 
 static uv_loop_t loop;
 static struct fecd *service;
 static struct fecd_config cfg;
-static unsigned serial;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -52,24 +52,26 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	log_set_level(lvl && log_level_from_name(lvl) >= 0 ? (enum log_level)log_level_from_name(lvl)
 	                                                   : (enum log_level)(LOG_LVL_ERR - 1));
 	if (fecd_config_parse(base, sizeof(base) - 1, &cfg, err, sizeof(err)) != 0 ||
-	    uv_loop_init(&loop) != 0 || fecd_create(&loop, &cfg, &service, err, sizeof(err)) != 0) {
-		fprintf(stderr, "fuzz_rpc: cannot make the service: %s\n", err);
+	    uv_loop_init(&loop) != 0) {
+		fprintf(stderr, "fuzz_rpc: cannot set up: %s\n", err);
 		abort();
 	}
 	return 0;
 }
 
-/* One endpoint value (item, or a new one in parent when item is NULL) moved under this
- * input's inproc prefix. */
+/* One endpoint value (item, or a new one in parent when item is NULL) moved to inproc://. */
 static void confine_endpoint(cJSON *parent, cJSON *item, const char *fallback)
 {
-	const char *text = item && cJSON_IsString(item) ? item->valuestring : fallback;
-	size_t len = strlen(text) + 32;
-	char *ep = malloc(len);
+	const char *text = item ? item->valuestring : fallback;
+	size_t len = strlen(INPROC) + strlen(text) + 1;
+	char *ep;
 
+	if (strncmp(text, INPROC, strlen(INPROC)) == 0)
+		return;
+	ep = malloc(len);
 	if (!ep)
 		abort();
-	snprintf(ep, len, ENDPOINT_PREFIX_FMT "%s", serial, text);
+	snprintf(ep, len, INPROC "%s", text);
 	if (item ? !cJSON_SetValuestring(item, ep) : !cJSON_AddStringToObject(parent, "endpoint", ep))
 		abort();
 	free(ep);
@@ -222,8 +224,12 @@ static void delete_all_channels(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data, *end = p + size;
+	char err[512];
 
-	serial++;
+	if (fecd_create(&loop, &cfg, &service, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fuzz_rpc: cannot make the service: %s\n", err);
+		abort();
+	}
 	for (unsigned lines = 0; p < end && lines < MAX_LINES; lines++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)((nl ? nl : end) - p);
@@ -241,5 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = nl ? nl + 1 : end;
 	}
 	delete_all_channels();
+	fecd_destroy(service);
+	service = NULL;
 	return 0;
 }
