@@ -35,6 +35,7 @@
 static uv_loop_t loop;
 static struct fecd *service;
 static struct fecd_config cfg;
+static bool print_responses; /* FECD_FUZZ_LOG is set: reproducing an input */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -47,6 +48,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
+	print_responses = lvl != NULL;
 	log_init();
 	/* Quiet unless asked (FECD_FUZZ_LOG=debug): millions of runs would log millions of lines. */
 	log_set_level(lvl && log_level_from_name(lvl) >= 0 ? (enum log_level)log_level_from_name(lvl)
@@ -151,6 +153,8 @@ static void respond(const cJSON *id, cJSON *result, int code, const char *msg)
 	cJSON_AddItemToObject(resp, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
 	text = cJSON_PrintUnformatted(resp);
 	FUZZ_CHECK(text != NULL, "response not printable");
+	if (print_responses)
+		fprintf(stderr, "response: %s\n", text);
 	FUZZ_CHECK(strchr(text, '\n') == NULL, "response of more than one line: %s", text);
 	back = cJSON_Parse(text);
 	FUZZ_CHECK(back != NULL, "response is not valid JSON: %s", text);

@@ -41,7 +41,7 @@ fi
 cd "$work"
 echo "fuzz $name: ${secs}s, corpus $work/corpus, seeds ${seeds[*]}"
 set +e
-"$harness" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -max_len=65536 \
+"$harness" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -max_len=65536 \
 	-print_final_stats=1 -artifact_prefix="$work/" "${dict[@]}" "$@" \
 	"$work/corpus" "${seeds[@]}" >"$work/log" 2>&1
 rc=$?
