@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_CHECK(cond, ...)                                                                      \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: property failed: %s: ", __FILE__, __LINE__,       \
+			fprintf(stderr, "%s:%d: property failed: %s: ", __FILE__, __LINE__,        \
 			        #cond);                                                            \
 			fprintf(stderr, __VA_ARGS__);                                              \
 			fputc('\n', stderr);                                                       \

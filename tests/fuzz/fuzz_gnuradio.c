@@ -22,12 +22,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static bool same_pdu_header(const struct fecd_out_hdr *a, const struct fecd_out_hdr *b)
 {
-	return a->channel == b->channel && a->frame_seq == b->frame_seq &&
-	       a->status == b->status && a->family == b->family && a->in_first == b->in_first &&
-	       a->in_count == b->in_count && a->in_seq == b->in_seq &&
-	       a->payload_bits == b->payload_bits && a->code_gen == b->code_gen &&
-	       a->iterations == b->iterations && a->flags == b->flags &&
-	       a->out_bit_offset == b->out_bit_offset &&
+	return a->channel == b->channel && a->frame_seq == b->frame_seq && a->status == b->status &&
+	       a->family == b->family && a->in_first == b->in_first && a->in_count == b->in_count &&
+	       a->in_seq == b->in_seq && a->payload_bits == b->payload_bits &&
+	       a->code_gen == b->code_gen && a->iterations == b->iterations &&
+	       a->flags == b->flags && a->out_bit_offset == b->out_bit_offset &&
 	       (a->metric == b->metric || (isnan(a->metric) && isnan(b->metric)));
 }
 
@@ -91,8 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t offset;
 
 	if (fecd_gr_tag_header_parse(data, size, &hdr_len, &offset) == 0)
-		FUZZ_CHECK(hdr_len >= 19 && hdr_len <= size, "tag header of %zu bytes in %zu", hdr_len,
-		           size);
+		FUZZ_CHECK(hdr_len >= 19 && hdr_len <= size, "tag header of %zu bytes in %zu",
+		           hdr_len, size);
 	long n = fecd_pmt_skip(data, size);
 	FUZZ_CHECK(n < 0 || (n > 0 && (size_t)n <= size), "PMT of %ld bytes in %zu", n, size);
 	pdu(data, size);

@@ -17,8 +17,8 @@ static inline void fuzz_ldpc_check_matrix(const struct ldpc_code *c)
 
 	FUZZ_CHECK(h->n >= 1 && h->n <= LDPC_N_MAX && h->m >= 1 && h->m <= LDPC_N_MAX,
 	           "sizes %u x %u", h->n, h->m);
-	FUZZ_CHECK(h->row_start[0] == 0 && h->row_start[h->m] == h->nnz &&
-	               h->col_start[0] == 0 && h->col_start[h->n] == h->nnz,
+	FUZZ_CHECK(h->row_start[0] == 0 && h->row_start[h->m] == h->nnz && h->col_start[0] == 0 &&
+	               h->col_start[h->n] == h->nnz,
 	           "edge counts");
 	for (uint32_t r = 0; r < h->m; r++) {
 		FUZZ_CHECK(h->row_start[r] <= h->row_start[r + 1], "row %u", r);
@@ -34,7 +34,8 @@ static inline void fuzz_ldpc_check_matrix(const struct ldpc_code *c)
 	FUZZ_CHECK(c->k <= h->n && c->punct <= h->n && c->n_tx == h->n - c->punct,
 	           "k %u punct %u n_tx %u of n %u", c->k, c->punct, c->n_tx, h->n);
 	for (uint32_t i = 0; i < c->k; i++)
-		FUZZ_CHECK(c->info_cols[i] < h->n && (i == 0 || c->info_cols[i] > c->info_cols[i - 1]),
+		FUZZ_CHECK(c->info_cols[i] < h->n &&
+		               (i == 0 || c->info_cols[i] > c->info_cols[i - 1]),
 		           "information column %u", i);
 }
 

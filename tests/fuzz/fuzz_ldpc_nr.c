@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	int bg = 1 + (data[size - 1] & 1);
-	uint32_t z = lifting_sizes[(data[size - 1] >> 1) % (sizeof(lifting_sizes) /
-	                                                    sizeof(lifting_sizes[0]))];
+	uint32_t z = lifting_sizes[(data[size - 1] >> 1) %
+	                           (sizeof(lifting_sizes) / sizeof(lifting_sizes[0]))];
 	char *text = fuzz_text(data, size - 1);
 
 	FUZZ_CHECK(ldpc_nr_lifting_valid(z), "z=%u", z);

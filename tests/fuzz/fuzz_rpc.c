@@ -3,9 +3,10 @@
  * own, made as fecd makes it (fecd_create on a configuration read by fecd_config_parse: the CPU
  * backend with one worker, every channel on the main loop). The input is up to MAX_LINES request
  * lines, split on '\n' as the control server splits a connection's bytes; each line takes the
- * steps of daemon/control.c's handle_line (blank lines skipped, rpc_prescan, cJSON parse, nothing
- * after the request, rpc_check_envelope, rpc_call), its response is built as send_response
- * builds it, and the loop runs once between lines as it would between requests. Then every
+ * steps of daemon/control.c's handle_line for a client of the Unix socket, which needs no token
+ * (blank lines skipped, rpc_prescan, cJSON parse, nothing after the request,
+ * rpc_check_envelope, rpc_call), its response is built as send_response builds it, and the loop
+ * runs once between lines as it would between requests. Then every
  * channel is deleted, the loop runs until each has closed, and the service is destroyed, which
  * waits for ZMQ to free every socket: an input leaves nothing behind, so nothing piles up over
  * millions of runs and libFuzzer's leak check has nothing in flight to chase.
@@ -50,9 +51,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	print_responses = lvl != NULL;
 	log_init();
-	/* Quiet unless asked (FECD_FUZZ_LOG=debug): millions of runs would log millions of lines. */
-	log_set_level(lvl && log_level_from_name(lvl) >= 0 ? (enum log_level)log_level_from_name(lvl)
-	                                                   : (enum log_level)(LOG_LVL_ERR - 1));
+	/* Quiet unless asked (FECD_FUZZ_LOG=debug): millions of runs would log millions of lines.
+	 */
+	log_set_level(lvl && log_level_from_name(lvl) >= 0
+	                  ? (enum log_level)log_level_from_name(lvl)
+	                  : (enum log_level)(LOG_LVL_ERR - 1));
 	if (fecd_config_parse(base, sizeof(base) - 1, &cfg, err, sizeof(err)) != 0 ||
 	    uv_loop_init(&loop) != 0) {
 		fprintf(stderr, "fuzz_rpc: cannot set up: %s\n", err);
@@ -74,7 +77,8 @@ static void confine_endpoint(cJSON *parent, cJSON *item, const char *fallback)
 	if (!ep)
 		abort();
 	snprintf(ep, len, INPROC "%s", text);
-	if (item ? !cJSON_SetValuestring(item, ep) : !cJSON_AddStringToObject(parent, "endpoint", ep))
+	if (item ? !cJSON_SetValuestring(item, ep)
+	         : !cJSON_AddStringToObject(parent, "endpoint", ep))
 		abort();
 	free(ep);
 }

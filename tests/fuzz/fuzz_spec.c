@@ -30,14 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(fam != NULL, "family %d", spec.family);
 		fec_spec_to_string(&spec, printed, sizeof(printed));
 		int rc = fec_spec_from_string(printed, &back, err, sizeof(err));
-		FUZZ_CHECK(rc == 0 || rc == -FEC_ETIME, "\"%s\" printed as \"%s\", which is refused: %s",
-		           text, printed, err);
+		FUZZ_CHECK(rc == 0 || rc == -FEC_ETIME,
+		           "\"%s\" printed as \"%s\", which is refused: %s", text, printed, err);
 		FUZZ_CHECK(rc != 0 || fec_spec_equal(&spec, &back),
 		           "\"%s\" printed as \"%s\", which reads back as another spec", text,
 		           printed);
 		fam->spec_describe(&spec, desc, sizeof(desc));
 		double rate = fec_spec_rate(&spec);
-		FUZZ_CHECK(isfinite(rate) && rate > 0 && rate <= 1, "rate %g of \"%s\"", rate, text);
+		FUZZ_CHECK(isfinite(rate) && rate > 0 && rate <= 1, "rate %g of \"%s\"", rate,
+		           text);
 	}
 	free(text);
 	return 0;
