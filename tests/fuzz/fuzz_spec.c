@@ -4,7 +4,8 @@
  * them on their command lines and as the codec checks a preset's text.
  *
  * Properties: a spec that parses prints (fec_spec_to_string) as text that parses back to an
- * equal spec, describes itself, and has a finite rate in (0, 1].
+ * equal spec, describes itself, and has a finite rate in (0, 1]; building its code (a generated
+ * one can take minutes) stops soon after the deadline (fuzz.h).
  */
 #include <math.h>
 
@@ -24,7 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fuzz_text(data, size), err[512], printed[1024], desc[256];
 
 	fuzz_build_deadline();
-	if (fec_spec_from_string(text, &spec, err, sizeof(err)) == 0) {
+	int parsed = fec_spec_from_string(text, &spec, err, sizeof(err));
+	FUZZ_CHECK(fuzz_build_overrun() < FUZZ_BUILD_SLACK_SECONDS,
+	           "\"%s\" took %.1f s past the build deadline", text, fuzz_build_overrun());
+	if (parsed == 0) {
 		const struct fec_family_ops *fam = fec_family_by_id(spec.family);
 
 		FUZZ_CHECK(fam != NULL, "family %d", spec.family);
