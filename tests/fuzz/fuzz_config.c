@@ -6,8 +6,9 @@
  *
  * Properties: a configuration that parses prints as JSON (fecd_config_to_json, what
  * --print-config and config.get give) that parses back to a configuration printing the same;
- * a code that parses builds its decoder. The codes folder a file names is process-wide: it is put
- * back after each input, so that inputs stay independent.
+ * a code that parses builds its decoder (or runs out of the build time, fuzz.h). The codes folder
+ * a file names is process-wide: it is put back after each input, so that inputs stay
+ * independent.
  */
 #include <cjson/cJSON.h>
 
@@ -84,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	/* Text as fecd_config_load hands it over: the file's bytes and a terminator. */
 	char *text = fuzz_text(data, size);
+	fuzz_build_deadline();
 	if (fecd_config_parse(text, size, cfg, err, sizeof(err)) == 0) {
 		check_round_trip(cfg);
 		check_decoders(cfg);

@@ -202,6 +202,7 @@ static void handle_line(const char *text, size_t n)
 	if (code)
 		goto out_reply;
 	confine_endpoints(req);
+	fuzz_build_deadline();
 	code = rpc_call(service, cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring,
 	                cJSON_GetObjectItemCaseSensitive(req, "params"), &result, msg, sizeof(msg));
 	if (notify) {
