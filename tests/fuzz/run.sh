@@ -38,6 +38,8 @@ if [ -d "$codes" ]; then
 	fi
 fi
 
+# Every sanitizer report with its stack; ASan's and UBSan's reports end the run.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$work"
 echo "fuzz $name: ${secs}s, corpus $work/corpus, seeds ${seeds[*]}"
 set +e
