@@ -1,15 +1,17 @@
 /*
  * Fuzz harness: JSON-RPC requests through the real handler. Each input gets a fecd service of its
  * own, made as fecd makes it (fecd_create on a configuration read by fecd_config_parse: the CPU
- * backend with one worker, every channel on the main loop). The input is up to MAX_LINES request
- * lines, split on '\n' as the control server splits a connection's bytes; each line takes the
- * steps of daemon/control.c's handle_line for a client of the Unix socket, which needs no token
- * (blank lines skipped, rpc_prescan, cJSON parse, nothing after the request,
- * rpc_check_envelope, rpc_call), its response is built as send_response builds it, and the loop
- * runs once between lines as it would between requests. Then every
- * channel is deleted, the loop runs until each has closed, and the service is destroyed, which
- * waits for ZMQ to free every socket: an input leaves nothing behind, so nothing piles up over
- * millions of runs and libFuzzer's leak check has nothing in flight to chase.
+ * backend with one worker, every channel on the main loop, code building bounded to 2 s by
+ * control.build_timeout_ms). The input is up to MAX_LINES request lines, split on '\n' as the
+ * control server splits a connection's bytes; each line takes the steps of daemon/control.c's
+ * handle_line for a client of the Unix socket, which needs no token: blank lines skipped,
+ * rpc_prescan, cJSON parse, nothing after the request, rpc_check_envelope, then the method, by
+ * rpc_call, which carries out on the calling thread what rpc_start splits between a worker and
+ * the loop. Its response is built as send_response builds it, and the loop runs once between
+ * lines as it would between requests. Then every channel is deleted, the loop runs until each
+ * has closed, and the service is destroyed, which waits for ZMQ to free every socket: an input
+ * leaves nothing behind, so nothing piles up over millions of runs and libFuzzer's leak check
+ * has nothing in flight to chase.
  *
  * The one step added: channel.create binds real sockets, so before the call every input and
  * output endpoint in its params that is not inproc:// is moved there ("tcp://h:1" becomes
@@ -17,7 +19,8 @@
  * service's ZMQ context is the input's own, so no two inputs meet; nothing reaches TCP or a path.
  *
  * Properties: every response is one line of valid JSON; an error has one of the documented codes
- * and a message; after the cleanup no channel is left.
+ * and a message, which never shows 2^64-1 (fecd's "from the next message") unless the input
+ * did; after the cleanup no channel is left.
  */
 #include <stdbool.h>
 
@@ -37,10 +40,14 @@ static uv_loop_t loop;
 static struct fecd *service;
 static struct fecd_config cfg;
 static bool print_responses; /* FECD_FUZZ_LOG is set: reproducing an input */
+static bool input_has_max;   /* the input holds UINT64_MAX_TEXT (a name may carry it) */
+
+#define UINT64_MAX_TEXT "18446744073709551615"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static const char base[] = "{\"control\": {\"socket\": \"/nonexistent/fecd-fuzz.sock\"}, "
+	static const char base[] = "{\"control\": {\"socket\": \"/nonexistent/fecd-fuzz.sock\", "
+	                           "\"build_timeout_ms\": 2000}, "
 	                           "\"backend\": \"cpu\", \"workers\": 1, \"loop_threads\": 1, "
 	                           "\"zmq\": {\"io_threads\": 1}, \"linger_ms\": 100, "
 	                           "\"channels\": []}";
@@ -51,8 +58,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	print_responses = lvl != NULL;
 	log_init();
-	/* Quiet unless asked (FECD_FUZZ_LOG=debug): millions of runs would log millions of lines.
-	 */
+	/* Quiet unless asked (FECD_FUZZ_LOG=debug): millions of runs, millions of lines. */
 	log_set_level(lvl && log_level_from_name(lvl) >= 0
 	                  ? (enum log_level)log_level_from_name(lvl)
 	                  : (enum log_level)(LOG_LVL_ERR - 1));
@@ -146,6 +152,10 @@ static void respond(const cJSON *id, cJSON *result, int code, const char *msg)
 	if (code) {
 		FUZZ_CHECK(known_code(code), "error code %d is not documented", code);
 		FUZZ_CHECK(msg[0] != '\0', "error %d without a message", code);
+		/* UINT64_MAX stands for "the next message" inside fecd; no message shows it unless
+		 * the input itself did */
+		FUZZ_CHECK(!strstr(msg, UINT64_MAX_TEXT) || input_has_max,
+		           "a message shows 2^64-1: %s", msg);
 		err = cJSON_AddObjectToObject(resp, "error");
 		cJSON_AddNumberToObject(err, "code", code);
 		cJSON_AddStringToObject(err, "message", msg);
@@ -202,7 +212,6 @@ static void handle_line(const char *text, size_t n)
 	if (code)
 		goto out_reply;
 	confine_endpoints(req);
-	fuzz_build_deadline();
 	code = rpc_call(service, cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring,
 	                cJSON_GetObjectItemCaseSensitive(req, "params"), &result, msg, sizeof(msg));
 	if (notify) {
@@ -234,6 +243,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data, *end = p + size;
 	char err[512];
+
+	input_has_max = memmem(data, size, UINT64_MAX_TEXT, strlen(UINT64_MAX_TEXT)) != NULL;
 
 	if (fecd_create(&loop, &cfg, &service, err, sizeof(err)) != 0) {
 		fprintf(stderr, "fuzz_rpc: cannot make the service: %s\n", err);
