@@ -49,7 +49,7 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
  * service, and one input cannot stall the fuzzer. fuzz_build_overrun says how far past the
  * deadline the building went on: the codec looks at the deadline often enough that it stays
  * within FUZZ_BUILD_SLACK_SECONDS (on a loaded machine, with ASan). */
-#define FUZZ_BUILD_SECONDS       2
+#define FUZZ_BUILD_SECONDS       1
 #define FUZZ_BUILD_SLACK_SECONDS 5
 
 static inline double fuzz_now(void)

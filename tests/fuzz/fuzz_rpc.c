@@ -1,7 +1,7 @@
 /*
  * Fuzz harness: JSON-RPC requests through the real handler. Each input gets a fecd service of its
  * own, made as fecd makes it (fecd_create on a configuration read by fecd_config_parse: the CPU
- * backend with one worker, every channel on the main loop, code building bounded to 2 s by
+ * backend with one worker, every channel on the main loop, code building bounded to 1 s by
  * control.build_timeout_ms). The input is up to MAX_LINES request lines, split on '\n' as the
  * control server splits a connection's bytes; each line takes the steps of daemon/control.c's
  * handle_line for a client of the Unix socket, which needs no token: blank lines skipped,
@@ -47,7 +47,7 @@ static bool input_has_max;   /* the input holds UINT64_MAX_TEXT (a name may carr
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const char base[] = "{\"control\": {\"socket\": \"/nonexistent/fecd-fuzz.sock\", "
-	                           "\"build_timeout_ms\": 2000}, "
+	                           "\"build_timeout_ms\": 1000}, "
 	                           "\"backend\": \"cpu\", \"workers\": 1, \"loop_threads\": 1, "
 	                           "\"zmq\": {\"io_threads\": 1}, \"linger_ms\": 100, "
 	                           "\"channels\": []}";
