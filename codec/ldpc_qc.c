@@ -92,13 +92,27 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 		                 name, rd.line, z, LDPC_N_MAX);
 	if (z == 0)
 		z = (uint32_t)hdr[2];
-	b.shift = malloc((size_t)b.rows * b.cols * sizeof(*b.shift));
+	/* The base matrix grows as its rows are read: a short file claiming a huge one (a 20-byte
+	 * file may claim 2^40 shifts) fails on its missing rows, not on asking for terabytes. */
+	b.shift = NULL;
 	vals = malloc((size_t)b.cols * sizeof(*vals));
 	perm = malloc((size_t)b.cols * sizeof(*perm));
 	ret = -FEC_ENOMEM;
-	if (!b.shift || !vals || !perm)
+	if (!vals || !perm)
 		goto out_free;
-	for (uint32_t r = 0; r < b.rows; r++) {
+	for (uint32_t r = 0, cap = 0; r < b.rows; r++) {
+		if (r == cap) {
+			uint32_t ncap = cap ? 2 * cap : 1;
+			int32_t *ns;
+
+			ncap = ncap < b.rows ? ncap : b.rows;
+			ns = realloc(b.shift, (size_t)ncap * b.cols * sizeof(*b.shift));
+			ret = -FEC_ENOMEM;
+			if (!ns)
+				goto out_free;
+			b.shift = ns;
+			cap = ncap;
+		}
 		ret = ldpc__line_nums(&rd, vals, b.cols, -1, hdr[2] - 1,
 		                      "a shift for each base column (columns on line 1)",
 		                      "a shift in -1..Z-1 (Z on line 1; -1: a zero block)");

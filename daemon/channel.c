@@ -662,6 +662,12 @@ int channel_update(struct channel *ch, const struct chan_config *cc, struct epoc
 	if (last) {
 		if (last->at_seq == at_seq) {
 			replace = true;
+		} else if (last->at_seq == UINT64_MAX) {
+			snprintf(err, errlen,
+			         "an update is already waiting for the next message; expected no "
+			         "at_seq (this update then replaces it), or the update again once "
+			         "that one is in force");
+			goto out_put;
 		} else if (at_seq == UINT64_MAX || last->at_seq > at_seq) {
 			snprintf(err, errlen,
 			         "an update is already waiting for sequence number "
