@@ -121,8 +121,8 @@ static const struct chan_metric chan_metrics[] = {
      "size limit, or a framing error (stats.get's conn_drops).",
      U64(conn_drops)},
     {"fecd_handshake_failures_total", "counter",
-     "Connections refused in the handshake: a CURVE client key not allowed, a wrong server key, "
-     "a mechanism mismatch (handshake_failures).",
+     "Connections whose handshake did not complete: a CURVE client key not allowed, a wrong "
+     "server key, a mechanism mismatch, a peer gone mid-handshake (handshake_failures).",
      U64(handshake_failures)},
     {"fecd_output_bits_total", "counter", "Decoded bits published.", U64(bits_out)},
     {"fecd_queue_symbols", "gauge", "Symbols accepted and not yet published.", U64(queue_syms)},

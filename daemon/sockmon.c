@@ -252,14 +252,16 @@ static void on_handshake_failed(struct sock_monitor *m, const struct sockmon_eve
 	unsigned skipped;
 
 	m->hs_failed = true;
+	ch->stats.handshake_failures++;
 	if (ev->event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
-		/* The transport failed mid-handshake (a peer that went away, a timeout): libzmq
-		 * retries on its own. */
+		/* The transport failed mid-handshake: a peer that went away or timed out, or one
+		 * that found the mismatch first (a client without CURVE at a CURVE server closes as
+		 * soon as it reads the greeting, and which end notices first is a race). Counted,
+		 * not logged; libzmq retries on its own. */
 		log_debug("channel %s: %s %s: handshake interrupted: %s", ch->cfg.name, m->what,
 		          m->ec->endpoint, zmq_strerror(ev->value));
 		return;
 	}
-	ch->stats.handshake_failures++;
 	if (ev->event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
 		if (m->ec->bind)
 			log_debug("channel %s: %s %s: a client key refused (ZAP status %d)",
