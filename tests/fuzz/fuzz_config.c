@@ -1,8 +1,8 @@
 /*
  * Fuzz harness: the configuration file, as `fecd --check-config` reads it: fecd_config_parse on
  * the file's text (every setting through the settings tables, each channel's code object through
- * the family's parameter table, daemon/code_json.c), then a decoder built for each channel's
- * code (fec_decoder_create), as fecd does before it starts.
+ * the family's parameter table, daemon/control/code_json.c), then a decoder built for each
+ * channel's code (fec_decoder_create), as fecd does before it starts.
  *
  * Properties: a configuration that parses prints as JSON (fecd_config_to_json, what
  * --print-config and config.get give) that parses back to a configuration printing the same;

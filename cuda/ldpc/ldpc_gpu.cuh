@@ -1,7 +1,7 @@
 /*
  * Internal to the GPU LDPC files: the code's tables as the kernels take them (device pointers
  * and scalars, passed by value at each launch), the per-frame rules both kernels apply exactly as
- * codec/ldpc_decode.c does (which jobs are usable, channel values, packed output), and the two
+ * codec/ldpc/ldpc_decode.c does (which jobs are usable, channel values, packed output), and the two
  * kernels' launchers: the generic one (any code, algorithm, schedule and input type) and the
  * fast one (layered min-sum on int8, two frames per thread in 16-bit halves).
  */
@@ -20,7 +20,7 @@ extern "C" {
 #include "gpu_family.h"
 
 /* Everything a kernel reads about the code and the decoder's parameters. Edges of the layered
- * walk ("schedule", codec/ldpc_decoder.h) are numbered by position; flooding uses the matrix's
+ * walk ("schedule", codec/ldpc/ldpc_decoder.h) are numbered by position; flooding uses the matrix's
  * own row order (row_start/row_col) and its column lists (col_start/col_edge). */
 struct lgpu_code {
 	uint32_t n, m, nnz, punct, n_tx, out_n, nlayers;
@@ -49,7 +49,7 @@ struct lgpu_code {
  * packed (one test where the kernel would otherwise look at four columns). */
 #define LGPU_ROW_5W2P 0xfffeu
 
-/* Whether job i is decodable (codec/ldpc_decode.c ldpc__job_ok); an unusable one gets its
+/* Whether job i is decodable (codec/ldpc/ldpc_decode.c ldpc__job_ok); an unusable one gets its
  * ERASED outputs here. */
 __device__ __forceinline__ bool lgpu_job_ok(const struct lgpu_code &c, struct fec_job *job)
 {

@@ -2,8 +2,8 @@
  * The generic GPU LDPC kernel: every code, algorithm (spa, ms, nms, oms), schedule and input type,
  * one thread block per frame, the frame's arrays (values, channel, messages) in the workspace.
  * Its threads share out the rows of a layer (layered) or all rows, then all columns (flooding);
- * __syncthreads separates the steps. Arithmetic is codec/ldpc_decode.c's (layered int8: the app
- * exact in int32, messages int8): min-sum on int8 gives the same bits, status and iterations;
+ * __syncthreads separates the steps. Arithmetic is codec/ldpc/ldpc_decode.c's (layered int8: the
+ * app exact in int32, messages int8): min-sum on int8 gives the same bits, status and iterations;
  * float paths follow the same rules in float32 (the tanh rule through fast-math tanhf/atanhf,
  * so spa agrees on decoded bits, not to the last ulp).
  * Where the fast kernel applies (ldpc_gpu_fast.cu) it is used instead.

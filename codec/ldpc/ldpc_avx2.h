@@ -1,5 +1,5 @@
 /*
- * The int8 min-sum check rule of codec/ldpc.h in AVX2 terms, for the two passes that use it
+ * The int8 min-sum check rule of codec/ldpc/ldpc.h in AVX2 terms, for the two passes that use it
  * (ldpc_decode_avx2.c: 32 frames per vector; ldpc_cyc_avx2.c: 32 rows of one frame). A vector
  * holds 32 lanes of int8; their exact int16 values are two vectors, a = lanes 0-7 and 16-23,
  * b = lanes 8-15 and 24-31, the order in which packs_epi16(a, b) gives lanes 0..31 and

@@ -1,7 +1,7 @@
 /*
  * The GPU Viterbi decoder for every code: one thread per job, path metrics as int32 in the
  * thread's local memory, decisions one bit per state in 64-bit words laid out [row][word][job] in
- * the workspace so that a warp's stores and loads are coalesced. It follows codec/viterbi.c
+ * the workspace so that a warp's stores and loads are coalesced. It follows codec/viterbi/viterbi.c
  * step by step (same metrics, ties, renormalisation, end state and traceback), so it is the
  * reference the fast kernels are checked against as well as the path for K = 9 and rare shapes.
  */

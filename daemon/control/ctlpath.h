@@ -1,6 +1,6 @@
 /*
  * Where the control socket lives when nothing says otherwise. One rule, shared by the daemon and
- * fecdctl (clients/ compiles daemon/ctlpath.c too), so both look in the same place:
+ * fecdctl (clients/ compiles daemon/control/ctlpath.c too), so both look in the same place:
  *   1. $RUNTIME_DIRECTORY/control.sock      when systemd gave us a RuntimeDirectory=;
  *   2. /run/fecd/control.sock               when /run/fecd exists (or, for the daemon, can be
  *                                           created) and is writable;

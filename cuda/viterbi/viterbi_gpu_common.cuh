@@ -1,8 +1,9 @@
 /*
  * Internal to the GPU Viterbi files: the code's tables as the kernels take them (by value, as a
  * kernel parameter, so several decoders with different codes can share the module), and the
- * per-job rules every kernel applies exactly as codec/viterbi.c does: job planning (geometry
- * checks, head/own/tail), symbol fetch from int8 or packed 4-bit input, and the job's outputs.
+ * per-job rules every kernel applies exactly as codec/viterbi/viterbi.c does: job planning
+ * (geometry checks, head/own/tail), symbol fetch from int8 or packed 4-bit input, and the job's
+ * outputs.
  */
 #ifndef VITERBI_GPU_COMMON_CUH
 #define VITERBI_GPU_COMMON_CUH
@@ -28,7 +29,7 @@ struct vgpu_code {
 	uint8_t cum[CONV_PUNCT_MAX + 1];
 };
 
-/* What one job decodes (codec/viterbi.c plan_job). */
+/* What one job decodes (codec/viterbi/viterbi.c plan_job). */
 struct vgpu_plan {
 	uint32_t head, own, tail, out_bits;
 	bool start_known, end_zero;

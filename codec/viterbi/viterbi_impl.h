@@ -1,7 +1,7 @@
 /*
- * Internal to codec/: what the Viterbi decoder's portable reference (viterbi.c) shares with its
- * SIMD forward passes (viterbi_sse2.c, viterbi_avx2.c, viterbi_avx512.c). A forward pass runs one
- * job's add-compare- select stages, writes the decision rows that traceback reads in the layout
+ * Internal to codec/viterbi/: what the Viterbi decoder's portable reference (viterbi.c) shares with
+ * its SIMD forward passes (viterbi_sse2.c, viterbi_avx2.c, viterbi_avx512.c). A forward pass runs
+ * one job's add-compare- select stages, writes the decision rows that traceback reads in the layout
  * viterbi.c describes, and picks the end state and its exact metric; viterbi.c plans the job, picks
  * the pass for the run-time SIMD level (cpu_simd.h) and traces back, so every pass is only the
  * arithmetic.

@@ -4,7 +4,7 @@
  * (ldpc_gpu_fast.cu: layered min-sum on int8, two frames per thread) where the code and the
  * parameters allow, else the generic one (ldpc_gpu_generic.cu: everything else), each with its
  * launch shape from the device's properties (occupancy API). launch() enqueues it. Min-sum on
- * int8 is bit-identical to codec/ldpc_decode.c; LDPC_GPU.md has the design and figures.
+ * int8 is bit-identical to codec/ldpc/ldpc_decode.c; LDPC_GPU.md has the design and figures.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +115,7 @@ static cudaError_t upload_fast(struct lgpu_impl *g, const struct ldpc_decoder *d
 			/* Mixed app: the row's word columns first, so that the kernel knows each
 			 * edge's kind from its position (DVB-S2: 5 words, 2 packed). The order of
 			 * a row's edges changes no result: tied minima get equal magnitudes
-			 * (codec/ldpc.h). */
+			 * (codec/ldpc/ldpc.h). */
 			for (uint32_t j = 1; g->shape.layout == LGPU_APP_MIXED && j < deg; j++)
 				for (uint32_t q = j; q > 0 && r[q - 1] > r[q]; q--) {
 					const uint16_t x = r[q];

@@ -6,9 +6,9 @@
  *
  * One thread block decodes two frames at a time, one in each 16-bit half of every value (SIMD
  * within a register: Hopper's 16x2 add/min/max, PRMT byte selects). The two frames' exact
- * a-posteriori values (int16, codec/ldpc.h) sit in shared memory: as one 32-bit word per column
- * where 4n bytes fit, else words for the leading columns of degree >= 3 and the rest packed to 12
- * bits each (3 bytes per column; DVB-S2: 32400 words + 32400 packed parity columns = 227 KB),
+ * a-posteriori values (int16, codec/ldpc/ldpc.h) sit in shared memory: as one 32-bit word per
+ * column where 4n bytes fit, else words for the leading columns of degree >= 3 and the rest packed
+ * to 12 bits each (3 bytes per column; DVB-S2: 32400 words + 32400 packed parity columns = 227 KB),
  * which holds them exactly when 127 (1 + column degree) <= 2047. The threads share out the rows
  * of a layer, __syncthreads between layers. A row's check-to-variable messages are kept
  * compressed in the block's workspace slice (8 bytes per short row for both frames): the scaled

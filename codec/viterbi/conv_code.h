@@ -1,7 +1,7 @@
 /*
- * Internal to codec/: a convolutional code's spec turned into the tables its encoder and decoder
- * share (the code word of every trellis branch, and which outputs each puncturing step sends), so
- * that both read the conventions of conv.h from one place.
+ * Internal to codec/viterbi/: a convolutional code's spec turned into the tables its encoder and
+ * decoder share (the code word of every trellis branch, and which outputs each puncturing step
+ * sends), so that both read the conventions of conv.h from one place.
  */
 #ifndef CONV_CODE_H
 #define CONV_CODE_H

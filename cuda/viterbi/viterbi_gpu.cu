@@ -4,7 +4,7 @@
  * picks the kernel for the code (a fast one-thread-per-job kernel with packed 16-bit path metrics
  * in registers for K <= 8, the multi-lane kernel for K = 9, the generic kernel otherwise) and its launch shape from
  * the device's properties and the kernel's resources (occupancy API). launch() enqueues it.
- * Results are bit-identical to codec/viterbi.c; VITERBI_GPU.md has the design and figures.
+ * Results are bit-identical to codec/viterbi/viterbi.c; VITERBI_GPU.md has the design and figures.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ static bool vgpu_supports(const struct fec_spec *spec)
 	       c->n >= CONV_N_MIN && c->n <= CONV_N_MAX;
 }
 
-/* Decision rows as codec/viterbi.c's fill_info counts them. */
+/* Decision rows as codec/viterbi/viterbi.c's fill_info counts them. */
 static uint32_t code_rows(const struct conv_spec *cs, const struct conv_code *c)
 {
 	uint32_t stages;

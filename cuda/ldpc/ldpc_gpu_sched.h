@@ -1,5 +1,6 @@
 /*
- * Internal to cuda/: the fast GPU LDPC kernel's own order of the layered walk (ldpc_gpu_sched.c).
+ * Internal to cuda/ldpc/: the fast GPU LDPC kernel's own order of the layered walk
+ * (ldpc_gpu_sched.c).
  */
 #ifndef LDPC_GPU_SCHED_H
 #define LDPC_GPU_SCHED_H

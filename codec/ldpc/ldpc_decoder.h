@@ -1,7 +1,8 @@
 /*
- * Internal to codec/: the LDPC decoder object that ldpc_coder.c builds, the portable decoder
+ * Internal to codec/ldpc/: the LDPC decoder object that ldpc_coder.c builds, the portable decoder
  * (ldpc_decode.c, the reference for every combination of algorithm, schedule and input type) and
- * the SIMD passes (ldpc_decode_avx2.c) share. The arithmetic is the one codec/ldpc.h writes down.
+ * the SIMD passes (ldpc_decode_avx2.c) share. The arithmetic is the one codec/ldpc/ldpc.h writes
+ * down.
  *
  * Layered decoding walks the rows layer by layer; the decoder keeps that walk flattened
  * ("schedule"): position p is the p-th row processed in an iteration, its edges' columns are

@@ -1,7 +1,7 @@
 /*
  * A timing program for the GPU LDPC kernels, run by hand on the GPU machine (not a test): the
  * kernel-only rate (information bits per second, no host copies) of one code and algorithm on
- * random int8 frames, for the figures in cuda/LDPC_GPU.md. The decoder runs every iteration
+ * random int8 frames, for the figures in cuda/ldpc/LDPC_GPU.md. The decoder runs every iteration
  * (early_stop=false), so the frames' content does not change the rate.
  *     bench_gpu_ldpc SPEC [FRAMES_PER_BATCH [ROUNDS]]
  *     e.g. bench_gpu_ldpc ldpc,code=DVB-S2_64800x32400.alist,iters=10,early_stop=false 2112

@@ -1,6 +1,6 @@
 /*
- * The fast GPU LDPC kernel's order of the layered walk. The decoder's layers (codec/ldpc.h: first
- * fit in row order) are what the arithmetic is defined by, but what the result depends on is
+ * The fast GPU LDPC kernel's order of the layered walk. The decoder's layers (codec/ldpc/ldpc.h:
+ * first fit in row order) are what the arithmetic is defined by, but what the result depends on is
  * only, for every column, the order of the rows that update it: any order of the rows that keeps
  * those per-column sequences gives the same values bit for bit. The rows form a graph (each row
  * after the previous row of each of its columns); list scheduling on it fills levels of exactly

@@ -1,7 +1,7 @@
 /*
  * Bit error rate of the GPU stream decoder at fixed Eb/N0 and seed, CCSDS K=7 r=1/2 with int8
- * soft input, against the union bound, exactly as tests/codec/test_viterbi_ber.c checks the CPU
- * decoder (same channel, quantizer, bound and limits; see that file for the reasoning). The
+ * soft input, against the union bound, exactly as codec/viterbi/test/test_viterbi_ber.c checks the
+ * CPU decoder (same channel, quantizer, bound and limits; see that file for the reasoning). The
  * stream is cut into overlapping jobs as the daemon's batcher cuts it and decoded in one batch
  * through a GPU lane. A 1 dB point must fail visibly, so the test can fail.
  */
