@@ -55,6 +55,30 @@ const char *fec_strerror(int err);
 void fec_build_deadline_set(uint64_t deadline_ns);
 uint64_t fec_build_deadline(void);
 
+/* Code files (codes_dir.c), for every family whose codes come from files (ldpc's matrices, and
+ * its presets, are file names there). The codes folder is process-wide: fec_codes_dir_set(),
+ * else $FECD_CODES_DIR, else /usr/share/fecd/codes; relative names resolve against it. Which
+ * paths a spec may name is process-wide too (fec_code_paths_set): any path (the library's
+ * default, for the clients and tests), or only files inside the codes folder (the daemon's, where
+ * the paths come from control clients): then an absolute path, a ".." component or a name whose
+ * real path (links followed) is outside the folder's real path is refused. Either way a file must
+ * be a regular file (FIFOs, devices, sockets and folders are refused before anything is read) of
+ * at most FEC_CODE_FILE_MAX bytes, read in chunks between which the build deadline is checked, and
+ * no error message quotes a file's contents: parsers say file:line, what was expected and what
+ * kind of thing was found there ("a word", "a larger number", "end of file"), never its text.
+ *
+ * The setters copy the text; NULL restores the default folder. All are thread-safe:
+ * fec_codes_dir returns the calling thread's own copy, valid until its next call on that thread. */
+enum fec_path_policy { FEC_PATHS_ANY, FEC_PATHS_CODES_DIR };
+void fec_codes_dir_set(const char *dir);
+const char *fec_codes_dir(void);
+/* FEC_PATHS_ANY until set. */
+void fec_code_paths_set(enum fec_path_policy paths);
+enum fec_path_policy fec_code_paths(void);
+/* Largest code file read: 20 times the largest standard one (DVB-S2 r1/2, 3.1 MB), and room for
+ * an alist of 2^20 columns as dense as DVB-S2's (about 48 bytes a column, 50 MB). */
+#define FEC_CODE_FILE_MAX (64u << 20)
+
 /* A code: its family and that family's parameters. Plain data: copy it by assignment. */
 struct fec_spec {
 	enum fecd_family family;

@@ -298,7 +298,7 @@ static atomic_flag memo_lock = ATOMIC_FLAG_INIT;
 static bool memo_key(const struct ldpc_spec *l, char *key)
 {
 	const enum code_kind kind = code_kind(l);
-	struct ldpc__code_file f;
+	struct fec__code_file f;
 	char nr_file[16];
 	struct stat st;
 	int len;
@@ -309,8 +309,8 @@ static bool memo_key(const struct ldpc_spec *l, char *key)
 		return len > 0 && len < MEMO_KEY;
 	}
 	snprintf(nr_file, sizeof(nr_file), "5G_bg%c.csv", l->code[strlen(l->code) - 1]);
-	if (ldpc__code_path(kind == CODE_NR ? nr_file : l->code, &f, NULL, 0) ||
-	    stat(f.path, &st) || !S_ISREG(st.st_mode))
+	if (fec__code_path(kind == CODE_NR ? nr_file : l->code, &f, NULL, 0) || stat(f.path, &st) ||
+	    !S_ISREG(st.st_mode))
 		return false;
 	len = snprintf(key, MEMO_KEY, "%s z=%u %s %lld %lld", l->code, l->z, f.path,
 	               (long long)st.st_size, (long long)st.st_mtime);

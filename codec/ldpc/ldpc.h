@@ -16,16 +16,9 @@
  *     the front (the sent ones keep the standard's order); otherwise an alist file (MacKay's
  *     format; `#` comment lines and 0 padding tolerated).
  *     Relative paths resolve against the codes folder.
- * The codes folder is process-wide: ldpc_codes_dir_set(), else $FECD_CODES_DIR, else
- * /usr/share/fecd/codes. Named presets ("dvbs2-1/2", ...) in fec.c's table are file names there.
- * Which paths a spec may name is process-wide too (ldpc_codes_paths_set): any path (the library's
- * default, for the clients and tests), or only files inside the codes folder (the daemon's, where
- * the paths come from control clients): then an absolute path, a ".." component or a name whose
- * real path (links followed) is outside the folder's real path is refused. Either way a file must
- * be a regular file (FIFOs, devices, sockets and folders are refused before anything is read) of
- * at most LDPC_FILE_MAX bytes, read in chunks between which the build deadline is checked, and no
- * error message quotes a file's contents: parsers say file:line, what was expected and what kind
- * of thing was found there ("a word", "a larger number", "end of file"), never its text.
+ * Files, the 5G NR tables included, are found and read under the codec's rules for code files
+ * (fec.h: the codes folder, the path policy, size and kind checks, messages that never quote a
+ * file). Named presets ("dvbs2-1/2", ...) in fec.c's table are file names in the codes folder.
  *
  * Information bits sit at info_cols (k columns, increasing); for codes whose parity part is
  * triangular after the information columns (DVB-S2, 5G NR, WiMAX, 802.11n) that is the first k
@@ -80,9 +73,6 @@
 #define LDPC_DEG_MAX 256          /* highest row or column weight */
 #define LDPC_ITERS_MAX 1000
 #define LDPC_SPA_CLAMP 30.0f
-/* Largest code file read: 20 times the largest standard one (DVB-S2 r1/2, 3.1 MB), and room for
- * an alist of LDPC_N_MAX columns as dense as DVB-S2's (about 48 bytes a column, 50 MB). */
-#define LDPC_FILE_MAX (64u << 20)
 
 enum ldpc_algo { LDPC_ALGO_SPA = 1, LDPC_ALGO_MS, LDPC_ALGO_NMS, LDPC_ALGO_OMS };
 enum ldpc_schedule { LDPC_SCHED_FLOODING = 1, LDPC_SCHED_LAYERED };
@@ -173,17 +163,6 @@ struct ldpc_code {
 	char name[96];       /* "DVB-S2_64800x32400.alist", "nr-bg1 z=384", ... */
 	struct ldpc_enc_plan *enc; /* built at load: ldpc_encode is thread-safe */
 };
-
-/* The codes folder for presets and relative paths; NULL restores the default. Copies the text.
- * Both are thread-safe: ldpc_codes_dir returns the calling thread's own copy, valid until its
- * next call on that thread. */
-void ldpc_codes_dir_set(const char *dir);
-const char *ldpc_codes_dir(void);
-
-/* Which paths a code may name (see above); LDPC_PATHS_ANY until set. */
-enum ldpc_paths { LDPC_PATHS_ANY, LDPC_PATHS_CODES_DIR };
-void ldpc_codes_paths_set(enum ldpc_paths paths);
-enum ldpc_paths ldpc_codes_paths(void);
 
 /* Builds the code the spec names (spec_finish has not to have run; only code, z, gen_* and seed
  * are read). A bad file gets -FEC_EINVAL and a message naming the file, the line and what was

@@ -1,14 +1,15 @@
 /*
  * LDPC codes as data: the sparse parity-check matrix in both orientations built from an edge
  * list, loading a code by the name in its spec (file, 5G NR base graph or generator) and the
- * syndrome check. Files are found and read by ldpc_file.c.
+ * syndrome check. Files are found and read under the codec's rules for code files (fec.h,
+ * codes_dir.c); which files a spec names is decided here.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fec.h"
+#include "fec_impl.h"
 #include "ldpc_code_impl.h"
 
 int ldpc__err(char *err, size_t errlen, const char *fmt, ...)
@@ -183,13 +184,13 @@ static bool ends_with(const char *s, const char *suffix)
 	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
-/* A file named by the spec, found by the path policy (ldpc_file.c). */
+/* A file named by the spec, found by the path policy (codes_dir.c). */
 static int load_file(const char *code, uint32_t z, struct ldpc_code **out, char *err, size_t errlen)
 {
 	char *text;
 	int ret;
 
-	ret = ldpc__read_code_file(code, &text, err, errlen);
+	ret = fec__code_file_read(code, &text, err, errlen);
 	if (ret)
 		return ret;
 	if (ends_with(code, ".qc"))
@@ -213,7 +214,7 @@ static int load_nr(int bg, uint32_t z, struct ldpc_code **out, char *err, size_t
 		                 "(a * 2^j, a in 2,3,5,7,9,11,13,15, up to 384)",
 		                 name, z);
 	snprintf(file, sizeof(file), "5G_bg%d.csv", bg);
-	ret = ldpc__read_code_file(file, &text, err, errlen);
+	ret = fec__code_file_read(file, &text, err, errlen);
 	if (ret)
 		return ret;
 	ret = ldpc_nr_parse(text, file, bg, z, out, err, errlen);

@@ -7,7 +7,6 @@
 #ifndef LDPC_CODE_IMPL_H
 #define LDPC_CODE_IMPL_H
 
-#include <limits.h>
 #include <stdarg.h>
 
 #include "ldpc.h"
@@ -43,49 +42,5 @@ int ldpc__gen_regular(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struc
                       char *err, size_t errlen);
 int ldpc__gen_peg(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struct ldpc_code **out,
                   char *err, size_t errlen);
-
-/* Lines of numbers in a text, for the parsers' messages "name:line: expected ..., found ...",
- * which describe what was found without quoting it. */
-struct ldpc__reader {
-	const char *name;
-	const char *p;   /* start of the next line */
-	unsigned line;   /* 1-based number of the line last returned */
-	const char *cur; /* within the line last returned */
-	const char *end;
-	char *err;
-	size_t errlen;
-};
-
-void ldpc__reader_init(struct ldpc__reader *rd, const char *text, const char *name, char *err,
-                       size_t errlen);
-bool ldpc__is_blank(char ch);
-/* The next line holding something other than blanks and not starting with '#'; at the end,
- * false with rd->line one past the last line (where the missing one was expected). */
-bool ldpc__next_line(struct ldpc__reader *rd);
-/* Exactly want numbers on the next line, each in lo..hi. Messages say what the line should hold
- * (what: "2 sizes 'N M' (columns rows)") and each number (each: "a size in 1..1048576"). */
-int ldpc__line_nums(struct ldpc__reader *rd, long *vals, unsigned want, long lo, long hi,
-                    const char *what, const char *each);
-/* The kind of token [s, e) that is not a number: "a word", "a malformed number", ... */
-const char *ldpc__token_kind(const char *s, const char *e);
-/* v outside lo..something, said without v: "a larger number", "a negative number", ... */
-const char *ldpc__range_miss(long v, long lo);
-
-/* A code file a spec names, as the path policy finds it (ldpc_file.c). */
-struct ldpc__code_file {
-	char dir[1024];                            /* the codes folder at the time */
-	char shown[1024 + LDPC_CODE_TEXT_MAX + 2]; /* the path as messages name it */
-	char path[PATH_MAX];                       /* what is opened: shown, or its real path */
-	bool confined;                             /* LDPC_PATHS_CODES_DIR was in force */
-};
-
-/* Where the file `name` (a spec's code text, or a file of the folder such as "5G_bg1.csv") is
- * under the path policy; -FEC_EINVAL with a message when the policy refuses it or the name does
- * not resolve. Looks nothing up outside the folder when confined. */
-int ldpc__code_path(const char *name, struct ldpc__code_file *f, char *err, size_t errlen);
-
-/* Reads the file `name` names (ldpc__code_path) whole into *text, NUL-terminated: a regular
- * file of at most LDPC_FILE_MAX bytes holding no NUL byte. -FEC_ETIME past the build deadline. */
-int ldpc__read_code_file(const char *name, char **text, char *err, size_t errlen);
 
 #endif

@@ -1,9 +1,9 @@
 /*
- * Parity-check matrices from text: lines of numbers, and MacKay's alist format (ldpc_qc.c reads
- * the quasi-cyclic ones). Every complaint names the file, the 1-based line and what was expected
- * there, since these files are edited by hand; what was found is described by its kind, never
- * quoted, and no value read from the file is repeated (a path may name a file that is no code):
- * expectations that come from earlier lines name the line they come from.
+ * Parity-check matrices from text in MacKay's alist format, read with the codec's line reader
+ * (textfile.h; ldpc_qc.c reads the quasi-cyclic ones). Every complaint names the file, the 1-based
+ * line and what was expected there, since these files are edited by hand; what was found is
+ * described by its kind, never quoted, and no value read from the file is repeated (a path may name
+ * a file that is no code): expectations that come from earlier lines name the line they come from.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,137 +11,14 @@
 
 #include "fec.h"
 #include "ldpc_code_impl.h"
-
-/* ---- Lines of numbers ---- */
-
-void ldpc__reader_init(struct ldpc__reader *rd, const char *text, const char *name, char *err,
-                       size_t errlen)
-{
-	memset(rd, 0, sizeof(*rd));
-	rd->name = name;
-	rd->p = text;
-	rd->err = err;
-	rd->errlen = errlen;
-}
-
-bool ldpc__is_blank(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
-}
-
-bool ldpc__next_line(struct ldpc__reader *rd)
-{
-	while (*rd->p) {
-		const char *s = rd->p, *e = strchr(s, '\n');
-
-		if (!e)
-			e = s + strlen(s);
-		rd->p = *e ? e + 1 : e;
-		rd->line++;
-		while (s < e && ldpc__is_blank(*s))
-			s++;
-		if (s == e || *s == '#')
-			continue;
-		rd->cur = s;
-		rd->end = e;
-		return true;
-	}
-	rd->line++; /* "the line after the last": where the missing one was expected */
-	return false;
-}
-
-/* The next number on the current line: 1 found, 0 at the end of the line, or an error. Parsed
- * by hand: the DVB-S2 files hold half a million of them. */
-static int next_num(struct ldpc__reader *rd, long *v)
-{
-	const char *s = rd->cur, *t;
-	long x = 0;
-	bool neg;
-
-	while (s < rd->end && ldpc__is_blank(*s))
-		s++;
-	if (s == rd->end) {
-		rd->cur = s;
-		return 0;
-	}
-	t = s;
-	neg = *t == '-' || *t == '+' ? *t++ == '-' : false;
-	if (t == rd->end || *t < '0' || *t > '9')
-		goto out_bad;
-	while (t < rd->end && *t >= '0' && *t <= '9') {
-		if (x > 100000000L)
-			goto out_bad;
-		x = x * 10 + (*t++ - '0');
-	}
-	if (t < rd->end && !ldpc__is_blank(*t))
-		goto out_bad;
-	rd->cur = t;
-	*v = neg ? -x : x;
-	return 1;
-
-out_bad:
-	t = s;
-	while (t < rd->end && !ldpc__is_blank(*t))
-		t++;
-	return ldpc__err(rd->err, rd->errlen, "%s:%u: expected a number, found %s", rd->name,
-	                 rd->line, ldpc__token_kind(s, t));
-}
-
-const char *ldpc__token_kind(const char *s, const char *e)
-{
-	const char *t = s + (s < e && (*s == '-' || *s == '+'));
-
-	if (t < e && *t >= '0' && *t <= '9') {
-		while (t < e && *t >= '0' && *t <= '9')
-			t++;
-		return t == e ? "a number too large" : "a malformed number";
-	}
-	if (s < e && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return "a word";
-	return "something other than a number";
-}
-
-const char *ldpc__range_miss(long v, long lo)
-{
-	if (v >= lo)
-		return "a larger number";
-	return v < 0 && lo >= 0 ? "a negative number" : "a smaller number";
-}
-
-int ldpc__line_nums(struct ldpc__reader *rd, long *vals, unsigned want, long lo, long hi,
-                    const char *what, const char *each)
-{
-	unsigned got = 0;
-	long v;
-	int r;
-
-	if (!ldpc__next_line(rd))
-		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s, found end of file",
-		                 rd->name, rd->line, what);
-	while ((r = next_num(rd, &v)) == 1) {
-		if (got < want) {
-			if (v < lo || v > hi)
-				return ldpc__err(
-				    rd->err, rd->errlen, "%s:%u: number %u: expected %s, found %s",
-				    rd->name, rd->line, got + 1, each, ldpc__range_miss(v, lo));
-			vals[got] = v;
-		}
-		got++;
-	}
-	if (r < 0)
-		return r;
-	if (got != want)
-		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s, found %u number%s",
-		                 rd->name, rd->line, what, got, got == 1 ? "" : "s");
-	return 0;
-}
+#include "textfile.h"
 
 /* ---- alist ---- */
 
 /* One column's (or row's) list: the nonzero entries, zeros being padding; exactly want of them
  * (its weight, given on line wline), each in 1..hi (the size on line 1), no repeats. idx gets
  * them 0-based. */
-static int alist_list(struct ldpc__reader *rd, uint32_t *idx, uint32_t want, long hi,
+static int alist_list(struct fec__text_reader *rd, uint32_t *idx, uint32_t want, long hi,
                       const char *what, const char *of, uint32_t which, unsigned wline,
                       uint8_t *seen)
 {
@@ -149,11 +26,11 @@ static int alist_list(struct ldpc__reader *rd, uint32_t *idx, uint32_t want, lon
 	long v;
 	int r;
 
-	if (!ldpc__next_line(rd))
+	if (!fec__text_next_line(rd))
 		return ldpc__err(rd->err, rd->errlen,
 		                 "%s:%u: expected the %s indices of %s %u, found end of file",
 		                 rd->name, rd->line, what, of, which + 1);
-	while ((r = next_num(rd, &v)) == 1) {
+	while ((r = fec__text_next_num(rd, &v)) == 1) {
 		if (v == 0)
 			continue;
 		if (v < 0 || v > hi) {
@@ -161,7 +38,7 @@ static int alist_list(struct ldpc__reader *rd, uint32_t *idx, uint32_t want, lon
 			              "%s:%u: %s %u: expected %s indices in 1..%s (line 1) or 0, "
 			              "found %s",
 			              rd->name, rd->line, of, which + 1, what,
-			              *what == 'r' ? "M" : "N", ldpc__range_miss(v, 0));
+			              *what == 'r' ? "M" : "N", fec__text_range_miss(v, 0));
 			goto out_clear;
 		}
 		if (got < want) {
@@ -199,7 +76,7 @@ static int cmp_u32(const void *a, const void *b)
 int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out, char *err,
                      size_t errlen)
 {
-	struct ldpc__reader rd;
+	struct fec__text_reader rd;
 	long hdr[2], maxw[2], v;
 	uint32_t n, m, *cw = NULL, *rw = NULL, *erow = NULL, *ecol = NULL, list[LDPC_DEG_MAX];
 	uint8_t *seen = NULL;
@@ -209,15 +86,15 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 	int ret;
 
 	*out = NULL;
-	ldpc__reader_init(&rd, text, name, err, errlen);
-	ret = ldpc__line_nums(&rd, hdr, 2, 1, LDPC_N_MAX, "2 sizes 'N M' (columns rows)",
-	                      "a size in 1..1048576");
+	fec__text_init(&rd, text, name, err, errlen);
+	ret = fec__text_line_nums(&rd, hdr, 2, 1, LDPC_N_MAX, "2 sizes 'N M' (columns rows)",
+	                          "a size in 1..1048576");
 	if (ret)
 		return ret;
 	n = (uint32_t)hdr[0];
 	m = (uint32_t)hdr[1];
-	ret = ldpc__line_nums(&rd, maxw, 2, 1, LDPC_DEG_MAX, "2 maximum weights 'column row'",
-	                      "a weight in 1..256");
+	ret = fec__text_line_nums(&rd, maxw, 2, 1, LDPC_DEG_MAX, "2 maximum weights 'column row'",
+	                          "a weight in 1..256");
 	if (ret)
 		return ret;
 	cw = malloc((size_t)n * sizeof(*cw));
@@ -233,12 +110,12 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 		const char *what = side ? "a weight for each row (M on line 1)"
 		                        : "a weight for each column (N on line 1)";
 
-		if (!ldpc__next_line(&rd)) {
+		if (!fec__text_next_line(&rd)) {
 			ret = ldpc__err(err, errlen, "%s:%u: expected %s, found end of file", name,
 			                rd.line, what);
 			goto out_free;
 		}
-		while ((ret = next_num(&rd, &v)) == 1) {
+		while ((ret = fec__text_next_num(&rd, &v)) == 1) {
 			if (got < want) {
 				if (v < 1 || v > maxw[side]) {
 					ret = ldpc__err(err, errlen,
@@ -246,7 +123,7 @@ int ldpc_alist_parse(const char *text, const char *name, struct ldpc_code **out,
 					                "the maximum %s weight on line 2, found %s",
 					                name, rd.line, side ? "row" : "column",
 					                got + 1, side ? "row" : "column",
-					                ldpc__range_miss(v, 1));
+					                fec__text_range_miss(v, 1));
 					goto out_free;
 				}
 				w[got] = (uint32_t)v;

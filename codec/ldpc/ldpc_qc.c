@@ -3,7 +3,8 @@
  * the z x z identity shifted right s times (row i has its one in column (i + s) mod z, as in
  * 38.212 5.3.2 and the CCSDS AR4JA definition). Read from .qc files (aff3ct's: `columns rows Z`,
  * the base matrix, an optional puncturing line) and from the 3GPP TS 38.212 base-graph tables
- * (5G_bg1.csv / 5G_bg2.csv: row; column; shift for set index 0..7).
+ * (5G_bg1.csv / 5G_bg2.csv: row; column; shift for set index 0..7), with the codec's line reader
+ * (textfile.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "fec.h"
 #include "ldpc_code_impl.h"
+#include "textfile.h"
 
 struct qc_base {
 	uint32_t rows, cols;
@@ -65,7 +67,7 @@ static int qc_lift(const char *name, const struct qc_base *b, uint32_t z, const 
 int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_code **out, char *err,
                   size_t errlen)
 {
-	struct ldpc__reader rd;
+	struct fec__text_reader rd;
 	struct qc_base b;
 	long hdr[3], *vals = NULL;
 	uint32_t *perm = NULL, *pref = NULL, npunct = 0;
@@ -73,9 +75,9 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 	int ret;
 
 	*out = NULL;
-	ldpc__reader_init(&rd, text, name, err, errlen);
-	ret = ldpc__line_nums(&rd, hdr, 3, 1, LDPC_N_MAX, "3 sizes 'columns rows Z'",
-	                      "a size in 1..1048576");
+	fec__text_init(&rd, text, name, err, errlen);
+	ret = fec__text_line_nums(&rd, hdr, 3, 1, LDPC_N_MAX, "3 sizes 'columns rows Z'",
+	                          "a size in 1..1048576");
 	if (ret)
 		return ret;
 	b.cols = (uint32_t)hdr[0];
@@ -113,9 +115,9 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 			b.shift = ns;
 			cap = ncap;
 		}
-		ret = ldpc__line_nums(&rd, vals, b.cols, -1, hdr[2] - 1,
-		                      "a shift for each base column (columns on line 1)",
-		                      "a shift in -1..Z-1 (Z on line 1; -1: a zero block)");
+		ret = fec__text_line_nums(&rd, vals, b.cols, -1, hdr[2] - 1,
+		                          "a shift for each base column (columns on line 1)",
+		                          "a shift in -1..Z-1 (Z on line 1; -1: a zero block)");
 		if (ret)
 			goto out_free;
 		for (uint32_t j = 0; j < b.cols; j++)
@@ -126,15 +128,15 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 	 * the standard's order. */
 	for (uint32_t j = 0; j < b.cols; j++)
 		perm[j] = j;
-	if (ldpc__next_line(&rd)) {
+	if (fec__text_next_line(&rd)) {
 		uint32_t front = 0, back;
 
 		rd.p = rd.cur; /* read it again as a whole line */
 		rd.line--;
-		ret = ldpc__line_nums(&rd, vals, b.cols, 0, 1,
-		                      "puncturing flags, one for each base column (columns on "
-		                      "line 1), or end of file",
-		                      "a puncturing flag, 1 (sent) or 0 (not sent)");
+		ret = fec__text_line_nums(&rd, vals, b.cols, 0, 1,
+		                          "puncturing flags, one for each base column (columns on "
+		                          "line 1), or end of file",
+		                          "a puncturing flag, 1 (sent) or 0 (not sent)");
 		if (ret)
 			goto out_free;
 		for (uint32_t j = 0; j < b.cols; j++)
@@ -142,7 +144,7 @@ int ldpc_qc_parse(const char *text, const char *name, uint32_t z, struct ldpc_co
 		back = npunct;
 		for (uint32_t j = 0; j < b.cols; j++)
 			perm[j] = vals[j] == 0 ? front++ : back++;
-		if (ldpc__next_line(&rd)) {
+		if (fec__text_next_line(&rd)) {
 			ret = ldpc__err(err, errlen,
 			                "%s:%u: expected end of file after the puncturing line",
 			                name, rd.line);
@@ -207,16 +209,16 @@ static bool csv_field(const char *s, const char *e, unsigned idx, const char **f
 	*fe = memchr(s, ';', (size_t)(e - s));
 	if (!*fe)
 		*fe = e;
-	while (s < *fe && ldpc__is_blank(*s))
+	while (s < *fe && fec__text_is_blank(*s))
 		s++;
-	while (*fe > s && ldpc__is_blank((*fe)[-1]))
+	while (*fe > s && fec__text_is_blank((*fe)[-1]))
 		(*fe)--;
 	*fs = s;
 	return true;
 }
 
 /* A field as a number in lo..hi: 1, or 0 when empty, or an error. */
-static int csv_num(struct ldpc__reader *rd, const char *fs, const char *fe, long lo, long hi,
+static int csv_num(struct fec__text_reader *rd, const char *fs, const char *fe, long lo, long hi,
                    const char *what, long *v)
 {
 	char tok[24], *endp;
@@ -228,17 +230,17 @@ static int csv_num(struct ldpc__reader *rd, const char *fs, const char *fe, long
 	*v = strtol(tok, &endp, 10);
 	if (fe - fs >= (long)sizeof(tok) || *endp || errno)
 		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s, found %s", rd->name,
-		                 rd->line, what, ldpc__token_kind(fs, fe));
+		                 rd->line, what, fec__text_token_kind(fs, fe));
 	if (*v < lo || *v > hi)
 		return ldpc__err(rd->err, rd->errlen, "%s:%u: expected %s in %ld..%ld, found %s",
-		                 rd->name, rd->line, what, lo, hi, ldpc__range_miss(*v, lo));
+		                 rd->name, rd->line, what, lo, hi, fec__text_range_miss(*v, lo));
 	return 1;
 }
 
 int ldpc_nr_parse(const char *text, const char *name, int bg, uint32_t z, struct ldpc_code **out,
                   char *err, size_t errlen)
 {
-	struct ldpc__reader rd;
+	struct fec__text_reader rd;
 	struct qc_base b;
 	struct ldpc_code *c = NULL;
 	const char *fs, *fe;
@@ -261,8 +263,8 @@ int ldpc_nr_parse(const char *text, const char *name, int bg, uint32_t z, struct
 		return -FEC_ENOMEM;
 	for (size_t i = 0; i < (size_t)b.rows * b.cols; i++)
 		b.shift[i] = -1;
-	ldpc__reader_init(&rd, text, name, err, errlen);
-	while (ldpc__next_line(&rd)) {
+	fec__text_init(&rd, text, name, err, errlen);
+	while (fec__text_next_line(&rd)) {
 		long shifts[8];
 
 		/* Header lines come first; they hold no column index. */

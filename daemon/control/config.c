@@ -68,8 +68,8 @@ static void global_defaults(struct fecd_config *cfg)
 /* Puts the configuration's codes folder and path policy in force in the codec. */
 static void codes_apply(const struct fecd_config *cfg)
 {
-	ldpc_codes_dir_set(cfg->codes_dir[0] ? cfg->codes_dir : NULL);
-	ldpc_codes_paths_set(cfg->codes_paths);
+	fec_codes_dir_set(cfg->codes_dir[0] ? cfg->codes_dir : NULL);
+	fec_code_paths_set(cfg->codes_paths);
 }
 
 static void default_channel(struct fecd_config *cfg)
@@ -322,7 +322,7 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	const cJSON *chans;
 	cJSON *root;
 	char where[48], *prev_dir;
-	enum ldpc_paths prev_paths;
+	enum fec_path_policy prev_paths;
 	int ret = -EINVAL;
 
 	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
@@ -355,13 +355,13 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	/* Codes given as relative paths or presets are read while the channels are parsed, from
 	 * the codes folder this file names and under its path policy; a file that fails leaves
 	 * both as they were. */
-	prev_dir = strdup(ldpc_codes_dir());
+	prev_dir = strdup(fec_codes_dir());
 	if (!prev_dir) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out_tmp;
 	}
-	prev_paths = ldpc_codes_paths();
+	prev_paths = fec_code_paths();
 	codes_apply(tmp);
 	chans = cJSON_GetObjectItemCaseSensitive(root, "channels");
 	if (chans)
@@ -371,8 +371,8 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 	if (ret == 0) {
 		memcpy(cfg, tmp, sizeof(*cfg));
 	} else {
-		ldpc_codes_dir_set(prev_dir);
-		ldpc_codes_paths_set(prev_paths);
+		fec_codes_dir_set(prev_dir);
+		fec_code_paths_set(prev_paths);
 	}
 	free(prev_dir);
 out_tmp:

@@ -67,7 +67,7 @@ static const struct setting_choice gr_tags[] = {
     {"auto", GR_TAGS_AUTO}, {"on", GR_TAGS_ON}, {"off", GR_TAGS_OFF}, {0}};
 static const struct setting_choice polarities[] = {{"zero", 0}, {"one", 1}, {0}};
 static const struct setting_choice code_paths[] = {
-    {"codes_dir", LDPC_PATHS_CODES_DIR}, {"any", LDPC_PATHS_ANY}, {0}};
+    {"codes_dir", FEC_PATHS_CODES_DIR}, {"any", FEC_PATHS_ANY}, {0}};
 
 const struct setting fecd_global_settings[] = {
     {"control.socket", SET_STRING, G(control_socket), .check = check_socket_path,

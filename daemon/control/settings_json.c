@@ -17,7 +17,7 @@
 _Static_assert(sizeof(enum sock_kind) == sizeof(int) && sizeof(enum in_proto) == sizeof(int) &&
                    sizeof(enum fecd_format) == sizeof(int) &&
                    sizeof(enum gr_tags_mode) == sizeof(int) &&
-                   sizeof(enum ldpc_paths) == sizeof(int),
+                   sizeof(enum fec_path_policy) == sizeof(int),
                "SET_ENUM fields are stored through an int");
 
 #define PATH_LEN 256

@@ -29,7 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	log_init();
 	log_set_level((enum log_level)(LOG_LVL_ERR - 1));
-	codes_dir_at_start = strdup(ldpc_codes_dir());
+	codes_dir_at_start = strdup(fec_codes_dir());
 	if (!codes_dir_at_start)
 		abort();
 	return 0;
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_round_trip(cfg);
 		check_decoders(cfg);
 	}
-	ldpc_codes_dir_set(codes_dir_at_start);
+	fec_codes_dir_set(codes_dir_at_start);
 	free(text);
 	free(cfg);
 	return 0;

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 
 #ifdef FECD_CODES_DIR_DEFAULT
 	if (!getenv("FECD_CODES_DIR"))
-		ldpc_codes_dir_set(FECD_CODES_DIR_DEFAULT);
+		fec_codes_dir_set(FECD_CODES_DIR_DEFAULT);
 #endif
 	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
 		fprintf(stderr, "bench_ldpc: %s\n", err);

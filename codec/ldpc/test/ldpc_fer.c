@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	}
 #ifdef FECD_CODES_DIR_DEFAULT
 	if (!getenv("FECD_CODES_DIR"))
-		ldpc_codes_dir_set(FECD_CODES_DIR_DEFAULT);
+		fec_codes_dir_set(FECD_CODES_DIR_DEFAULT);
 #endif
 	ebn0 = atof(argv[1]);
 	frames = (unsigned)strtoul(argv[2], NULL, 10);

@@ -282,11 +282,11 @@ static void test_codes_dir(void)
 {
 	const char *env = getenv("FECD_CODES_DIR");
 
-	ldpc_codes_dir_set("/some/where");
-	CHECK(strcmp(ldpc_codes_dir(), "/some/where") == 0, "codes dir set: %s", ldpc_codes_dir());
-	ldpc_codes_dir_set(NULL);
-	CHECK(strcmp(ldpc_codes_dir(), env && *env ? env : "/usr/share/fecd/codes") == 0,
-	      "codes dir default: %s", ldpc_codes_dir());
+	fec_codes_dir_set("/some/where");
+	CHECK(strcmp(fec_codes_dir(), "/some/where") == 0, "codes dir set: %s", fec_codes_dir());
+	fec_codes_dir_set(NULL);
+	CHECK(strcmp(fec_codes_dir(), env && *env ? env : "/usr/share/fecd/codes") == 0,
+	      "codes dir default: %s", fec_codes_dir());
 }
 
 /* ---- random small matrices against a dense reference rank ---- */

@@ -351,7 +351,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (files)
-		ldpc_codes_dir_set(dir);
+		fec_codes_dir_set(dir);
 	else
 		printf("codes folder absent (FECD_CODES_DIR=%s): file codes skipped, generated "
 		       "codes only\n",

@@ -1,9 +1,10 @@
 /*
- * LDPC code files: the codes folder, which paths a spec may name (the path policy, ldpc.h), and
- * reading a file without blocking and within a size bound. Every file a spec names is found here
- * - channel codes, presets and the 5G NR tables alike - so the rules are the same for all.
+ * Code files, for every family that reads them (ldpc's matrices today): the codes folder, which
+ * paths a spec may name (the path policy, fec.h), and reading a file without blocking and within
+ * a size bound. Every file a spec names is found here - channel codes, presets and tables such as
+ * 5G NR's alike - so the rules are the same for all.
  *
- * Under LDPC_PATHS_CODES_DIR a name is refused when it is absolute or has a ".." component before
+ * Under FEC_PATHS_CODES_DIR a name is refused when it is absolute or has a ".." component before
  * anything is looked up, and when its real path is not inside the folder's; what the refusal says
  * does not depend on whether anything outside the folder exists. The real path is then opened
  * with O_NOFOLLOW, so that it is the file that was checked. A file is first stat'ed, so that a
@@ -22,20 +23,18 @@
 #include <unistd.h>
 
 #include "fec_impl.h"
-#include "ldpc_code_impl.h"
 
-#define LDPC_CODES_DIR_DEFAULT "/usr/share/fecd/codes"
-#define CODES_DIR_MAX          1024
-#define READ_CHUNK             (1u << 20)
-#define WIDEN_HINT             "fecd's codes_paths setting \"any\" allows other paths"
+#define CODES_DIR_DEFAULT "/usr/share/fecd/codes"
+#define READ_CHUNK        (1u << 20)
+#define WIDEN_HINT        "fecd's codes_paths setting \"any\" allows other paths"
 
 /* The folder, guarded by a spin lock: the critical sections only copy a short string. */
-static char codes_dir[CODES_DIR_MAX];
+static char codes_dir[FEC__CODES_DIR_MAX];
 static bool codes_dir_given;
 static atomic_flag codes_dir_lock = ATOMIC_FLAG_INIT;
-static _Atomic int paths_policy = LDPC_PATHS_ANY;
+static _Atomic int paths_policy = FEC_PATHS_ANY;
 
-void ldpc_codes_dir_set(const char *dir)
+void fec_codes_dir_set(const char *dir)
 {
 	while (atomic_flag_test_and_set_explicit(&codes_dir_lock, memory_order_acquire))
 		;
@@ -54,26 +53,26 @@ static void codes_dir_copy(char *buf, size_t len)
 	snprintf(buf, len, "%s",
 	         codes_dir_given ? codes_dir
 	         : env && *env   ? env
-	                         : LDPC_CODES_DIR_DEFAULT);
+	                         : CODES_DIR_DEFAULT);
 	atomic_flag_clear_explicit(&codes_dir_lock, memory_order_release);
 }
 
-const char *ldpc_codes_dir(void)
+const char *fec_codes_dir(void)
 {
-	static _Thread_local char copy[CODES_DIR_MAX];
+	static _Thread_local char copy[FEC__CODES_DIR_MAX];
 
 	codes_dir_copy(copy, sizeof(copy));
 	return copy;
 }
 
-void ldpc_codes_paths_set(enum ldpc_paths paths)
+void fec_code_paths_set(enum fec_path_policy paths)
 {
 	atomic_store(&paths_policy, (int)paths);
 }
 
-enum ldpc_paths ldpc_codes_paths(void)
+enum fec_path_policy fec_code_paths(void)
 {
-	return (enum ldpc_paths)atomic_load(&paths_policy);
+	return (enum fec_path_policy)atomic_load(&paths_policy);
 }
 
 /* ---- Paths */
@@ -101,20 +100,20 @@ static bool is_inside(const char *rdir, const char *p)
 	return strncmp(p, rdir, n) == 0 && (p[n] == '/' || p[n] == '\0');
 }
 
-static int refuse_outside(const struct ldpc__code_file *f, const char *name, char *err,
+static int refuse_outside(const struct fec__code_file *f, const char *name, char *err,
                           size_t errlen)
 {
-	return ldpc__err(err, errlen,
-	                 "%s: a link leads out of the codes folder %s, or nowhere; expected a "
-	                 "file inside it (" WIDEN_HINT ")",
-	                 name, f->dir);
+	return fec__err(err, errlen, FEC_EINVAL,
+	                "%s: a link leads out of the codes folder %s, or nowhere; expected a "
+	                "file inside it (" WIDEN_HINT ")",
+	                name, f->dir);
 }
 
 /* name (relative, no "..") did not resolve: says why without following a link anywhere. The
  * longest prefix of its components that resolves decides: outside the folder, the whole name is
  * refused; inside it, the next component is missing (a file the folder lacks), a link (leading
  * nowhere: refused like one leading out) or there but not reachable (its errno). */
-static int explain_unresolved(struct ldpc__code_file *f, const char *name, const char *rdir,
+static int explain_unresolved(struct fec__code_file *f, const char *name, const char *rdir,
                               int real_errno, char *err, size_t errlen)
 {
 	char prefix[PATH_MAX], *rp, *next_real;
@@ -133,8 +132,8 @@ static int explain_unresolved(struct ldpc__code_file *f, const char *name, const
 		if (rp)
 			break;
 		if (len == 0)
-			return ldpc__err(err, errlen, "cannot open %s: %s", f->shown,
-			                 strerror(real_errno));
+			return fec__err(err, errlen, FEC_EINVAL, "cannot open %s: %s", f->shown,
+			                strerror(real_errno));
 	}
 	if (!is_inside(rdir, rp)) {
 		free(rp);
@@ -147,24 +146,25 @@ static int explain_unresolved(struct ldpc__code_file *f, const char *name, const
 	         name + len);
 	free(rp);
 	if (lstat(next_real, &st) != 0)
-		ret = ldpc__err(err, errlen, "cannot open %s: %s", f->shown,
-		                errno == ENOENT ? "no such file in the codes folder"
-		                                : strerror(errno));
+		ret = fec__err(err, errlen, FEC_EINVAL, "cannot open %s: %s", f->shown,
+		               errno == ENOENT ? "no such file in the codes folder"
+		                               : strerror(errno));
 	else if (S_ISLNK(st.st_mode))
 		ret = refuse_outside(f, name, err, errlen);
 	else
-		ret = ldpc__err(err, errlen, "cannot open %s: %s", f->shown, strerror(real_errno));
+		ret = fec__err(err, errlen, FEC_EINVAL, "cannot open %s: %s", f->shown,
+		               strerror(real_errno));
 	return ret;
 }
 
-int ldpc__code_path(const char *name, struct ldpc__code_file *f, char *err, size_t errlen)
+int fec__code_path(const char *name, struct fec__code_file *f, char *err, size_t errlen)
 {
 	char *rdir, *real;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
 	codes_dir_copy(f->dir, sizeof(f->dir));
-	f->confined = ldpc_codes_paths() == LDPC_PATHS_CODES_DIR;
+	f->confined = fec_code_paths() == FEC_PATHS_CODES_DIR;
 	if (name[0] == '/' && !f->confined) {
 		snprintf(f->path, sizeof(f->path), "%s", name);
 		snprintf(f->shown, sizeof(f->shown), "%s", name);
@@ -176,21 +176,22 @@ int ldpc__code_path(const char *name, struct ldpc__code_file *f, char *err, size
 		return 0;
 	}
 	if (name[0] == '/' || has_dotdot(name))
-		return ldpc__err(err, errlen,
-		                 "%s: %s; expected a file in the codes folder %s, named relative "
-		                 "to it and without \"..\" (" WIDEN_HINT ")",
-		                 name, name[0] == '/' ? "an absolute path" : "a path with \"..\"",
-		                 f->dir);
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "%s: %s; expected a file in the codes folder %s, named relative "
+		                "to it and without \"..\" (" WIDEN_HINT ")",
+		                name, name[0] == '/' ? "an absolute path" : "a path with \"..\"",
+		                f->dir);
 	rdir = realpath(f->dir, NULL);
 	if (!rdir)
-		return ldpc__err(err, errlen, "codes folder %s: %s", f->dir, strerror(errno));
+		return fec__err(err, errlen, FEC_EINVAL, "codes folder %s: %s", f->dir,
+		                strerror(errno));
 	real = realpath(f->shown, NULL);
 	if (!real)
 		ret = explain_unresolved(f, name, rdir, errno, err, errlen);
 	else if (!is_inside(rdir, real))
 		ret = refuse_outside(f, name, err, errlen);
 	else if (strlen(real) >= sizeof(f->path))
-		ret = ldpc__err(err, errlen, "%s: the path is too long", f->shown);
+		ret = fec__err(err, errlen, FEC_EINVAL, "%s: the path is too long", f->shown);
 	else
 		ret = 0;
 	if (ret == 0)
@@ -217,21 +218,22 @@ static const char *file_kind(mode_t mode)
 	return "not a regular file";
 }
 
-static int check_stat(const struct ldpc__code_file *f, const struct stat *st, char *err,
+static int check_stat(const struct fec__code_file *f, const struct stat *st, char *err,
                       size_t errlen)
 {
 	if (!S_ISREG(st->st_mode))
-		return ldpc__err(err, errlen, "%s: %s; expected a regular file", f->shown,
-		                 file_kind(st->st_mode));
-	if (st->st_size > (off_t)LDPC_FILE_MAX)
-		return ldpc__err(err, errlen, "%s: %lld bytes; a code file may have at most %u",
-		                 f->shown, (long long)st->st_size, LDPC_FILE_MAX);
+		return fec__err(err, errlen, FEC_EINVAL, "%s: %s; expected a regular file",
+		                f->shown, file_kind(st->st_mode));
+	if (st->st_size > (off_t)FEC_CODE_FILE_MAX)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "%s: %lld bytes; a code file may have at most %u", f->shown,
+		                (long long)st->st_size, FEC_CODE_FILE_MAX);
 	return 0;
 }
 
 /* Reads fd to its end into a buffer of at least size + 1 bytes, growing it if the file grew, up
- * to LDPC_FILE_MAX. */
-static int read_all(int fd, const struct ldpc__code_file *f, size_t size, char **text, size_t *len,
+ * to FEC_CODE_FILE_MAX. */
+static int read_all(int fd, const struct fec__code_file *f, size_t size, char **text, size_t *len,
                     char *err, size_t errlen)
 {
 	size_t cap = size + 1, got = 0;
@@ -251,14 +253,14 @@ static int read_all(int fd, const struct ldpc__code_file *f, size_t size, char *
 			goto out_free_buf;
 		}
 		if (got + 1 == cap) {
-			if (cap > LDPC_FILE_MAX) {
-				ret = ldpc__err(err, errlen,
-				                "%s: grew past %u bytes while read; a code file "
-				                "may have at most that",
-				                f->shown, LDPC_FILE_MAX);
+			if (cap > FEC_CODE_FILE_MAX) {
+				ret = fec__err(err, errlen, FEC_EINVAL,
+				               "%s: grew past %u bytes while read; a code file "
+				               "may have at most that",
+				               f->shown, FEC_CODE_FILE_MAX);
 				goto out_free_buf;
 			}
-			cap = cap > LDPC_FILE_MAX / 2 ? LDPC_FILE_MAX + 2 : 2 * cap;
+			cap = cap > FEC_CODE_FILE_MAX / 2 ? FEC_CODE_FILE_MAX + 2 : 2 * cap;
 			grown = realloc(buf, cap);
 			ret = -FEC_ENOMEM;
 			if (!grown)
@@ -270,8 +272,8 @@ static int read_all(int fd, const struct ldpc__code_file *f, size_t size, char *
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			ret =
-			    ldpc__err(err, errlen, "cannot read %s: %s", f->shown, strerror(errno));
+			ret = fec__err(err, errlen, FEC_EINVAL, "cannot read %s: %s", f->shown,
+			               strerror(errno));
 			goto out_free_buf;
 		}
 		if (r == 0)
@@ -288,20 +290,21 @@ out_free_buf:
 	return ret;
 }
 
-int ldpc__read_code_file(const char *name, char **text, char *err, size_t errlen)
+int fec__code_file_read(const char *name, char **text, char *err, size_t errlen)
 {
-	struct ldpc__code_file f;
+	struct fec__code_file f;
 	struct stat st;
 	const char *nul;
 	size_t len = 0;
 	int fd, flags, ret;
 
 	*text = NULL;
-	ret = ldpc__code_path(name, &f, err, errlen);
+	ret = fec__code_path(name, &f, err, errlen);
 	if (ret)
 		return ret;
 	if (stat(f.path, &st) != 0)
-		return ldpc__err(err, errlen, "cannot open %s: %s", f.shown, strerror(errno));
+		return fec__err(err, errlen, FEC_EINVAL, "cannot open %s: %s", f.shown,
+		                strerror(errno));
 	ret = check_stat(&f, &st, err, errlen);
 	if (ret)
 		return ret;
@@ -309,9 +312,11 @@ int ldpc__read_code_file(const char *name, char **text, char *err, size_t errlen
 	fd = open(f.path,
 	          O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (f.confined ? O_NOFOLLOW : 0));
 	if (fd < 0)
-		return ldpc__err(err, errlen, "cannot open %s: %s", f.shown, strerror(errno));
+		return fec__err(err, errlen, FEC_EINVAL, "cannot open %s: %s", f.shown,
+		                strerror(errno));
 	if (fstat(fd, &st) != 0) {
-		ret = ldpc__err(err, errlen, "cannot read %s: %s", f.shown, strerror(errno));
+		ret = fec__err(err, errlen, FEC_EINVAL, "cannot read %s: %s", f.shown,
+		               strerror(errno));
 		goto out_close;
 	}
 	ret = check_stat(&f, &st, err, errlen);
@@ -320,7 +325,8 @@ int ldpc__read_code_file(const char *name, char **text, char *err, size_t errlen
 	/* A regular file: reads block as they should (O_NONBLOCK only kept open() from waiting). */
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		ret = ldpc__err(err, errlen, "cannot read %s: %s", f.shown, strerror(errno));
+		ret = fec__err(err, errlen, FEC_EINVAL, "cannot read %s: %s", f.shown,
+		               strerror(errno));
 		goto out_close;
 	}
 	ret = read_all(fd, &f, (size_t)st.st_size, text, &len, err, errlen);
@@ -332,9 +338,9 @@ int ldpc__read_code_file(const char *name, char **text, char *err, size_t errlen
 
 		for (const char *p = *text; p < nul; p++)
 			line += *p == '\n';
-		ret = ldpc__err(err, errlen,
-		                "%s:%u: expected text, found a NUL byte (a binary file?)", name,
-		                line);
+		ret =
+		    fec__err(err, errlen, FEC_EINVAL,
+		             "%s:%u: expected text, found a NUL byte (a binary file?)", name, line);
 		free(*text);
 		*text = NULL;
 	}
