@@ -124,7 +124,11 @@ static void fill_info(struct ldpc_decoder *d)
 	info->max_frame_syms = n_tx;
 	info->max_out_bits = d->out_n;
 	info->max_soft = d->out_n;
-	info->has_soft = true;
+	info->in_kind = d->base.spec.u.ldpc.in_f32 ? FEC_IN_F32_LLR : FEC_IN_S8_LLR;
+	info->in_q = 1;
+	info->soft_kind = FEC_SOFT_BIT_LLR;
+	info->soft_per_unit = 1;
+	info->frame_info_bits = d->code->k;
 	info->scratch_bytes = ldpc__scratch_bytes(d);
 	info->job_group = ldpc__job_group(d);
 }

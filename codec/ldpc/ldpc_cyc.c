@@ -559,7 +559,7 @@ void ldpc__decode_frame_cyc(const struct ldpc_decoder *d, void *scratch, struct 
 				break;
 		}
 	}
-	job->iterations = (uint16_t)it;
+	job->work = it;
 	job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
 	if (p->emit_blocks && !b->soft) {
 		/* 2-3% of a frame's time through val and ldpc__emit_i16 (Xeon) */

@@ -93,7 +93,7 @@ bool ldpc__job_ok(const struct ldpc_decoder *d, struct fec_job *job)
 {
 	job->out_bits = 0;
 	job->soft_count = 0;
-	job->iterations = 0;
+	job->work = 0;
 	job->metric = 0.0f;
 	if (job->in_len != d->code->n_tx || job->head_len != 0) {
 		job->status = FECD_STATUS_ERASED;
@@ -497,7 +497,7 @@ static void decode_frame(const struct ldpc_decoder *d, struct frame_scratch *s, 
 			s->hard[v] = val[v] < 0;
 		emit(d, s->hard, val, out, soft, job);
 	}
-	job->iterations = (uint16_t)it;
+	job->work = it;
 	job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
 }
 

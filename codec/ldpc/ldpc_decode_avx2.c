@@ -378,7 +378,7 @@ static void emit_lanes(const struct ldpc_decoder *d, const uint8_t *app, struct 
 		}
 		job->out_bits = d->out_n;
 		job->soft_count = b->soft ? d->out_n : 0;
-		job->iterations = (uint16_t)it;
+		job->work = it;
 		job->status =
 		    ok_mask >> lane & 1u ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
 	}

@@ -560,7 +560,7 @@ static int viterbi_decode(const struct fec_decoder *dec, void *scratch, struct f
 
 		job->out_bits = 0;
 		job->soft_count = 0;
-		job->iterations = 0;
+		job->work = 0;
 		job->metric = 0.0f;
 		if (!plan_job(v, job, &p)) {
 			job->status = FECD_STATUS_ERASED;
@@ -602,6 +602,9 @@ static void fill_info(struct viterbi_decoder *v)
 	info->family = FECD_FAMILY_VITERBI;
 	info->unit_syms = u;
 	info->unit_bits = per;
+	info->in_kind = FEC_IN_S8_LLR;
+	info->in_q = 1;
+	info->soft_kind = FEC_SOFT_NONE; /* frames vary in length: frame_info_bits stays 0 */
 	if (c->mode == CONV_MODE_STREAM) {
 		info->kind = FEC_KIND_STREAM;
 		info->block_syms = cs->decode_len / per * u;

@@ -57,7 +57,7 @@ __device__ __forceinline__ bool lgpu_job_ok(const struct lgpu_code &c, struct fe
 		return true;
 	job->out_bits = 0;
 	job->soft_count = 0;
-	job->iterations = 0;
+	job->work = 0;
 	job->metric = 0.0f;
 	job->status = FECD_STATUS_ERASED;
 	return false;
@@ -68,7 +68,7 @@ __device__ __forceinline__ void lgpu_job_done(const struct lgpu_code &c, const s
 {
 	job->out_bits = c.out_n;
 	job->soft_count = b.soft ? c.out_n : 0;
-	job->iterations = (uint16_t)it;
+	job->work = it;
 	job->metric = 0.0f;
 	job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
 }

@@ -107,7 +107,7 @@ __device__ __forceinline__ void vgpu_job_erased(struct fec_job *job)
 {
 	job->out_bits = 0;
 	job->soft_count = 0;
-	job->iterations = 0;
+	job->work = 0;
 	job->metric = 0.0f;
 	job->status = FECD_STATUS_ERASED;
 }
@@ -117,7 +117,7 @@ __device__ __forceinline__ void vgpu_job_decoded(struct fec_job *job, uint32_t o
 {
 	job->out_bits = out_bits;
 	job->soft_count = 0;
-	job->iterations = 0;
+	job->work = 0;
 	job->metric = (float)metric;
 	job->status = FECD_STATUS_DECODED;
 }

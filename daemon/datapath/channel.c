@@ -171,7 +171,7 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, cha
 		}
 	}
 	ep->out_stride = round_up((in->max_out_bits + 7u) / 8u, 64);
-	if (cc->soft_out && in->has_soft && in->max_soft)
+	if (cc->soft_out && in->soft_kind != FEC_SOFT_NONE && in->max_soft)
 		ep->soft_stride = round_up(in->max_soft, 16);
 	epoch_unit_table(ep);
 	epoch_batch_auto(ep, be);

@@ -88,7 +88,7 @@ static void batch_mark_erased(struct channel *ch, struct batch *b)
 		j->out_bits = bits < max ? bits : (uint32_t)max;
 		j->soft_count = 0;
 		j->status = FECD_STATUS_ERASED;
-		j->iterations = 0;
+		j->work = 0;
 		j->metric = 0;
 		memset(b->out + i * b->ep->out_stride, 0, (j->out_bits + 7) / 8);
 	}
@@ -149,7 +149,7 @@ static int build_stream(struct channel *ch, struct batch *b)
 	const struct job_meta *first = b->count ? &b->meta[0] : &b->eos_meta;
 	uint64_t bits = 0, soft = 0, in_count = 0;
 	uint8_t status = FECD_STATUS_DECODED;
-	uint16_t iters = 0;
+	uint32_t iters = 0;
 
 	hdr_common(ch, b, h);
 	for (uint32_t i = 0; i < b->count; i++) {
@@ -170,8 +170,8 @@ static int build_stream(struct channel *ch, struct batch *b)
 		in_count += j->own_len - m->pad_syms;
 		if (j->status > status)
 			status = j->status;
-		if (j->iterations > iters)
-			iters = j->iterations;
+		if (j->work > iters)
+			iters = j->work;
 	}
 	if (b->stream_start)
 		ch->stream_bits = 0;
@@ -187,7 +187,7 @@ static int build_stream(struct channel *ch, struct batch *b)
 	h->in_count = (uint32_t)in_count;
 	h->payload_bits = (uint32_t)bits;
 	h->soft_count = (uint32_t)soft;
-	h->iterations = iters;
+	h->iterations = iters > UINT16_MAX ? UINT16_MAX : (uint16_t)iters;
 	h->metric = b->count ? b->jobs[b->count - 1].metric : 0;
 	return msg_layout(ch, b, h, b->msg, b->msg_soft);
 }
@@ -213,7 +213,7 @@ static int build_frame(struct channel *ch, struct batch *b, uint32_t i)
 	h->in_count = j->own_len + b->meta[i].lead_syms; /* a sync marker is owned with its frame */
 	h->payload_bits = j->out_bits;
 	h->soft_count = want_soft(b) ? j->soft_count : 0;
-	h->iterations = j->iterations;
+	h->iterations = j->work > UINT16_MAX ? UINT16_MAX : (uint16_t)j->work;
 	h->metric = j->metric;
 	return msg_layout(ch, b, h, b->out + i * b->ep->out_stride,
 	                  b->soft ? b->soft + i * b->ep->soft_stride : NULL);

@@ -266,7 +266,7 @@ int util_ldpc_frame_errors(const char *text, double ebn0, unsigned frames, uint6
 			for (uint32_t i = 0; i < k && !wrong; i++)
 				wrong = (got[i / 8] >> (7 - i % 8) & 1u) != in[i];
 			out->errors += wrong;
-			iters += b.jobs[f].iterations;
+			iters += b.jobs[f].work;
 		}
 		out->frames += b.count;
 	}

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		}
 		for (unsigned f = 0; f < frames; f++) {
 			ok += b.jobs[f].status == FECD_STATUS_DECODED;
-			iters += b.jobs[f].iterations;
+			iters += b.jobs[f].work;
 		}
 		printf("  %-8s %8.1f Mb/s per core (CPU mean %.1f, wall mean %.1f)  %u/%u decoded, "
 		       "%.1f iterations on average\n",
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 			if (memcmp(ref + (size_t)f * b.out_stride, b.out + (size_t)f * b.out_stride,
 			           b.out_stride) ||
 			    ref_jobs[f].status != b.jobs[f].status ||
-			    ref_jobs[f].iterations != b.jobs[f].iterations) {
+			    ref_jobs[f].work != b.jobs[f].work) {
 				printf("  %s differs from the first level at frame %u\n",
 				       fec_simd_level_name(level), f);
 				status = 1;

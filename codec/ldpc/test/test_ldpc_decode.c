@@ -170,18 +170,18 @@ static void test_clean(const char *code, bool punctured)
 						CHECK(j->status == FECD_STATUS_DECODED,
 						      "%s frame %u: %u", text, f, j->status);
 						if (!stop)
-							CHECK(j->iterations == 6,
+							CHECK(j->work == 6,
 							      "%s: %u iterations", text,
-							      j->iterations);
+							      j->work);
 						else if (!punctured)
-							CHECK(j->iterations == 1,
+							CHECK(j->work == 1,
 							      "%s: %u iterations", text,
-							      j->iterations);
+							      j->work);
 						else
-							CHECK(j->iterations >= 1 &&
-							          j->iterations <= 3,
+							CHECK(j->work >= 1 &&
+							          j->work <= 3,
 							      "%s: %u iterations", text,
-							      j->iterations);
+							      j->work);
 						CHECK(j->out_bits == nb && j->soft_count == nb,
 						      "%s: %u bits %u soft", text, j->out_bits,
 						      j->soft_count);
@@ -252,15 +252,15 @@ static void test_simd_at(const char *code, double ebn0, uint32_t total, uint32_t
 				continue;
 			}
 			differ +=
-			    a->status != b->status || a->iterations != b->iterations ||
+			    a->status != b->status || a->work != b->work ||
 			    a->out_bits != b->out_bits || a->soft_count != b->soft_count ||
 			    memcmp(ref_out + f * r.b.out_stride, r.b.out + f * r.b.out_stride,
 			           (a->out_bits + 7) / 8) ||
 			    memcmp(ref_soft + f * r.b.soft_stride, r.b.soft + f * r.b.soft_stride,
 			           a->soft_count * sizeof(float));
 			decoded += a->status == FECD_STATUS_DECODED;
-			iters_seen += a->iterations != last_it;
-			last_it = a->iterations;
+			iters_seen += a->work != last_it;
+			last_it = a->work;
 		}
 		CHECK(differ == 0, "%s: %u of %u jobs differ between portable and %s", code,
 		      differ, count, level);

@@ -141,7 +141,7 @@ static int decode(struct gpu *g, const struct fec_decoder *cpu, const struct fra
 	memcpy(r->jobs, f->jobs, f->count * sizeof(*r->jobs));
 	for (uint32_t i = 0; i < f->count; i++) {
 		r->jobs[i].status = 0xee;
-		r->jobs[i].iterations = 0xbeef;
+		r->jobs[i].work = 0xbeef;
 		r->jobs[i].out_bits = 0xdead;
 	}
 	memset(r->out, 0xa5, f->count * f->ostride);
@@ -215,7 +215,7 @@ static void exact_case(struct gpu *g, const char *text, uint32_t count, double e
 	for (uint32_t i = 0; i < count; i++) {
 		const struct fec_job *a = &rc.jobs[i], *b = &rg.jobs[i];
 		const size_t nb = (a->out_bits + 7) / 8;
-		bool same = a->status == b->status && a->iterations == b->iterations &&
+		bool same = a->status == b->status && a->work == b->work &&
 		            a->out_bits == b->out_bits && a->soft_count == b->soft_count &&
 		            memcmp(rc.out + i * f.ostride, rg.out + i * f.ostride, nb) == 0;
 
@@ -237,15 +237,15 @@ static void exact_case(struct gpu *g, const char *text, uint32_t count, double e
 			    stderr,
 			    "  %s job %u: cpu status %u it %u bits %u, gpu status %u it %u bits "
 			    "%u; first byte differing %u of %zu, soft %u of %u (cpu %g gpu %g)\n",
-			    name, i, a->status, a->iterations, a->out_bits, b->status,
-			    b->iterations, b->out_bits, byte, nb, sj, soft ? a->soft_count : 0,
+			    name, i, a->status, a->work, a->out_bits, b->status,
+			    b->work, b->out_bits, byte, nb, sj, soft ? a->soft_count : 0,
 			    soft && sj < a->soft_count ? rc.soft[(size_t)i * f.out_max + sj] : 0.0,
 			    soft && sj < a->soft_count ? rg.soft[(size_t)i * f.out_max + sj] : 0.0);
 		}
 		bad += !same;
 		decoded += a->status == FECD_STATUS_DECODED;
 		erased += a->status == FECD_STATUS_ERASED;
-		iters += a->iterations;
+		iters += a->work;
 	}
 	CHECK(bad == 0, "%s: %u of %u jobs differ", name, bad, count);
 	/* Both outcomes make the comparison stronger; the Eb/N0 points are chosen for a mix. */

@@ -203,7 +203,7 @@ static unsigned compare(struct gpu *g, const struct fec_spec *spec, enum input_k
 		const size_t nbytes = (a->out_bits + 7) / 8;
 		const bool same_bits = memcmp(oc + i * ostride, og + i * ostride, nbytes) == 0;
 		bool same = a->status == b->status && a->out_bits == b->out_bits &&
-		            a->soft_count == b->soft_count && a->iterations == b->iterations &&
+		            a->soft_count == b->soft_count && a->work == b->work &&
 		            memcmp(&a->metric, &b->metric, sizeof(float)) == 0 && same_bits;
 
 		erased += a->status == FECD_STATUS_ERASED;
