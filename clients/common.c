@@ -1,8 +1,8 @@
 /*
  * Helpers shared by fecd-feed and fecd-sink (see common.h): the information-bit source both sides
  * regenerate, the seeded frame-length schedule, little-endian fields for the stamps file, and
- * CURVE for their sockets. daemon/curve_keys.c is compiled into both, and its header included by
- * a relative path, as fecdctl does with daemon/ctlpath.c.
+ * CURVE for their sockets. daemon/datapath/curve_keys.c is compiled into both, with that folder
+ * on their include path, as fecdctl does with daemon/control/ctlpath.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,8 +13,8 @@
 
 #include <zmq.h>
 
-#include "../daemon/curve_keys.h"
 #include "common.h"
+#include "curve_keys.h"
 
 uint64_t now_ns(void)
 {

@@ -65,12 +65,12 @@ void frame_table_free(struct frame_table *t);
 /* First bit and length of frame i; returns 0 or -1 (out of memory). */
 int frame_table_get(struct frame_table *t, uint64_t i, uint64_t *first, uint32_t *nbits);
 
-/* ZMQ CURVE for a client's socket, from key files as fecd reads them (daemon/curve_keys.h).
- * Connecting: the client role, with this end's secret key and the server's public key (fecd
- * checks the client's key against its clients_file). Binding: the server role with this end's
- * secret key only; without a ZAP handler libzmq lets in any client that knows the public key
- * (encryption, no client check). Nothing when secret_file is NULL. Returns 0, or -1 after
- * printing why. */
+/* ZMQ CURVE for a client's socket, from key files as fecd reads them
+ * (daemon/datapath/curve_keys.h). Connecting: the client role, with this end's secret key and the
+ * server's public key (fecd checks the client's key against its clients_file). Binding: the server
+ * role with this end's secret key only; without a ZAP handler libzmq lets in any client that knows
+ * the public key (encryption, no client check). Nothing when secret_file is NULL. Returns 0, or -1
+ * after printing why. */
 int client_curve_setup(void *sock, const char *secret_file, const char *server_file, bool bind,
                        const char *who);
 

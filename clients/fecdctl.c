@@ -7,12 +7,13 @@
  * The result is printed as indented JSON on stdout (exit 0). A JSON-RPC error is printed as
  * "fecdctl: error CODE: MESSAGE" on stderr (exit 1). Usage errors, PARAMS-JSON that is not a JSON
  * object (checked here before anything is sent), and connection problems exit 2.
- * Without --socket or --tcp the socket is found by the daemon's own rule (daemon/ctlpath.c).
- * Over TCP the connection first authenticates with the control token (daemon/ctltoken.h): from
- * --token-file, else $FECD_TOKEN_FILE, else the file beside the default control socket.
+ * Without --socket or --tcp the socket is found by the daemon's own rule
+ * (daemon/control/ctlpath.c). Over TCP the connection first authenticates with the control token
+ * (daemon/control/ctltoken.h): from --token-file, else $FECD_TOKEN_FILE, else the file beside the
+ * default control socket.
  *
- * Build note: this file needs daemon/ctlpath.c and daemon/ctltoken.c as extra sources; it includes
- * their headers by a relative path, so no include directory is needed.
+ * Build note: this file needs daemon/control/ctlpath.c and ctltoken.c as extra sources, and that
+ * folder on its include path (clients/CMakeLists.txt).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,8 +29,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "../daemon/ctlpath.h"
-#include "../daemon/ctltoken.h"
+#include "ctlpath.h"
+#include "ctltoken.h"
 
 #define EXIT_RPC_ERROR 1
 #define EXIT_TROUBLE   2

@@ -55,6 +55,30 @@ const char *fec_strerror(int err);
 void fec_build_deadline_set(uint64_t deadline_ns);
 uint64_t fec_build_deadline(void);
 
+/* Code files (codes_dir.c), for every family whose codes come from files (ldpc's matrices, and
+ * its presets, are file names there). The codes folder is process-wide: fec_codes_dir_set(),
+ * else $FECD_CODES_DIR, else /usr/share/fecd/codes; relative names resolve against it. Which
+ * paths a spec may name is process-wide too (fec_code_paths_set): any path (the library's
+ * default, for the clients and tests), or only files inside the codes folder (the daemon's, where
+ * the paths come from control clients): then an absolute path, a ".." component or a name whose
+ * real path (links followed) is outside the folder's real path is refused. Either way a file must
+ * be a regular file (FIFOs, devices, sockets and folders are refused before anything is read) of
+ * at most FEC_CODE_FILE_MAX bytes, read in chunks between which the build deadline is checked, and
+ * no error message quotes a file's contents: parsers say file:line, what was expected and what
+ * kind of thing was found there ("a word", "a larger number", "end of file"), never its text.
+ *
+ * The setters copy the text; NULL restores the default folder. All are thread-safe:
+ * fec_codes_dir returns the calling thread's own copy, valid until its next call on that thread. */
+enum fec_path_policy { FEC_PATHS_ANY, FEC_PATHS_CODES_DIR };
+void fec_codes_dir_set(const char *dir);
+const char *fec_codes_dir(void);
+/* FEC_PATHS_ANY until set. */
+void fec_code_paths_set(enum fec_path_policy paths);
+enum fec_path_policy fec_code_paths(void);
+/* Largest code file read: 20 times the largest standard one (DVB-S2 r1/2, 3.1 MB), and room for
+ * an alist of 2^20 columns as dense as DVB-S2's (about 48 bytes a column, 50 MB). */
+#define FEC_CODE_FILE_MAX (64u << 20)
+
 /* A code: its family and that family's parameters. Plain data: copy it by assignment. */
 struct fec_spec {
 	enum fecd_family family;
@@ -103,6 +127,21 @@ struct fec_param_value {
 
 enum fec_kind { FEC_KIND_STREAM = 1, FEC_KIND_FRAME = 2 };
 
+/* What a decoder takes in per input symbol: the daemon sizes job slots and picks the wire
+ * conversion from it, so that nothing outside a family reads the family's spec. */
+enum fec_in_kind {
+	FEC_IN_S8_LLR = 1,  /* one int8 LLR (fec_batch.in); every bit format converts to it */
+	FEC_IN_F32_LLR,     /* one float32 LLR (fec_batch.in_f32) */
+	FEC_IN_F32_SYMLOGP, /* in_q float32 log-probabilities of a q-ary symbol (fec_batch.in_f32) */
+};
+
+/* What soft output a decoder gives per output unit (fec_batch.soft). */
+enum fec_soft_kind {
+	FEC_SOFT_NONE = 0,
+	FEC_SOFT_BIT_LLR,  /* one float32 LLR per decoded bit */
+	FEC_SOFT_SYM_LOGP, /* soft_per_unit float32 log-probabilities per decoded q-ary symbol */
+};
+
 struct fec_info {
 	enum fecd_family family;
 	enum fec_kind kind;
@@ -117,8 +156,20 @@ struct fec_info {
 	uint32_t frame_syms, max_frame_syms;
 	/* Largest number of output bits and soft values one job can produce. */
 	uint32_t max_out_bits, max_soft;
-	bool has_soft;              /* the family can produce soft output */
-	size_t scratch_bytes;       /* scratch one thread needs for fec_decode */
+	/* Input: in_q values of in_kind per input symbol (1 but for q-ary symbol input). */
+	enum fec_in_kind in_kind;
+	uint32_t in_q;
+	/* Soft output the family can give, and its values per output unit (1 per bit, q per
+	 * q-ary symbol; 0 with FEC_SOFT_NONE). */
+	enum fec_soft_kind soft_kind;
+	uint32_t soft_per_unit;
+	/* Frames: information bits one frame carries (what a sender puts in, what the verifier
+	 * checks); 0 for streams and where frames vary. */
+	uint32_t frame_info_bits;
+	/* Jobs of one batch may cost very different amounts (sequential decoding): backends hand
+	 * them out in small pieces rather than one share per thread. */
+	bool cost_varies;
+	size_t scratch_bytes; /* scratch one thread needs for fec_decode */
 	/* Jobs the decoder takes together at full speed (a SIMD pass over that many frames; fewer
 	 * are padded): callers that split a batch over threads give each a multiple of it. 0 or 1:
 	 * any split is as fast. */
@@ -140,7 +191,7 @@ struct fec_job {
 	uint32_t out_bits;   /* decoded bits written */
 	uint32_t soft_count; /* soft values written */
 	uint8_t status;      /* enum fecd_status */
-	uint16_t iterations;
+	uint32_t work;       /* the family's measure of the effort: iterations, search cycles; or 0 */
 	float metric;
 };
 

@@ -6,6 +6,7 @@
 #ifndef FEC_IMPL_H
 #define FEC_IMPL_H
 
+#include <limits.h>
 #include <stdarg.h>
 
 #include "fec.h"
@@ -65,6 +66,26 @@ int fec__err(char *err, size_t errlen, int code, const char *fmt, ...)
 /* True once the calling thread's build deadline (fec_build_deadline_set) has passed; long loops
  * that build codes call it every so often and return -FEC_ETIME. */
 bool fec__build_expired(void);
+
+/* A code file a spec names, as the path policy (fec.h) finds it (codes_dir.c). */
+#define FEC__CODES_DIR_MAX 1024 /* longest codes folder, with its NUL */
+#define FEC__CODE_NAME_MAX 256  /* longest name a spec gives, with its NUL */
+struct fec__code_file {
+	char dir[FEC__CODES_DIR_MAX];                            /* the codes folder at the time */
+	char shown[FEC__CODES_DIR_MAX + FEC__CODE_NAME_MAX + 2]; /* the path as messages name it */
+	char path[PATH_MAX]; /* what is opened: shown, or its real path */
+	bool confined;       /* FEC_PATHS_CODES_DIR was in force */
+};
+
+/* Where the file `name` (a spec's code text, or a file of the folder such as "5G_bg1.csv") is
+ * under the path policy; -FEC_EINVAL with a message when the policy refuses it or the name does
+ * not resolve. Looks nothing up outside the folder when confined. */
+int fec__code_path(const char *name, struct fec__code_file *f, char *err, size_t errlen);
+
+/* Reads the file `name` names (fec__code_path) whole into *text, NUL-terminated: a regular file
+ * of at most FEC_CODE_FILE_MAX bytes holding no NUL byte. -FEC_EINVAL with a message naming the
+ * file when it is refused, missing or unreadable; -FEC_ETIME past the build deadline. */
+int fec__code_file_read(const char *name, char **text, char *err, size_t errlen);
 
 const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params, const char *name);
 /* Checks a value against its descriptor's type and bounds; the message names the parameter. */

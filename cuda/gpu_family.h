@@ -1,7 +1,7 @@
 /*
  * Internal to cuda/: what the backend core (contexts, lanes, copies) needs of one family's GPU
- * decoder. A family implements these operations in its own file (viterbi_gpu.cu, ...) and adds
- * itself to GPU_FAMILY_MAP; the core never looks inside.
+ * decoder. A family implements these operations in its folder (viterbi/viterbi_gpu.cu, ...) and
+ * adds itself to GPU_FAMILY_MAP; the core never looks inside.
  *
  * The core copies a batch to the device as it is: the jobs array (struct fec_job, the same layout
  * as on the host) and the input slots at in_stride. The family's launch decodes every job exactly

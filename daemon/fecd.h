@@ -85,8 +85,8 @@ struct fecd_config {
 	uint32_t linger_ms;                 /* how long output may take to leave on shutdown */
 	uint32_t stats_interval_ms;         /* throughput window; also STATUS= updates */
 	char log_level[16];
-	char codes_dir[FECD_CODES_DIR_MAX]; /* LDPC code files; empty: the codec's default */
-	enum ldpc_paths codes_paths;        /* which code paths are read: the folder's, or any */
+	char codes_dir[FECD_CODES_DIR_MAX]; /* code files; empty: the codec's default */
+	enum fec_path_policy codes_paths;   /* which code paths are read: the folder's, or any */
 	uint32_t nchannels;
 	struct chan_config channels[FECD_MAX_CHANNELS];
 };

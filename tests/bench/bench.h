@@ -19,9 +19,9 @@
 
 #include "fec.h"
 
-/* The daemon's defaults the end-to-end runs rely on (daemon/backend.h BACKEND_GPU_JOBS and the
- * CPU's 16 jobs per thread within 64..1024, the batch.deadline_ms setting): they size the latency
- * runs. */
+/* The daemon's defaults the end-to-end runs rely on (daemon/backend/backend.h BACKEND_GPU_JOBS and
+ * the CPU's 16 jobs per thread within 64..1024, the batch.deadline_ms setting): they size the
+ * latency runs. */
 #define BENCH_FECD_GPU_JOBS    1024
 #define BENCH_FECD_CPU_JOBS(threads)                                                               \
 	((threads) * 16 < 64 ? 64 : (threads) * 16 > 1024 ? 1024 : (threads) * 16)

@@ -36,7 +36,7 @@ static bool have_code(const char *file)
 	char path[4096];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", ldpc_codes_dir(), file);
+	snprintf(path, sizeof(path), "%s/%s", fec_codes_dir(), file);
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -257,7 +257,7 @@ static void ldpc_main(struct bench_report *r, const struct bench_opts *o, struct
 
 	if (!have_code(DVBS2)) {
 		report_skip(sec, "%s not in the codes folder %s (--codes-dir or FECD_CODES_DIR)",
-		            DVBS2, ldpc_codes_dir());
+		            DVBS2, fec_codes_dir());
 		return;
 	}
 	snprintf(text, sizeof(text),
@@ -340,7 +340,7 @@ static void ldpc_rates(struct bench_report *r, const struct bench_opts *o, struc
 
 		if (!have_code(rates[c].file)) {
 			report_note(sec, "%s not in the codes folder %s", rates[c].file,
-			            ldpc_codes_dir());
+			            fec_codes_dir());
 			continue;
 		}
 		snprintf(text, sizeof(text),
@@ -495,7 +495,7 @@ static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct
 		}
 		if (seed_codes[c].file && !have_code(seed_codes[c].file)) {
 			report_note(sec, "%s: skipped, %s not in the codes folder %s",
-			            seed_codes[c].name, seed_codes[c].file, ldpc_codes_dir());
+			            seed_codes[c].name, seed_codes[c].file, fec_codes_dir());
 			continue;
 		}
 		if (c == 0)
@@ -551,7 +551,7 @@ void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench
                 const char *gpu_why)
 {
 	if (o->codes_dir)
-		ldpc_codes_dir_set(o->codes_dir);
+		fec_codes_dir_set(o->codes_dir);
 	ldpc_main(r, o, g, gpu_why);
 	ldpc_rates(r, o, g, gpu_why);
 	ldpc_seed(r, o, g, gpu_why);

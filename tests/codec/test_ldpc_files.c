@@ -1,10 +1,11 @@
 /*
- * Reading LDPC code files: the path policy (LDPC_PATHS_CODES_DIR refuses absolute paths, ".."
- * and links leading out of the codes folder, the same way whether or not the target exists;
- * LDPC_PATHS_ANY reads them), files that must be refused at once (FIFO, folder, device, over the
- * size cap, binary), the build deadline while reading, a spec remembered under one policy and
- * refused under the other, and the codes folder read and changed from several threads. No
- * message may quote a file: the files hold a marker that must never come back.
+ * Reading code files (the codec's rules, codes_dir.c), through the ldpc family's loader: the path
+ * policy (FEC_PATHS_CODES_DIR refuses absolute paths, ".." and links leading out of the codes
+ * folder, the same way whether or not the target exists; FEC_PATHS_ANY reads them), files that
+ * must be refused at once (FIFO, folder, device, over the size cap, binary), the build deadline
+ * while reading, a spec remembered under one policy and refused under the other, and the codes
+ * folder read and changed from several threads. No message may quote a file: the files hold a
+ * marker that must never come back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,7 +100,7 @@ static void setup(void)
 	/* over the cap, sparse: nothing is written */
 	snprintf(path, sizeof(path), "%s/huge.alist", codes);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || ftruncate(fd, (off_t)LDPC_FILE_MAX + 1) != 0 || close(fd) != 0) {
+	if (fd < 0 || ftruncate(fd, (off_t)FEC_CODE_FILE_MAX + 1) != 0 || close(fd) != 0) {
 		fprintf(stderr, "huge.alist: %s\n", strerror(errno));
 		exit(1);
 	}
@@ -169,9 +170,9 @@ static void test_confined(void)
 {
 	char path[512];
 
-	ldpc_codes_dir_set(codes);
-	ldpc_codes_paths_set(LDPC_PATHS_CODES_DIR);
-	CHECK(ldpc_codes_paths() == LDPC_PATHS_CODES_DIR, "policy set");
+	fec_codes_dir_set(codes);
+	fec_code_paths_set(FEC_PATHS_CODES_DIR);
+	CHECK(fec_code_paths() == FEC_PATHS_CODES_DIR, "policy set");
 	expect_ok("good.alist");
 	expect_ok("./sub//good.alist");
 	expect_ok("link-in.alist");
@@ -215,8 +216,8 @@ static void test_any(void)
 {
 	char path[512];
 
-	ldpc_codes_dir_set(codes);
-	ldpc_codes_paths_set(LDPC_PATHS_ANY);
+	fec_codes_dir_set(codes);
+	fec_code_paths_set(FEC_PATHS_ANY);
 	expect_ok("good.alist");
 	expect_ok("../outside/good.alist");
 	expect_ok("link-out.alist");
@@ -252,8 +253,8 @@ static void test_nr_table(void)
 	}
 	write_file(nrdir, "5G_bg1.csv", SHADOW, strlen(SHADOW), 0600);
 	write_file(outside, "5G_bg2.csv", "0;0;1;1;1;1;1;1;1;1\n", 20, 0644);
-	ldpc_codes_dir_set(nrdir);
-	ldpc_codes_paths_set(LDPC_PATHS_CODES_DIR);
+	fec_codes_dir_set(nrdir);
+	fec_code_paths_set(FEC_PATHS_CODES_DIR);
 	memset(&s, 0, sizeof(s));
 	snprintf(s.code, sizeof(s.code), "nr-bg1");
 	s.z = 8;
@@ -276,14 +277,14 @@ static void test_remembered_spec(void)
 	char text[512], err[512];
 	int ret;
 
-	ldpc_codes_dir_set(codes);
-	ldpc_codes_paths_set(LDPC_PATHS_ANY);
+	fec_codes_dir_set(codes);
+	fec_code_paths_set(FEC_PATHS_ANY);
 	snprintf(text, sizeof(text), "ldpc,code=%s/good.alist", outside);
 	ret = fec_spec_from_string(text, &spec, err, sizeof(err));
 	CHECK(ret == 0 && spec.u.ldpc.n == 6, "%s under any: %d %s", text, ret, err);
 	ret = fec_spec_from_string("ldpc,code=link-out.alist", &spec, err, sizeof(err));
 	CHECK(ret == 0, "link-out.alist under any: %d %s", ret, err);
-	ldpc_codes_paths_set(LDPC_PATHS_CODES_DIR);
+	fec_code_paths_set(FEC_PATHS_CODES_DIR);
 	ret = fec_spec_from_string(text, &spec, err, sizeof(err));
 	CHECK(ret == -FEC_EINVAL && strstr(err, "codes_paths"), "%s confined: %d %s", text, ret,
 	      err);
@@ -299,8 +300,8 @@ static void test_deadline(void)
 	char err[512];
 	int ret;
 
-	ldpc_codes_dir_set(codes);
-	ldpc_codes_paths_set(LDPC_PATHS_CODES_DIR);
+	fec_codes_dir_set(codes);
+	fec_code_paths_set(FEC_PATHS_CODES_DIR);
 	fec_build_deadline_set(1); /* long past */
 	ret = load("good.alist", err, sizeof(err), NULL);
 	fec_build_deadline_set(0);
@@ -320,7 +321,7 @@ static void *read_dirs(void *arg)
 	unsigned long *torn = arg;
 
 	for (int i = 0; i < ROUNDS; i++) {
-		const char *d = ldpc_codes_dir();
+		const char *d = fec_codes_dir();
 
 		if (strcmp(d, DIR_A) != 0 && strcmp(d, DIR_B) != 0)
 			(*torn)++;
@@ -333,11 +334,11 @@ static void test_dir_threads(void)
 	pthread_t readers[2];
 	unsigned long torn[2] = {0, 0};
 
-	ldpc_codes_dir_set(DIR_A);
+	fec_codes_dir_set(DIR_A);
 	for (int i = 0; i < 2; i++)
 		pthread_create(&readers[i], NULL, read_dirs, &torn[i]);
 	for (int i = 0; i < ROUNDS; i++)
-		ldpc_codes_dir_set(i & 1 ? DIR_A : DIR_B);
+		fec_codes_dir_set(i & 1 ? DIR_A : DIR_B);
 	for (int i = 0; i < 2; i++)
 		pthread_join(readers[i], NULL);
 	CHECK(torn[0] == 0 && torn[1] == 0, "%lu and %lu torn reads of the codes folder", torn[0],
@@ -346,7 +347,7 @@ static void test_dir_threads(void)
 
 int main(void)
 {
-	CHECK(ldpc_codes_paths() == LDPC_PATHS_ANY, "the library's default policy is any");
+	CHECK(fec_code_paths() == FEC_PATHS_ANY, "the library's default policy is any");
 	setup();
 	test_confined();
 	test_any();
@@ -354,8 +355,8 @@ int main(void)
 	test_remembered_spec();
 	test_deadline();
 	test_dir_threads();
-	ldpc_codes_dir_set(NULL);
-	ldpc_codes_paths_set(LDPC_PATHS_ANY);
+	fec_codes_dir_set(NULL);
+	fec_code_paths_set(FEC_PATHS_ANY);
 	teardown();
 	return check_done();
 }

@@ -350,19 +350,19 @@ static void test_codes_paths(void)
 	char err[512] = "";
 
 	fecd_config_defaults(&cfg);
-	CHECK(cfg.codes_paths == LDPC_PATHS_CODES_DIR && ldpc_codes_paths() == LDPC_PATHS_CODES_DIR,
+	CHECK(cfg.codes_paths == FEC_PATHS_CODES_DIR && fec_code_paths() == FEC_PATHS_CODES_DIR,
 	      "the daemon's default is codes_dir");
 	CHECK(fecd_config_parse(any, strlen(any), &cfg, err, sizeof(err)) == 0, "%s", err);
-	CHECK(cfg.codes_paths == LDPC_PATHS_ANY && ldpc_codes_paths() == LDPC_PATHS_ANY &&
-	          !strcmp(ldpc_codes_dir(), "/tmp/x"),
-	      "codes_paths any: %d %s", (int)ldpc_codes_paths(), ldpc_codes_dir());
+	CHECK(cfg.codes_paths == FEC_PATHS_ANY && fec_code_paths() == FEC_PATHS_ANY &&
+	          !strcmp(fec_codes_dir(), "/tmp/x"),
+	      "codes_paths any: %d %s", (int)fec_code_paths(), fec_codes_dir());
 	CHECK(fecd_config_parse(abs_code, strlen(abs_code), &cfg, err, sizeof(err)) == -EINVAL &&
 	          strstr(err, "channels[0].code") && strstr(err, "an absolute path") &&
 	          strstr(err, "codes_paths"),
 	      "an absolute code path under the default: %s", err);
-	CHECK(ldpc_codes_paths() == LDPC_PATHS_ANY && !strcmp(ldpc_codes_dir(), "/tmp/x"),
-	      "a refused file changed the codec's folder or policy: %d %s", (int)ldpc_codes_paths(),
-	      ldpc_codes_dir());
+	CHECK(fec_code_paths() == FEC_PATHS_ANY && !strcmp(fec_codes_dir(), "/tmp/x"),
+	      "a refused file changed the codec's folder or policy: %d %s", (int)fec_code_paths(),
+	      fec_codes_dir());
 	fecd_config_defaults(&cfg);
 }
 

@@ -1,8 +1,8 @@
 /*
  * Fuzz harness: the configuration file, as `fecd --check-config` reads it: fecd_config_parse on
  * the file's text (every setting through the settings tables, each channel's code object through
- * the family's parameter table, daemon/code_json.c), then a decoder built for each channel's
- * code (fec_decoder_create), as fecd does before it starts.
+ * the family's parameter table, daemon/control/code_json.c), then a decoder built for each
+ * channel's code (fec_decoder_create), as fecd does before it starts.
  *
  * Properties: a configuration that parses prints as JSON (fecd_config_to_json, what
  * --print-config and config.get give) that parses back to a configuration printing the same;
@@ -29,7 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	log_init();
 	log_set_level((enum log_level)(LOG_LVL_ERR - 1));
-	codes_dir_at_start = strdup(ldpc_codes_dir());
+	codes_dir_at_start = strdup(fec_codes_dir());
 	if (!codes_dir_at_start)
 		abort();
 	return 0;
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_round_trip(cfg);
 		check_decoders(cfg);
 	}
-	ldpc_codes_dir_set(codes_dir_at_start);
+	fec_codes_dir_set(codes_dir_at_start);
 	free(text);
 	free(cfg);
 	return 0;

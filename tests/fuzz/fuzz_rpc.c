@@ -3,15 +3,15 @@
  * own, made as fecd makes it (fecd_create on a configuration read by fecd_config_parse: the CPU
  * backend with one worker, every channel on the main loop, code building bounded to 1 s by
  * control.build_timeout_ms). The input is up to MAX_LINES request lines, split on '\n' as the
- * control server splits a connection's bytes; each line takes the steps of daemon/control.c's
- * handle_line for a client of the Unix socket, which needs no token: blank lines skipped,
- * rpc_prescan, cJSON parse, nothing after the request, rpc_check_envelope, then the method, by
- * rpc_call, which carries out on the calling thread what rpc_start splits between a worker and
- * the loop. Its response is built as send_response builds it, and the loop runs once between
- * lines as it would between requests. Then every channel is deleted, the loop runs until each
- * has closed, and the service is destroyed, which waits for ZMQ to free every socket: an input
- * leaves nothing behind, so nothing piles up over millions of runs and libFuzzer's leak check
- * has nothing in flight to chase.
+ * control server splits a connection's bytes; each line takes the steps of
+ * daemon/control/control.c's handle_line for a client of the Unix socket, which needs no token:
+ * blank lines skipped, rpc_prescan, cJSON parse, nothing after the request, rpc_check_envelope,
+ * then the method, by rpc_call, which carries out on the calling thread what rpc_start splits
+ * between a worker and the loop. Its response is built as send_response builds it, and the loop
+ * runs once between lines as it would between requests. Then every channel is deleted, the loop
+ * runs until each has closed, and the service is destroyed, which waits for ZMQ to free every
+ * socket: an input leaves nothing behind, so nothing piles up over millions of runs and libFuzzer's
+ * leak check has nothing in flight to chase.
  *
  * The one step added: channel.create binds real sockets, so before the call every input and
  * output endpoint in its params that is not inproc:// is moved there ("tcp://h:1" becomes
@@ -178,7 +178,7 @@ static void respond(const cJSON *id, cJSON *result, int code, const char *msg)
 	cJSON_Delete(result);
 }
 
-/* daemon/control.c handle_line, with the endpoints confined. */
+/* daemon/control/control.c handle_line, with the endpoints confined. */
 static void handle_line(const char *text, size_t n)
 {
 	const cJSON *id = NULL;

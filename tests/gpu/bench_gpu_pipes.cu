@@ -2,7 +2,7 @@
  * How many warp instructions per clock an SM sustains for the instruction kinds the fast LDPC
  * kernel is made of (16x2 integer add/min, PRMT, LOP3, IMAD) and for the float ones it could use
  * instead (f16x2 add/min/fma, f32 add), alone and in pairs: a pair that sums its members' rates
- * runs on two pipes. By hand on the GPU machine (cuda/LDPC_GPU.md keeps the figures):
+ * runs on two pipes. By hand on the GPU machine (cuda/ldpc/LDPC_GPU.md keeps the figures):
  *     bench_gpu_pipes
  * Each thread runs 8 chains, each step combining a chain with its neighbour (so that ptxas can
  * neither fold nor drop a step), 2048 threads per SM; the second of two launches is timed.

@@ -1,8 +1,8 @@
 /*
- * Measures the sync-marker search (daemon/asm_sync.c) with the ldpc family's default thresholds
- * over the simulated channel of the feed (BPSK, AWGN, rate 1/2, int8 LLRs at llr_scale 8): how
- * often random data passes the search threshold (a false lock), how often a true marker fails
- * either threshold, how often a slip of d symbols goes unseen at the locked test, and, end to
+ * Measures the sync-marker search (daemon/datapath/asm_sync.c) with the ldpc family's default
+ * thresholds over the simulated channel of the feed (BPSK, AWGN, rate 1/2, int8 LLRs at llr_scale
+ * 8): how often random data passes the search threshold (a false lock), how often a true marker
+ * fails either threshold, how often a slip of d symbols goes unseen at the locked test, and, end to
  * end, the frames a locked stream loses. Prints PROTOCOL.md section 5.1's table:
  *     asm-sync-rates [TRIALS_MILLIONS]   (default 1: 10^6 markers, 10^7 random positions)
  */

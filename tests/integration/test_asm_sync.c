@@ -1,8 +1,8 @@
 /*
- * Unit test of the daemon's sync-marker search (daemon/asm_sync.c): the correlation's values, a
- * marker found after junk (the junk counted), inverted polarity, the locked test right after a
- * frame and its miss, markers split across calls of any size, markers too damaged to pass the
- * threshold never taken; the two thresholds (a marker between them taken only where a frame
+ * Unit test of the daemon's sync-marker search (daemon/datapath/asm_sync.c): the correlation's
+ * values, a marker found after junk (the junk counted), inverted polarity, the locked test right
+ * after a frame and its miss, markers split across calls of any size, markers too damaged to pass
+ * the threshold never taken; the two thresholds (a marker between them taken only where a frame
  * put it, and there only with the last marker's polarity), a locked stream at 1 dB that keeps every
  * frame with the loose threshold and loses about one in ten with the strict one, slips of either
  * sign caught at the next test, and the flywheel (a damaged marker costs its own frame only; past

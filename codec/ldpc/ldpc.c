@@ -1,0 +1,471 @@
+/*
+ * The LDPC family: its parameter schema (config files, channel.create, codes.list and the
+ * command-line text form all read it), the rules that turn values into a valid spec, and the
+ * family's entry in fec.c's table. The decoder and encoder objects are in ldpc_coder.c, the
+ * decoders in ldpc_decode*.c.
+ *
+ * spec_finish loads the code to check it and to learn n, k and n_tx. Presets are matched by
+ * finishing every preset of the family (fec.c), so finished results are remembered per code
+ * (its text, lifting, generator settings, and the file's size and time), and a large alist file
+ * is parsed once per process rather than at every describe.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ldpc_code_impl.h"
+#include "ldpc_decoder.h"
+
+static const char *const algo_names[] = {"spa", "ms", "nms", "oms", NULL};
+static const char *const schedule_names[] = {"flooding", "layered", NULL};
+static const char *const output_names[] = {"info", "codeword", NULL};
+static const char *const in_names[] = {"s8", "f32", NULL};
+static const char *const framing_names[] = {"message", "asm", NULL};
+
+#define R(x) ((long)((x) * (double)FEC_PARAM_REAL_UNIT))
+
+static const struct fec_param_desc ldpc_params[] = {
+    {"code", FEC_PARAM_STRING, 0, LDPC_CODE_TEXT_MAX - 1, 0, NULL, NULL,
+     "the parity-check matrix: an alist file or a .qc base matrix (a path relative to the "
+     "codes folder; fecd takes no other unless codes_paths is \"any\"), nr-bg1 or nr-bg2 (5G "
+     "NR, lifted by z), regular or peg (generated: n, dv, dc, seed)"},
+    {"z", FEC_PARAM_INT, 0, LDPC_N_MAX, 0, NULL, "0",
+     "lifting size: nr-bg1/nr-bg2 (a 38.212 lifting size), or a .qc file's (0: its own)"},
+    {"n", FEC_PARAM_INT, 0, LDPC_N_MAX, 0, NULL, "0", "regular/peg: code length"},
+    {"dv", FEC_PARAM_INT, 1, LDPC_DEG_MAX - 1, 0, NULL, "3", "regular/peg: column weight"},
+    {"dc", FEC_PARAM_INT, 1, LDPC_DEG_MAX - 1, 0, NULL, "6", "regular: row weight"},
+    {"seed", FEC_PARAM_INT, 0, 4294967295L, 0, NULL, "1", "regular/peg: construction seed"},
+    {"algo", FEC_PARAM_ENUM, 0, 0, 0, algo_names, "nms",
+     "check rule: spa (sum-product, tanh rule, float), ms (min-sum), nms (normalized "
+     "min-sum, alpha) or oms (offset min-sum, offset)"},
+    {"schedule", FEC_PARAM_ENUM, 0, 0, 0, schedule_names, "layered",
+     "flooding (every check, then every variable) or layered (row groups in turn)"},
+    {"iters", FEC_PARAM_INT, 1, LDPC_ITERS_MAX, 0, NULL, "20", "maximum iterations"},
+    {"alpha", FEC_PARAM_REAL, R(0.03125), R(1), 0, NULL, "0.875",
+     "nms: scale of the check messages, 0.03125..1 (int8: used as round(16 alpha) / 16)"},
+    {"offset", FEC_PARAM_REAL, 0, R(127), 0, NULL, "0.5",
+     "oms: offset subtracted from check messages, in LLR units (int8: round(offset "
+     "llr_scale))"},
+    {"llr_scale", FEC_PARAM_REAL, R(0.01), R(1000), 0, NULL, "8",
+     "int8 input = LLR * llr_scale (as the channel's input.llr_scale)"},
+    {"early_stop", FEC_PARAM_BOOL, 0, 0, 0, NULL, "true",
+     "stop at the first iteration whose hard decisions satisfy every check"},
+    {"output", FEC_PARAM_ENUM, 0, 0, 0, output_names, "info",
+     "info (the k information bits) or codeword (all n bits)"},
+    {"in", FEC_PARAM_ENUM, 0, 0, 0, in_names, "s8",
+     "decoder input: s8 (int8 LLRs; min-sum runs in int8) or f32 (float32 LLRs)"},
+    {"framing", FEC_PARAM_ENUM, 0, 0, 0, framing_names, "message",
+     "message (one frame per input message) or asm (frames found after a sync marker in a "
+     "raw stream)"},
+    {"asm", FEC_PARAM_STRING, 2, 18, 0, NULL, "1ACFFC1D",
+     "asm framing: the sync marker in hex, 2..16 digits (8..64 bits), first sent bit first"},
+    {"asm_threshold", FEC_PARAM_REAL, 0, R(1), 0, NULL, "0.8",
+     "asm framing: normalised soft correlation (0..1) needed to accept a marker while "
+     "searching"},
+    {"asm_lock_threshold", FEC_PARAM_REAL, 0, R(1), 0, NULL, "0.5",
+     "asm framing: the same where a frame's end puts the next marker (locked), with the last "
+     "marker's polarity"},
+    {"asm_flywheel", FEC_PARAM_INT, 0, 16, 0, NULL, "0",
+     "asm framing: failed locked tests in a row that keep the timing (each gives up its "
+     "frame) before searching"},
+    {NULL},
+};
+
+#undef R
+
+static void ldpc_spec_default(struct fec_spec *spec)
+{
+	struct ldpc_spec *l = &spec->u.ldpc;
+
+	memset(l, 0, sizeof(*l));
+	spec->family = FECD_FAMILY_LDPC;
+	l->gen_dv = 3;
+	l->gen_dc = 6;
+	l->seed = 1;
+	l->algo = LDPC_ALGO_NMS;
+	l->schedule = LDPC_SCHED_LAYERED;
+	l->max_iters = 20;
+	l->alpha = 0.875f;
+	l->offset = 0.5f;
+	l->llr_scale = 8.0f;
+	l->early_stop = true;
+	l->output = LDPC_OUT_INFO;
+	l->framing = LDPC_FRAMING_MESSAGE;
+	l->asm_marker = 0x1ACFFC1Du;
+	l->asm_bits = 32;
+	l->asm_threshold = 0.8f;
+	l->asm_lock_threshold = 0.5f;
+}
+
+static int set_asm(struct ldpc_spec *l, const char *s, char *err, size_t errlen)
+{
+	const char *h = s;
+	uint64_t v = 0;
+	size_t len;
+
+	if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
+		h += 2;
+	len = strlen(h);
+	if (len < 2 || len > 16 || strspn(h, "0123456789abcdefABCDEF") != len)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "asm: expected the marker as 2..16 hex digits (8..64 bits), e.g. "
+		                "1ACFFC1D, got '%s'",
+		                s);
+	for (size_t i = 0; i < len; i++) {
+		const char c = h[i];
+
+		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	l->asm_marker = v;
+	l->asm_bits = (uint8_t)(4 * len);
+	return 0;
+}
+
+static int ldpc_spec_set(struct fec_spec *spec, const char *name, const struct fec_param_value *v,
+                         char *err, size_t errlen)
+{
+	const struct fec_param_desc *d = fec__param_find(ldpc_params, name);
+	struct ldpc_spec *l = &spec->u.ldpc;
+	int ret;
+
+	if (!d)
+		return fec__err(err, errlen, FEC_EPARAM, "unknown parameter '%s' for ldpc",
+		                name ? name : "(null)");
+	ret = fec__param_check(d, v, err, errlen);
+	if (ret)
+		return ret;
+	if (!strcmp(name, "code"))
+		snprintf(l->code, sizeof(l->code), "%s", v->s);
+	else if (!strcmp(name, "z"))
+		l->z = (uint32_t)v->i;
+	else if (!strcmp(name, "n"))
+		l->gen_n = (uint32_t)v->i;
+	else if (!strcmp(name, "dv"))
+		l->gen_dv = (uint8_t)v->i;
+	else if (!strcmp(name, "dc"))
+		l->gen_dc = (uint8_t)v->i;
+	else if (!strcmp(name, "seed"))
+		l->seed = (uint32_t)v->i;
+	else if (!strcmp(name, "algo"))
+		l->algo = (enum ldpc_algo)(v->i + 1);
+	else if (!strcmp(name, "schedule"))
+		l->schedule = (enum ldpc_schedule)(v->i + 1);
+	else if (!strcmp(name, "iters"))
+		l->max_iters = (uint16_t)v->i;
+	else if (!strcmp(name, "alpha"))
+		l->alpha = (float)v->r;
+	else if (!strcmp(name, "offset"))
+		l->offset = (float)v->r;
+	else if (!strcmp(name, "llr_scale"))
+		l->llr_scale = (float)v->r;
+	else if (!strcmp(name, "early_stop"))
+		l->early_stop = v->i != 0;
+	else if (!strcmp(name, "output"))
+		l->output = (enum ldpc_output)(v->i + 1);
+	else if (!strcmp(name, "in"))
+		l->in_f32 = v->i == 1;
+	else if (!strcmp(name, "framing"))
+		l->framing = (enum ldpc_framing)(v->i + 1);
+	else if (!strcmp(name, "asm"))
+		return set_asm(l, v->s, err, errlen);
+	else if (!strcmp(name, "asm_threshold"))
+		l->asm_threshold = (float)v->r;
+	else if (!strcmp(name, "asm_lock_threshold"))
+		l->asm_lock_threshold = (float)v->r;
+	else if (!strcmp(name, "asm_flywheel"))
+		l->asm_flywheel = (uint8_t)v->i;
+	return 0;
+}
+
+static int ldpc_spec_get(const struct fec_spec *spec, const char *name, struct fec_param_value *v,
+                         void *buf, size_t buflen)
+{
+	const struct fec_param_desc *d = fec__param_find(ldpc_params, name);
+	const struct ldpc_spec *l = &spec->u.ldpc;
+
+	if (!d || !v || !buf)
+		return -FEC_EPARAM;
+	memset(v, 0, sizeof(*v));
+	v->type = d->type;
+	if (!strcmp(name, "code")) {
+		if (buflen < sizeof(l->code))
+			return -FEC_ERANGE;
+		memcpy(buf, l->code, sizeof(l->code));
+		((char *)buf)[sizeof(l->code) - 1] = '\0';
+		v->s = buf;
+	} else if (!strcmp(name, "z")) {
+		v->i = l->z;
+	} else if (!strcmp(name, "n")) {
+		v->i = l->gen_n;
+	} else if (!strcmp(name, "dv")) {
+		v->i = l->gen_dv;
+	} else if (!strcmp(name, "dc")) {
+		v->i = l->gen_dc;
+	} else if (!strcmp(name, "seed")) {
+		v->i = l->seed;
+	} else if (!strcmp(name, "algo")) {
+		v->i = (long)l->algo - 1;
+	} else if (!strcmp(name, "schedule")) {
+		v->i = (long)l->schedule - 1;
+	} else if (!strcmp(name, "iters")) {
+		v->i = l->max_iters;
+	} else if (!strcmp(name, "alpha")) {
+		v->r = l->alpha;
+	} else if (!strcmp(name, "offset")) {
+		v->r = l->offset;
+	} else if (!strcmp(name, "llr_scale")) {
+		v->r = l->llr_scale;
+	} else if (!strcmp(name, "early_stop")) {
+		v->i = l->early_stop;
+	} else if (!strcmp(name, "output")) {
+		v->i = (long)l->output - 1;
+	} else if (!strcmp(name, "in")) {
+		v->i = l->in_f32;
+	} else if (!strcmp(name, "framing")) {
+		v->i = (long)l->framing - 1;
+	} else if (!strcmp(name, "asm")) {
+		if (buflen < 17 || l->asm_bits < 8 || l->asm_bits > LDPC_ASM_MAX_BITS)
+			return -FEC_ERANGE;
+		snprintf(buf, buflen, "%0*llX", (int)(l->asm_bits + 3) / 4,
+		         (unsigned long long)l->asm_marker);
+		v->s = buf;
+	} else if (!strcmp(name, "asm_threshold")) {
+		v->r = l->asm_threshold;
+	} else if (!strcmp(name, "asm_lock_threshold")) {
+		v->r = l->asm_lock_threshold;
+	} else if (!strcmp(name, "asm_flywheel")) {
+		v->i = l->asm_flywheel;
+	}
+	return 0;
+}
+
+/* ---- What names a code, and the memory of finished codes. */
+
+enum code_kind { CODE_NR, CODE_GENERATED, CODE_QC, CODE_ALIST };
+
+static enum code_kind code_kind(const struct ldpc_spec *l)
+{
+	const size_t len = strlen(l->code);
+
+	if (!strcmp(l->code, "nr-bg1") || !strcmp(l->code, "nr-bg2"))
+		return CODE_NR;
+	if (!strcmp(l->code, "regular") || !strcmp(l->code, "peg"))
+		return CODE_GENERATED;
+	if (len > 3 && !strcmp(l->code + len - 3, ".qc"))
+		return CODE_QC;
+	return CODE_ALIST;
+}
+
+/* Two specs name the same parity-check matrix (settings a code kind ignores are ignored). */
+static bool same_matrix(const struct ldpc_spec *a, const struct ldpc_spec *b)
+{
+	if (strcmp(a->code, b->code))
+		return false;
+	switch (code_kind(a)) {
+	case CODE_NR:
+	case CODE_QC:
+		return a->z == b->z;
+	case CODE_GENERATED:
+		return a->gen_n == b->gen_n && a->gen_dv == b->gen_dv &&
+		       (a->gen_dc == b->gen_dc || !strcmp(a->code, "peg")) && a->seed == b->seed;
+	case CODE_ALIST:
+		return true;
+	}
+	return false;
+}
+
+/* Room for the codes of every channel fecd can run (256) and every preset besides: describing a
+ * channel matches its code against the presets (fec__preset_for_code finishes each), which must
+ * not read and build the preset files again, on the control loop, because other codes pushed
+ * them out. */
+#define MEMO_SLOTS 320
+#define MEMO_KEY   (LDPC_CODE_TEXT_MAX + PATH_MAX + 64)
+
+struct memo {
+	char key[MEMO_KEY];
+	uint32_t n, k, n_tx;
+};
+
+static struct memo memo[MEMO_SLOTS];
+static unsigned memo_next;
+static atomic_flag memo_lock = ATOMIC_FLAG_INIT;
+
+/* A text naming the code and the version of what it is built from; false when it cannot be
+ * made (then nothing is remembered). A file is found as ldpc_code_load finds it, so a path the
+ * policy refuses is never remembered. */
+static bool memo_key(const struct ldpc_spec *l, char *key)
+{
+	const enum code_kind kind = code_kind(l);
+	struct fec__code_file f;
+	char nr_file[16];
+	struct stat st;
+	int len;
+
+	if (kind == CODE_GENERATED) {
+		len = snprintf(key, MEMO_KEY, "%s n=%u dv=%u dc=%u seed=%u", l->code, l->gen_n,
+		               l->gen_dv, l->gen_dc, l->seed);
+		return len > 0 && len < MEMO_KEY;
+	}
+	snprintf(nr_file, sizeof(nr_file), "5G_bg%c.csv", l->code[strlen(l->code) - 1]);
+	if (fec__code_path(kind == CODE_NR ? nr_file : l->code, &f, NULL, 0) || stat(f.path, &st) ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	len = snprintf(key, MEMO_KEY, "%s z=%u %s %lld %lld", l->code, l->z, f.path,
+	               (long long)st.st_size, (long long)st.st_mtime);
+	return len > 0 && len < MEMO_KEY;
+}
+
+static bool memo_find(const char *key, struct ldpc_spec *l)
+{
+	bool found = false;
+
+	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
+		;
+	for (unsigned i = 0; i < MEMO_SLOTS && !found; i++) {
+		if (strcmp(memo[i].key, key))
+			continue;
+		l->n = memo[i].n;
+		l->k = memo[i].k;
+		l->n_tx = memo[i].n_tx;
+		found = true;
+	}
+	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
+	return found;
+}
+
+static void memo_add(const char *key, const struct ldpc_spec *l)
+{
+	struct memo *m;
+
+	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
+		;
+	m = &memo[memo_next];
+	memo_next = (memo_next + 1) % MEMO_SLOTS;
+	snprintf(m->key, sizeof(m->key), "%s", key);
+	m->n = l->n;
+	m->k = l->k;
+	m->n_tx = l->n_tx;
+	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
+}
+
+int ldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
+{
+	struct ldpc_spec *l = &spec->u.ldpc;
+	struct ldpc_code *code;
+	char key[MEMO_KEY];
+	bool keyed;
+	int ret;
+
+	if (spec->family != FECD_FAMILY_LDPC)
+		return fec__err(err, errlen, FEC_EFAMILY, "not an ldpc spec");
+	l->code[sizeof(l->code) - 1] = '\0';
+	if (!l->code[0])
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "code: expected an alist or .qc file, nr-bg1, nr-bg2, regular or "
+		                "peg, got nothing");
+	for (const struct fec_param_desc *d = ldpc_params; d->name; d++) {
+		union {
+			char s[LDPC_CODE_TEXT_MAX];
+		} buf;
+		struct fec_param_value v;
+
+		ret = ldpc_spec_get(spec, d->name, &v, &buf, sizeof(buf));
+		if (ret || (ret = fec__param_check(d, &v, err, errlen)))
+			return ret ? ret : -FEC_EINVAL;
+	}
+	if (l->algo == LDPC_ALGO_OMS && lroundf(l->offset * l->llr_scale) > 127)
+		return fec__err(err, errlen, FEC_ERANGE,
+		                "offset: offset * llr_scale must be at most 127 (int8 LLRs), got "
+		                "%g * %g",
+		                l->offset, l->llr_scale);
+	keyed = memo_key(l, key);
+	if (keyed && memo_find(key, l))
+		return 0;
+	ret = ldpc_code_load(l, &code, err, errlen);
+	if (ret)
+		return ret;
+	l->n = code->h.n;
+	l->k = code->k;
+	l->n_tx = code->n_tx;
+	ldpc_code_free(code);
+	if (keyed)
+		memo_add(key, l);
+	return 0;
+}
+
+static void ldpc_spec_describe(const struct fec_spec *spec, char *buf, size_t len)
+{
+	const struct ldpc_spec *l = &spec->u.ldpc;
+	const struct fec_preset *preset;
+	char name[LDPC_CODE_TEXT_MAX + 32];
+	unsigned matches;
+
+	preset = fec__preset_for_code(spec, &matches);
+	if (matches == 1)
+		snprintf(name, sizeof(name), "%s", preset->name);
+	else if (code_kind(l) == CODE_NR || (code_kind(l) == CODE_QC && l->z))
+		snprintf(name, sizeof(name), "%s z=%u", l->code, l->z);
+	else if (!strcmp(l->code, "regular"))
+		snprintf(name, sizeof(name), "regular n=%u dv=%u dc=%u seed=%u", l->gen_n,
+		         l->gen_dv, l->gen_dc, l->seed);
+	else if (!strcmp(l->code, "peg"))
+		snprintf(name, sizeof(name), "peg n=%u dv=%u seed=%u", l->gen_n, l->gen_dv,
+		         l->seed);
+	else
+		snprintf(name, sizeof(name), "%s", l->code);
+	snprintf(buf, len, "ldpc %s (%u,%u) %s %s %u it%s%s%s", name, l->n_tx, l->k,
+	         algo_names[l->algo - 1], schedule_names[l->schedule - 1], l->max_iters,
+	         l->early_stop ? "" : " no early stop",
+	         l->output == LDPC_OUT_CODEWORD ? " codeword" : "", l->in_f32 ? " f32" : "");
+}
+
+static bool ldpc_same_trellis(const struct fec_spec *a, const struct fec_spec *b)
+{
+	return same_matrix(&a->u.ldpc, &b->u.ldpc);
+}
+
+static bool ldpc_same_code(const struct fec_spec *a, const struct fec_spec *b)
+{
+	const struct ldpc_spec *x = &a->u.ldpc, *y = &b->u.ldpc;
+
+	return same_matrix(x, y) && x->framing == y->framing && x->asm_bits == y->asm_bits &&
+	       x->asm_marker == y->asm_marker;
+}
+
+static double ldpc_rate(const struct fec_spec *spec)
+{
+	const struct ldpc_spec *l = &spec->u.ldpc;
+
+	return l->n_tx ? (double)l->k / l->n_tx : 0.0;
+}
+
+/* One frame per fec_encode call: k bits in, n_tx out. */
+static size_t ldpc_encoded_len(const struct fec_spec *spec, size_t nbits)
+{
+	const struct ldpc_spec *l = &spec->u.ldpc;
+
+	return l->k ? (nbits + l->k - 1) / l->k * l->n_tx : 0;
+}
+
+static const struct fec_family_ops ldpc_ops = {
+    .family = FECD_FAMILY_LDPC,
+    .name = "ldpc",
+    .params = ldpc_params,
+    .spec_default = ldpc_spec_default,
+    .spec_set = ldpc_spec_set,
+    .spec_finish = ldpc__spec_finish,
+    .spec_get = ldpc_spec_get,
+    .spec_describe = ldpc_spec_describe,
+    .decoder_create = ldpc__decoder_create,
+    .encoder_create = ldpc__encoder_create,
+};
+
+const struct fec_family_impl ldpc_family = {
+    .ops = &ldpc_ops,
+    .encoded_len = ldpc_encoded_len,
+    .same_trellis = ldpc_same_trellis,
+    .same_code = ldpc_same_code,
+    .rate = ldpc_rate,
+};
