@@ -358,6 +358,40 @@ int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b
 	return dec->vt->decode(dec, scratch, b, first, count);
 }
 
+bool fec_decoder_has_siso(const struct fec_decoder *dec)
+{
+	return dec && dec->vt->decode_siso;
+}
+
+int fec_decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+                    const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+                    char *err, size_t errlen)
+{
+	const struct fec_family_ops *ops;
+
+	if (!dec)
+		return fec__err(err, errlen, FEC_EINVAL, "no decoder");
+	if (!dec->vt->decode_siso) {
+		ops = fec_family_by_id(dec->info.family);
+		return fec__err(err, errlen, FEC_ENOTSUP,
+		                "the %s decoder has no soft-in/soft-out entry (decode_siso): use "
+		                "fec_decode, or a family with one as the child of a composite code",
+		                ops ? ops->name : "unknown");
+	}
+	if (!b || (count && (!b->jobs || (!b->in && !b->in_f32) || !b->out)) || first > b->count ||
+	    count > b->count - first || (count && dec->info.scratch_bytes && !scratch))
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "bad batch: jobs %u..+%u of %u, with input, output and scratch",
+		                first, count, b ? b->count : 0);
+	if (!b->soft)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "no soft output buffer: the posteriors go to fec_batch.soft");
+	if (count == 0)
+		return 0;
+	return dec->vt->decode_siso(dec, scratch, b, prior, prior_stride, first, count, err,
+	                            errlen);
+}
+
 int fec_encoder_create(const struct fec_spec *spec, struct fec_encoder **out)
 {
 	const struct fec_family_ops *ops;

@@ -221,6 +221,21 @@ const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec);
 int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
 	       uint32_t count);
 
+/* Soft in, soft out, for composite decoders: a decoder that owns child decoders and passes
+ * beliefs between them (a turbo decoder and its two SISO decoders) calls a child with priors and
+ * reads back its posteriors. Decodes jobs [first, first + count) as fec_decode does, the channel
+ * input of each job combined with its priors: job i's at prior + i * prior_stride, one float LLR
+ * (log(P0/P1), positive favours 0, finite) per soft output value, in the units and order of the
+ * decoder's soft output (info->max_soft per job); prior NULL: all 0. The posteriors go to b->soft,
+ * which is required; hard bits, status and work as fec_decode. An extrinsic value, what a child
+ * hands on, is its posterior less its prior. With zero priors the result is fec_decode's, bit
+ * for bit. A family without it (fec_decoder_has_siso false) returns -FEC_ENOTSUP, and err (if
+ * any) says which; other errors are -FEC_EINVAL with a message. Thread-safe as fec_decode. */
+int fec_decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+                    const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+                    char *err, size_t errlen);
+bool fec_decoder_has_siso(const struct fec_decoder *dec);
+
 /* ---- Encoders, for the feed, the sink and the tests. Stateful: one per stream. */
 
 struct fec_encoder;

@@ -15,6 +15,11 @@ struct fec_decoder_vtbl {
 	int (*decode)(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
 	              uint32_t first, uint32_t count);
 	void (*destroy)(struct fec_decoder *dec);
+	/* Optional (NULL: the family has none): fec_decode_siso, called with its arguments
+	 * checked as fec_decode's and b->soft set. */
+	int (*decode_siso)(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+	                   const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+	                   char *err, size_t errlen);
 };
 
 struct fec_decoder {
