@@ -76,13 +76,31 @@ static const struct fec_family_impl *const families[] = {
 #undef X
 };
 
-#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+#define NBUILT (sizeof(families) / sizeof(families[0]))
+
+/* The tests' family (fec__family_add_for_test), after the built ones; NULL in fecd. */
+static const struct fec_family_impl *test_family;
+
+void fec__family_add_for_test(const struct fec_family_impl *impl)
+{
+	test_family = impl;
+}
+
+static unsigned family_count(void)
+{
+	return NBUILT + (test_family != NULL);
+}
+
+static const struct fec_family_impl *family_at(unsigned i)
+{
+	return i < NBUILT ? families[i] : i == NBUILT ? test_family : NULL;
+}
 
 const struct fec_family_impl *fec__family_impl(int family)
 {
-	for (unsigned i = 0; i < NFAMILIES; i++)
-		if ((int)families[i]->ops->family == family)
-			return families[i];
+	for (unsigned i = 0; i < family_count(); i++)
+		if ((int)family_at(i)->ops->family == family)
+			return family_at(i);
 	return NULL;
 }
 
@@ -97,20 +115,20 @@ const struct fec_family_ops *fec_family_by_name(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (unsigned i = 0; i < NFAMILIES; i++)
-		if (strcmp(families[i]->ops->name, name) == 0)
-			return families[i]->ops;
+	for (unsigned i = 0; i < family_count(); i++)
+		if (strcmp(family_at(i)->ops->name, name) == 0)
+			return family_at(i)->ops;
 	return NULL;
 }
 
 unsigned fec_family_count(void)
 {
-	return NFAMILIES;
+	return family_count();
 }
 
 const struct fec_family_ops *fec_family_at(unsigned i)
 {
-	return i < NFAMILIES ? families[i]->ops : NULL;
+	return i < family_count() ? family_at(i)->ops : NULL;
 }
 
 /* ---- Presets. Polynomials are octal with the top bit tapping the current input (conv.h).

@@ -63,6 +63,11 @@ FEC_FAMILY_IMPL_MAP(X)
 
 const struct fec_family_impl *fec__family_impl(int family);
 
+/* Adds a family that only the tests build to the end of the table (NULL takes it out): one
+ * with a parameter type no built family uses yet (tests/lib/pair_family.c, a composite whose
+ * parameters are codes). Set before any other call, from one thread; fecd never calls it. */
+void fec__family_add_for_test(const struct fec_family_impl *impl);
+
 /* Formats an error message into err (if any); returns -code so callers can `return fec__err(...)`.
  */
 int fec__err(char *err, size_t errlen, int code, const char *fmt, ...)
