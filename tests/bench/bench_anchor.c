@@ -220,10 +220,11 @@ out_free:
 	free(bits);
 }
 
-void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_data *d)
+void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
+	const struct bench_data *d = c->d;
 	static const char *const cols[] = {"Mb/s", "bits", "BER", NULL};
-	cJSON *sec = report_section(r, "anchors", "Anchors on the same data (one core each)", cols);
+	cJSON *sec = report_section(r, "anchors", cols);
 
 	anchor_libfec(sec, o, d);
 	anchor_gnuradio(sec, o, d);
