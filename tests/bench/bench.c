@@ -332,7 +332,8 @@ static void usage(FILE *f)
 	fprintf(f, "sections (family):");
 	for (unsigned i = 0; i < NSECTIONS; i++)
 		fprintf(f, " %s (%s)%s", sections[i].name,
-		        sections[i].family ? sections[i].family : "fecd", i + 1 < NSECTIONS ? "," : "\n");
+		        sections[i].family ? sections[i].family : "fecd",
+		        i + 1 < NSECTIONS ? "," : "\n");
 }
 
 /* Bit i of a section set: section i of BENCH_SECTION_MAP. --only's list of names into such a
