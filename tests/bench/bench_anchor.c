@@ -186,8 +186,9 @@ static void anchor_gnuradio(cJSON *sec, const struct bench_opts *o, const struct
 		report_note(sec, "GNU Radio cc_decoder: skipped: cannot write %s", in);
 		goto out_dir;
 	}
+	/* decoded bits per block, from the decoder's units */
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s %s %u", gr_script(), in, out,
-	         d->spec.u.conv.decode_len);
+	         d->info->block_syms / d->info->unit_syms * d->info->unit_bits);
 	progress("anchor: GNU Radio cc_decoder (%llu bits)", (unsigned long long)nbits);
 	p = popen(cmd, "r");
 	if (p) {
