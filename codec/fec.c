@@ -76,13 +76,31 @@ static const struct fec_family_impl *const families[] = {
 #undef X
 };
 
-#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+#define NBUILT (sizeof(families) / sizeof(families[0]))
+
+/* The tests' family (fec__family_add_for_test), after the built ones; NULL in fecd. */
+static const struct fec_family_impl *test_family;
+
+void fec__family_add_for_test(const struct fec_family_impl *impl)
+{
+	test_family = impl;
+}
+
+static unsigned family_count(void)
+{
+	return NBUILT + (test_family != NULL);
+}
+
+static const struct fec_family_impl *family_at(unsigned i)
+{
+	return i < NBUILT ? families[i] : i == NBUILT ? test_family : NULL;
+}
 
 const struct fec_family_impl *fec__family_impl(int family)
 {
-	for (unsigned i = 0; i < NFAMILIES; i++)
-		if ((int)families[i]->ops->family == family)
-			return families[i];
+	for (unsigned i = 0; i < family_count(); i++)
+		if ((int)family_at(i)->ops->family == family)
+			return family_at(i);
 	return NULL;
 }
 
@@ -97,20 +115,20 @@ const struct fec_family_ops *fec_family_by_name(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (unsigned i = 0; i < NFAMILIES; i++)
-		if (strcmp(families[i]->ops->name, name) == 0)
-			return families[i]->ops;
+	for (unsigned i = 0; i < family_count(); i++)
+		if (strcmp(family_at(i)->ops->name, name) == 0)
+			return family_at(i)->ops;
 	return NULL;
 }
 
 unsigned fec_family_count(void)
 {
-	return NFAMILIES;
+	return family_count();
 }
 
 const struct fec_family_ops *fec_family_at(unsigned i)
 {
-	return i < NFAMILIES ? families[i]->ops : NULL;
+	return i < family_count() ? family_at(i)->ops : NULL;
 }
 
 /* ---- Presets. Polynomials are octal with the top bit tapping the current input (conv.h).
@@ -356,6 +374,40 @@ int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b
 	if (count == 0)
 		return 0;
 	return dec->vt->decode(dec, scratch, b, first, count);
+}
+
+bool fec_decoder_has_siso(const struct fec_decoder *dec)
+{
+	return dec && dec->vt->decode_siso;
+}
+
+int fec_decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+                    const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+                    char *err, size_t errlen)
+{
+	const struct fec_family_ops *ops;
+
+	if (!dec)
+		return fec__err(err, errlen, FEC_EINVAL, "no decoder");
+	if (!dec->vt->decode_siso) {
+		ops = fec_family_by_id(dec->info.family);
+		return fec__err(err, errlen, FEC_ENOTSUP,
+		                "the %s decoder has no soft-in/soft-out entry (decode_siso): use "
+		                "fec_decode, or a family with one as the child of a composite code",
+		                ops ? ops->name : "unknown");
+	}
+	if (!b || (count && (!b->jobs || (!b->in && !b->in_f32) || !b->out)) || first > b->count ||
+	    count > b->count - first || (count && dec->info.scratch_bytes && !scratch))
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "bad batch: jobs %u..+%u of %u, with input, output and scratch",
+		                first, count, b ? b->count : 0);
+	if (!b->soft)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "no soft output buffer: the posteriors go to fec_batch.soft");
+	if (count == 0)
+		return 0;
+	return dec->vt->decode_siso(dec, scratch, b, prior, prior_stride, first, count, err,
+	                            errlen);
 }
 
 int fec_encoder_create(const struct fec_spec *spec, struct fec_encoder **out)

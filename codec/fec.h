@@ -90,13 +90,19 @@ struct fec_spec {
 
 /* ---- Parameter schema: one table per family drives config files, channel.create and codes.list. */
 
+/* List items (OCT_LIST, HEX_LIST) are numbers of up to 64 bits. OCT_LIST items are written in
+ * octal ("171"; JSON: a string, or an integer written with octal digits up to 2^53), HEX_LIST
+ * items in hexadecimal, Karn's notation for polynomials ("0xf2d05351" or "f2d05351"; JSON: a
+ * string). */
 enum fec_param_type {
 	FEC_PARAM_INT,      /* integer within [min, max] */
 	FEC_PARAM_ENUM,     /* one of the names in choices (NULL-terminated) */
 	FEC_PARAM_BOOL,
-	FEC_PARAM_OCT_LIST, /* list of 1..max_items octal numbers, given as strings "171" or integers */
+	FEC_PARAM_OCT_LIST, /* list of 1..max_items octal numbers */
 	FEC_PARAM_STRING,   /* free text up to max bytes (pattern strings, preset names, file paths) */
 	FEC_PARAM_REAL,     /* real number within [min, max] / FEC_PARAM_REAL_UNIT */
+	FEC_PARAM_HEX_LIST, /* list of 1..max_items hexadecimal numbers */
+	FEC_PARAM_CODE,     /* another family's code, a composite family's child (below) */
 };
 
 /* REAL bounds are kept in the integer min/max in millionths, so that every table stays one
@@ -106,20 +112,63 @@ enum fec_param_type {
 struct fec_param_desc {
 	const char *name;
 	enum fec_param_type type;
-	long min, max;            /* INT: bounds; OCT_LIST: value bounds; STRING: max length */
-	unsigned max_items;       /* OCT_LIST only */
-	const char *const *choices; /* ENUM only */
+	long min, max;            /* INT: bounds; OCT_LIST, HEX_LIST: item bounds (fec_param_umin,
+	                           * fec_param_umax); STRING, CODE: max length */
+	unsigned max_items;       /* OCT_LIST, HEX_LIST only */
+	const char *const *choices; /* ENUM: the names; CODE: the families allowed (NULL: any) */
 	const char *def;          /* default as text, NULL when required or derived */
 	const char *help;         /* one line: what it is and what is expected */
 };
+
+/* List items are unsigned 64-bit: their bounds are min and max read as uint64_t, so that a table
+ * whose items may take all 64 bits (a K=64 polynomial has its top bit set) gives max
+ * FEC_PARAM_U64_MAX. */
+#define FEC_PARAM_U64_MAX (-1L) /* 2^64 - 1 as a list item bound */
+#ifndef __cplusplus
+_Static_assert(sizeof(long) == sizeof(uint64_t), "list item bounds are kept in a long");
+#endif
+
+static inline uint64_t fec_param_umin(const struct fec_param_desc *d)
+{
+	return (uint64_t)d->min;
+}
+
+static inline uint64_t fec_param_umax(const struct fec_param_desc *d)
+{
+	return (uint64_t)d->max;
+}
+
+/* One list item in its list's notation (OCT_LIST: octal digits; HEX_LIST: hexadecimal digits
+ * after an optional "0x"), as every reader of lists takes it: -FEC_EINVAL when the text is not
+ * such a number, -FEC_ERANGE when it needs more than 64 bits. */
+int fec_param_item_parse(enum fec_param_type type, const char *text, uint64_t *out);
+/* The same number written back: "171", "0xf2d05351". */
+void fec_param_item_format(enum fec_param_type type, uint64_t v, char *buf, size_t len);
+
+/* A CODE parameter holds another family's code, so that a composite family (a turbo decoder
+ * over two convolutional codes; an outer code fed by ids) names its children. Its value is the
+ * child's text form ("PRESET[,key=value...]" or "FAMILY[,...]", fec_spec_from_string's), which
+ * the parent keeps as text in its spec (a char array of up to FEC_CODE_TEXT_MAX bytes), so that
+ * struct fec_spec stays plain data. Written in the parent's text form in parentheses where it
+ * has commas: "turbo,inner=(ccsds,mode=terminated),iters=8"; in JSON a nested code object
+ * ({"preset":"ccsds","mode":"terminated"}), or the text form as a string. The descriptor's max
+ * is its longest text (below FEC_CODE_TEXT_MAX), choices the families it may name (NULL: any).
+ * Setting it checks the text's length and parentheses only; the parent's spec_finish parses it
+ * with fec_param_code_parse, whose messages name the parameter ("inner: polys: ..."), keeps the
+ * canonical text it gives (so that equal codes compare equal), and its decoder_create builds the
+ * child decoder from the child spec, which it owns. */
+#define FEC_CODE_TEXT_MAX 512
+#define FEC_CODE_DEPTH_MAX 4 /* codes nested in codes, at most (a bound on recursion) */
+int fec_param_code_parse(const struct fec_param_desc *d, const char *text, struct fec_spec *child,
+                         char *canon, size_t canonlen, char *err, size_t errlen);
 
 /* A parameter value as the caller parsed it (from JSON, command line, ...). */
 struct fec_param_value {
 	enum fec_param_type type;
 	long i;                   /* INT, BOOL, ENUM index */
 	double r;                 /* REAL */
-	const char *s;            /* STRING */
-	const uint32_t *items;    /* OCT_LIST, already converted from octal */
+	const char *s;            /* STRING; CODE: the child's text form */
+	const uint64_t *items;    /* OCT_LIST, HEX_LIST: the numbers, read from their notation */
 	unsigned nitems;
 };
 
@@ -221,6 +270,21 @@ const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec);
 int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
 	       uint32_t count);
 
+/* Soft in, soft out, for composite decoders: a decoder that owns child decoders and passes
+ * beliefs between them (a turbo decoder and its two SISO decoders) calls a child with priors and
+ * reads back its posteriors. Decodes jobs [first, first + count) as fec_decode does, the channel
+ * input of each job combined with its priors: job i's at prior + i * prior_stride, one float LLR
+ * (log(P0/P1), positive favours 0, finite) per soft output value, in the units and order of the
+ * decoder's soft output (info->max_soft per job); prior NULL: all 0. The posteriors go to b->soft,
+ * which is required; hard bits, status and work as fec_decode. An extrinsic value, what a child
+ * hands on, is its posterior less its prior. With zero priors the result is fec_decode's, bit
+ * for bit. A family without it (fec_decoder_has_siso false) returns -FEC_ENOTSUP, and err (if
+ * any) says which; other errors are -FEC_EINVAL with a message. Thread-safe as fec_decode. */
+int fec_decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+                    const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+                    char *err, size_t errlen);
+bool fec_decoder_has_siso(const struct fec_decoder *dec);
+
 /* ---- Encoders, for the feed, the sink and the tests. Stateful: one per stream. */
 
 struct fec_encoder;
@@ -280,7 +344,8 @@ bool fec_spec_equal(const struct fec_spec *a, const struct fec_spec *b);
 bool fec_spec_same_code(const struct fec_spec *a, const struct fec_spec *b);
 
 /* Text form for command lines: "PRESET[,key=value...]" or "FAMILY[,key=value...]"; list values are
- * separated by ':' ("polys=171:133"). Starts from the preset's or family's defaults. */
+ * separated by ':' ("polys=171:133"), a code value with commas is in parentheses
+ * ("inner=(ccsds,mode=terminated)"). Starts from the preset's or family's defaults. */
 int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size_t errlen);
 void fec_spec_to_string(const struct fec_spec *spec, char *buf, size_t len);
 /* Code rate (information bits per sent symbol) after puncturing. */

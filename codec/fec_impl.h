@@ -15,6 +15,11 @@ struct fec_decoder_vtbl {
 	int (*decode)(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
 	              uint32_t first, uint32_t count);
 	void (*destroy)(struct fec_decoder *dec);
+	/* Optional (NULL: the family has none): fec_decode_siso, called with its arguments
+	 * checked as fec_decode's and b->soft set. */
+	int (*decode_siso)(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+	                   const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+	                   char *err, size_t errlen);
 };
 
 struct fec_decoder {
@@ -57,6 +62,11 @@ FEC_FAMILY_IMPL_MAP(X)
 #undef X
 
 const struct fec_family_impl *fec__family_impl(int family);
+
+/* Adds a family that only the tests build to the end of the table (NULL takes it out): one
+ * with a parameter type no built family uses yet (tests/lib/pair_family.c, a composite whose
+ * parameters are codes). Set before any other call, from one thread; fecd never calls it. */
+void fec__family_add_for_test(const struct fec_family_impl *impl);
 
 /* Formats an error message into err (if any); returns -code so callers can `return fec__err(...)`.
  */

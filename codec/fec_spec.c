@@ -1,11 +1,13 @@
 /*
  * Specs as data: checking parameter values against a family's schema, the command-line text form
- * ("PRESET[,key=value...]" / "FAMILY[,key=value...]", lists separated by ':'), and comparing specs.
+ * ("PRESET[,key=value...]" / "FAMILY[,key=value...]", lists separated by ':', a nested code in
+ * parentheses), the nested codes of CODE parameters, and comparing specs.
  * Everything goes through the family's parameter table and its spec_set/spec_get, so one parser
  * and one printer serve every family, and adding a parameter to a table is all it takes to make it
  * settable from the command line, the config file and channel.create alike.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +16,12 @@
 #include "fec_impl.h"
 
 #define TEXT_MAX 1024 /* longest text form accepted */
+#define LIST_MAX 64   /* most items a list value holds here */
 
-/* spec_get's backing store: lists of numbers or a string. */
+/* spec_get's backing store: lists of numbers or a string (a nested code's text the longest). */
 union value_buf {
-	uint32_t items[64];
-	char s[256];
+	uint64_t items[LIST_MAX];
+	char s[FEC_CODE_TEXT_MAX];
 };
 
 const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params, const char *name)
@@ -33,7 +36,69 @@ static const char *const type_names[] = {
     [FEC_PARAM_INT] = "an integer",     [FEC_PARAM_ENUM] = "one of a set of names",
     [FEC_PARAM_BOOL] = "true or false", [FEC_PARAM_OCT_LIST] = "a list of octal numbers",
     [FEC_PARAM_STRING] = "a string",   [FEC_PARAM_REAL] = "a number",
+    [FEC_PARAM_HEX_LIST] = "a list of hexadecimal numbers",
+    [FEC_PARAM_CODE] = "a code (its text form)",
 };
+
+static bool is_list(enum fec_param_type t)
+{
+	return t == FEC_PARAM_OCT_LIST || t == FEC_PARAM_HEX_LIST;
+}
+
+/* "octal" or "hexadecimal": how a list's items are written. */
+static const char *item_notation(enum fec_param_type t)
+{
+	return t == FEC_PARAM_HEX_LIST ? "hexadecimal" : "octal";
+}
+
+int fec_param_item_parse(enum fec_param_type type, const char *text, uint64_t *out)
+{
+	const unsigned shift = type == FEC_PARAM_HEX_LIST ? 4 : 3;
+	uint64_t v = 0;
+	const char *p = text;
+
+	if (!text || !is_list(type))
+		return -FEC_EINVAL;
+	if (type == FEC_PARAM_HEX_LIST && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (!*p)
+		return -FEC_EINVAL;
+	for (; *p; p++) {
+		unsigned digit;
+
+		if (*p >= '0' && *p <= (shift == 3 ? '7' : '9'))
+			digit = (unsigned)(*p - '0');
+		else if (shift == 4 && *p >= 'a' && *p <= 'f')
+			digit = (unsigned)(*p - 'a' + 10);
+		else if (shift == 4 && *p >= 'A' && *p <= 'F')
+			digit = (unsigned)(*p - 'A' + 10);
+		else
+			return -FEC_EINVAL;
+		if (v >> (64 - shift))
+			return -FEC_ERANGE; /* more than 64 bits */
+		v = v << shift | digit;
+	}
+	*out = v;
+	return 0;
+}
+
+void fec_param_item_format(enum fec_param_type type, uint64_t v, char *buf, size_t len)
+{
+	if (type == FEC_PARAM_HEX_LIST)
+		snprintf(buf, len, "0x%" PRIx64, v);
+	else
+		snprintf(buf, len, "%" PRIo64, v);
+}
+
+/* Whether every '(' has its ')' after it and no ')' comes without one: a nested code's text. */
+static bool parens_balanced(const char *s)
+{
+	long depth = 0;
+
+	for (; *s && depth >= 0; s++)
+		depth += *s == '(' ? 1 : *s == ')' ? -1 : 0;
+	return depth == 0;
+}
 
 static unsigned choice_count(const struct fec_param_desc *d)
 {
@@ -83,15 +148,31 @@ int fec__param_check(const struct fec_param_desc *d, const struct fec_param_valu
 		}
 		break;
 	case FEC_PARAM_OCT_LIST:
+	case FEC_PARAM_HEX_LIST:
 		if (v->nitems < 1 || v->nitems > d->max_items || !v->items)
 			return fec__err(err, errlen, FEC_ERANGE,
-			                "%s: expected 1..%u octal numbers, got %u", d->name,
-			                d->max_items, v->nitems);
-		for (unsigned i = 0; i < v->nitems; i++)
-			if ((long)v->items[i] < d->min || (long)v->items[i] > d->max)
-				return fec__err(err, errlen, FEC_ERANGE,
-				                "%s: %o is out of range %lo..%lo (octal)", d->name,
-				                v->items[i], d->min, d->max);
+			                "%s: expected 1..%u %s numbers, got %u", d->name,
+			                d->max_items, item_notation(d->type), v->nitems);
+		for (unsigned i = 0; i < v->nitems; i++) {
+			char got[24], lo[24], hi[24];
+
+			if (v->items[i] >= fec_param_umin(d) && v->items[i] <= fec_param_umax(d))
+				continue;
+			fec_param_item_format(d->type, v->items[i], got, sizeof(got));
+			fec_param_item_format(d->type, fec_param_umin(d), lo, sizeof(lo));
+			fec_param_item_format(d->type, fec_param_umax(d), hi, sizeof(hi));
+			return fec__err(err, errlen, FEC_ERANGE,
+			                "%s: %s is out of range %s..%s (%s)", d->name, got, lo, hi,
+			                item_notation(d->type));
+		}
+		break;
+	case FEC_PARAM_CODE:
+		if (!v->s || !*v->s || strlen(v->s) > (size_t)d->max || !parens_balanced(v->s))
+			return fec__err(err, errlen, FEC_EINVAL,
+			                "%s: expected a code (\"PRESET[,key=value...]\" or "
+			                "\"FAMILY[,...]\") of at most %ld bytes with balanced "
+			                "parentheses",
+			                d->name, d->max);
 		break;
 	case FEC_PARAM_STRING:
 		if (!v->s)
@@ -112,9 +193,11 @@ int fec__param_check(const struct fec_param_desc *d, const struct fec_param_valu
 	return 0;
 }
 
-/* Reads one value of the text form. items backs OCT_LIST values (max_items entries). */
+static char *trim(char *s);
+
+/* Reads one value of the text form. items backs list values (max_items entries). */
 static int parse_value(const struct fec_param_desc *d, char *text, struct fec_param_value *v,
-                       uint32_t *items, char *err, size_t errlen)
+                       uint64_t *items, char *err, size_t errlen)
 {
 	char list[160];
 	char *end;
@@ -151,21 +234,30 @@ static int parse_value(const struct fec_param_desc *d, char *text, struct fec_pa
 		}
 		break;
 	case FEC_PARAM_OCT_LIST:
+	case FEC_PARAM_HEX_LIST:
 		v->items = items;
 		for (char *save = NULL, *tok = strtok_r(text, ":", &save); tok;
 		     tok = strtok_r(NULL, ":", &save)) {
-			if (v->nitems == d->max_items)
+			if (v->nitems == d->max_items || v->nitems == LIST_MAX)
 				return fec__err(err, errlen, FEC_ERANGE,
-				                "%s: expected at most %u octal numbers", d->name,
-				                d->max_items);
-			if (strspn(tok, "01234567") != strlen(tok) || strlen(tok) > 10)
-				return fec__err(err, errlen, FEC_EINVAL,
-				                "%s: '%s' is not an octal number", d->name, tok);
-			items[v->nitems++] = (uint32_t)strtoul(tok, NULL, 8);
+				                "%s: expected at most %u %s numbers", d->name,
+				                d->max_items, item_notation(d->type));
+			if (fec_param_item_parse(d->type, tok, &items[v->nitems++]))
+				return fec__err(
+				    err, errlen, FEC_EINVAL,
+				    "%s: '%s' is not %s number of at most 64 bits", d->name, tok,
+				    d->type == FEC_PARAM_HEX_LIST ? "a hexadecimal" : "an octal");
 		}
 		break;
 	case FEC_PARAM_STRING:
 		v->s = text;
+		break;
+	case FEC_PARAM_CODE: /* "(text)", or text without commas */
+		if (text[0] == '(' && text[strlen(text) - 1] == ')') {
+			text[strlen(text) - 1] = '\0';
+			text++;
+		}
+		v->s = trim(text);
 		break;
 	case FEC_PARAM_REAL:
 		errno = 0;
@@ -202,15 +294,36 @@ static void list_params(const struct fec_family_ops *ops, char *buf, size_t len)
 		                         d == ops->params ? "" : ", ", d->name);
 }
 
+/* The next "key=value" of a text form at *cursor, cut at the first comma outside parentheses
+ * (a nested code's commas are its own); NULL at the end. */
+static char *next_item(char **cursor)
+{
+	char *start = *cursor, *p = start;
+	long depth = 0;
+
+	if (!start)
+		return NULL;
+	for (; *p && !(*p == ',' && depth == 0); p++)
+		depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+	*cursor = *p ? p + 1 : NULL;
+	*p = '\0';
+	return start;
+}
+
 int fec__apply_params(const struct fec_family_ops *ops, struct fec_spec *spec, char *text,
                       char *err, size_t errlen)
 {
-	char *save = NULL;
+	char *cursor = text;
 
-	for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	if (!parens_balanced(text))
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "unbalanced parentheses in '%s': a nested code is written "
+		                "name=(PRESET,key=value...)",
+		                text);
+	for (char *tok = next_item(&cursor); tok; tok = next_item(&cursor)) {
 		const struct fec_param_desc *d;
 		struct fec_param_value v;
-		uint32_t items[64];
+		uint64_t items[LIST_MAX];
 		char *eq, *key, *val, list[200];
 		int ret;
 
@@ -307,6 +420,57 @@ int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size
 	return 0;
 }
 
+/* How deep the calling thread is in nested codes: a parent's spec_finish parses its child,
+ * whose spec_finish may parse its own. */
+static _Thread_local int code_depth;
+
+int fec_param_code_parse(const struct fec_param_desc *d, const char *text, struct fec_spec *child,
+                         char *canon, size_t canonlen, char *err, size_t errlen)
+{
+	const struct fec_family_ops *ops;
+	struct fec_spec spec;
+	char msg[512], list[160];
+	unsigned i;
+	int ret;
+
+	if (!d || d->type != FEC_PARAM_CODE || !child)
+		return fec__err(err, errlen, FEC_EINVAL, "%s: not a code parameter",
+		                d ? d->name : "?");
+	if (!text || !*text)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "%s: no code given (expected \"PRESET[,key=value...]\" or "
+		                "\"FAMILY[,...]\")",
+		                d->name);
+	if (code_depth >= FEC_CODE_DEPTH_MAX)
+		return fec__err(err, errlen, FEC_ERANGE, "%s: codes nested deeper than %d", d->name,
+		                FEC_CODE_DEPTH_MAX);
+	msg[0] = '\0';
+	code_depth++;
+	ret = fec_spec_from_string(text, &spec, msg, sizeof(msg));
+	code_depth--;
+	if (ret)
+		return fec__err(err, errlen, -ret, "%s: %s", d->name,
+		                *msg ? msg : fec_strerror(ret));
+	ops = fec_family_by_id(spec.family);
+	for (i = 0; d->choices && d->choices[i]; i++)
+		if (!strcmp(d->choices[i], ops->name))
+			break;
+	if (d->choices && !d->choices[i]) {
+		join_choices(d, list, sizeof(list));
+		return fec__err(err, errlen, FEC_EINVAL, "%s: a %s code, expected one of: %s",
+		                d->name, ops->name, list);
+	}
+	if (canon && canonlen) {
+		fec_spec_to_string(&spec, canon, canonlen);
+		if (strlen(canon) + 1 >= canonlen || strlen(canon) > (size_t)d->max)
+			return fec__err(err, errlen, FEC_ELONG,
+			                "%s: the code's text form is longer than %ld bytes",
+			                d->name, d->max);
+	}
+	*child = spec;
+	return 0;
+}
+
 static bool values_equal(const struct fec_param_value *a, const struct fec_param_value *b)
 {
 	if (a->type != b->type)
@@ -317,9 +481,11 @@ static bool values_equal(const struct fec_param_value *a, const struct fec_param
 	case FEC_PARAM_ENUM:
 		return a->i == b->i;
 	case FEC_PARAM_OCT_LIST:
+	case FEC_PARAM_HEX_LIST:
 		return a->nitems == b->nitems &&
 		       !memcmp(a->items, b->items, a->nitems * sizeof(a->items[0]));
 	case FEC_PARAM_STRING:
+	case FEC_PARAM_CODE:
 		return a->s && b->s && !strcmp(a->s, b->s);
 	case FEC_PARAM_REAL:
 		return a->r == b->r;
@@ -331,6 +497,8 @@ static bool values_equal(const struct fec_param_value *a, const struct fec_param
 static size_t append_value(char *buf, size_t len, size_t used, const struct fec_param_desc *d,
                            const struct fec_param_value *v)
 {
+	char item[24];
+
 	if (used >= len)
 		return used;
 	used += (size_t)snprintf(buf + used, len - used, ",%s=", d->name);
@@ -346,13 +514,17 @@ static size_t append_value(char *buf, size_t len, size_t used, const struct fec_
 			       (size_t)snprintf(buf + used, len - used, "%s", d->choices[v->i]);
 		case FEC_PARAM_STRING:
 			return used + (size_t)snprintf(buf + used, len - used, "%s", v->s);
+		case FEC_PARAM_CODE:
+			return used + (size_t)snprintf(buf + used, len - used, "(%s)", v->s);
 		case FEC_PARAM_REAL: /* enough digits to read back the same float */
 			return used + (size_t)snprintf(buf + used, len - used, "%.9g", v->r);
 		case FEC_PARAM_OCT_LIST:
+		case FEC_PARAM_HEX_LIST:
 			if (i == v->nitems)
 				return used;
-			used += (size_t)snprintf(buf + used, len - used, "%s%o", i ? ":" : "",
-			                         v->items[i]);
+			fec_param_item_format(v->type, v->items[i], item, sizeof(item));
+			used +=
+			    (size_t)snprintf(buf + used, len - used, "%s%s", i ? ":" : "", item);
 			break;
 		}
 	}

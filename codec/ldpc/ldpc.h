@@ -60,6 +60,10 @@
  * decoder stops at the first zero syndrome. status DECODED when the final syndrome is zero, else
  * NOT_CONVERGED; iterations = iterations run. Soft output: the final a-posteriori LLRs (in LLR
  * units, positive favours 0) of the output bits.
+ * Soft in, soft out (fec_decode_siso): the prior P[j] of output bit j (in LLR units) joins its
+ * column's channel value before the first iteration, L[v] = sat8(L[v] + round(P[j] llr_scale))
+ * with int8 (P[j] llr_scale first clamped to -254..254), L[v] + P[j] in float; the rest is the
+ * decoder above, run by the portable decoder; the posteriors are the soft output.
  */
 #ifndef LDPC_H
 #define LDPC_H

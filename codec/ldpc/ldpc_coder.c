@@ -28,6 +28,7 @@ static void ldpc_decoder_destroy(struct fec_decoder *dec)
 static const struct fec_decoder_vtbl ldpc_vtbl = {
     .decode = ldpc__decode,
     .destroy = ldpc_decoder_destroy,
+    .decode_siso = ldpc__decode_siso,
 };
 
 struct row_key {

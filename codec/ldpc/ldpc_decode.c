@@ -2,7 +2,8 @@
  * The portable LDPC decoder: the reference for every combination of algorithm (spa, ms, nms,
  * oms), schedule (flooding, layered) and input (int8, float32), written exactly as ldpc.h's
  * header comment states the arithmetic, one frame at a time. The SIMD passes must give the same
- * bits, status and iterations on int8 min-sum; this file also plans a batch into their groups.
+ * bits, status and iterations on int8 min-sum; this file also plans a batch into their groups,
+ * and holds the soft-in/soft-out entry (fec_decode_siso), which runs this decoder with priors.
  */
 #include <float.h>
 #include <math.h>
@@ -462,8 +463,30 @@ static unsigned flooding_float(const struct ldpc_decoder *d, struct frame_scratc
 	return it;
 }
 
+/* fec_decode_siso's priors (one per output bit, in LLR units) added to the channel values of
+ * their columns, in the decoder's arithmetic: int8, the prior at llr_scale rounded and the sum
+ * saturated as an input value is (-127..127); float, added as they are. */
+static void add_priors_int8(const struct ldpc_decoder *d, const float *prior, int8_t *chan)
+{
+	const float scale = d->base.spec.u.ldpc.llr_scale;
+
+	for (uint32_t j = 0; j < d->out_n; j++) {
+		const uint32_t v = d->out_cols ? d->out_cols[j] : j;
+		const long q = lroundf(fminf(fmaxf(prior[j] * scale, -254.0f), 254.0f));
+
+		chan[v] = (int8_t)sat8(chan[v] + (int)q);
+	}
+}
+
+static void add_priors_float(const struct ldpc_decoder *d, const float *prior, float *chan)
+{
+	for (uint32_t j = 0; j < d->out_n; j++)
+		chan[d->out_cols ? d->out_cols[j] : j] += prior[j];
+}
+
+/* One frame through the portable decoder; prior: its priors (fec_decode_siso), or NULL. */
 static void decode_frame(const struct ldpc_decoder *d, struct frame_scratch *s, struct fec_batch *b,
-                         uint32_t i)
+                         uint32_t i, const float *prior)
 {
 	const bool layered = d->base.spec.u.ldpc.schedule == LDPC_SCHED_LAYERED;
 	const uint32_t n = d->code->h.n;
@@ -475,6 +498,8 @@ static void decode_frame(const struct ldpc_decoder *d, struct frame_scratch *s, 
 
 	if (d->int8) {
 		load_int8(d, b->in + (size_t)i * b->in_stride, s->chan);
+		if (prior)
+			add_priors_int8(d, prior, s->chan);
 		if (layered) {
 			it = layered_int8(d, s, &ok);
 			ldpc__emit_i16(d, s->app, 1, out, soft, job);
@@ -492,6 +517,8 @@ static void decode_frame(const struct ldpc_decoder *d, struct frame_scratch *s, 
 		const float *val = s->app;
 
 		load_float(d, b, i, layered ? s->app : s->chan);
+		if (prior)
+			add_priors_float(d, prior, layered ? s->app : s->chan);
 		it = layered ? layered_float(d, s, &ok) : flooding_float(d, s, &ok);
 		for (uint32_t v = 0; v < n; v++)
 			s->hard[v] = val[v] < 0;
@@ -553,6 +580,37 @@ int ldpc__decode(const struct fec_decoder *dec, void *scratch, struct fec_batch 
 	s = frame_scratch_map(d, scratch);
 	for (uint32_t i = first; i < first + count; i++)
 		if (ldpc__job_ok(d, &b->jobs[i]))
-			decode_frame(d, &s, b, i);
+			decode_frame(d, &s, b, i, NULL);
+	return 0;
+}
+
+/* Soft in, soft out: the portable decoder, frame by frame, with the priors added to the channel
+ * values (add_priors_*). The SIMD passes give the same bits as the portable decoder, so with
+ * zero priors this is fec_decode's result; they are not used here since a group of frames would
+ * need its priors laid out per lane, and a composite decoder calls its child on one frame at a
+ * time. */
+int ldpc__decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+                      const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+                      char *err, size_t errlen)
+{
+	const struct ldpc_decoder *d = (const struct ldpc_decoder *)dec;
+	struct frame_scratch s;
+
+	if (d->base.spec.u.ldpc.in_f32 ? !b->in_f32 : !b->in)
+		return fec__err(err, errlen, FEC_EINVAL, "no %s input in the batch",
+		                d->base.spec.u.ldpc.in_f32 ? "float32 (in_f32)" : "int8 (in)");
+	if (prior && prior_stride < d->out_n && count > 1)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "prior_stride %zu is below the %u priors of a job", prior_stride,
+		                d->out_n);
+	for (uint32_t i = first; prior && i < first + count; i++)
+		for (uint32_t j = 0; j < d->out_n; j++)
+			if (!isfinite(prior[(size_t)i * prior_stride + j]))
+				return fec__err(err, errlen, FEC_EINVAL,
+				                "prior %u of job %u is not a finite number", j, i);
+	s = frame_scratch_map(d, scratch);
+	for (uint32_t i = first; i < first + count; i++)
+		if (ldpc__job_ok(d, &b->jobs[i]))
+			decode_frame(d, &s, b, i, prior ? prior + (size_t)i * prior_stride : NULL);
 	return 0;
 }

@@ -83,7 +83,12 @@ int ldpc__encoder_create(const struct fec_spec *spec, struct fec_encoder **out);
  * the portable decoder one frame at a time. */
 int ldpc__decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
                  uint32_t count);
-/* Scratch one thread needs for ldpc__decode. */
+/* fec_decode_siso for the family: the portable decoder with priors added to the channel values
+ * of the output bits' columns. */
+int ldpc__decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+                      const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
+                      char *err, size_t errlen);
+/* Scratch one thread needs for ldpc__decode (and ldpc__decode_siso). */
 size_t ldpc__scratch_bytes(const struct ldpc_decoder *d);
 /* Frames ldpc__decode takes together at the SIMD level current at creation (fec_info.job_group). */
 uint32_t ldpc__job_group(const struct ldpc_decoder *d);

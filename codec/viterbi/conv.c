@@ -223,9 +223,9 @@ static int conv_spec_get(const struct fec_spec *spec, const char *name, struct f
 	if (!strcmp(name, "k")) {
 		v->i = c->k;
 	} else if (!strcmp(name, "polys")) {
-		uint32_t *items = buf;
+		uint64_t *items = buf;
 
-		if (buflen < CONV_N_MAX * sizeof(uint32_t) || c->n > CONV_N_MAX)
+		if (buflen < CONV_N_MAX * sizeof(uint64_t) || c->n > CONV_N_MAX)
 			return -FEC_ERANGE;
 		for (unsigned r = 0; r < c->n; r++)
 			items[r] = c->polys[r];
@@ -330,7 +330,7 @@ int conv_spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 		return ret;
 	for (const struct fec_param_desc *d = conv_params; d->name; d++) {
 		union {
-			uint32_t items[CONV_N_MAX];
+			uint64_t items[CONV_N_MAX];
 			char s[CONV_N_MAX * (CONV_PUNCT_MAX + 1) + 1];
 		} buf;
 		struct fec_param_value v;

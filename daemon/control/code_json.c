@@ -7,6 +7,7 @@
  * limit (offload.h); running out of time is -ETIME with a message saying what to do.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,15 @@
 #define MAX_LIST 16
 
 static const char *const param_type_names[] = {
-    [FEC_PARAM_INT] = "integer",   [FEC_PARAM_ENUM] = "enum",
-    [FEC_PARAM_BOOL] = "boolean",  [FEC_PARAM_OCT_LIST] = "octal_list",
-    [FEC_PARAM_STRING] = "string", [FEC_PARAM_REAL] = "number",
+    [FEC_PARAM_INT] = "integer",       [FEC_PARAM_ENUM] = "enum",
+    [FEC_PARAM_BOOL] = "boolean",      [FEC_PARAM_OCT_LIST] = "octal_list",
+    [FEC_PARAM_STRING] = "string",     [FEC_PARAM_REAL] = "number",
+    [FEC_PARAM_HEX_LIST] = "hex_list", [FEC_PARAM_CODE] = "code",
 };
+
+/* JSON numbers are doubles: integers beyond 2^53 are not all exact, so list items that large
+ * come as strings. */
+#define JSON_EXACT_MAX 9007199254740992.0 /* 2^53 */
 
 static int fail(char *err, size_t errlen, const char *path, const char *expected, const cJSON *v)
 {
@@ -72,33 +78,109 @@ static void list_params(const struct fec_family_ops *fam, char *buf, size_t len)
 			o += (size_t)snprintf(buf + o, len - o, ", %s", p->name);
 }
 
-/* An octal number given as a string of octal digits or as an integer written with octal digits. */
-static int octal_value(const cJSON *v, uint32_t *out)
+/* One list item: a string in the list's notation, or (octal lists) an integer written with
+ * octal digits, at most 2^53. */
+static int list_item(const struct fec_param_desc *d, const cJSON *v, uint64_t *out)
 {
 	char text[24];
-	const char *s;
-	unsigned long val = 0;
+
+	if (cJSON_IsString(v))
+		return fec_param_item_parse(d->type, v->valuestring, out) ? -EINVAL : 0;
+	if (d->type != FEC_PARAM_OCT_LIST || !cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    v->valuedouble < 0 || v->valuedouble > JSON_EXACT_MAX ||
+	    v->valuedouble != floor(v->valuedouble))
+		return -EINVAL;
+	snprintf(text, sizeof(text), "%.0f", v->valuedouble);
+	return fec_param_item_parse(d->type, text, out) ? -EINVAL : 0;
+}
+
+/* What a list item should have been: "an octal number in 1..777, as a string ("777") or ...". */
+static void list_item_expected(const struct fec_param_desc *d, const cJSON *e, char *buf,
+                               size_t len)
+{
+	char lo[24], hi[24];
+
+	fec_param_item_format(d->type, fec_param_umin(d), lo, sizeof(lo));
+	fec_param_item_format(d->type, fec_param_umax(d), hi, sizeof(hi));
+	if (d->type == FEC_PARAM_HEX_LIST)
+		snprintf(buf, len, "a hexadecimal number in %s..%s as a string (\"%s\")", lo, hi,
+		         hi);
+	else if (cJSON_IsNumber(e) && fabs(e->valuedouble) > JSON_EXACT_MAX)
+		snprintf(buf, len,
+		         "an octal number in %s..%s as a string (\"%s\"): JSON numbers above "
+		         "2^53 are not exact",
+		         lo, hi, hi);
+	else
+		snprintf(buf, len,
+		         "an octal number in %s..%s, as a string (\"%s\") or an integer with octal "
+		         "digits",
+		         lo, hi, hi);
+}
+
+/* How deep the calling thread is in nested code objects (FEC_CODE_DEPTH_MAX). */
+static _Thread_local int code_depth;
+
+/* A CODE parameter's value: a nested code object, read as a channel's code is, or its text form
+ * as a string; either way the child's canonical text form into text (FEC_CODE_TEXT_MAX bytes),
+ * the family checked against the parameter's. */
+static int code_value(const struct fec_param_desc *d, const cJSON *v, const char *path, char *text,
+                      char *err, size_t errlen)
+{
+	struct fec_spec child;
+	char msg[512];
+	size_t nl = strlen(d->name);
+	int ret;
 
 	if (cJSON_IsString(v)) {
-		s = v->valuestring;
-	} else if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0 &&
-	           v->valuedouble < 1e11 && v->valuedouble == floor(v->valuedouble)) {
-		snprintf(text, sizeof(text), "%.0f", v->valuedouble);
-		s = text;
-	} else {
+		msg[0] = '\0';
+		ret = fec_param_code_parse(d, v->valuestring, &child, text, FEC_CODE_TEXT_MAX, msg,
+		                           sizeof(msg));
+		if (ret == -FEC_ETIME) {
+			build_limit_message(err, errlen, path);
+			return -ETIME;
+		}
+		/* its message starts with the parameter's name, which path ends with */
+		if (ret) {
+			snprintf(err, errlen, "%s: %s", path,
+			         strncmp(msg, d->name, nl) == 0 && msg[nl] == ':' ? msg + nl + 2
+			                                                          : msg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!cJSON_IsObject(v))
+		return fail(err, errlen, path,
+		            "a code: an object such as {\"preset\":\"ccsds\"} or its text form "
+		            "as a string",
+		            v);
+	if (code_depth >= FEC_CODE_DEPTH_MAX) {
+		snprintf(err, errlen, "%s: codes nested deeper than %d", path, FEC_CODE_DEPTH_MAX);
 		return -EINVAL;
 	}
-	if (!*s || strlen(s) > 11 || strspn(s, "01234567") != strlen(s))
-		return -EINVAL;
-	for (; *s; s++)
-		val = val * 8 + (unsigned long)(*s - '0');
-	*out = (uint32_t)val;
+	code_depth++;
+	ret = code_from_json(v, NULL, &child, path, err, errlen);
+	code_depth--;
+	if (ret)
+		return ret;
+	/* the family check and the canonical text, as the text form would have them */
+	fec_spec_to_string(&child, msg, sizeof(msg));
+	ret = fec_param_code_parse(d, msg, &child, text, FEC_CODE_TEXT_MAX, err, errlen);
+	if (ret) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", path,
+		         strncmp(why, d->name, nl) == 0 && why[nl] == ':' ? why + nl + 2 : why);
+		return ret == -FEC_ETIME ? -ETIME : -EINVAL;
+	}
 	return 0;
 }
 
-/* Checks v against the parameter's description and converts it; items backs OCT_LIST values. */
+/* Checks v against the parameter's description and converts it; items backs list values, text
+ * a code's text form (FEC_CODE_TEXT_MAX bytes). */
 static int param_value(const struct fec_param_desc *d, const cJSON *v, const char *path,
-                       uint32_t *items, struct fec_param_value *out, char *err, size_t errlen)
+                       uint64_t *items, char *text, struct fec_param_value *out, char *err,
+                       size_t errlen)
 {
 	char what[256], ipath[PATH_LEN + 16];
 	unsigned n = 0;
@@ -141,22 +223,24 @@ static int param_value(const struct fec_param_desc *d, const cJSON *v, const cha
 		}
 		out->s = v->valuestring;
 		return 0;
-	case FEC_PARAM_OCT_LIST: {
+	case FEC_PARAM_CODE:
+		out->s = text;
+		return code_value(d, v, path, text, err, errlen);
+	case FEC_PARAM_OCT_LIST:
+	case FEC_PARAM_HEX_LIST: {
 		unsigned max_items = d->max_items < MAX_LIST ? d->max_items : MAX_LIST;
 
 		if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 ||
 		    cJSON_GetArraySize(v) > (int)max_items) {
-			snprintf(what, sizeof(what), "an array of 1..%u octal numbers", max_items);
+			snprintf(what, sizeof(what), "an array of 1..%u %s numbers", max_items,
+			         d->type == FEC_PARAM_HEX_LIST ? "hexadecimal" : "octal");
 			return fail(err, errlen, path, what, v);
 		}
 		for (const cJSON *e = v->child; e; e = e->next, n++) {
-			if (octal_value(e, &items[n]) != 0 || items[n] < (unsigned long)d->min ||
-			    items[n] > (unsigned long)d->max) {
+			if (list_item(d, e, &items[n]) != 0 || items[n] < fec_param_umin(d) ||
+			    items[n] > fec_param_umax(d)) {
 				snprintf(ipath, sizeof(ipath), "%s[%u]", path, n);
-				snprintf(what, sizeof(what),
-				         "an octal number in %lo..%lo, as a string (\"%lo\") or an "
-				         "integer with octal digits",
-				         d->min, d->max, d->max);
+				list_item_expected(d, e, what, sizeof(what));
 				return fail(err, errlen, ipath, what, e);
 			}
 		}
@@ -264,7 +348,8 @@ int code_from_json(const cJSON *obj, const struct fec_spec *base, struct fec_spe
 	const struct fec_family_ops *fam;
 	struct fec_spec spec;
 	char msg[256], ppath[PATH_LEN];
-	uint32_t items[MAX_LIST];
+	uint64_t items[MAX_LIST];
+	char text[FEC_CODE_TEXT_MAX];
 	int ret;
 
 	if (!cJSON_IsObject(obj))
@@ -309,7 +394,7 @@ int code_from_json(const cJSON *obj, const struct fec_spec *base, struct fec_spe
 				return -EINVAL;
 			}
 		}
-		ret = param_value(d, c, ppath, items, &val, err, errlen);
+		ret = param_value(d, c, ppath, items, text, &val, err, errlen);
 		if (ret)
 			return ret;
 		msg[0] = '\0';
@@ -342,7 +427,8 @@ int fec_spec_from_json(const cJSON *obj, const struct fec_spec *base, struct fec
 
 static cJSON *value_json(const struct fec_param_desc *d, const struct fec_param_value *v)
 {
-	char text[16];
+	struct fec_spec child;
+	char text[24];
 	cJSON *arr;
 
 	switch (d->type) {
@@ -357,10 +443,17 @@ static cJSON *value_json(const struct fec_param_desc *d, const struct fec_param_
 		return NULL;
 	case FEC_PARAM_STRING:
 		return v->s && *v->s ? cJSON_CreateString(v->s) : NULL;
+	case FEC_PARAM_CODE: /* the nested object it was given as; the text if it no longer reads */
+		if (!v->s || !*v->s)
+			return NULL;
+		if (fec_param_code_parse(d, v->s, &child, NULL, 0, NULL, 0) == 0)
+			return fec_spec_to_json(&child);
+		return cJSON_CreateString(v->s);
 	case FEC_PARAM_OCT_LIST:
+	case FEC_PARAM_HEX_LIST: /* strings, exact whatever the size */
 		arr = cJSON_CreateArray();
 		for (unsigned i = 0; arr && i < v->nitems; i++) {
-			snprintf(text, sizeof(text), "%o", (unsigned)v->items[i]);
+			fec_param_item_format(d->type, v->items[i], text, sizeof(text));
 			cJSON_AddItemToArray(arr, cJSON_CreateString(text));
 		}
 		return arr;
@@ -377,7 +470,7 @@ cJSON *fec_spec_to_json(const struct fec_spec *spec)
 {
 	const struct fec_family_ops *fam = fec_family_by_id(spec->family);
 	cJSON *obj = cJSON_CreateObject();
-	uint32_t buf[256];
+	uint64_t buf[128];
 
 	if (!obj)
 		return NULL;
@@ -405,21 +498,33 @@ cJSON *fec_spec_to_json(const struct fec_spec *spec)
 static cJSON *param_desc_json(const struct fec_param_desc *d)
 {
 	cJSON *o = cJSON_CreateObject(), *ch;
+	char text[24];
 
 	cJSON_AddStringToObject(o, "name", d->name);
 	cJSON_AddStringToObject(o, "type", param_type_names[d->type]);
-	if (d->type == FEC_PARAM_INT || d->type == FEC_PARAM_OCT_LIST) {
+	if (d->type == FEC_PARAM_INT) {
 		cJSON_AddNumberToObject(o, "min", (double)d->min);
 		cJSON_AddNumberToObject(o, "max", (double)d->max);
+	}
+	if (d->type == FEC_PARAM_OCT_LIST || d->type == FEC_PARAM_HEX_LIST) {
+		/* in the items' notation, as the values are written (exact up to 2^64 - 1) */
+		fec_param_item_format(d->type, fec_param_umin(d), text, sizeof(text));
+		cJSON_AddStringToObject(o, "min", text);
+		fec_param_item_format(d->type, fec_param_umax(d), text, sizeof(text));
+		cJSON_AddStringToObject(o, "max", text);
+		cJSON_AddNumberToObject(o, "max_items", d->max_items);
 	}
 	if (d->type == FEC_PARAM_REAL) {
 		cJSON_AddNumberToObject(o, "min", (double)d->min / FEC_PARAM_REAL_UNIT);
 		cJSON_AddNumberToObject(o, "max", (double)d->max / FEC_PARAM_REAL_UNIT);
 	}
-	if (d->type == FEC_PARAM_OCT_LIST)
-		cJSON_AddNumberToObject(o, "max_items", d->max_items);
-	if (d->type == FEC_PARAM_STRING)
+	if (d->type == FEC_PARAM_STRING || d->type == FEC_PARAM_CODE)
 		cJSON_AddNumberToObject(o, "max_len", (double)d->max);
+	if (d->type == FEC_PARAM_CODE && d->choices) {
+		ch = cJSON_AddArrayToObject(o, "families");
+		for (const char *const *c = d->choices; ch && *c; c++)
+			cJSON_AddItemToArray(ch, cJSON_CreateString(*c));
+	}
 	if (d->type == FEC_PARAM_ENUM) {
 		ch = cJSON_AddArrayToObject(o, "choices");
 		for (const char *const *c = d->choices; ch && c && *c; c++)

@@ -495,9 +495,10 @@ static void write_table(FILE *f, const struct setting *tab)
 static const char *param_type_name(enum fec_param_type t)
 {
 	static const char *const names[] = {
-	    [FEC_PARAM_INT] = "integer",   [FEC_PARAM_ENUM] = "string",
-	    [FEC_PARAM_BOOL] = "boolean",  [FEC_PARAM_OCT_LIST] = "octal list",
-	    [FEC_PARAM_STRING] = "string", [FEC_PARAM_REAL] = "number",
+	    [FEC_PARAM_INT] = "integer",       [FEC_PARAM_ENUM] = "string",
+	    [FEC_PARAM_BOOL] = "boolean",      [FEC_PARAM_OCT_LIST] = "octal list",
+	    [FEC_PARAM_STRING] = "string",     [FEC_PARAM_REAL] = "number",
+	    [FEC_PARAM_HEX_LIST] = "hex list", [FEC_PARAM_CODE] = "code",
 	};
 	return names[t];
 }
@@ -510,17 +511,24 @@ static void write_family(FILE *f, const struct fec_family_ops *fam)
 		fprintf(f, "| `%s` | %s | ", p->name, param_type_name(p->type));
 		if (p->type == FEC_PARAM_INT)
 			fprintf(f, "%ld..%ld", p->min, p->max);
-		else if (p->type == FEC_PARAM_OCT_LIST)
-			fprintf(f, "1..%u values, each %lo..%lo octal", p->max_items, p->min,
-			        p->max);
-		else if (p->type == FEC_PARAM_STRING)
+		else if (p->type == FEC_PARAM_OCT_LIST || p->type == FEC_PARAM_HEX_LIST) {
+			char lo[24], hi[24];
+
+			fec_param_item_format(p->type, fec_param_umin(p), lo, sizeof(lo));
+			fec_param_item_format(p->type, fec_param_umax(p), hi, sizeof(hi));
+			fprintf(f, "1..%u values, each %s..%s %s", p->max_items, lo, hi,
+			        p->type == FEC_PARAM_HEX_LIST ? "hexadecimal" : "octal");
+		} else if (p->type == FEC_PARAM_STRING)
 			fprintf(f, "up to %ld bytes", p->max);
+		else if (p->type == FEC_PARAM_CODE)
+			fputs(p->choices ? "a code of family " : "a code of any family", f);
 		else if (p->type == FEC_PARAM_BOOL)
 			fputs("`true`, `false`", f);
 		else if (p->type == FEC_PARAM_REAL)
 			fprintf(f, "%g..%g", (double)p->min / FEC_PARAM_REAL_UNIT,
 			        (double)p->max / FEC_PARAM_REAL_UNIT);
-		for (const char *const *c = p->choices; p->type == FEC_PARAM_ENUM && c && *c; c++)
+		for (const char *const *c = p->choices;
+		     (p->type == FEC_PARAM_ENUM || p->type == FEC_PARAM_CODE) && c && *c; c++)
 			fprintf(f, "%s`%s`", c == p->choices ? "" : ", ", *c);
 		fprintf(f, " | %s | %s |\n", p->def ? p->def : "derived", p->help ? p->help : "");
 	}
@@ -545,8 +553,14 @@ int settings_write_markdown(FILE *f)
 	    "`channel.update` (and SIGHUP); changing any other recreates the channel on SIGHUP and "
 	    "is refused by `channel.update`.\n\n### Code parameters\n\n"
 	    "`code` starts from a preset (`{\"preset\":\"ccsds\"}`) or from a family's defaults "
-	    "(`{\"family\":\"viterbi\"}`); the other keys override parameters. Octal lists are "
-	    "given as strings (`[\"171\",\"133\"]`) or as integers written with octal digits.\n",
+	    "(`{\"family\":\"viterbi\"}`); the other keys override parameters. List items are "
+	    "numbers of up to 64 bits, within the parameter's range: octal lists take strings "
+	    "(`[\"171\",\"133\"]`) or integers written with octal digits up to 2^53 (JSON numbers "
+	    "beyond are not exact: send those as strings), hex lists strings (`[\"0xf2d05351\"]` or "
+	    "`[\"f2d05351\"]`); both are shown back as strings, in `codes.list` their bounds too. "
+	    "A parameter of type code (a composite family's child code) takes a nested code object "
+	    "(`{\"preset\":\"ccsds\",\"mode\":\"terminated\"}`) or its text form as a string; "
+	    "in the text form it is written in parentheses (`inner=(ccsds,mode=terminated)`).\n",
 	    f);
 	for (unsigned i = 0; i < fec_family_count(); i++)
 		write_family(f, fec_family_at(i));

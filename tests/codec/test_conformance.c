@@ -161,17 +161,34 @@ static void bad_params(const struct fec_family_ops *ops)
 		case FEC_PARAM_BOOL:
 			refused(base, p->name, "maybe");
 			break;
-		case FEC_PARAM_OCT_LIST: {
+		case FEC_PARAM_OCT_LIST:
+		case FEC_PARAM_HEX_LIST: {
+			char item[24];
 			size_t at = 0;
 
-			snprintf(v, sizeof(v), "%lo", (unsigned long)p->max + 1);
-			refused(base, p->name, v);
+			/* an item above the bound (none is, for a bound of 2^64 - 1), then one
+			 * item too many */
+			if (fec_param_umax(p) < UINT64_MAX) {
+				fec_param_item_format(p->type, fec_param_umax(p) + 1, v, sizeof(v));
+				refused(base, p->name, v);
+			}
+			fec_param_item_format(p->type, fec_param_umax(p), item, sizeof(item));
 			for (unsigned k = 0; k <= p->max_items && at + 32 < sizeof(v); k++)
-				at += (size_t)snprintf(v + at, sizeof(v) - at, "%s%lo",
-				                       k ? ":" : "", (unsigned long)p->max);
+				at += (size_t)snprintf(v + at, sizeof(v) - at, "%s%s", k ? ":" : "",
+				                       item);
 			refused(base, p->name, v);
 			break;
 		}
+		case FEC_PARAM_CODE:
+			refused(base, p->name, "(no-such-code)");
+			if (p->max + 4 < (long)sizeof(v)) {
+				v[0] = '(';
+				memset(v + 1, 'x', (size_t)p->max + 1);
+				v[p->max + 2] = ')';
+				v[p->max + 3] = '\0';
+				refused(base, p->name, v);
+			}
+			break;
 		case FEC_PARAM_STRING:
 			if (p->max + 2 < (long)sizeof(v)) {
 				memset(v, 'x', (size_t)p->max + 1);

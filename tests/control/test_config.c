@@ -102,6 +102,12 @@ static const struct bad_case bad_cases[] = {
      "k"},
     {CH("\"code\": {\"family\": \"viterbi\", \"polys\": [\"171\", \"138\"]}"),
      "channels[0].code.polys[1]: expected an octal number"},
+    {CH("\"code\": {\"family\": \"viterbi\", \"polys\": [1e17, 133]}"),
+     "channels[0].code.polys[0]: expected an octal number in 1..777 as a string (\"777\"): JSON "
+     "numbers above 2^53 are not exact, got 1e+17"},
+    {CH("\"code\": {\"family\": \"viterbi\", \"polys\": [\"1777777777777777777777\", 133]}"),
+     "channels[0].code.polys[0]: expected an octal number in 1..777, as a string (\"777\") or "
+     "an integer with octal digits, got \"1777777777777777777777\""},
     {CH("\"code\": {\"family\": \"viterbi\", \"polys\": []}"),
      "channels[0].code.polys: expected an array of 1..4 octal numbers, got an array"},
     {CH("\"code\": {\"preset\": \"ccsds\", \"mode\": \"frames\"}"),

@@ -5,17 +5,21 @@
  *
  * Properties: a spec that parses prints (fec_spec_to_string) as text that parses back to an
  * equal spec, describes itself, and has a finite rate in (0, 1]; building its code (a generated
- * one can take minutes) stops soon after the deadline (fuzz.h).
+ * one can take minutes) stops soon after the deadline (fuzz.h). The tests' composite family
+ * "pair" (tests/lib/pair_family.c) is in the table, so that nested codes (FEC_PARAM_CODE,
+ * "pair,inner=(ccsds,k=7)") are fuzzed too.
  */
 #include <math.h>
 
 #include "fec.h"
 #include "fuzz.h"
+#include "pair_family.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	pair_family_register();
 	return 0;
 }
 

@@ -154,6 +154,12 @@ static void bad_inputs(void)
 	    {"ccsds,polys=171:138", -FEC_EINVAL, "polys: '138' is not an octal number"},
 	    {"ccsds,polys=171:0", -FEC_ERANGE, "polys: 0 is out of range"},
 	    {"ccsds,polys=1171:133", -FEC_ERANGE, "polys: 1171 is out of range"},
+	    /* items are 64-bit now; the viterbi table still bounds them to 9 bits */
+	    {"ccsds,polys=1777777777777777777777:133", -FEC_ERANGE,
+	     "polys: 1777777777777777777777 is out of range 1..777 (octal)"},
+	    {"ccsds,polys=2000000000000000000000:133", -FEC_EINVAL,
+	     "polys: '2000000000000000000000' is not an octal number of at most 64 bits"},
+	    {"ccsds,polys=0x79:133", -FEC_EINVAL, "polys: '0x79' is not an octal number"},
 	    {"ccsds,polys=170:132", -FEC_EINVAL, "polys: none taps the oldest bit"},
 	    {"ccsds,k=5,polys=171:133", -FEC_ERANGE, "polys: 171 has more than k=5 bits"},
 	    {"ccsds,foo=1", -FEC_EPARAM, "unknown parameter 'foo' for viterbi"},
@@ -210,7 +216,7 @@ static void typed_values(void)
 	const struct fec_family_ops *ops = fec_family_by_name("viterbi");
 	struct fec_spec spec;
 	char err[256] = "";
-	uint32_t items[] = {0171, 0133, 0165};
+	uint64_t items[] = {0171, 0133, 0165};
 	struct fec_param_value v = {.type = FEC_PARAM_INT, .i = 133};
 
 	CHECK(ops && fec_family_count() == 2 && fec_family_at(0) == ops &&
@@ -223,6 +229,17 @@ static void typed_values(void)
 	CHECK(ops->spec_set(&spec, "polys", &v, err, sizeof(err)) == -FEC_EINVAL &&
 	          strstr(err, "polys: expected a list of octal numbers"),
 	      "INT for polys: '%s'", err);
+	/* a value above 32 bits is refused by the table's bound, never cut to 16 bits */
+	items[2] = (uint64_t)1 << 32 | 0165;
+	v = (struct fec_param_value){.type = FEC_PARAM_OCT_LIST, .items = items, .nitems = 3};
+	CHECK(ops->spec_set(&spec, "polys", &v, err, sizeof(err)) == -FEC_ERANGE &&
+	          strstr(err, "polys: 40000000165 is out of range 1..777 (octal)"),
+	      "polys above 32 bits: '%s'", err);
+	v = (struct fec_param_value){.type = FEC_PARAM_HEX_LIST, .items = items, .nitems = 3};
+	CHECK(ops->spec_set(&spec, "polys", &v, err, sizeof(err)) == -FEC_EINVAL &&
+	          strstr(err, "polys: expected a list of octal numbers"),
+	      "hex list for polys: '%s'", err);
+	items[2] = 0165;
 	v = (struct fec_param_value){.type = FEC_PARAM_OCT_LIST, .items = items, .nitems = 3};
 	CHECK(ops->spec_set(&spec, "polys", &v, err, sizeof(err)) == 0 && spec.u.conv.n == 3,
 	      "three polys");
@@ -250,8 +267,54 @@ static void typed_values(void)
 	}
 }
 
+/* List items are 64 bits wide (a K=64 polynomial), in octal and in hexadecimal: each text
+ * reads as its number, and the number writes back as its canonical text; wider or malformed
+ * text is refused. */
+static void items_64(void)
+{
+	static const struct {
+		enum fec_param_type type;
+		const char *text, *printed;
+		uint64_t v;
+		int ret;
+	} cases[] = {
+	    {FEC_PARAM_OCT_LIST, "171", "171", 0171, 0},
+	    {FEC_PARAM_OCT_LIST, "1777777777777777777777", "1777777777777777777777", UINT64_MAX, 0},
+	    {FEC_PARAM_OCT_LIST, "0001000000000000000000000", "1000000000000000000000",
+	     (uint64_t)1 << 63, 0},
+	    {FEC_PARAM_OCT_LIST, "2000000000000000000000", NULL, 0, -FEC_ERANGE},
+	    {FEC_PARAM_OCT_LIST, "178", NULL, 0, -FEC_EINVAL},
+	    {FEC_PARAM_OCT_LIST, "0x79", NULL, 0, -FEC_EINVAL},
+	    {FEC_PARAM_OCT_LIST, "", NULL, 0, -FEC_EINVAL},
+	    {FEC_PARAM_HEX_LIST, "0xf2d05351", "0xf2d05351", 0xf2d05351u, 0},
+	    {FEC_PARAM_HEX_LIST, "F2D05351", "0xf2d05351", 0xf2d05351u, 0},
+	    {FEC_PARAM_HEX_LIST, "0xFFFFFFFFFFFFFFFF", "0xffffffffffffffff", UINT64_MAX, 0},
+	    {FEC_PARAM_HEX_LIST, "0x8000000000000001", "0x8000000000000001", (uint64_t)1 << 63 | 1,
+	     0},
+	    {FEC_PARAM_HEX_LIST, "0x10000000000000000", NULL, 0, -FEC_ERANGE},
+	    {FEC_PARAM_HEX_LIST, "0x", NULL, 0, -FEC_EINVAL},
+	    {FEC_PARAM_HEX_LIST, "0xg1", NULL, 0, -FEC_EINVAL},
+	    {FEC_PARAM_INT, "1", NULL, 0, -FEC_EINVAL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 12345;
+		char out[32] = "";
+		int ret = fec_param_item_parse(cases[i].type, cases[i].text, &v);
+
+		CHECK(ret == cases[i].ret && (ret || v == cases[i].v), "'%s': %d %llx",
+		      cases[i].text, ret, (unsigned long long)v);
+		if (!cases[i].printed)
+			continue;
+		fec_param_item_format(cases[i].type, cases[i].v, out, sizeof(out));
+		CHECK(!strcmp(out, cases[i].printed), "%llx prints as '%s', expected '%s'",
+		      (unsigned long long)cases[i].v, out, cases[i].printed);
+	}
+}
+
 int main(void)
 {
+	items_64();
 	presets();
 	text_form();
 	bad_inputs();
