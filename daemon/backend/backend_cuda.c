@@ -8,6 +8,11 @@
  * batches in submission order, waits for each on the GPU and reports it through task->done; the
  * loop thread only enqueues.
  *
+ * A GPU batch is its jobs' first attempt: jobs the family's kernel gave up on within that attempt's
+ * budget (FEC_STATUS_RETRY, fec.h) go to the CPU backend (backend_cpu_retry), which decodes just
+ * those, in place in the batch's host buffers, with the later attempts' larger budgets, before the
+ * batch is reported; publishing sees only final statuses.
+ *
  * The CPU backend decodes what the GPU cannot: codes the GPU does not support, every batch when no
  * device could be used at start ("auto" or "cuda" with no GPU, a driver that does not start), and
  * every batch after a CUDA error while running. On such an error the batch that failed, and every
@@ -219,6 +224,20 @@ static void redo_on_cpu(struct cuda_backend *be, struct backend_task *t)
 	}
 }
 
+/* A batch back from the GPU: the jobs its kernel gave up on are decoded again on the CPU before
+ * it is reported. The CPU backend refuses only while being destroyed, after every lane has
+ * stopped (cuda_destroy), so the batch failing whole there is a safeguard, never expected. */
+static void finish_gpu_batch(struct cuda_backend *be, struct backend_task *t)
+{
+	t->status = 0;
+	int rc = backend_cpu_retry(be->cpu, t);
+
+	if (rc < 0) {
+		t->status = rc;
+		t->done(t);
+	}
+}
+
 static void *lane_main(void *arg)
 {
 	struct cuda_lane *l = arg;
@@ -246,12 +265,10 @@ static void *lane_main(void *arg)
 			be->batches_redone++;
 		}
 		pthread_mutex_unlock(&be->lock);
-		if (rc == 0) {
-			t->status = 0;
-			t->done(t);
-		} else {
+		if (rc == 0)
+			finish_gpu_batch(be, t);
+		else
 			redo_on_cpu(be, t);
-		}
 		pthread_mutex_lock(&be->lock);
 	}
 	pthread_mutex_unlock(&be->lock);
@@ -405,6 +422,8 @@ static int cuda_submit(struct backend *b, struct backend_task *t)
 		fecd_cuda_lane_inject_fault(l->lane);
 	t->status = 0;
 	t->ran_on = BACKEND_RAN_GPU;
+	t->retried = 0;
+	t->batch.attempt = 0;
 	rc = fecd_cuda_lane_submit(l->lane, e->gpu, &t->batch, 0, err, sizeof(err));
 	if (rc < 0) {
 		if (rc == -FEC_EDEVICE)
