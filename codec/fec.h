@@ -229,6 +229,10 @@ struct fec_batch {
 struct fec_decoder;
 
 int fec_decoder_create(const struct fec_spec *spec, struct fec_decoder **out);
+/* A decoder may have several holders (the GPU backend keeps a channel's decoder for as long as it
+ * keeps the GPU decoder built from it): fec_decoder_hold adds one and returns dec; each holder,
+ * the creator included, calls fec_decoder_destroy, and the last frees it. Thread-safe. */
+struct fec_decoder *fec_decoder_hold(const struct fec_decoder *dec);
 void fec_decoder_destroy(struct fec_decoder *dec);
 const struct fec_info *fec_decoder_info(const struct fec_decoder *dec);
 const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec);

@@ -4,8 +4,8 @@
  * (FEC_STATUS_RETRY: each retried job decoded again, no other, up to FEC_ATTEMPTS, then a final
  * status, in place, counted), the hand-off the GPU backend makes of a batch back from the device
  * (backend_cpu_retry: only the marked jobs, ran_on kept), shutting down with attempts pending,
- * and what a GPU copy of a batch moves (fec_batch_extent), checked against the output bound real
- * frame decoders keep.
+ * shared decoders (fec_decoder_hold), and what a GPU copy of a batch moves (fec_batch_extent),
+ * checked against the output bound real frame decoders keep.
  *
  * The decoder under test is a test double with its own vtable: job i's first input byte says
  * how many attempts it gives up on before it decodes (TIMES_FINAL: every attempt but the last,
@@ -562,6 +562,20 @@ static void test_destroy_pending(unsigned threads)
 		check_task(&tasks[i], &dbl, 0, "destroyed with attempts pending");
 }
 
+/* ---- Shared decoders */
+
+static void test_hold(void)
+{
+	double_init(&dbl, FEC_KIND_FRAME, 1, false);
+	CHECK(fec_decoder_hold(&dbl.base) == &dbl.base, "fec_decoder_hold returns its decoder");
+	fec_decoder_hold(&dbl.base);
+	fec_decoder_destroy(&dbl.base);
+	fec_decoder_destroy(&dbl.base);
+	CHECK(dbl.destroyed == 0, "freed with a holder left");
+	fec_decoder_destroy(&dbl.base);
+	CHECK(dbl.destroyed == 1, "the last holder's destroy freed it %u times", dbl.destroyed);
+}
+
 /* ---- What a GPU copy moves */
 
 /* Streams and fixed frames: whole slots. Frames of varying length: the longest input (times in_q
@@ -696,6 +710,7 @@ int main(void)
 	const unsigned threads = 3;
 	struct backend *cpu;
 
+	test_hold();
 	test_extent_rules();
 	test_extent_bound();
 	if (backend_cpu_create(threads, &cpu)) {
