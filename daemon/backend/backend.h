@@ -32,8 +32,8 @@ struct backend_task {
 	const struct fec_decoder *dec; /* kept alive by the submitter until done runs */
 	uint32_t channel; /* the submitter's channel: its batches share its GPU lanes */
 	struct fec_batch batch;
-	int status;                           /* set before done: 0 or a negative FEC_E* code */
-	enum backend_ran ran_on;              /* set before done: where its first attempt ran */
+	int status;              /* set before done: 0 or a negative FEC_E* code */
+	enum backend_ran ran_on; /* set before done: where its first attempt ran */
 	uint32_t retried; /* set before done: jobs decoded again (a job run 3 times counts 2) */
 	void (*done)(struct backend_task *t); /* on a backend thread */
 	void *arg;
