@@ -205,7 +205,8 @@ struct fec_job {
  * budgets), before the batch is published: the CPU backend in place, the GPU backend by handing
  * them to its CPU backend. A job may take FEC_ATTEMPTS attempts: on the last (attempt + 1 ==
  * FEC_ATTEMPTS) a decoder gives a final status instead (not_converged with its best guess); a job
- * still marked so after it is published erased, with zero bits (a stream job keeps its length). */
+ * still marked after that attempt is published erased, with zero bits (a stream job keeps its
+ * length in zero bits). */
 #define FEC_STATUS_RETRY 0xffu
 #define FEC_ATTEMPTS     3
 
