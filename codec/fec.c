@@ -337,18 +337,33 @@ const struct fec_preset *fec__preset_for_code(const struct fec_spec *spec, unsig
 int fec_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 {
 	const struct fec_family_ops *ops;
+	int rc;
 
 	if (!spec || !out)
 		return -FEC_EINVAL;
 	ops = fec_family_by_id(spec->family);
 	if (!ops)
 		return -FEC_EFAMILY;
-	return ops->decoder_create(spec, out);
+	rc = ops->decoder_create(spec, out);
+	if (rc == 0)
+		(*out)->extra_holders = 0;
+	return rc;
+}
+
+struct fec_decoder *fec_decoder_hold(const struct fec_decoder *dec)
+{
+	/* Immutable but for its count of holders. */
+	struct fec_decoder *d = (struct fec_decoder *)dec;
+
+	__atomic_add_fetch(&d->extra_holders, 1, __ATOMIC_RELAXED);
+	return d;
 }
 
 void fec_decoder_destroy(struct fec_decoder *dec)
 {
-	if (dec)
+	/* The last holder frees it: acquire-release, so that whatever other holders did with it
+	 * happens before the free. */
+	if (dec && __atomic_fetch_sub(&dec->extra_holders, 1, __ATOMIC_ACQ_REL) == 0)
 		dec->vt->destroy(dec);
 }
 

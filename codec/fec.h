@@ -201,7 +201,11 @@ struct fec_info {
 	/* Streams: a full block owns block_syms symbols and needs head_syms before it and tail_syms
 	 * after it (fewer only at the stream's start and end). */
 	uint32_t block_syms, head_syms, tail_syms;
-	/* Frames: frame_syms symbols per frame, or 0 when frames vary, up to max_frame_syms. */
+	/* Frames: frame_syms symbols per frame, or 0 when frames vary, up to max_frame_syms. A
+	 * frame of varying length writes at most ceil(in_len / unit_syms) * unit_bits bits (and
+	 * soft values for no more bits), so that a backend copies back only what a batch's jobs
+	 * can fill (fec_batch_extent); a family whose output does not shrink with its input
+	 * chooses its unit so that this still holds. */
 	uint32_t frame_syms, max_frame_syms;
 	/* Largest number of output bits and soft values one job can produce. */
 	uint32_t max_out_bits, max_soft;
@@ -239,13 +243,27 @@ struct fec_job {
 	/* outputs */
 	uint32_t out_bits;   /* decoded bits written */
 	uint32_t soft_count; /* soft values written */
-	uint8_t status;      /* enum fecd_status */
+	uint8_t status;      /* enum fecd_status, or FEC_STATUS_RETRY */
 	uint32_t work;       /* the family's measure of the effort: iterations, search cycles; or 0 */
 	float metric;
 };
 
+/* A job status that is never published (outside the wire's enum fecd_status): the decoder gave up
+ * on the job because this attempt's budget (search cycles, iterations) ran out. The backend decodes
+ * such jobs again, with fec_batch.attempt one higher (a family gives later attempts larger
+ * budgets), before the batch is published: the CPU backend in place, the GPU backend by handing
+ * them to its CPU backend. A job may take FEC_ATTEMPTS attempts: on the last (attempt + 1 ==
+ * FEC_ATTEMPTS) a decoder gives a final status instead (not_converged with its best guess); a job
+ * still marked after that attempt is published erased, with zero bits (a stream job keeps its
+ * length in zero bits). */
+#define FEC_STATUS_RETRY 0xffu
+#define FEC_ATTEMPTS     3
+
 struct fec_batch {
 	uint32_t count;      /* jobs */
+	/* Which attempt at these jobs this is: 0 the first; later ones decode only the jobs whose
+	 * status is FEC_STATUS_RETRY (fec_decode is given runs of them). */
+	uint32_t attempt;
 	struct fec_job *jobs;
 	const int8_t *in;    /* job i's symbols start at in + i * in_stride */
 	/* Families that take float32 LLRs (ldpc with in=f32) read job i at in_f32 + i * in_stride
@@ -261,6 +279,10 @@ struct fec_batch {
 struct fec_decoder;
 
 int fec_decoder_create(const struct fec_spec *spec, struct fec_decoder **out);
+/* A decoder may have several holders (the GPU backend keeps a channel's decoder for as long as it
+ * keeps the GPU decoder built from it): fec_decoder_hold adds one and returns dec; each holder,
+ * the creator included, calls fec_decoder_destroy, and the last frees it. Thread-safe. */
+struct fec_decoder *fec_decoder_hold(const struct fec_decoder *dec);
 void fec_decoder_destroy(struct fec_decoder *dec);
 const struct fec_info *fec_decoder_info(const struct fec_decoder *dec);
 const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec);
@@ -284,6 +306,17 @@ int fec_decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_bat
                     const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
                     char *err, size_t errlen);
 bool fec_decoder_has_siso(const struct fec_decoder *dec);
+
+/* What a batch's jobs use of their slots, for copying no more than that (a GPU backend's
+ * transfers). in_elems: input elements of the longest job (in_len symbols times in_q); out_bytes,
+ * soft_vals: the most packed output bytes and soft values any job can write. Streams and frames of
+ * fixed length use whole slots (in_stride, out_stride, soft_stride); frames of varying length only
+ * what their longest input asks for (fec_info's bound), never more than the slots. */
+struct fec_batch_extent {
+	size_t in_elems, out_bytes, soft_vals;
+};
+void fec_batch_extent(const struct fec_info *info, const struct fec_batch *b,
+                      struct fec_batch_extent *out);
 
 /* ---- Encoders, for the feed, the sink and the tests. Stateful: one per stream. */
 

@@ -26,6 +26,9 @@ struct fec_decoder {
 	const struct fec_decoder_vtbl *vt;
 	struct fec_spec spec;
 	struct fec_info info;
+	/* Holders besides the creator (fec_decoder_hold), changed with __atomic builtins: a family
+	 * leaves it 0, fec_decoder_create sets it. */
+	unsigned extra_holders;
 };
 
 struct fec_encoder_vtbl {

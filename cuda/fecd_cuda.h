@@ -102,7 +102,11 @@ void fecd_cuda_lane_destroy(struct fecd_cuda_lane *lane);
 /* Enqueues one batch on the lane: jobs and input to the device, decode, output and jobs back.
  * Returns at once; the batch's buffers must stay untouched until fecd_cuda_lane_wait has returned
  * for it. Grows the lane's device buffers when the batch is larger than any before (that first
- * time it synchronises the lane). */
+ * time it synchronises the lane). The copies move what the batch's jobs use (fec_batch_extent):
+ * for frames of varying length, only the part of each slot the longest frame needs, so bytes of
+ * a slot past it (input on the device, output on the host) keep what they held. The GPU makes a
+ * batch's first attempt only (b->attempt 0, else -FEC_EINVAL): jobs it gives up on come back
+ * marked FEC_STATUS_RETRY for the CPU to decode again. */
 int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
 			  struct fec_batch *b, unsigned flags, char *err, size_t errlen);
 /* A batch's geometry: jobs, and per job the input (elements of in_elem bytes: 1 for int8, 4 for

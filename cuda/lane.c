@@ -4,6 +4,10 @@
  * stream and records an event; a wait synchronises on the oldest such event. Batches on one lane
  * run in order; several lanes let consecutive batches overlap their copies and kernels.
  *
+ * Copies move what a batch's jobs use (fec_batch_extent): whole slots for streams and fixed
+ * frames, and for frames of varying length only as much of each slot as the batch's longest
+ * frame needs, in and out, as one 2D copy of count rows at the slots' pitch.
+ *
  * Submit runs on one thread (the daemon's loop) and wait on another (a waiter thread), so the
  * ring of pending events is shared under the lane's lock; the slot being waited on is never the
  * one a submit records into, because a full ring refuses the submit.
@@ -144,6 +148,26 @@ static int copy(void *dst, const void *src, size_t len, enum cudaMemcpyKind kind
 	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
 }
 
+/* Copies count rows of row bytes, pitch bytes apart, between host and device: one plain copy
+ * where the rows fill their slots or there is one row (it moves what the rows use, (count - 1) *
+ * pitch + row bytes), else a 2D copy of just the rows, which moves count * row bytes, fewer. */
+static int copy_rows(void *dst, const void *src, size_t pitch, size_t row, uint32_t count,
+                     enum cudaMemcpyKind kind, cudaStream_t s, const char *what, char *err,
+                     size_t errlen)
+{
+	cudaError_t e;
+
+	if (row > pitch)
+		row = pitch;
+	if (row == 0 || count == 0)
+		return 0;
+	if (row == pitch || count == 1)
+		return copy(dst, src, (size_t)(count - 1) * pitch + row, kind, s, what, err,
+		            errlen);
+	e = cudaMemcpy2DAsync(dst, pitch, src, pitch, row, count, kind, s);
+	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
+}
+
 /* After a failed submit: copies already enqueued may still read b->in or write b->out, b->jobs;
  * the caller redoes the batch on the CPU from those buffers as soon as submit returns, so the
  * lane must have finished with them (after a sticky error this returns at once). */
@@ -197,9 +221,7 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	const size_t in_elem = f32 ? sizeof(float) : 1;
 	const void *in_host = f32 ? (const void *)b->in_f32 : (const void *)b->in;
 	size_t jobs_bytes = (size_t)b->count * sizeof(struct fec_job);
-	size_t in_bytes = (size_t)b->count * b->in_stride * in_elem;
-	size_t out_bytes = (size_t)b->count * b->out_stride;
-	size_t soft_bytes = b->soft ? (size_t)b->count * b->soft_stride * sizeof(float) : 0;
+	struct fec_batch_extent ext;
 	unsigned slot;
 	bool fault;
 	cudaError_t e;
@@ -210,6 +232,16 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 		snprintf(err, errlen, "invalid batch: no jobs or no input");
 		return -FEC_EINVAL;
 	}
+	if (b->attempt != 0) {
+		snprintf(err, errlen,
+		         "attempt %u at a batch: the GPU decodes first attempts only "
+		         "(later ones are the CPU backend's)",
+		         b->attempt);
+		return -FEC_EINVAL;
+	}
+	fec_batch_extent(fec_decoder_info(dec->cpu), b, &ext);
+	if (flags & FECD_CUDA_IN_S4)
+		ext.in_elems = b->in_stride; /* packed: whole slots, in_stride counts bytes */
 	if ((flags & FECD_CUDA_NO_COPY_IN) && b->count > lane->last_count) {
 		snprintf(err, errlen, "NO_COPY_IN with %u jobs: the lane holds only %u", b->count,
 		         lane->last_count);
@@ -243,8 +275,10 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 		rc = copy(lane->jobs.p, b->jobs, jobs_bytes, cudaMemcpyHostToDevice, lane->stream,
 		          "cudaMemcpyAsync (jobs to the device)", err, errlen);
 		if (!rc)
-			rc = copy(lane->in.p, in_host, in_bytes, cudaMemcpyHostToDevice, lane->stream,
-			          "cudaMemcpyAsync (input to the device)", err, errlen);
+			rc = copy_rows(lane->in.p, in_host, b->in_stride * in_elem,
+			               ext.in_elems * in_elem, b->count, cudaMemcpyHostToDevice,
+			               lane->stream, "cudaMemcpy(2D)Async (input to the device)",
+			               err, errlen);
 		if (rc)
 			goto out_sync;
 		lane->last_count = b->count;
@@ -270,12 +304,15 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	if (rc)
 		goto out_sync;
 	if (!(flags & FECD_CUDA_NO_COPY_OUT)) {
-		rc = copy(b->out, lane->out.p, out_bytes, cudaMemcpyDeviceToHost, lane->stream,
-		          "cudaMemcpyAsync (output to the host)", err, errlen);
-		if (!rc && soft_bytes)
-			rc = copy(b->soft, lane->soft.p, soft_bytes, cudaMemcpyDeviceToHost,
-			          lane->stream, "cudaMemcpyAsync (soft output to the host)", err,
-			          errlen);
+		rc = copy_rows(b->out, lane->out.p, b->out_stride, ext.out_bytes, b->count,
+		               cudaMemcpyDeviceToHost, lane->stream,
+		               "cudaMemcpy(2D)Async (output to the host)", err, errlen);
+		if (!rc && b->soft)
+			rc =
+			    copy_rows(b->soft, lane->soft.p, b->soft_stride * sizeof(float),
+			              ext.soft_vals * sizeof(float), b->count,
+			              cudaMemcpyDeviceToHost, lane->stream,
+			              "cudaMemcpy(2D)Async (soft output to the host)", err, errlen);
 		if (!rc)
 			rc = copy(b->jobs, lane->jobs.p, jobs_bytes, cudaMemcpyDeviceToHost,
 			          lane->stream, "cudaMemcpyAsync (jobs to the host)", err, errlen);

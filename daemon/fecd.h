@@ -179,6 +179,7 @@ struct chan_stats {
 	uint64_t msgs_by_status[FECD_STATUS_COUNT];   /* messages published, by FECD_STATUS_* */
 	uint64_t frames_by_status[FECD_STATUS_COUNT]; /* of those, frames */
 	uint64_t batches_cpu, batches_gpu;            /* batches decoded, by where they ran */
+	uint64_t jobs_retried;                        /* jobs decoded again (FEC_STATUS_RETRY) */
 	uint64_t lat_le[FECD_LAT_BUCKETS]; /* outputs published within each bound (cumulative) */
 	uint64_t lat_count;                /* outputs with a latency sample (the +Inf bucket) */
 	double lat_sum_s;

@@ -146,6 +146,7 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 	memcpy(out->frames_by_status, s->frames_by_status, sizeof(out->frames_by_status));
 	out->batches_cpu = s->batches_cpu;
 	out->batches_gpu = s->batches_gpu;
+	out->jobs_retried = s->jobs_retried;
 	for (unsigned b = 0; b < FECD_LAT_BUCKETS; b++) {
 		out->lat_count += s->lat_life[b];
 		out->lat_le[b] = out->lat_count;

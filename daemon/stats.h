@@ -44,6 +44,7 @@ struct chan_stats_acc {
 	uint64_t frame_errors_by_reason[FECD_FRAME_ERR_COUNT];
 	uint64_t msgs_by_status[FECD_STATUS_COUNT], frames_by_status[FECD_STATUS_COUNT];
 	uint64_t batches_cpu, batches_gpu;
+	uint64_t jobs_retried; /* a job decoded three times counts 2 */
 	/* latency over the channel's life (Prometheus): samples per bucket, not cumulative */
 	uint64_t lat_life[FECD_LAT_BUCKETS];
 	uint64_t lat_life_sum_ns;

@@ -25,18 +25,24 @@ struct backend_shape {
 	size_t in_stride, in_elem, out_stride, soft_stride;
 };
 
+/* A batch to decode. Every job comes back with a final status: jobs whose decoder gave up within
+ * an attempt's budget (FEC_STATUS_RETRY, fec.h) are decoded again before done runs, and those
+ * still given up after the last attempt come back erased. */
 struct backend_task {
 	const struct fec_decoder *dec; /* kept alive by the submitter until done runs */
 	uint32_t channel; /* the submitter's channel: its batches share its GPU lanes */
 	struct fec_batch batch;
-	int status;                           /* set before done: 0 or a negative FEC_E* code */
-	enum backend_ran ran_on;              /* set before done */
+	int status;              /* set before done: 0 or a negative FEC_E* code */
+	enum backend_ran ran_on; /* set before done: where its first attempt ran */
+	uint32_t retried; /* set before done: jobs decoded again (a job run 3 times counts 2) */
 	void (*done)(struct backend_task *t); /* on a backend thread */
 	void *arg;
 	/* The backend's own bookkeeping while the task is queued or running; the submitter leaves
-	 * these alone. */
+	 * these alone. The CPU backend hands out the jobs of the current attempt in pieces: cursor_
+	 * is the next job to hand out, unclaimed_ and unfinished_ count the attempt's jobs not yet
+	 * handed out and not yet decoded. */
 	struct backend_task *next_;
-	uint32_t claimed_, finished_;
+	uint32_t cursor_, unclaimed_, unfinished_, piece_;
 	void *priv_;
 };
 
@@ -76,6 +82,12 @@ struct backend {
 };
 
 int backend_cpu_create(unsigned threads, struct backend **out);
+/* Finishes a task whose first attempt ran elsewhere (the GPU backend's batches, back from the
+ * device): the jobs marked FEC_STATUS_RETRY are decoded again on the CPU backend's threads, from
+ * attempt t->batch.attempt + 1, then t->done runs (at once, on the calling thread, when no job is
+ * marked). t->ran_on and t->status are left as they are; t->retried counts from 0. Fails, leaving
+ * t untouched, only when the backend is being destroyed. */
+int backend_cpu_retry(struct backend *cpu, struct backend_task *t);
 /* The CPU's batches: 16 jobs per worker thread, 64 to 1024, and double buffering. Each batch is
  * split over every thread, so a batch must give each a few jobs: on a 16-core H100 host
  * (fecd-bench, CCSDS D=2048, 4 connections) 64 jobs carried 1041 Mb/s through fecd, 256 1282

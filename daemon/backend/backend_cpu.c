@@ -1,8 +1,13 @@
 /*
- * The CPU backend: a pool of worker threads that share one FIFO of batches. A batch is split into
- * chunks of jobs, about one per thread, so a single busy channel still uses every core; the thread
- * that finishes a batch's last chunk reports it through task->done. Each thread keeps one scratch
- * buffer, grown to the largest a decoder has asked for, so steady state allocates nothing.
+ * The CPU backend: a pool of worker threads that share one FIFO of batches. Threads take a batch's
+ * jobs in pieces from a cursor under the lock: small pieces (a SIMD group) where the decoder says
+ * jobs cost unequal amounts (fec_info.cost_varies), else a few pieces per thread, so that a single
+ * busy channel still uses every core and a thread held up (a slow job, another process on its
+ * core) leaves the rest of its share to the others. Jobs a decoder gave up on within an attempt's
+ * budget (FEC_STATUS_RETRY) are decoded again, attempt by attempt, before the batch is reported:
+ * the thread that finishes an attempt's last piece starts the next one or reports the batch
+ * through task->done. Each thread keeps one scratch buffer, grown to the largest a decoder has
+ * asked for, so steady state allocates nothing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -59,16 +64,137 @@ static int cpu_scratch_reserve(struct cpu_worker *w, size_t need)
 	return 0;
 }
 
-/* Jobs per chunk of a task: about one chunk per thread, in whole SIMD groups (a padded group
- * costs as much as a full one). */
-static uint32_t chunk_jobs(const struct cpu_backend *be, const struct backend_task *t)
-{
-	uint32_t count = t->batch.count, group = fec_decoder_info(t->dec)->job_group;
-	uint32_t chunk = (count + be->nthreads - 1) / be->nthreads;
+/* Pieces per thread of a batch whose jobs cost alike: enough that a thread held up (another
+ * process on its core) delays the batch by a fraction of its share, few enough that taking a
+ * piece (the lock, twice) stays rare beside decoding it. */
+#define CPU_PIECES_PER_THREAD 4
 
-	if (group > 1)
-		chunk = (chunk + group - 1) / group * group;
-	return chunk ? chunk : 1;
+/* Jobs per piece of a task's current attempt, in whole SIMD groups (a padded group costs as much
+ * as a full one): one group where jobs cost unequal amounts, and on every attempt after the
+ * first (the jobs given up on are the costly ones). */
+static uint32_t piece_jobs(const struct cpu_backend *be, const struct backend_task *t)
+{
+	const struct fec_info *info = fec_decoder_info(t->dec);
+	uint32_t group = info->job_group > 1 ? info->job_group : 1;
+	uint32_t pieces = be->nthreads * CPU_PIECES_PER_THREAD;
+	uint32_t piece = (t->batch.count + pieces - 1) / pieces;
+
+	if (info->cost_varies || t->batch.attempt > 0)
+		return group;
+	piece = (piece + group - 1) / group * group;
+	return piece ? piece : group;
+}
+
+/* Wakes up to n idle threads (as many as there are pieces that can start at once). */
+static void wake_locked(struct cpu_backend *be, uint32_t n)
+{
+	for (n = n < be->nthreads ? n : be->nthreads; n; n--)
+		pthread_cond_signal(&be->work);
+}
+
+/* Takes the next piece of the task at the head of the queue: *first and the count (0 only for a
+ * task of no jobs). The first attempt hands out every job in order; later ones the runs of jobs
+ * still marked FEC_STATUS_RETRY after the cursor, which no thread writes during the attempt. A
+ * task all handed out leaves the queue. */
+static uint32_t task_claim_locked(struct cpu_backend *be, struct backend_task *t, uint32_t *first)
+{
+	const struct fec_job *jobs = t->batch.jobs;
+	uint32_t count = t->batch.count, i = t->cursor_, n = 0;
+
+	if (t->batch.attempt == 0) {
+		n = count - i < t->piece_ ? count - i : t->piece_;
+	} else if (t->unclaimed_) {
+		while (i < count && jobs[i].status != FEC_STATUS_RETRY)
+			i++;
+		while (n < t->piece_ && i + n < count && jobs[i + n].status == FEC_STATUS_RETRY)
+			n++;
+	}
+	*first = i;
+	t->cursor_ = i + n;
+	t->unclaimed_ = n < t->unclaimed_ ? t->unclaimed_ - n : 0;
+	if (t->unclaimed_ == 0) {
+		be->head = t->next_;
+		if (!be->head)
+			be->tail = NULL;
+	} else {
+		pthread_cond_signal(&be->work); /* more pieces of this task for others */
+	}
+	return n;
+}
+
+/* Queues the task's current attempt: last in the queue for a first attempt, first for a later one
+ * (the rest of a batch otherwise decoded goes before batches not started). */
+static void task_queue_locked(struct cpu_backend *be, struct backend_task *t, uint32_t jobs)
+{
+	t->cursor_ = 0;
+	t->unclaimed_ = t->unfinished_ = jobs;
+	t->piece_ = piece_jobs(be, t);
+	if (t->batch.attempt == 0) {
+		t->next_ = NULL;
+		if (be->tail)
+			be->tail->next_ = t;
+		else
+			be->head = t;
+		be->tail = t;
+	} else {
+		t->next_ = be->head;
+		be->head = t;
+		if (!be->tail)
+			be->tail = t;
+	}
+	/* A thread per piece at once: the pieces of a batch start together instead of each woken
+	 * thread waking the next in turn. */
+	wake_locked(be, jobs ? (jobs + t->piece_ - 1) / t->piece_ : 1);
+}
+
+/* A job still given up on after the last attempt: published erased with zero bits (a stream job
+ * keeps its length, so that the bit offsets after it stay right), as publish marks a batch that
+ * failed. */
+static void job_give_up(const struct fec_info *info, struct fec_batch *b, uint32_t i)
+{
+	struct fec_job *j = &b->jobs[i];
+	uint64_t bits = 0;
+
+	if (info->kind == FEC_KIND_STREAM && info->unit_syms)
+		bits = (uint64_t)j->own_len / info->unit_syms * info->unit_bits;
+	if (bits > (uint64_t)b->out_stride * 8)
+		bits = (uint64_t)b->out_stride * 8;
+	j->out_bits = (uint32_t)bits;
+	j->soft_count = 0;
+	j->status = FECD_STATUS_ERASED;
+	j->metric = 0;
+	memset(b->out + i * b->out_stride, 0, (size_t)(bits + 7) / 8);
+}
+
+/* After an attempt at the task's jobs, by the thread that decoded its last piece (the task is out
+ * of the queue, so no other thread touches it) or by backend_cpu_retry: queues the next attempt
+ * at the jobs given up on, while attempts remain, or else reports the task. -FEC_EINVAL, with the
+ * task untouched, when a next attempt is due but the backend is stopping and may have no thread
+ * left to run it (refuse_stopping: the caller is not one of its threads). */
+static int task_attempt_done(struct cpu_backend *be, struct backend_task *t, bool refuse_stopping)
+{
+	struct fec_batch *b = &t->batch;
+	uint32_t retry = 0;
+
+	for (uint32_t i = 0; i < b->count; i++)
+		retry += b->jobs[i].status == FEC_STATUS_RETRY;
+	if (retry && t->status == 0 && b->attempt + 1 < FEC_ATTEMPTS) {
+		pthread_mutex_lock(&be->lock);
+		if (be->stopping && refuse_stopping) {
+			pthread_mutex_unlock(&be->lock);
+			return -FEC_EINVAL;
+		}
+		b->attempt++;
+		t->retried += retry;
+		task_queue_locked(be, t, retry);
+		pthread_mutex_unlock(&be->lock);
+		return 0;
+	}
+	for (uint32_t i = 0; retry && i < b->count; i++)
+		if (b->jobs[i].status == FEC_STATUS_RETRY)
+			job_give_up(fec_decoder_info(t->dec), b, i);
+	t->done(t);
+	return 0;
 }
 
 static void *cpu_worker_main(void *arg)
@@ -83,19 +209,7 @@ static void *cpu_worker_main(void *arg)
 		if (!be->head)
 			break; /* stopping and nothing left */
 		struct backend_task *t = be->head;
-		uint32_t count = t->batch.count;
-		uint32_t chunk = chunk_jobs(be, t);
-		uint32_t first = t->claimed_;
-		uint32_t n = count - first < chunk ? count - first : chunk;
-
-		t->claimed_ += n;
-		if (t->claimed_ == count) {
-			be->head = t->next_;
-			if (!be->head)
-				be->tail = NULL;
-		} else {
-			pthread_cond_signal(&be->work); /* more chunks of this task for others */
-		}
+		uint32_t first, n = task_claim_locked(be, t, &first);
 		pthread_mutex_unlock(&be->lock);
 
 		const struct fec_info *info = fec_decoder_info(t->dec);
@@ -106,10 +220,10 @@ static void *cpu_worker_main(void *arg)
 		pthread_mutex_lock(&be->lock);
 		if (rc < 0 && t->status == 0)
 			t->status = rc;
-		t->finished_ += n;
-		if (t->finished_ == count) {
+		t->unfinished_ -= n;
+		if (t->unfinished_ == 0) {
 			pthread_mutex_unlock(&be->lock);
-			t->done(t);
+			task_attempt_done(be, t, false);
 			pthread_mutex_lock(&be->lock);
 		}
 	}
@@ -125,25 +239,23 @@ static int cpu_submit(struct backend *b, struct backend_task *t)
 		return -FEC_EINVAL;
 	t->status = 0;
 	t->ran_on = BACKEND_RAN_CPU;
-	t->next_ = NULL;
-	t->claimed_ = 0;
-	t->finished_ = 0;
+	t->retried = 0;
+	t->batch.attempt = 0;
 	pthread_mutex_lock(&be->lock);
 	if (be->stopping) {
 		pthread_mutex_unlock(&be->lock);
 		return -FEC_EINVAL;
 	}
-	if (be->tail)
-		be->tail->next_ = t;
-	else
-		be->head = t;
-	be->tail = t;
-	/* Wake a thread per chunk at once: the chunks of one batch start together instead of each
-	 * woken thread waking the next in turn. */
-	for (uint32_t n = (t->batch.count + chunk_jobs(be, t) - 1) / chunk_jobs(be, t); n; n--)
-		pthread_cond_signal(&be->work);
+	task_queue_locked(be, t, t->batch.count);
 	pthread_mutex_unlock(&be->lock);
 	return 0;
+}
+
+int backend_cpu_retry(struct backend *b, struct backend_task *t)
+{
+	if (!t->dec || !t->done)
+		return -FEC_EINVAL;
+	return task_attempt_done((struct cpu_backend *)b, t, true);
 }
 
 void backend_cpu_batch_defaults(struct backend *b, uint32_t *jobs, uint32_t *inflight)

@@ -8,6 +8,11 @@
  * batches in submission order, waits for each on the GPU and reports it through task->done; the
  * loop thread only enqueues.
  *
+ * A GPU batch is its jobs' first attempt: jobs the family's kernel gave up on within that attempt's
+ * budget (FEC_STATUS_RETRY, fec.h) go to the CPU backend (backend_cpu_retry), which decodes just
+ * those, in place in the batch's host buffers, with the later attempts' larger budgets, before the
+ * batch is reported; publishing sees only final statuses.
+ *
  * The CPU backend decodes what the GPU cannot: codes the GPU does not support, every batch when no
  * device could be used at start ("auto" or "cuda" with no GPU, a driver that does not start), and
  * every batch after a CUDA error while running. On such an error the batch that failed, and every
@@ -42,10 +47,12 @@
 #define HOST_MAGIC_PINNED 0x70696e6eu
 #define HOST_MAGIC_PLAIN  0x706c616eu
 
-/* A GPU decoder for one code, built from our own CPU decoder so it lives as long as we want. */
+/* A GPU decoder for one code, built from the CPU decoder of the first channel that used the code
+ * here; the entry holds that decoder (fec_decoder_hold) for as long as the GPU decoder needs it,
+ * which may be longer than the channel keeps it (entries outlive code updates and channels). */
 struct cuda_entry {
 	struct fec_spec spec;
-	struct fec_decoder *cpu;
+	struct fec_decoder *cpu;       /* held; NULL when the GPU does not decode the code */
 	struct fecd_cuda_decoder *gpu; /* NULL: the GPU does not decode this code */
 	char describe[320];
 	unsigned inflight; /* batches on the GPU with it: not evicted while > 0 */
@@ -107,11 +114,13 @@ static void entry_free(struct cuda_entry *e)
 	free(e);
 }
 
-/* Builds the entry for spec (a CPU decoder and the GPU's tables): slow, so done without the
- * lock. A device error goes into devfail (the caller falls back under the lock). */
-static struct cuda_entry *entry_make(struct cuda_backend *be, const struct fec_spec *spec,
+/* Builds the entry for dec's code (the GPU's tables, from dec, which the entry holds): slow, so
+ * done without the lock. A device error goes into devfail (the caller falls back under the lock).
+ */
+static struct cuda_entry *entry_make(struct cuda_backend *be, const struct fec_decoder *dec,
                                      char *devfail, size_t devfail_len)
 {
+	const struct fec_spec *spec = fec_decoder_spec(dec);
 	struct cuda_entry *e = calloc(1, sizeof(*e));
 	char err[256], code[128];
 	int rc;
@@ -126,9 +135,12 @@ static struct cuda_entry *entry_make(struct cuda_backend *be, const struct fec_s
 		         "cpu (the GPU does not decode this code)");
 		return e;
 	}
-	rc = fec_decoder_create(spec, &e->cpu);
-	if (rc == 0)
-		rc = fecd_cuda_decoder_create(be->ctx, e->cpu, &e->gpu, err, sizeof(err));
+	e->cpu = fec_decoder_hold(dec);
+	rc = fecd_cuda_decoder_create(be->ctx, e->cpu, &e->gpu, err, sizeof(err));
+	if (rc) {
+		fec_decoder_destroy(e->cpu); /* no GPU decoder needs it */
+		e->cpu = NULL;
+	}
 	if (rc == -FEC_EDEVICE) {
 		snprintf(devfail, devfail_len, "%s", err);
 	} else if (rc) {
@@ -184,17 +196,19 @@ static struct cuda_entry *entry_insert_locked(struct cuda_backend *be, struct cu
 	return e;
 }
 
-/* The entry for spec; one missing is made with the lock released (another thread may make the
- * same meanwhile: the first in the table stays). NULL when the cache is full of busy entries. */
-static struct cuda_entry *entry_get(struct cuda_backend *be, const struct fec_spec *spec)
+/* The entry for dec's code; one missing is made from dec with the lock released (another thread
+ * may make the same meanwhile: the first in the table stays). NULL when the cache is full of busy
+ * entries. */
+static struct cuda_entry *entry_get(struct cuda_backend *be, const struct fec_decoder *dec)
 {
+	const struct fec_spec *spec = fec_decoder_spec(dec);
 	struct cuda_entry *e = entry_find_locked(be, spec), *made;
 	char devfail[512] = "";
 
 	if (e)
 		return e;
 	pthread_mutex_unlock(&be->lock);
-	made = entry_make(be, spec, devfail, sizeof(devfail));
+	made = entry_make(be, dec, devfail, sizeof(devfail));
 	pthread_mutex_lock(&be->lock);
 	if (devfail[0])
 		fall_back_locked(be, devfail);
@@ -212,6 +226,20 @@ static struct cuda_entry *entry_get(struct cuda_backend *be, const struct fec_sp
 static void redo_on_cpu(struct cuda_backend *be, struct backend_task *t)
 {
 	int rc = be->cpu->ops->submit(be->cpu, t);
+
+	if (rc < 0) {
+		t->status = rc;
+		t->done(t);
+	}
+}
+
+/* A batch back from the GPU: the jobs its kernel gave up on are decoded again on the CPU before
+ * it is reported. The CPU backend refuses only while being destroyed, after every lane has
+ * stopped (cuda_destroy), so the batch failing whole there is a safeguard, never expected. */
+static void finish_gpu_batch(struct cuda_backend *be, struct backend_task *t)
+{
+	t->status = 0;
+	int rc = backend_cpu_retry(be->cpu, t);
 
 	if (rc < 0) {
 		t->status = rc;
@@ -246,12 +274,10 @@ static void *lane_main(void *arg)
 			be->batches_redone++;
 		}
 		pthread_mutex_unlock(&be->lock);
-		if (rc == 0) {
-			t->status = 0;
-			t->done(t);
-		} else {
+		if (rc == 0)
+			finish_gpu_batch(be, t);
+		else
 			redo_on_cpu(be, t);
-		}
 		pthread_mutex_lock(&be->lock);
 	}
 	pthread_mutex_unlock(&be->lock);
@@ -389,7 +415,7 @@ static int cuda_submit(struct backend *b, struct backend_task *t)
 		return -FEC_EINVAL;
 	pthread_mutex_lock(&be->lock);
 	if (!be->failed)
-		e = entry_get(be, fec_decoder_spec(t->dec));
+		e = entry_get(be, t->dec);
 	if (e && e->gpu && !be->failed)
 		ch = chan_get(be, t->channel);
 	if (!ch || be->failed) {
@@ -405,6 +431,8 @@ static int cuda_submit(struct backend *b, struct backend_task *t)
 		fecd_cuda_lane_inject_fault(l->lane);
 	t->status = 0;
 	t->ran_on = BACKEND_RAN_GPU;
+	t->retried = 0;
+	t->batch.attempt = 0;
 	rc = fecd_cuda_lane_submit(l->lane, e->gpu, &t->batch, 0, err, sizeof(err));
 	if (rc < 0) {
 		if (rc == -FEC_EDEVICE)
@@ -449,7 +477,7 @@ static void cuda_prepare(struct backend *b, uint32_t channel, const struct fec_d
 
 	pthread_mutex_lock(&be->lock);
 	if (!be->failed)
-		e = entry_get(be, fec_decoder_spec(dec));
+		e = entry_get(be, dec);
 	if (e && e->gpu && !be->failed)
 		ch = chan_get(be, channel);
 	for (unsigned i = 0; ch && i < ch->nlanes && !be->failed; i++) {

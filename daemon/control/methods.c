@@ -422,7 +422,7 @@ static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result,
 	X(gap_msgs)                                                                                \
 	X(frames_out) X(bits_out) X(msgs_out) X(failures) X(frame_errors) X(asm_frames)            \
 	    X(asm_inverted) X(asm_lost_syms) X(asm_misses) X(conn_drops) X(handshake_failures)     \
-	    X(queue_syms)                                                                          \
+	    X(queue_syms) X(jobs_retried)                                                          \
 	    X(batches_inflight) X(code_gen) X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms)       \
 	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms) X(batch_p50_ms) X(batch_p99_ms) X(batch_max_ms)
 

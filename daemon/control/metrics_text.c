@@ -127,6 +127,10 @@ static const struct chan_metric chan_metrics[] = {
     {"fecd_output_bits_total", "counter", "Decoded bits published.", U64(bits_out)},
     {"fecd_queue_symbols", "gauge", "Symbols accepted and not yet published.", U64(queue_syms)},
     {"fecd_batches_inflight", "gauge", "Batches being decoded.", U32(batches_inflight)},
+    {"fecd_jobs_retried_total", "counter",
+     "Jobs decoded again because their decoder gave up within an attempt's budget (a job "
+     "decoded three times counts 2; stats.get's jobs_retried).",
+     U64(jobs_retried)},
     {"fecd_code_generation", "gauge", "Code generation in force (1 at creation, +1 per update).",
      U32(code_gen)},
 };

@@ -52,6 +52,7 @@ void publish_on_async(uv_async_t *h)
 		b->state = BATCH_DONE;
 		ch->inflight--;
 		stats_batch_time(&ch->stats, b->done_ns - b->submit_ns);
+		ch->stats.jobs_retried += b->task.retried;
 		if (b->task.ran_on == BACKEND_RAN_GPU)
 			ch->stats.batches_gpu++;
 		else

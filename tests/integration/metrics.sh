@@ -167,6 +167,7 @@ for i in 1 2 3; do
 	same fecd_queue_symbols "$L" "$ST" queue_syms
 	same fecd_code_generation "$L" "$ST" code_gen
 	same fecd_batches_total "${L%\}},backend=\"cpu\"}" "$ST" batches_cpu
+	same fecd_jobs_retried_total "$L" "$ST" jobs_retried
 	same fecd_batches_total "${L%\}},backend=\"cuda\"}" "$ST" batches_gpu
 	for r in parts header format length channel framing; do
 		same fecd_input_rejected_messages_total "${L%\}},reason=\"$r\"}" "$ST" \
