@@ -550,9 +550,10 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	if (code_open(&f, f.o.code, &f.code))
 		goto out;
-	/* LDPC frames carry exactly k information bits: that is the frame length unless given. */
-	if (f.code.spec.family == FECD_FAMILY_LDPC && f.code.spec.u.ldpc.k) {
-		uint32_t k = f.code.spec.u.ldpc.k;
+	/* Codes whose frames carry a fixed number of information bits (fec_info.frame_info_bits):
+	 * that is the frame length unless given. */
+	if (f.code.info.frame_info_bits) {
+		uint32_t k = f.code.info.frame_info_bits;
 		if (!f.o.sched_set)
 			f.o.sched = (struct frame_sched){.min_bits = k, .max_bits = k, .step = 1};
 		if (f.o.sched.min_bits != k || f.o.sched.max_bits != k) {

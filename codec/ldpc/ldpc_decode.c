@@ -310,7 +310,7 @@ static void load_float(const struct ldpc_decoder *d, const struct fec_batch *b, 
 
 	for (uint32_t v = 0; v < punct; v++)
 		chan[v] = 0.0f;
-	if (d->base.spec.u.ldpc.in_f32) {
+	if (d->base.spec.frame.in == FEC_IN_F32_LLR) {
 		const float *in = b->in_f32 + (size_t)i * b->in_stride;
 
 		memcpy(chan + punct, in, d->code->n_tx * sizeof(float));
@@ -512,7 +512,7 @@ int ldpc__decode(const struct fec_decoder *dec, void *scratch, struct fec_batch 
 	const struct ldpc_decoder *d = (const struct ldpc_decoder *)dec;
 	struct frame_scratch s;
 
-	if (d->base.spec.u.ldpc.in_f32 ? !b->in_f32 : !b->in)
+	if (d->base.spec.frame.in == FEC_IN_F32_LLR ? !b->in_f32 : !b->in)
 		return -FEC_EINVAL;
 #if defined(FECD_SIMD_X86)
 	if (d->cyc && d->cyc->w == 64 && fec_simd_level() >= d->cyc->level) {
