@@ -3,9 +3,10 @@
  *
  * Information bits (a seeded fec_bitstream, so that fecd-sink can regenerate bit i from the seed,
  * or the bits of a file, MSB first) are encoded with any code fecd knows (given as text, e.g.
- * "ccsds" or "ccsds,mode=terminated"), mapped to BPSK, passed through AWGN at a given Eb/N0,
- * turned into channel LLRs, quantized to a wire format and sent over ZeroMQ, as native fecd
- * messages or as the raw items a gr-zeromq sink sends (optionally with the pass_tags header).
+ * "ccsds" or "ccsds,mode=terminated"), passed through a channel model (codec/channel_model.h; by
+ * default awgn: BPSK over AWGN at a given Eb/N0) into channel LLRs, quantized to a wire format and
+ * sent over ZeroMQ, as native fecd messages or as the raw items a gr-zeromq sink sends
+ * (optionally with the pass_tags header).
  *
  * Streams: the information bits form one stream; --switch SEQ:CODE restarts the encoder with
  * another code from message SEQ on while the information bits carry on (paired with a
@@ -31,7 +32,7 @@
 
 #include <zmq.h>
 
-#include "awgn.h"
+#include "channel_model.h"
 #include "fec.h"
 #include "fecd_proto.h"
 #include "prng.h"
@@ -73,11 +74,16 @@ static int code_open(struct feed *f, const char *text, struct feed_code *fc)
 		fprintf(stderr, "fecd-feed: code '%s': no encoder: %s\n", text, fec_strerror(rc));
 		return -1;
 	}
-	double rate = fec_spec_rate(&fc->spec);
-	fc->sigma = f->o.noiseless ? 0.0 : fec_awgn_sigma(f->o.ebn0, rate);
-	/* Automatic scale: the mean |LLR| (2 / sigma^2, or 1 when noiseless) becomes 40 of int8's
-	 * 127, leaving headroom for the noise's spread without wasting resolution. */
-	double mean = fc->sigma > 0.0 ? 2.0 / (fc->sigma * fc->sigma) : 1.0;
+	const struct fec_channel_link link = {
+	    .ebn0_db = f->o.ebn0, .rate = fec_spec_rate(&fc->spec), .noiseless = f->o.noiseless};
+	if (fec_channel_open(f->o.channel_model, &link, &fc->chan, err, sizeof(err))) {
+		fprintf(stderr, "fecd-feed: --channel-model: %s\n", err);
+		return -1;
+	}
+	fc->sigma = fc->chan.sigma;
+	/* Automatic scale: the mean |LLR| (awgn: 2 / sigma^2, or 1 when noiseless) becomes 40 of
+	 * int8's 127, leaving headroom for the noise's spread without wasting resolution. */
+	double mean = fec_channel_llr_mean(&fc->chan);
 	fc->scale = f->o.scale > 0.0f ? f->o.scale : (float)(40.0 / mean);
 	return 0;
 }
@@ -143,7 +149,7 @@ static int send_part(struct feed *f, const void *buf, size_t len, int more)
 
 size_t feed_modulate_llr(struct feed *f, size_t nbits)
 {
-	size_t nsyms = 0;
+	size_t nsyms = 0, nrx = 0;
 	int rc;
 
 	if (fec_encoded_len(&f->code.spec, nbits) > f->cap_syms) {
@@ -162,8 +168,20 @@ size_t feed_modulate_llr(struct feed *f, size_t nbits)
 		            : "");
 		return 0;
 	}
-	fec_awgn_llr(&f->noise, f->cbits, nsyms, f->code.sigma, 1.0f, f->llr);
-	return nsyms;
+	if (fec_channel_max_out_len(&f->code.chan, nsyms) > f->cap_rx) {
+		fprintf(stderr,
+		        "fecd-feed: %zu code bits through this channel do not fit the "
+		        "buffers sized for the first code; lower --msg-syms or --frame-bits\n",
+		        nsyms);
+		return 0;
+	}
+	rc = fec_channel_apply(&f->code.chan, &f->noise, f->cbits, nsyms, f->llr, &nrx);
+	if (rc) {
+		fprintf(stderr, "fecd-feed: channel %s: %s\n", f->code.chan.model->name,
+		        fec_strerror(rc));
+		return 0;
+	}
+	return nrx;
 }
 
 /* feed_modulate_llr, then quantized into f->wire. */
@@ -503,11 +521,13 @@ static int alloc_buffers(struct feed *f)
 	f->cap_syms = fec_encoded_len(&f->code.spec, f->cap_bits);
 	if (f->cap_syms < 4 * f->cap_bits + 64)
 		f->cap_syms = 4 * f->cap_bits + 64;
+	/* What the channel gives for them (a model with insertions gives more). */
+	f->cap_rx = fec_channel_max_out_len(&f->code.chan, f->cap_syms);
 	f->bits = malloc(f->cap_bits);
 	f->cbits = malloc(f->cap_syms);
-	f->llr = malloc(f->cap_syms * sizeof(float));
-	f->wire = malloc(f->cap_syms * sizeof(float));
-	f->grmsg = f->o.gnuradio ? malloc(GR_TAG_HEADER_MAX + f->cap_syms * sizeof(float)) : NULL;
+	f->llr = malloc(f->cap_rx * sizeof(float));
+	f->wire = malloc(f->cap_rx * sizeof(float));
+	f->grmsg = f->o.gnuradio ? malloc(GR_TAG_HEADER_MAX + f->cap_rx * sizeof(float)) : NULL;
 	if (!f->bits || !f->cbits || !f->llr || !f->wire || (f->o.gnuradio && !f->grmsg)) {
 		fprintf(stderr, "fecd-feed: out of memory\n");
 		return -1;
@@ -528,10 +548,11 @@ static int replay_open(struct feed *f)
 	}
 	if (f->o.format == FECD_FMT_S4_PACKED && (fec_encoded_len(&fc->spec, p) & 1))
 		p *= 2;
-	rc = feed_replay_build(&f->replay, &fc->spec, f->o.seed, p, fc->sigma, fc->scale,
+	rc = feed_replay_build(&f->replay, &fc->spec, f->o.seed, p, &fc->chan, fc->scale,
 	                       f->o.format, f->o.polarity_one, &f->noise);
 	if (rc) {
-		fprintf(stderr, "fecd-feed: --replay %" PRIu64 ": %s\n", p, fec_strerror(rc));
+		fprintf(stderr, "fecd-feed: --replay %" PRIu64 ": %s%s\n", p, fec_strerror(rc),
+		        rc == -FEC_ENOTSUP ? " (the channel model changes the length)" : "");
 		return -1;
 	}
 	if (p != f->o.replay)
@@ -544,8 +565,10 @@ int main(int argc, char **argv)
 	struct feed f = {0};
 	int rc = 1;
 
-	if (feed_parse_args(argc, argv, &f.o))
-		return 2;
+	rc = feed_parse_args(argc, argv, &f.o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	rc = 1;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	if (code_open(&f, f.o.code, &f.code))

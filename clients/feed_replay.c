@@ -10,12 +10,13 @@
  * stream: the first period is encoded from the zero state (where the daemon's stream starts) and
  * every later one from the state the period's own last bits leave, which is the second period's.
  * The buffer therefore holds two periods (with independent noise) and the stream runs through the
- * first once, then through the second forever.
+ * first once, then through the second forever. The channel model must keep the length (a model
+ * with insertions or deletions would make the periods differ).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "awgn.h"
+#include "channel_model.h"
 #include "fec.h"
 #include "fecd_proto.h"
 #include "softbits.h"
@@ -23,19 +24,21 @@
 #include "feed.h"
 
 int feed_replay_build(struct feed_replay *r, const struct fec_spec *spec, uint64_t seed,
-                      uint64_t period_bits, double sigma, float scale, int format,
+                      uint64_t period_bits, const struct fec_channel *chan, float scale, int format,
                       bool polarity_one, struct fec_prng *noise)
 {
 	struct fec_bitstream bs;
 	struct fec_encoder *enc;
 	uint8_t *bits, *cbits;
 	float *llr;
-	size_t syms = fec_encoded_len(spec, (size_t)period_bits), n1 = 0, n2 = 0;
+	size_t syms = fec_encoded_len(spec, (size_t)period_bits), n1 = 0, n2 = 0, nrx = 0;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (format == FECD_FMT_S4_PACKED && (syms & 1))
 		return -FEC_EINVAL; /* s4 messages start on whole bytes: the period must too */
+	if (fec_channel_max_out_len(chan, 2 * syms) != 2 * syms)
+		return -FEC_ENOTSUP; /* the periods must stay as long as they were sent */
 	if (fec_encoder_create(spec, &enc))
 		return -FEC_EINVAL;
 	bits = malloc((size_t)period_bits);
@@ -53,7 +56,11 @@ int feed_replay_build(struct feed_replay *r, const struct fec_spec *spec, uint64
 		rc = -FEC_EINVAL;
 		goto out_free;
 	}
-	fec_awgn_llr(noise, cbits, 2 * syms, sigma, 1.0f, llr);
+	rc = fec_channel_apply(chan, noise, cbits, 2 * syms, llr, &nrx);
+	if (rc || nrx != 2 * syms) {
+		rc = rc ? rc : -FEC_ENOTSUP;
+		goto out_free;
+	}
 	fec_llr_quantize(format, llr, 2 * syms, polarity_one, scale, r->wire);
 	r->period_syms = syms;
 	r->format = format;

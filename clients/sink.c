@@ -29,14 +29,18 @@
  * reported as out of window and not checked, and a message part over --max-msg-bytes (64 MiB) is
  * refused by libzmq, which drops the connection.
  *
+ * Soft values (part 3, where fecd's output.soft publishes them) are checked in every message that
+ * carries them (sink_code.c): their count against the decoded bits, and each bit LLR's sign
+ * against its decoded bit. --code names the feed's code: frame lengths come from it where its
+ * frames carry a fixed number of bits, and the kind of soft output it gives.
+ *
  * Exit status 0 only when every expectation holds: at least one message; bit error rate at most
  * --max-ber (default 0: any bit error fails); frame error rate at most --max-fer when given; the
- * --expect-bits / --expect-frames count reached and --until-eos seen; and, unless --allow-loss /
- * --allow-reorder, no lost, duplicated or reordered units and no malformed or out-of-window
- * message.
+ * --expect-bits / --expect-frames count reached and --until-eos seen; no soft value that does not
+ * fit or agree with its bits; and, unless --allow-loss / --allow-reorder, no lost, duplicated or
+ * reordered units and no malformed or out-of-window message.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,287 +53,6 @@
 #include "fecd_proto.h"
 
 #include "sink.h"
-
-static void usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: fecd-sink [options]\n"
-	    "  --endpoint EP        ZMQ endpoint (default tcp://127.0.0.1:5551)\n"
-	    "  --socket pull|sub    socket type (default pull); --bind or --connect (default)\n"
-	    "  --hwm N              receive high-water mark (default 1000)\n"
-	    "  --curve-secret-key FILE  ZMQ CURVE: this end's secret key file (fecd\n"
-	    "                       --curve-keygen); with --connect also --curve-server-key FILE,\n"
-	    "                       the public key of the end that binds\n"
-	    "  --pdu                messages are GNU Radio PDUs, not native fecd messages\n"
-	    "  --seed N | --input FILE   the feed's information bits (default seed 1)\n"
-	    "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default 1024)\n"
-	    "  --split K, --seq-start N  the feed's messages per frame and first seq (1, 0)\n"
-	    "  --frame-index seq|count   frame index from in_seq (default) or frame_seq\n"
-	    "  --expect-bits N | --expect-frames N   stop when delivered, fail when not\n"
-	    "  --bit-start N        streams: the first bit expected is stream bit N (a stream\n"
-	    "                       that an earlier sink received up to N; --expect-bits still\n"
-	    "                       counts from bit 0)\n"
-	    "  --until-eos[=N]      stop after the Nth END_OF_STREAM (default 1)\n"
-	    "  --timeout MS         stop after this much silence (default 5000)\n"
-	    "  --deadline MS        stop after this long in all (default: none)\n"
-	    "  --max-ber X          highest bit error rate that passes (default 0)\n"
-	    "  --max-fer X          highest frame/message error rate that passes (default: any)\n"
-	    "  --allow-loss, --allow-reorder   do not fail on lost / duplicate / reordered data\n"
-	    "  --stamps FILE        the feed's stamps, for latency percentiles\n"
-	    "  --latency-log FILE   with --stamps: each sample as a line \"SENT_S RECEIVED_S SEQ\n"
-	    "                       LATENCY_MS\" (times from the first send), to see when it grew\n"
-	    "  --json               print the report as one JSON object\n"
-	    "  --replay BITS        streams: bit i is source bit i mod BITS (fecd-feed --replay),\n"
-	    "                       checked against a packed copy at memory speed\n"
-	    "  --window N           a message may place itself at most N units past those that\n"
-	    "                       arrived (default 2^32 bits, 2^20 frames); beyond: an error\n"
-	    "  --max-msg-bytes N    largest message part accepted (default 64 MiB)\n");
-}
-
-enum {
-	OPT_ENDPOINT = 256,
-	OPT_SOCKET,
-	OPT_BIND,
-	OPT_CONNECT,
-	OPT_HWM,
-	OPT_CURVE_SECRET,
-	OPT_CURVE_SERVER,
-	OPT_PDU,
-	OPT_SEED,
-	OPT_INPUT,
-	OPT_FRAMEBITS,
-	OPT_SPLIT,
-	OPT_SEQSTART,
-	OPT_FRAMEINDEX,
-	OPT_EXPBITS,
-	OPT_EXPFRAMES,
-	OPT_BITSTART,
-	OPT_EOS,
-	OPT_TIMEOUT,
-	OPT_DEADLINE,
-	OPT_MAXBER,
-	OPT_MAXFER,
-	OPT_ALLOWLOSS,
-	OPT_ALLOWREORDER,
-	OPT_STAMPS,
-	OPT_LATLOG,
-	OPT_JSON,
-	OPT_REPLAY,
-	OPT_WINDOW,
-	OPT_MAXMSG,
-	OPT_HELP,
-};
-
-static const struct option sink_longopts[] = {
-    {"endpoint", 1, 0, OPT_ENDPOINT},
-    {"socket", 1, 0, OPT_SOCKET},
-    {"bind", 0, 0, OPT_BIND},
-    {"connect", 0, 0, OPT_CONNECT},
-    {"hwm", 1, 0, OPT_HWM},
-    {"curve-secret-key", 1, 0, OPT_CURVE_SECRET},
-    {"curve-server-key", 1, 0, OPT_CURVE_SERVER},
-    {"pdu", 0, 0, OPT_PDU},
-    {"seed", 1, 0, OPT_SEED},
-    {"input", 1, 0, OPT_INPUT},
-    {"frame-bits", 1, 0, OPT_FRAMEBITS},
-    {"split", 1, 0, OPT_SPLIT},
-    {"seq-start", 1, 0, OPT_SEQSTART},
-    {"frame-index", 1, 0, OPT_FRAMEINDEX},
-    {"expect-bits", 1, 0, OPT_EXPBITS},
-    {"expect-frames", 1, 0, OPT_EXPFRAMES},
-    {"bit-start", 1, 0, OPT_BITSTART},
-    {"until-eos", 2, 0, OPT_EOS},
-    {"timeout", 1, 0, OPT_TIMEOUT},
-    {"deadline", 1, 0, OPT_DEADLINE},
-    {"max-ber", 1, 0, OPT_MAXBER},
-    {"max-fer", 1, 0, OPT_MAXFER},
-    {"allow-loss", 0, 0, OPT_ALLOWLOSS},
-    {"allow-reorder", 0, 0, OPT_ALLOWREORDER},
-    {"stamps", 1, 0, OPT_STAMPS},
-    {"latency-log", 1, 0, OPT_LATLOG},
-    {"json", 0, 0, OPT_JSON},
-    {"replay", 1, 0, OPT_REPLAY},
-    {"window", 1, 0, OPT_WINDOW},
-    {"max-msg-bytes", 1, 0, OPT_MAXMSG},
-    {"help", 0, 0, OPT_HELP},
-    {0, 0, 0, 0},
-};
-
-static int parse_rate(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= 0.0 && v <= 1.0))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_args(int argc, char **argv, struct sink_opts *o)
-{
-	uint64_t v;
-	int c;
-
-	*o = (struct sink_opts){
-	    .endpoint = "tcp://127.0.0.1:5551",
-	    .sock_type = ZMQ_PULL,
-	    .hwm = 1000,
-	    .timeout_ms = 5000,
-	    .seed = 1,
-	    .split = 1,
-	    .sched = {.min_bits = 1024, .max_bits = 1024, .step = 1},
-	    .max_msg_bytes = SINK_MAX_MSG_BYTES,
-	};
-	while ((c = getopt_long(argc, argv, "h", sink_longopts, NULL)) != -1) {
-		const char *arg = optarg;
-
-		switch (c) {
-		case OPT_ENDPOINT:
-			o->endpoint = arg;
-			break;
-		case OPT_SOCKET:
-			if (!strcmp(arg, "pull"))
-				o->sock_type = ZMQ_PULL;
-			else if (!strcmp(arg, "sub"))
-				o->sock_type = ZMQ_SUB;
-			else
-				goto bad;
-			break;
-		case OPT_BIND:
-			o->bind = true;
-			break;
-		case OPT_CONNECT:
-			o->bind = false;
-			break;
-		case OPT_HWM:
-			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
-				goto bad;
-			o->hwm = (int)v;
-			break;
-		case OPT_CURVE_SECRET:
-			o->curve_secret = arg;
-			break;
-		case OPT_CURVE_SERVER:
-			o->curve_server = arg;
-			break;
-		case OPT_PDU:
-			o->pdu = true;
-			break;
-		case OPT_SEED:
-			if (parse_u64_arg(arg, &o->seed))
-				goto bad;
-			break;
-		case OPT_INPUT:
-			o->input = arg;
-			break;
-		case OPT_FRAMEBITS:
-			if (frame_sched_parse(&o->sched, arg))
-				goto bad;
-			break;
-		case OPT_SPLIT:
-			if (parse_u64_arg(arg, &v) || !v || v > UINT32_MAX)
-				goto bad;
-			o->split = (uint32_t)v;
-			break;
-		case OPT_SEQSTART:
-			if (parse_u64_arg(arg, &o->seq_start))
-				goto bad;
-			break;
-		case OPT_FRAMEINDEX:
-			if (strcmp(arg, "seq") && strcmp(arg, "count"))
-				goto bad;
-			o->frame_index_count = !strcmp(arg, "count");
-			break;
-		case OPT_EXPBITS:
-			if (parse_u64_arg(arg, &o->expect_bits))
-				goto bad;
-			break;
-		case OPT_EXPFRAMES:
-			if (parse_u64_arg(arg, &o->expect_frames))
-				goto bad;
-			break;
-		case OPT_BITSTART:
-			if (parse_u64_arg(arg, &o->bit_start))
-				goto bad;
-			break;
-		case OPT_EOS:
-			o->until_eos = 1;
-			if (arg && (parse_u64_arg(arg, &o->until_eos) || !o->until_eos))
-				goto bad;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_u64_arg(arg, &v) || !v || v > INT32_MAX)
-				goto bad;
-			o->timeout_ms = (int)v;
-			break;
-		case OPT_DEADLINE:
-			if (parse_u64_arg(arg, &v) || v > INT32_MAX)
-				goto bad;
-			o->deadline_ms = (int)v;
-			break;
-		case OPT_MAXBER:
-			if (parse_rate(arg, &o->max_ber))
-				goto bad;
-			break;
-		case OPT_MAXFER:
-			if (parse_rate(arg, &o->max_fer))
-				goto bad;
-			o->max_fer_set = true;
-			break;
-		case OPT_ALLOWLOSS:
-			o->allow_loss = true;
-			break;
-		case OPT_ALLOWREORDER:
-			o->allow_reorder = true;
-			break;
-		case OPT_STAMPS:
-			o->stamps = arg;
-			break;
-		case OPT_LATLOG:
-			o->latency_log = arg;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_REPLAY:
-			if (parse_u64_arg(arg, &o->replay) || !o->replay || o->replay > (1ull << 32))
-				goto bad;
-			break;
-		case OPT_WINDOW:
-			if (parse_u64_arg(arg, &o->window) || !o->window)
-				goto bad;
-			break;
-		case OPT_MAXMSG:
-			if (parse_u64_arg(arg, &v) || !v || v > INT64_MAX)
-				goto bad;
-			o->max_msg_bytes = (int64_t)v;
-			break;
-		case OPT_HELP:
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-		continue;
-	bad:
-		fprintf(stderr, "fecd-sink: bad value for --%s: '%s' (see --help)\n",
-		        opt_name(sink_longopts, c), arg ? arg : "");
-		return -1;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "fecd-sink: unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	if (o->replay && o->input) {
-		fprintf(stderr, "fecd-sink: --replay checks seeded bits, not --input\n");
-		return -1;
-	}
-	return 0;
-}
 
 /* Grows the bit buffers to hold n bits. */
 static int reserve_bits(struct sink *s, size_t n)
@@ -518,7 +241,7 @@ static int note_latency(struct sink *s, uint64_t in_seq, uint64_t rx_ns)
 static int on_message(struct sink *s, zmq_msg_t *parts, int nparts, uint64_t rx_ns)
 {
 	struct fecd_out_hdr h;
-	const uint8_t *rx;
+	const uint8_t *rx, *soft = NULL;
 	int rc;
 
 	s->msgs++;
@@ -547,6 +270,7 @@ static int on_message(struct sink *s, zmq_msg_t *parts, int nparts, uint64_t rx_
 			rc = fecd_out_payload_check(&h, zmq_msg_size(&parts[1]),
 			                            nparts == 3 ? zmq_msg_size(&parts[2]) : 0);
 		rx = rc ? NULL : zmq_msg_data(&parts[1]);
+		soft = !rc && nparts == 3 ? zmq_msg_data(&parts[2]) : NULL;
 	}
 	if (rc) {
 		if (s->malformed++ < 10)
@@ -556,6 +280,7 @@ static int on_message(struct sink *s, zmq_msg_t *parts, int nparts, uint64_t rx_
 	}
 	if (s->o.stamps && note_latency(s, h.in_seq, rx_ns))
 		return -1;
+	sink_soft_check(s, &h, rx, soft);
 	return verify(s, &h, rx);
 }
 
@@ -657,7 +382,11 @@ int main(int argc, char **argv)
 	static struct sink s; /* large gap tables: not on the stack */
 	int rc = 1;
 
-	if (parse_args(argc, argv, &s.o))
+	rc = sink_parse_args(argc, argv, &s.o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	rc = 1;
+	if (sink_code_open(&s))
 		return 2;
 	track_init(&s.bits_track);
 	s.bits_track.next = s.o.bit_start; /* bits before it are not this sink's to receive */

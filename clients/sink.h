@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "opts_common.h"
 #include "sink_track.h"
 
 #define SINK_MAX_PARTS 4
@@ -20,16 +21,12 @@
 #define SINK_MAX_MSG_BYTES (64ll << 20)
 
 struct sink_opts {
-	const char *endpoint, *input, *stamps, *latency_log;
-	const char *curve_secret, *curve_server; /* key files; NULL: no CURVE */
-	int sock_type;
-	bool bind, pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
-	int hwm, timeout_ms, deadline_ms;
-	uint64_t seed, seq_start, expect_bits, expect_frames, until_eos, replay, window;
-	uint64_t bit_start; /* streams: the first stream bit this sink expects */
+	CLIENT_OPTS_MEMBER; /* the options fecd-feed shares (opts_common.h) */
+	const char *latency_log;
+	bool pdu, json, allow_loss, allow_reorder, frame_index_count, max_fer_set;
+	int timeout_ms, deadline_ms;
+	uint64_t expect_bits, expect_frames, until_eos, window;
 	int64_t max_msg_bytes;
-	uint32_t split;
-	struct frame_sched sched;
 	double max_ber, max_fer;
 };
 
@@ -55,11 +52,28 @@ struct sink {
 	size_t nlat, cap_lat;
 	struct lat lat;
 	uint64_t t_first, t_last;
+	/* --code (sink_code.c): what the code gives, and the soft values checked */
+	bool have_code;
+	struct fec_info code_info;
+	uint64_t soft_msgs, soft_values, soft_zero; /* soft_zero: LLRs of exactly 0 */
+	uint64_t soft_size_errors;                  /* messages whose count does not fit */
+	uint64_t soft_sign_errors, soft_sign_msgs;  /* LLRs against their bits, and messages */
 	/* --replay: the period packed eight times, copy c starting at period bit c */
 	uint8_t *rp_ref[8];
 	uint64_t rp_len;
 };
 
+/* Fills o from the command line (sink_opts.c); returns 0, 1 after printing the usage (--help:
+ * main exits 0), or -1 after printing what was wrong. */
+int sink_parse_args(int argc, char **argv, struct sink_opts *o);
+/* --code (sink_code.c): builds the code and takes its frame lengths and soft output kind.
+ * Returns 0 (also without --code), or -1 after printing why. */
+int sink_code_open(struct sink *s);
+/* Checks the soft values of a message (part 3, soft_count float32 little-endian), if it has any,
+ * against its decoded bits (part 2). */
+struct fecd_out_hdr;
+void sink_soft_check(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *bits,
+                     const uint8_t *soft);
 /* Matches the receive times with the feed's stamps file into s->lat. Returns 0 or -1. */
 int sink_stamps_match(struct sink *s);
 /* --replay (sink_replay.c): bit errors of n received packed bits at stream bit pos, bit i being

@@ -130,6 +130,10 @@ bool sink_report(struct sink *s)
 		fail(&v, "malformed messages");
 	if (s->out_of_window)
 		fail(&v, "messages beyond the window");
+	if (s->soft_size_errors)
+		fail(&v, "soft values that do not fit their decoded bits");
+	if (s->soft_sign_errors)
+		fail(&v, "soft values that disagree with their decoded bits");
 	for (unsigned i = 0; i < s->ngens; i++)
 		snprintf(gens + strlen(gens), sizeof(gens) - strlen(gens), "%s%u", i ? "," : "",
 		         s->gens[i]);
@@ -147,14 +151,17 @@ bool sink_report(struct sink *s)
 		       ",\"end_of_stream\":%" PRIu64 ",\"status\":{"
 		       "\"decoded\":%" PRIu64 ",\"not_converged\":%" PRIu64 ",\"erased\":%" PRIu64
 		       ",\"other\":%" PRIu64 "},\"code_gens\":[%s],\"code_changed\":%" PRIu64
-		       ",\"latency_ms\":{\"samples\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
+		       ",\"soft\":{\"messages\":%" PRIu64 ",\"values\":%" PRIu64
+		       ",\"zero\":%" PRIu64 ",\"size_errors\":%" PRIu64 ",\"sign_errors\":%" PRIu64
+		       "},\"latency_ms\":{\"samples\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
 		       "\"max\":%.3f},\"seconds\":%.3f,\"bits_per_s\":%.0f}\n",
 		       v.len ? "false" : "true", v.why, s->msgs, s->stream_msgs, s->frame_msgs,
 		       s->bits, s->bit_errors, ber, s->msg_errors, fer, s->bits_track.delivered,
 		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
 		       s->restarts, s->eos_seen, s->status[0], s->status[1], s->status[2],
-		       s->status_other, gens, s->code_changed, s->lat.n, p50, p90, p99, pmax, secs,
-		       secs > 0 ? (double)s->bits / secs : 0.0);
+		       s->status_other, gens, s->code_changed, s->soft_msgs, s->soft_values,
+		       s->soft_zero, s->soft_size_errors, s->soft_sign_errors, s->lat.n, p50, p90,
+		       p99, pmax, secs, secs > 0 ? (double)s->bits / secs : 0.0);
 	} else {
 		printf("fecd-sink: messages=%" PRIu64 " frames=%" PRIu64 " bits=%" PRIu64
 		       " bit_errors=%" PRIu64 " ber=%.3g frame_errors=%" PRIu64 " fer=%.3g\n",
@@ -167,6 +174,11 @@ bool sink_report(struct sink *s)
 		printf("  status decoded=%" PRIu64 " not_converged=%" PRIu64 " erased=%" PRIu64
 		       " code_gens=%s code_changed=%" PRIu64 "\n",
 		       s->status[0], s->status[1], s->status[2], gens, s->code_changed);
+		if (s->soft_msgs)
+			printf("  soft messages=%" PRIu64 " values=%" PRIu64 " zero=%" PRIu64
+			       " size_errors=%" PRIu64 " sign_errors=%" PRIu64 "\n",
+			       s->soft_msgs, s->soft_values, s->soft_zero, s->soft_size_errors,
+			       s->soft_sign_errors);
 		if (s->lat.n)
 			printf("  latency_ms p50=%.3f p90=%.3f p99=%.3f max=%.3f (%zu samples)\n",
 			       p50, p90, p99, pmax, s->lat.n);

@@ -46,10 +46,26 @@ void progress(const char *fmt, ...)
 
 /* ---- Report */
 
-cJSON *report_section(struct bench_report *r, const char *name, const char *title,
-                      const char *const *columns)
+/* The title of report entry `name` (BENCH_REPORT_MAP); the name itself for one not there, which
+ * check_bench_json then refuses. */
+static const char *report_title(const char *name)
+{
+#define X(section, json, title, ci) {json, title},
+	static const struct {
+		const char *name, *title;
+	} entries[] = {BENCH_REPORT_MAP(X)};
+#undef X
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(entries[i].name, name))
+			return entries[i].title;
+	return name;
+}
+
+cJSON *report_section(struct bench_report *r, const char *name, const char *const *columns)
 {
 	cJSON *sec = cJSON_CreateObject(), *cols = cJSON_AddArrayToObject(sec, "columns");
+	const char *title = report_title(name);
 
 	cJSON_AddStringToObject(sec, "name", name);
 	cJSON_AddStringToObject(sec, "title", title);
@@ -194,9 +210,7 @@ static void describe_machine(struct bench_report *r, const struct bench_opts *o,
 		bench_gpu_machine(g, m);
 	cJSON *geo = cJSON_AddObjectToObject(r->root, "geometry");
 	cJSON_AddStringToObject(geo, "code", d->code_text);
-	cJSON_AddNumberToObject(geo, "decode_len", d->spec.u.conv.decode_len);
-	cJSON_AddNumberToObject(geo, "traceback_len", d->spec.u.conv.traceback_len);
-	cJSON_AddNumberToObject(geo, "head_len", d->spec.u.conv.head_len);
+	bench_data_geometry(d, geo);
 	cJSON_AddNumberToObject(geo, "bits", (double)d->nbits);
 	cJSON_AddNumberToObject(geo, "jobs", d->njobs);
 	cJSON_AddNumberToObject(geo, "ebn0_db", o->ebn0);
@@ -247,6 +261,46 @@ static void print_gpu(const cJSON *root)
 	printf("\n");
 }
 
+/* ---- Sections */
+
+static const struct {
+	const char *name, *family;
+	bench_section_fn *run;
+	unsigned flags;
+} sections[] = {
+#define X(name, family, fn, flags) {#name, family, fn, flags},
+    BENCH_SECTION_MAP(X)
+#undef X
+};
+#define NSECTIONS (unsigned)(sizeof(sections) / sizeof(sections[0]))
+
+/* Runs the sections asked for, in the table's order; the report entries of the others say they
+ * were not asked for. The GPU context closes before the first section that starts the daemon. */
+static void run_sections(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
+{
+	c->had_gpu = c->g != NULL;
+	for (unsigned i = 0; i < NSECTIONS; i++) {
+		if (!(o->sections & (1u << i))) {
+			static const char *const none[] = {NULL};
+#define X(section, json, title, ci)                                                                \
+	if (!strcmp(#section, sections[i].name))                                                   \
+		report_skip(report_section(r, json, none),                                         \
+		            "not asked for (--only, --family, --no-...)");
+			BENCH_REPORT_MAP(X)
+#undef X
+			continue;
+		}
+		if (sections[i].flags & BENCH_DAEMON && c->g) {
+			bench_gpu_close(c->g); /* the daemon opens the GPU itself */
+			c->g = NULL;
+			c->gpu_why = "closed for the daemon's sections";
+		}
+		sections[i].run(r, o, c);
+	}
+	bench_gpu_close(c->g);
+	c->g = NULL;
+}
+
 /* ---- Options */
 
 static void usage(FILE *f)
@@ -270,21 +324,22 @@ static void usage(FILE *f)
 	       "  --port P           first of the loopback TCP ports used (default 27300)\n"
 	       "  --loop-threads N   fecd's loop_threads in the end-to-end runs (default: fecd's)\n"
 	       "  --codes-dir DIR    LDPC matrices (default: $FECD_CODES_DIR)\n"
-	       "  --ldpc-only        only the machine and the LDPC sections\n"
-	       "  --only LIST        only these sections (comma-separated): cpu, gpu, anchors,\n"
-	       "                     sweeps, ldpc, e2e (with latency)\n"
+	       "  --only LIST        only these sections (comma-separated; e2e with latency)\n"
+	       "  --family NAME      only that decoder family's sections\n"
+	       "  --ldpc-only        the same as --family ldpc\n"
 	       "  --no-gpu, --no-e2e, --no-anchors   leave those sections out (--no-gpu: the\n"
 	       "                     GPU is not opened, so the daemon's cuda runs go too)\n");
+	fprintf(f, "sections (family):");
+	for (unsigned i = 0; i < NSECTIONS; i++)
+		fprintf(f, " %s (%s)%s", sections[i].name,
+		        sections[i].family ? sections[i].family : "fecd",
+		        i + 1 < NSECTIONS ? "," : "\n");
 }
 
-/* --only's list of section names into a bit set; -1 with a message for an unknown name. */
+/* Bit i of a section set: section i of BENCH_SECTION_MAP. --only's list of names into such a
+ * set; -1 with a message for an unknown name. */
 static int parse_sections(const char *list, unsigned *out)
 {
-	static const char *const names[] = {
-#define X(id, name) name,
-	    BENCH_SECTION_MAP(X)
-#undef X
-	};
 	char buf[256], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", list);
@@ -292,16 +347,29 @@ static int parse_sections(const char *list, unsigned *out)
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		unsigned i = 0;
 
-		while (i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], t))
+		while (i < NSECTIONS && strcmp(sections[i].name, t))
 			i++;
-		if (i == sizeof(names) / sizeof(names[0])) {
-			fprintf(stderr,
-			        "fecd-bench: --only: unknown section \"%s\" (expected cpu, gpu, "
-			        "anchors, sweeps, ldpc, e2e)\n",
+		if (i == NSECTIONS) {
+			fprintf(stderr, "fecd-bench: --only: unknown section \"%s\" (see --help)\n",
 			        t);
 			return -1;
 		}
 		*out |= 1u << i;
+	}
+	return 0;
+}
+
+/* --family's sections; -1 with a message for a family that has none. */
+static int family_sections(const char *family, unsigned *out)
+{
+	*out = 0;
+	for (unsigned i = 0; i < NSECTIONS; i++)
+		if (sections[i].family && !strcmp(sections[i].family, family))
+			*out |= 1u << i;
+	if (!*out) {
+		fprintf(stderr, "fecd-bench: --family: no sections for \"%s\" (see --help)\n",
+		        family);
+		return -1;
 	}
 	return 0;
 }
@@ -317,8 +385,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	    {"e2e-bits", 1, 0, 'E'},     {"latency-rate", 1, 0, 'r'}, {"port", 1, 0, 'p'},
 	    {"no-gpu", 0, 0, 'G'},       {"no-e2e", 0, 0, 'N'},       {"no-anchors", 0, 0, 'A'},
 	    {"loop-threads", 1, 0, 'T'}, {"help", 0, 0, 'h'},         {"codes-dir", 1, 0, 'C'},
-	    {"ldpc-only", 0, 0, 'O'},    {"only", 1, 0, 'Y'},
+	    {"ldpc-only", 0, 0, 'O'},    {"only", 1, 0, 'Y'},         {"family", 1, 0, 'F'},
 	    {0, 0, 0, 0}};
+	unsigned only = ~0u, family = ~0u, left_out = 0, mask;
 	bool bits_set = false, secs_set = false;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int c;
@@ -331,7 +400,6 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	                         .gpu_jobs = 65536,
 	                         .port = 27300,
 	                         .loop_threads = -1,
-	                         .sections = ~0u,
 	                         .threads = cores > 0 ? (unsigned)cores : 1};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -388,22 +456,30 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'C':
 			o->codes_dir = optarg;
 			break;
-		case 'O':
-			o->ldpc_only = true;
-			o->sections = 1u << BENCH_LDPC_BIT;
+		case 'O': /* kept for the scripts that use it */
+			if (family_sections("ldpc", &family))
+				return -1;
+			break;
+		case 'F':
+			if (family_sections(optarg, &family))
+				return -1;
 			break;
 		case 'Y':
-			if (parse_sections(optarg, &o->sections))
+			if (parse_sections(optarg, &only))
 				return -1;
 			break;
 		case 'G':
 			o->no_gpu = true;
 			break;
 		case 'N':
-			o->sections &= ~(1u << BENCH_E2E_BIT);
+			if (parse_sections("e2e", &mask))
+				return -1;
+			left_out |= mask;
 			break;
 		case 'A':
-			o->sections &= ~(1u << BENCH_ANCHORS_BIT);
+			if (parse_sections("anchors", &mask))
+				return -1;
+			left_out |= mask;
 			break;
 		case 'h':
 			usage(stdout);
@@ -418,10 +494,16 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		fprintf(stderr, "fecd-bench: bad arguments (see --help)\n");
 		return -1;
 	}
+	o->sections = only & family & ~left_out;
 	if (o->short_mode)
 		o->no_gpu = true;
+	/* the main data set at full size only where a section measures it */
+	bool main_data = false;
+	for (unsigned i = 0; i < NSECTIONS; i++)
+		if (o->sections & (1u << i) && sections[i].flags & BENCH_MAIN_DATA)
+			main_data = true;
 	if (!bits_set)
-		o->bits = o->short_mode || o->ldpc_only ? (1u << 20) : (1u << 25);
+		o->bits = o->short_mode || !main_data ? (1u << 20) : (1u << 25);
 	if (!secs_set)
 		o->min_secs = o->short_mode ? 0.2 : 1.0;
 	return 0;
@@ -486,33 +568,7 @@ int main(int argc, char **argv)
 	if (!o.no_gpu)
 		g = bench_gpu_open(&o, gpu_why, sizeof(gpu_why));
 	describe_machine(&r, &o, g, &d);
-	if (o.sections & (1u << BENCH_CPU_BIT))
-		bench_cpu(&r, &o, &d);
-	if (o.sections & (1u << BENCH_GPU_BIT))
-		bench_gpu_sections(&r, &o, g, gpu_why, &d);
-	if (!(o.sections & (1u << BENCH_ANCHORS_BIT))) {
-		static const char *const none[] = {NULL};
-		report_skip(report_section(&r, "anchors", "Anchors on the same data", none),
-		            "not asked for (--no-anchors, --only)");
-	} else {
-		bench_anchors(&r, &o, &d);
-	}
-	if (o.sections & (1u << BENCH_SWEEPS_BIT))
-		bench_sweeps(&r, &o, g, &d);
-	if (o.sections & (1u << BENCH_LDPC_BIT))
-		bench_ldpc(&r, &o, g, gpu_why);
-	bool have_gpu = g != NULL;
-	bench_gpu_close(g); /* the daemon below opens the GPU itself */
-	g = NULL;
-	if (!(o.sections & (1u << BENCH_E2E_BIT))) {
-		static const char *const none[] = {NULL};
-		report_skip(report_section(&r, "e2e", "End to end through fecd", none),
-		            "not asked for (--no-e2e, --only)");
-		report_skip(report_section(&r, "latency", "Latency through fecd", none),
-		            "not asked for (--no-e2e, --only)");
-	} else {
-		bench_e2e(&r, &o, &d, have_gpu);
-	}
+	run_sections(&r, &o, &(struct bench_ctx){.d = &d, .g = g, .gpu_why = gpu_why});
 	progress("done");
 	print_header(r.root);
 	print_gpu(r.root);

@@ -7,6 +7,8 @@
  * bench.c: main, options, machine, table and JSON. bench_data.c: the data set. bench_cpu.c: the
  * CPU backend. bench_gpu.c: the GPU backend (fecd_cuda.h). bench_anchor.c: libfec and GNU Radio.
  * bench_e2e.c: the running daemon, bare ZeroMQ and latency. bench_ldpc.c: the LDPC sections.
+ * sections.h: the tables of sections and report entries that bench.c runs and check_bench_json
+ * checks.
  */
 #ifndef FECD_BENCH_H
 #define FECD_BENCH_H
@@ -18,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "fec.h"
+#include "sections.h"
 
 /* The daemon's defaults the end-to-end runs rely on (daemon/backend/backend.h BACKEND_GPU_JOBS and
  * the CPU's 16 jobs per thread within 64..1024, the batch.deadline_ms setting): they size the
@@ -27,19 +30,9 @@
 	((threads) * 16 < 64 ? 64 : (threads) * 16 > 1024 ? 1024 : (threads) * 16)
 #define BENCH_FECD_DEADLINE_MS 20
 
-/* fecd-bench's sections, for --only (a bit each). */
-#define BENCH_SECTION_MAP(X)                                                                       \
-	X(CPU, "cpu") X(GPU, "gpu") X(ANCHORS, "anchors") X(SWEEPS, "sweeps") X(LDPC, "ldpc")      \
-	    X(E2E, "e2e")
-enum bench_section {
-#define X(id, name) BENCH_##id##_BIT,
-	BENCH_SECTION_MAP(X)
-#undef X
-};
-
 struct bench_opts {
-	bool short_mode, no_gpu, ldpc_only;
-	unsigned sections; /* 1 << BENCH_*_BIT for each section that runs */
+	bool short_mode, no_gpu;
+	unsigned sections; /* bit i: the i-th section of BENCH_SECTION_MAP runs */
 	const char *json_path;
 	const char *bindir; /* where fecd, fecd-feed and fecd-sink are (beside fecd-bench) */
 	uint64_t bits;      /* information bits of the main data set */
@@ -98,9 +91,9 @@ struct bench_report {
 	cJSON *root, *sections;
 };
 
-/* A section with its column names (NULL-terminated; the row label comes first, unnamed). */
-cJSON *report_section(struct bench_report *r, const char *name, const char *title,
-                      const char *const *columns);
+/* The report entry `name` (BENCH_REPORT_MAP, which gives its title) with its column names
+ * (NULL-terminated; the row label comes first, unnamed). */
+cJSON *report_section(struct bench_report *r, const char *name, const char *const *columns);
 void report_skip(cJSON *section, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void report_note(cJSON *section, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 cJSON *report_row(cJSON *section, const char *label);
@@ -111,7 +104,27 @@ void row_str(cJSON *row, const char *col, const char *v);
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double bench_now(void); /* CLOCK_MONOTONIC seconds */
 
-/* ---- Parts. Each fills its sections, or marks them skipped with the reason. */
+/* ---- Sections (sections.h). Each fills its report entries, or marks them skipped with the
+ * reason. */
+
+/* What a section gets besides the options: the main data set (a CCSDS stream; built small when
+ * no section that runs measures it) and the GPU, NULL when there is none (gpu_why says why; the
+ * daemon's sections see NULL and had_gpu). */
+struct bench_ctx {
+	struct bench_data *d;
+	struct bench_gpu *g;
+	const char *gpu_why;
+	bool had_gpu;
+};
+typedef void bench_section_fn(struct bench_report *r, const struct bench_opts *o,
+                              struct bench_ctx *c);
+#define X(name, family, fn, flags) bench_section_fn fn;
+BENCH_SECTION_MAP(X)
+#undef X
+
+/* The main data set's geometry (decode_len, traceback_len, head_len: bits per block, after it
+ * and before it) from its decoder's fec_info, into the report's geometry object. */
+void bench_data_geometry(const struct bench_data *d, cJSON *geo);
 
 /* CPU: decodes d with `threads` threads in batches of `jobs` jobs, repeated until min_secs have
  * passed; out gets the output (job layout of d). Returns information bits per second, or < 0. */
@@ -119,15 +132,12 @@ double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t job
                       uint8_t *out);
 /* The CPU decoder's SIMD level in use (or "portable" where there is one code path). */
 const char *bench_simd_level(void);
-void bench_cpu(struct bench_report *r, const struct bench_opts *o, struct bench_data *d);
 
 /* GPU: opens device 0 when present; otherwise says why not in `why`. */
 struct bench_gpu;
 struct bench_gpu *bench_gpu_open(const struct bench_opts *o, char *why, size_t whylen);
 void bench_gpu_close(struct bench_gpu *g);
 void bench_gpu_machine(struct bench_gpu *g, cJSON *machine);
-void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
-                        const char *why, struct bench_data *d);
 /* Kernel-only rate of d (information bits per second) with `jobs` per batch; < 0 on failure,
  * with *exact telling whether the output matched d->ref. */
 double bench_gpu_kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
@@ -140,15 +150,5 @@ double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
 /* The GPU decoder's describe() line for d's code, into buf; nonzero (and why in buf) when the
  * GPU has no decoder for it. */
 int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *buf, size_t len);
-
-/* LDPC (bench_ldpc.c): DVB-S2 r1/2 on GPU and CPU, and the seed thesis's speedup table. */
-void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
-                const char *gpu_why);
-
-void bench_sweeps(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
-                  struct bench_data *d);
-void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_data *d);
-void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct bench_data *d,
-               bool have_gpu);
 
 #endif

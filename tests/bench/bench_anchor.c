@@ -186,8 +186,9 @@ static void anchor_gnuradio(cJSON *sec, const struct bench_opts *o, const struct
 		report_note(sec, "GNU Radio cc_decoder: skipped: cannot write %s", in);
 		goto out_dir;
 	}
+	/* decoded bits per block, from the decoder's units */
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s %s %u", gr_script(), in, out,
-	         d->spec.u.conv.decode_len);
+	         d->info->block_syms / d->info->unit_syms * d->info->unit_bits);
 	progress("anchor: GNU Radio cc_decoder (%llu bits)", (unsigned long long)nbits);
 	p = popen(cmd, "r");
 	if (p) {
@@ -220,10 +221,11 @@ out_free:
 	free(bits);
 }
 
-void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_data *d)
+void bench_anchors(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
+	const struct bench_data *d = c->d;
 	static const char *const cols[] = {"Mb/s", "bits", "BER", NULL};
-	cJSON *sec = report_section(r, "anchors", "Anchors on the same data (one core each)", cols);
+	cJSON *sec = report_section(r, "anchors", cols);
 
 	anchor_libfec(sec, o, d);
 	anchor_gnuradio(sec, o, d);

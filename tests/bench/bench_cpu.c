@@ -110,11 +110,12 @@ static void cpu_row(cJSON *sec, const char *label, const struct bench_data *d, u
 	row_str(row, "same as ref", bench_data_mismatches(d, out) ? "NO" : "yes");
 }
 
-void bench_cpu(struct bench_report *r, const struct bench_opts *o, struct bench_data *d)
+void bench_cpu(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
+	struct bench_data *d = c->d;
 	static const char *const cols[] = {"threads", "jobs",        "Mb/s", "Mb/s/core",
 	                                   "BER",     "same as ref", NULL};
-	cJSON *sec = report_section(r, "cpu", "CPU backend (fec_decode on threads)", cols);
+	cJSON *sec = report_section(r, "cpu", cols);
 	uint8_t *out = calloc(d->njobs, d->out_stride);
 	char label[64];
 	double rate;

@@ -190,3 +190,14 @@ struct fec_batch bench_batch(const struct bench_data *d, struct fec_job *jobs, c
 	                          .out = out + (size_t)first * d->out_stride,
 	                          .out_stride = d->out_stride};
 }
+
+void bench_data_geometry(const struct bench_data *d, cJSON *geo)
+{
+	const struct fec_info *in = d->info;
+	/* input symbols to output bits: unit_syms symbols carry unit_bits bits */
+	const double per = in->unit_syms ? (double)in->unit_bits / in->unit_syms : 0.0;
+
+	cJSON_AddNumberToObject(geo, "decode_len", in->block_syms * per);
+	cJSON_AddNumberToObject(geo, "traceback_len", in->tail_syms * per);
+	cJSON_AddNumberToObject(geo, "head_len", in->head_syms * per);
+}

@@ -537,9 +537,9 @@ static void remove_dir(const char *dir)
 		progress("e2e: could not remove %s", dir);
 }
 
-void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct bench_data *d,
-               bool have_gpu)
+void bench_e2e(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
+	const struct bench_data *d = c->d;
 	static const char *const ecols[] = {
 	    "conns",      "Mb/s/conn",   "Mb/s total", "bare Mb/s/conn", "bare total",
 	    "ratio/conn", "ratio total", "BER",        "verified",       "client cores",
@@ -547,9 +547,8 @@ void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct 
 	static const char *const lcols[] = {
 	    "input Mb/s",   "p50 ms",   "p90 ms",       "p99 ms",   "max ms", "samples",
 	    "fecd p99 ms", "batch p99 ms", "bound ms", "p99 in bound", "verified", NULL};
-	cJSON *es = report_section(r, "e2e",
-	                           "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", ecols);
-	cJSON *ls = report_section(r, "latency", "Latency through fecd at a set input rate", lcols);
+	cJSON *es = report_section(r, "e2e", ecols);
+	cJSON *ls = report_section(r, "latency", lcols);
 	struct e2e e = {.o = o, .d = d, .fecd = -1, .port = o->port};
 	char path[4096];
 
@@ -576,7 +575,7 @@ void bench_e2e(struct bench_report *r, const struct bench_opts *o, const struct 
 	            "feeds and sinks left free (client cores: the CPU they used over the run)",
 	            E2E_MSG_SYMS, E2E_HDR_BYTES);
 	e2e_backend(&e, "cpu", es, ls);
-	if (have_gpu)
+	if (c->had_gpu)
 		e2e_backend(&e, "cuda", es, ls);
 	else
 		report_note(es, "cuda backend: skipped: no GPU (or --no-gpu / --short)");

@@ -380,14 +380,16 @@ out_fail:
 	return NULL;
 }
 
-void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
-                        const char *why, struct bench_data *d)
+void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
+	struct bench_gpu *g = c->g;
+	const char *why = c->gpu_why;
+	const struct bench_data *d = c->d;
 	static const char *const kcols[] = {"lanes", "jobs", "Gb/s", "same as cpu", NULL};
 	static const char *const tcols[] = {"lanes",       "jobs", "Gb/s", "GB/s in",
 	                                    "same as cpu", "BER",  NULL};
-	cJSON *ks = report_section(r, "gpu_kernel", "GPU kernel only (no host copies)", kcols);
-	cJSON *ts = report_section(r, "gpu_transfer", "GPU with host transfers (pinned)", tcols);
+	cJSON *ks = report_section(r, "gpu_kernel", kcols);
+	cJSON *ts = report_section(r, "gpu_transfer", tcols);
 	unsigned lanes = g ? lanes_for(g, o) : 0;
 	struct gpu_run probe;
 	bool exact;
@@ -506,15 +508,12 @@ int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *bu
 	return -1;
 }
 
-void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
-                        const char *why, struct bench_data *d)
+void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
 	static const char *const none[] = {NULL};
 
-	(void)o, (void)g, (void)d;
-	report_skip(report_section(r, "gpu_kernel", "GPU kernel only (no host copies)", none), "%s",
-	            why);
-	report_skip(report_section(r, "gpu_transfer", "GPU with host transfers (pinned)", none),
-	            "%s", why);
+	(void)o;
+	report_skip(report_section(r, "gpu_kernel", none), "%s", c->gpu_why);
+	report_skip(report_section(r, "gpu_transfer", none), "%s", c->gpu_why);
 }
 #endif

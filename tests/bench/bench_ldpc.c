@@ -60,7 +60,7 @@ static int ldpc_data_build(struct bench_data *d, const char *text, uint32_t nfra
 		goto out_err;
 	d->spec = *fec_decoder_spec(d->dec);
 	d->info = fec_decoder_info(d->dec);
-	const uint32_t k = d->spec.u.ldpc.k, n_tx = d->info->frame_syms;
+	const uint32_t k = d->info->frame_info_bits, n_tx = d->info->frame_syms;
 	d->njobs = nframes;
 	d->nbits = (uint64_t)nframes * k;
 	d->in_stride = n_tx;
@@ -112,7 +112,7 @@ static uint32_t frame_errors(const struct bench_data *d, const uint8_t *out)
 {
 	uint32_t bad = 0;
 	uint8_t *pk = malloc(d->out_stride);
-	const uint32_t k = d->spec.u.ldpc.k;
+	const uint32_t k = d->info->frame_info_bits;
 
 	if (!pk)
 		return UINT32_MAX;
@@ -225,7 +225,7 @@ static void gpu_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *g
 	if (rate > 0) {
 		row_num(row, "Gb/s", rate / 1e9);
 		row_num(row, "Mb/s", rate / 1e6);
-		row_num(row, "GB/s in", rate / d->spec.u.ldpc.k * d->in_stride / 1e9);
+		row_num(row, "GB/s in", rate / d->info->frame_info_bits * d->in_stride / 1e9);
 	}
 	row_str(row, "same as cpu", rate > 0 ? (exact ? "yes" : "NO") : "failed");
 	if (de) {
@@ -246,10 +246,7 @@ static void ldpc_main(struct bench_report *r, const struct bench_opts *o, struct
 	static const char *const cols[] = {"Gb/s",        "Mb/s", "Mb/s/core", "GB/s in",
 	                                   "same as cpu", "FER",  NULL};
 	const double ebn0 = 2.5;
-	cJSON *sec = report_section(r, "ldpc",
-	                            "LDPC DVB-S2 64800 r1/2, layered nms, 10 iterations, int8 "
-	                            "(information bits)",
-	                            cols);
+	cJSON *sec = report_section(r, "ldpc", cols);
 	struct bench_data d, de;
 	bool have_de = false;
 	char text[256], err[256];
@@ -322,10 +319,7 @@ static void ldpc_rates(struct bench_report *r, const struct bench_opts *o, struc
 	    {"DVB-S2_64800x16200.alist", "3/4", 14, 3.2},
 	    {"DVB-S2_64800x6480.alist", "9/10", 30, 4.4},
 	};
-	cJSON *sec = report_section(r, "ldpc_rates",
-	                            "LDPC DVB-S2 64800 by rate, layered nms, 10 iterations, int8 "
-	                            "(information bits)",
-	                            cols);
+	cJSON *sec = report_section(r, "ldpc_rates", cols);
 	char text[256], err[256], desc[400];
 
 	if (o->short_mode) {
@@ -465,10 +459,7 @@ static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct
 {
 	static const char *const cols[] = {"iters",   "CPU fr/s",     "GPU fr/s",
 	                                   "speedup", "seed speedup", NULL};
-	cJSON *sec = report_section(r, "ldpc_seed",
-	                            "LDPC: the seed's table 4.3, GPU/CPU(1 core) speedup, spa "
-	                            "flooding, Eb/N0 -1 dB",
-	                            cols);
+	cJSON *sec = report_section(r, "ldpc_seed", cols);
 	struct bench_opts oq = *o;
 	char wimax[256] = "", err[256];
 
@@ -527,7 +518,7 @@ static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct
 
 			if (i == 0)
 				report_note(sec, "%s GPU: %s", seed_codes[c].name, desc);
-			const double bits = (double)d.spec.u.ldpc.k;
+			const double bits = (double)d.info->frame_info_bits;
 
 			snprintf(label, sizeof(label), "%s", seed_codes[c].name);
 			cJSON *row = report_row(sec, label);
@@ -547,12 +538,11 @@ static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct
 		unlink(wimax);
 }
 
-void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
-                const char *gpu_why)
+void bench_ldpc(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
 	if (o->codes_dir)
 		fec_codes_dir_set(o->codes_dir);
-	ldpc_main(r, o, g, gpu_why);
-	ldpc_rates(r, o, g, gpu_why);
-	ldpc_seed(r, o, g, gpu_why);
+	ldpc_main(r, o, c->g, c->gpu_why);
+	ldpc_rates(r, o, c->g, c->gpu_why);
+	ldpc_seed(r, o, c->g, c->gpu_why);
 }

@@ -22,7 +22,7 @@ static void sweep_k(struct bench_report *r, const struct bench_opts *o, struct b
 {
 	static const char *const cols[] = {
 	    "D", "L", "cpu 1 core Mb/s", "cpu all Mb/s", "gpu kernel Gb/s", "gpu = cpu", NULL};
-	cJSON *sec = report_section(r, "sweep_k", "Throughput vs K (r=1/2, stream)", cols);
+	cJSON *sec = report_section(r, "sweep_k", cols);
 	uint64_t bits = o->bits / 4;
 
 	for (unsigned i = 0; i < sizeof(sweep_codes) / sizeof(sweep_codes[0]); i++) {
@@ -69,7 +69,7 @@ static void sweep_batch(struct bench_report *r, const struct bench_opts *o, stru
 {
 	static const char *const cols[] = {"cpu all Mb/s", "gpu kernel Gb/s", NULL};
 	static const uint32_t sizes[] = {1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144};
-	cJSON *sec = report_section(r, "sweep_batch", "Throughput vs batch size (main code)", cols);
+	cJSON *sec = report_section(r, "sweep_batch", cols);
 	uint8_t *out = calloc(d->njobs, d->out_stride);
 
 	if (!out) {
@@ -103,9 +103,8 @@ static void sweep_batch(struct bench_report *r, const struct bench_opts *o, stru
 	free(out);
 }
 
-void bench_sweeps(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
-                  struct bench_data *d)
+void bench_sweeps(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
-	sweep_k(r, o, g);
-	sweep_batch(r, o, g, d);
+	sweep_k(r, o, c->g);
+	sweep_batch(r, o, c->g, c->d);
 }

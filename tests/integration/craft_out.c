@@ -6,10 +6,15 @@
  *   frame:SEQ    a 64-bit decoded frame whose first input message is sender sequence SEQ
  *   stream:OFF   a stream message of 64 decoded bits at decoded-bit offset OFF
  *   eos:SEQ      a frame message like frame:SEQ, flagged END_OF_STREAM
+ *   soft:SEQ     a frame like frame:SEQ whose bits alternate 1010..., with 64 soft values that
+ *                agree with them (bit LLRs: negative for a 1) and one of exactly 0
+ *   softsign:SEQ the same with the LLR of bit 5 of the wrong sign
+ *   softcount:SEQ the same with 63 soft values for its 64 bits
  * Exit status 0 when every message was sent, 1 otherwise, 2 on a usage error.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +22,24 @@
 #include <zmq.h>
 
 #include "fecd_proto.h"
+
+/* 64 float32 little-endian bit LLRs for bits 1010...: -2.5 for a 1, +2.5 for a 0, 0 for bit 9
+ * (no preference), bit 5 negated when wrong_sign. */
+static void soft_values(uint8_t *out, bool wrong_sign)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		float v = i % 2 == 0 ? -2.5f : 2.5f;
+		uint32_t u;
+
+		if (i == 9)
+			v = 0.0f;
+		if (i == 5 && wrong_sign)
+			v = -v;
+		memcpy(&u, &v, sizeof(u));
+		for (unsigned b = 0; b < 4; b++)
+			out[4 * i + b] = (uint8_t)(u >> (8 * b));
+	}
+}
 
 static int send_msg(void *sock, const char *kind, uint64_t value)
 {
@@ -30,9 +53,20 @@ static int send_msg(void *sock, const char *kind, uint64_t value)
 	    .code_gen = 1,
 	    .payload_bits = 64,
 	};
-	uint8_t hdr[FECD_OUT_HDR_LEN], bits[8] = {0};
+	uint8_t hdr[FECD_OUT_HDR_LEN], bits[8] = {0}, soft[64 * 4];
+	bool with_soft = strncmp(kind, "soft", 4) == 0;
 
-	if (strcmp(kind, "stream") == 0) {
+	if (with_soft) {
+		h.in_seq = value;
+		h.flags = FECD_OUT_SOFT;
+		h.soft_count = strcmp(kind, "softcount") == 0 ? 63 : 64;
+		memset(bits, 0xaa, sizeof(bits));
+		soft_values(soft, strcmp(kind, "softsign") == 0);
+		if (strcmp(kind, "soft") && strcmp(kind, "softsign") && strcmp(kind, "softcount")) {
+			fprintf(stderr, "it-craft: unknown kind '%s'\n", kind);
+			return 2;
+		}
+	} else if (strcmp(kind, "stream") == 0) {
 		h.flags = FECD_OUT_STREAM;
 		h.out_bit_offset = value;
 	} else if (strcmp(kind, "frame") == 0 || strcmp(kind, "eos") == 0) {
@@ -40,12 +74,16 @@ static int send_msg(void *sock, const char *kind, uint64_t value)
 		if (kind[0] == 'e')
 			h.flags = FECD_OUT_END_OF_STREAM;
 	} else {
-		fprintf(stderr, "it-craft: unknown kind '%s' (frame, stream, eos)\n", kind);
+		fprintf(stderr,
+		        "it-craft: unknown kind '%s' (frame, stream, eos, soft, softsign, "
+		        "softcount)\n",
+		        kind);
 		return 2;
 	}
 	fecd_out_hdr_pack(&h, hdr);
 	if (zmq_send(sock, hdr, sizeof(hdr), ZMQ_SNDMORE) < 0 ||
-	    zmq_send(sock, bits, sizeof(bits), 0) < 0) {
+	    zmq_send(sock, bits, sizeof(bits), with_soft ? ZMQ_SNDMORE : 0) < 0 ||
+	    (with_soft && zmq_send(sock, soft, 4 * (size_t)h.soft_count, 0) < 0)) {
 		fprintf(stderr, "it-craft: send: %s\n", zmq_strerror(errno));
 		return 1;
 	}

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Integration x: the decoder contract on the wire. A small LDPC code the family builds (no code
+# Integration z: the decoder contract on the wire. A small LDPC code the family builds (no code
 # files) with soft output; a Python sender (pyzmq) writes native messages by hand:
 #  1. q-ary symbols (format f32v) to a code of bit LLRs: refused whole, counted under reason
 #     "format", and the log says why; the channel goes on.

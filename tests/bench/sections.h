@@ -1,0 +1,70 @@
+/*
+ * fecd-bench's sections as tables: fecd-bench runs from them (bench.c) and check_bench_json
+ * checks its report against them, so that a family's section is one line here and one file
+ * beside bench.c (bench_<family>.c; the main data set's are the viterbi family's: bench_cpu.c,
+ * bench_gpu.c, bench_anchor.c, bench_sweep.c; fecd's own, e2e, is bench_e2e.c).
+ *
+ * BENCH_SECTION_MAP: what runs, in this order. X(name, family, function, flags): --only takes
+ * the names, --family the family (NULL: fecd as a whole, which no --family selects); the
+ * function (bench_section_fn, bench.h) fills the section's report entries (BENCH_REPORT_MAP), or
+ * marks them skipped with the reason. Flags: BENCH_MAIN_DATA, it measures the main data set (a
+ * CCSDS stream: bench_data_build), which is then built at full size; BENCH_DAEMON, it starts
+ * fecd, which opens the GPU itself, so fecd-bench's own GPU context is closed before it (and the
+ * sections after it see none).
+ *
+ * BENCH_REPORT_MAP: the report's entries, the JSON's "sections" array. X(section, json name,
+ * title, ci): ci is BENCH_CI_RUNS when the CI run (--short, no GPU, maybe no codes folder) must
+ * run it, 0 when it may say why it skipped.
+ *
+ * BENCH_CHECK_MAP: what check_bench_json asks of an entry that ran. X(json name, column, yes
+ * column, rows): every row has column > 0 and, if given, the yes column reading "yes" (its
+ * output was verified); at least that many rows.
+ */
+#ifndef FECD_BENCH_SECTIONS_H
+#define FECD_BENCH_SECTIONS_H
+
+#define BENCH_MAIN_DATA 0x1u
+#define BENCH_DAEMON    0x2u
+
+#define BENCH_SECTION_MAP(X)                                                                       \
+	X(cpu, "viterbi", bench_cpu, BENCH_MAIN_DATA)                                              \
+	X(gpu, "viterbi", bench_gpu_sections, BENCH_MAIN_DATA)                                     \
+	X(anchors, "viterbi", bench_anchors, BENCH_MAIN_DATA)                                      \
+	X(sweeps, "viterbi", bench_sweeps, BENCH_MAIN_DATA)                                        \
+	X(ldpc, "ldpc", bench_ldpc, 0)                                                             \
+	X(e2e, NULL, bench_e2e, BENCH_MAIN_DATA | BENCH_DAEMON)
+
+#define BENCH_CI_RUNS 1
+
+#define BENCH_REPORT_MAP(X)                                                                        \
+	X(cpu, "cpu", "CPU backend (fec_decode on threads)", BENCH_CI_RUNS)                        \
+	X(gpu, "gpu_kernel", "GPU kernel only (no host copies)", 0)                                \
+	X(gpu, "gpu_transfer", "GPU with host transfers (pinned)", 0)                              \
+	X(anchors, "anchors", "Anchors on the same data (one core each)", 0)                       \
+	X(sweeps, "sweep_k", "Throughput vs K (r=1/2, stream)", 0)                                 \
+	X(sweeps, "sweep_batch", "Throughput vs batch size (main code)", 0)                        \
+	X(ldpc, "ldpc",                                                                            \
+	  "LDPC DVB-S2 64800 r1/2, layered nms, 10 iterations, int8 (information bits)", 0)        \
+	X(ldpc, "ldpc_rates",                                                                      \
+	  "LDPC DVB-S2 64800 by rate, layered nms, 10 iterations, int8 (information bits)", 0)     \
+	X(ldpc, "ldpc_seed",                                                                       \
+	  "LDPC: the seed's table 4.3, GPU/CPU(1 core) speedup, spa flooding, Eb/N0 -1 dB", 0)     \
+	X(e2e, "e2e", "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", BENCH_CI_RUNS)      \
+	X(e2e, "latency", "Latency through fecd at a set input rate", BENCH_CI_RUNS)
+
+#define BENCH_CHECK_MAP(X)                                                                         \
+	X("cpu", "Mb/s", "same as ref", 2)                                                         \
+	X("gpu_kernel", "Gb/s", "same as cpu", 1)                                                  \
+	X("gpu_transfer", "Gb/s", "same as cpu", 1)                                                \
+	X("anchors", "Mb/s", NULL, 1)                                                              \
+	X("sweep_k", "cpu 1 core Mb/s", NULL, 7)                                                   \
+	X("sweep_batch", "cpu all Mb/s", NULL, 3)                                                  \
+	X("ldpc", "Mb/s", "same as cpu", 4)                                                        \
+	X("ldpc_rates", "CPU 1 core Mb/s", "same as cpu", 1)                                       \
+	X("ldpc_seed", "CPU fr/s", NULL, 1)                                                        \
+	X("e2e", "Mb/s total", "verified", 2)                                                      \
+	X("e2e", "bare total", NULL, 2)                                                            \
+	X("latency", "samples", "verified", 1)                                                     \
+	X("latency", "p50 ms", NULL, 1)
+
+#endif
