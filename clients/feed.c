@@ -14,8 +14,9 @@
  * per frame; frame lengths are fixed (--frame-bits B) or drawn from a seeded schedule
  * (--frame-bits MIN:MAX) that the sink regenerates (common.h).
  *
- * LDPC frames carry the code's k information bits each. --asm (feed_asm.c, for ldpc codes with
- * framing=asm) sends every frame behind the code's sync marker in one raw stream instead.
+ * Frames carry the code's information bits each (fec_info.frame_info_bits). --asm (feed_asm.c,
+ * for frame codes with framing=asm) sends every frame behind the code's sync marker in one raw
+ * stream instead.
  *
  * Test hooks: --skip-seq drops chosen messages (SUB gap counting), --inject-bad sends a table of
  * malformed native messages between the good ones (feed_wire.h), --stamps writes (seq, send time)
@@ -573,9 +574,10 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	if (code_open(&f, f.o.code, &f.code))
 		goto out;
-	/* LDPC frames carry exactly k information bits: that is the frame length unless given. */
-	if (f.code.spec.family == FECD_FAMILY_LDPC && f.code.spec.u.ldpc.k) {
-		uint32_t k = f.code.spec.u.ldpc.k;
+	/* Codes whose frames carry a fixed number of information bits (fec_info.frame_info_bits):
+	 * that is the frame length unless given. */
+	if (f.code.info.frame_info_bits) {
+		uint32_t k = f.code.info.frame_info_bits;
 		if (!f.o.sched_set)
 			f.o.sched = (struct frame_sched){.min_bits = k, .max_bits = k, .step = 1};
 		if (f.o.sched.min_bits != k || f.o.sched.max_bits != k) {

@@ -1,5 +1,6 @@
 /*
- * fecd-feed --asm: frames of an ldpc code sent behind its attached sync marker as one raw stream,
+ * fecd-feed --asm: frames of a frame code sent behind its attached sync marker (its asm
+ * parameter, which every frame family's decoder reports in fec_info.frame) as one raw stream,
  * [junk] marker frame, [junk] marker frame, ..., cut into messages of --msg-syms symbols that
  * carry no frame flags (or GNU Radio items), as a radio's framer hands them on. --invert negates
  * chosen frames with their markers (a phase ambiguity the marker resolves); --junk puts random
@@ -74,22 +75,25 @@ static int asm_junk(struct feed *f, struct asm_tx *t, size_t n)
 
 static int asm_marker(struct feed *f, struct asm_tx *t, bool negate)
 {
-	const struct ldpc_spec *ls = &f->code.spec.u.ldpc;
+	const struct fec_frame_opts *fo = &f->code.info.frame;
 
-	for (unsigned j = 0; j < ls->asm_bits; j++)
-		t->bits[j] = (uint8_t)((ls->asm_marker >> (ls->asm_bits - 1 - j)) & 1u);
-	fec_awgn_llr(&f->noise, t->bits, ls->asm_bits, f->code.sigma, 1.0f, t->llr);
-	return asm_push(f, t, t->llr, ls->asm_bits, negate);
+	for (unsigned j = 0; j < fo->asm_bits; j++)
+		t->bits[j] = (uint8_t)((fo->asm_marker >> (fo->asm_bits - 1 - j)) & 1u);
+	fec_awgn_llr(&f->noise, t->bits, fo->asm_bits, f->code.sigma, 1.0f, t->llr);
+	return asm_push(f, t, t->llr, fo->asm_bits, negate);
 }
 
 int feed_run_asm(struct feed *f)
 {
 	struct asm_tx t = {0};
-	size_t piece = f->code.info.frame_syms + LDPC_ASM_MAX_BITS + f->o.junk;
+	size_t piece = f->code.info.frame_syms + FEC_ASM_MAX_BITS + f->o.junk;
 	int rc = -1;
 
-	if (f->code.spec.family != FECD_FAMILY_LDPC || !f->code.info.frame_syms) {
-		fprintf(stderr, "fecd-feed: --asm is for ldpc codes (their framing=asm marker)\n");
+	/* every frame family's decoder reports its marker in fec_info.frame; others report none */
+	if (f->code.info.kind != FEC_KIND_FRAME || !f->code.info.frame_syms ||
+	    f->code.info.frame.asm_bits < 8 || f->code.info.frame.asm_bits > FEC_ASM_MAX_BITS) {
+		fprintf(stderr, "fecd-feed: --asm is for frame codes with a sync marker (their "
+		                "framing=asm marker)\n");
 		return -1;
 	}
 	t.per = f->o.msg_syms;
@@ -98,8 +102,8 @@ int feed_run_asm(struct feed *f)
 	t.cap = t.per + piece;
 	t.pend = malloc(t.cap * sizeof(float));
 	t.wire = malloc(t.per * sizeof(float));
-	t.bits = malloc(f->o.junk + LDPC_ASM_MAX_BITS);
-	t.llr = malloc((f->o.junk + LDPC_ASM_MAX_BITS) * sizeof(float));
+	t.bits = malloc(f->o.junk + FEC_ASM_MAX_BITS);
+	t.llr = malloc((f->o.junk + FEC_ASM_MAX_BITS) * sizeof(float));
 	if (f->o.gnuradio) { /* its messages hold per symbols, more than one frame */
 		uint8_t *g = realloc(f->grmsg, GR_TAG_HEADER_MAX + t.per * sizeof(float));
 		if (!g) {

@@ -36,7 +36,7 @@ static void usage(FILE *f)
 	    "  --msg-syms N         stream codes: about N symbols per message (default 4096)\n"
 	    "  --no-eos             do not flag the last message END_OF_STREAM\n"
 	    "  --frames N           frame codes: frames (default 100)\n"
-	    "  --asm                frame codes with a sync marker (ldpc framing=asm): marker and\n"
+	    "  --asm                frame codes with a sync marker (framing=asm): marker and\n"
 	    "                       frame back to back in one raw stream of --msg-syms messages\n"
 	    "  --invert[=A:B]       --asm: send frames A..B-1 (default all) and their markers\n"
 	    "                       with negated symbols, as a receiver's phase ambiguity does\n"

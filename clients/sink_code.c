@@ -38,20 +38,26 @@ int sink_code_open(struct sink *s)
 	return client_opts_code_frames(&s->o.common, &s->code_info, "fecd-sink");
 }
 
-/* The soft layout of a message: kind and values per unit. The header's own soft fields (once
- * the wire carries them) take precedence here; until then, --code's, else bit LLRs, the only
- * soft output fecd publishes today (PROTOCOL.md 3.2). */
-static void soft_layout(const struct sink *s, const struct fecd_out_hdr *h,
-                        enum fec_soft_kind *kind, uint32_t *per_unit)
+/* The soft layout of a message: kind and values per unit, as its header says (a header from a
+ * sender older than those fields reads as bit LLRs: fecd_out_hdr_read). With --code, the code's
+ * must be the same: false (and the message counted as a size error) where it is not. */
+static bool soft_layout(struct sink *s, const struct fecd_out_hdr *h, enum fec_soft_kind *kind,
+                        uint32_t *per_unit)
 {
-	(void)h;
-	if (s->have_code) {
-		*kind = s->code_info.soft_kind;
-		*per_unit = s->code_info.soft_per_unit;
-		return;
+	*kind = (enum fec_soft_kind)h->soft_kind;
+	*per_unit = h->soft_per_unit;
+	if (s->have_code && (*kind != s->code_info.soft_kind ||
+	                     (*kind != FEC_SOFT_NONE && *per_unit != s->code_info.soft_per_unit))) {
+		if (s->soft_size_errors++ < 10)
+			fprintf(stderr,
+			        "fecd-sink: message %" PRIu64 ": soft output of kind %s, %" PRIu32
+			        " values per unit; the code gives %s, %" PRIu32 "\n",
+			        s->msgs, fecd_soft_name(h->soft_kind), *per_unit,
+			        fecd_soft_name((int)s->code_info.soft_kind),
+			        s->code_info.soft_per_unit);
+		return false;
 	}
-	*kind = FEC_SOFT_BIT_LLR;
-	*per_unit = 1;
+	return true;
 }
 
 static float get_f32le(const uint8_t *p)
@@ -86,7 +92,8 @@ void sink_soft_check(struct sink *s, const struct fecd_out_hdr *h, const uint8_t
 		return; /* none, or a PDU (which carries none) */
 	s->soft_msgs++;
 	s->soft_values += h->soft_count;
-	soft_layout(s, h, &kind, &per_unit);
+	if (!soft_layout(s, h, &kind, &per_unit))
+		return;
 	switch (kind) {
 	case FEC_SOFT_NONE:
 		size_error(s, h, "the code gives no soft output");

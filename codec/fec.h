@@ -11,8 +11,15 @@
  * Output is hard bits, packed MSB first, and, where the family has it, soft values per output bit or
  * symbol (float LLRs or probabilities) for an outer decoder.
  *
- * Soft input inside fecd is always int8 LLR: log(P0/P1) scaled, positive favours 0, 0 is neutral
- * (erased or depunctured), range -127..127. softbits.h converts every wire format to it.
+ * Soft input is what the decoder's fec_info says (in_kind): int8 LLRs (log(P0/P1) scaled, positive
+ * favours 0, 0 is neutral: erased or depunctured, range -127..127; softbits.h converts every bit
+ * format to them), float32 LLRs, or q float32 log-probabilities per q-ary symbol.
+ *
+ * Frame families share a block of channel-level settings that are no code's own (struct
+ * fec_frame_opts: the decoder's input kind, the LLR scale, framing and the sync marker): one
+ * parameter table (fec_frame.c) that the codec appends to each such family's table, so that they
+ * are set and read like the family's own parameters (config files, channel.create, the text form,
+ * codes.list).
  *
  * Functions return 0 or a negative FEC_E* code; fec_strerror names it. The library never prints.
  */
@@ -79,9 +86,44 @@ enum fec_path_policy fec_code_paths(void);
  * an alist of 2^20 columns as dense as DVB-S2's (about 48 bytes a column, 50 MB). */
 #define FEC_CODE_FILE_MAX (64u << 20)
 
-/* A code: its family and that family's parameters. Plain data: copy it by assignment. */
+/* What a decoder takes in per input symbol: the daemon sizes job slots and picks the wire
+ * conversion from it, so that nothing outside a family reads the family's spec. */
+enum fec_in_kind {
+	FEC_IN_S8_LLR = 1,  /* one int8 LLR (fec_batch.in); every bit format converts to it */
+	FEC_IN_F32_LLR,     /* one float32 LLR (fec_batch.in_f32) */
+	FEC_IN_F32_SYMLOGP, /* in_q float32 log-probabilities of a q-ary symbol (fec_batch.in_f32) */
+};
+
+/* How a frame family's symbols reach its decoder: channel-level settings, not the code's own, in
+ * every frame family's spec (fec_family_impl.frame_opts) and set through one parameter table
+ * (fec_frame.c: in, llr_scale, framing, asm, asm_threshold, asm_lock_threshold, asm_flywheel).
+ * All zero in the specs of other families. */
+enum fec_framing {
+	FEC_FRAMING_MESSAGE = 1, /* one frame per input message (or group of messages) */
+	FEC_FRAMING_ASM,         /* frames found after an attached sync marker in a raw stream */
+};
+
+#define FEC_ASM_MAX_BITS 64
+
+struct fec_frame_opts {
+	enum fec_in_kind in; /* the decoder's input: FEC_IN_S8_LLR (s8) or FEC_IN_F32_LLR (f32) */
+	/* The one scale of the channel's LLRs: int8 LLR = round(LLR * llr_scale). float32 input is
+	 * quantized to int8 with it, int8 input is read as LLR = value / llr_scale (float slots,
+	 * sum-product, offsets, soft output). */
+	float llr_scale;
+	enum fec_framing framing;
+	uint64_t asm_marker;      /* sync marker, first sent bit in bit asm_bits-1 */
+	uint8_t asm_bits;         /* its length in bits, 8..64 */
+	float asm_threshold;      /* normalised soft correlation needed to accept, 0..1 */
+	float asm_lock_threshold; /* the same at the expected position after a frame, 0..1 */
+	uint8_t asm_flywheel;     /* failed tests there in a row that keep the timing */
+};
+
+/* A code: its family, the frame families' common block and that family's parameters. Plain
+ * data: copy it by assignment. */
 struct fec_spec {
 	enum fecd_family family;
+	struct fec_frame_opts frame; /* frame families only; zero otherwise */
 	union {
 		struct conv_spec conv; /* FECD_FAMILY_VITERBI */
 		struct ldpc_spec ldpc; /* FECD_FAMILY_LDPC */
@@ -176,19 +218,13 @@ struct fec_param_value {
 
 enum fec_kind { FEC_KIND_STREAM = 1, FEC_KIND_FRAME = 2 };
 
-/* What a decoder takes in per input symbol: the daemon sizes job slots and picks the wire
- * conversion from it, so that nothing outside a family reads the family's spec. */
-enum fec_in_kind {
-	FEC_IN_S8_LLR = 1,  /* one int8 LLR (fec_batch.in); every bit format converts to it */
-	FEC_IN_F32_LLR,     /* one float32 LLR (fec_batch.in_f32) */
-	FEC_IN_F32_SYMLOGP, /* in_q float32 log-probabilities of a q-ary symbol (fec_batch.in_f32) */
-};
-
-/* What soft output a decoder gives per output unit (fec_batch.soft). */
+/* What soft output a decoder gives per output unit (fec_batch.soft); the values are the wire's
+ * (fecd_proto.h FECD_SOFT_MAP: the native output header's soft_kind). */
 enum fec_soft_kind {
-	FEC_SOFT_NONE = 0,
-	FEC_SOFT_BIT_LLR,  /* one float32 LLR per decoded bit */
-	FEC_SOFT_SYM_LOGP, /* soft_per_unit float32 log-probabilities per decoded q-ary symbol */
+	FEC_SOFT_NONE = FECD_SOFT_NONE,
+	FEC_SOFT_BIT_LLR = FECD_SOFT_BIT_LLR,   /* one float32 LLR per decoded bit */
+	FEC_SOFT_SYM_LOGP = FECD_SOFT_SYM_LOGP, /* soft_per_unit float32 log-probabilities per
+	                                         * decoded q-ary symbol */
 };
 
 struct fec_info {
@@ -222,6 +258,10 @@ struct fec_info {
 	/* Jobs of one batch may cost very different amounts (sequential decoding): backends hand
 	 * them out in small pieces rather than one share per thread. */
 	bool cost_varies;
+	/* Frame families: the spec's common block as the decoder was built with it (the input kind,
+	 * the LLR scale, framing and the sync marker the data path needs); all zero (framing 0)
+	 * for other families. Filled by the codec, not the family. */
+	struct fec_frame_opts frame;
 	size_t scratch_bytes; /* scratch one thread needs for fec_decode */
 	/* Jobs the decoder takes together at full speed (a SIMD pass over that many frames; fewer
 	 * are padded): callers that split a batch over threads give each a multiple of it. 0 or 1:
@@ -265,9 +305,9 @@ struct fec_batch {
 	 * status is FEC_STATUS_RETRY (fec_decode is given runs of them). */
 	uint32_t attempt;
 	struct fec_job *jobs;
-	const int8_t *in;    /* job i's symbols start at in + i * in_stride */
-	/* Families that take float32 LLRs (ldpc with in=f32) read job i at in_f32 + i * in_stride
-	 * instead; in_stride counts elements either way. */
+	const int8_t *in;    /* FEC_IN_S8_LLR: job i's symbols start at in + i * in_stride */
+	/* FEC_IN_F32_LLR and FEC_IN_F32_SYMLOGP (in_q values per symbol) read job i at in_f32 +
+	 * i * in_stride instead; in_stride counts values (int8 or float32) either way. */
 	const float *in_f32;
 	size_t in_stride;
 	uint8_t *out;        /* job i's packed bits start at out + i * out_stride bytes */

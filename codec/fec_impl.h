@@ -43,6 +43,14 @@ struct fec_encoder {
 	struct fec_spec spec;
 };
 
+/* One named preset of a family: its public entry (name, family, description) and its parameters
+ * in the text form ("k=7,polys=171:133"), applied over the family's defaults by the parser that
+ * reads command lines, so that presets and user input never disagree about a parameter. */
+struct fec_preset_def {
+	struct fec_preset pub;
+	const char *params;
+};
+
 /* What fec.c needs of a family beyond its public operations. */
 struct fec_family_impl {
 	const struct fec_family_ops *ops;
@@ -54,6 +62,12 @@ struct fec_family_impl {
 	/* Same trellis and same kind of decoding: a stream may carry on across the change. */
 	bool (*same_code)(const struct fec_spec *a, const struct fec_spec *b);
 	double (*rate)(const struct fec_spec *spec);
+	/* A frame family: its specs hold the common block (struct fec_frame_opts), whose
+	 * parameters the codec appends to the family's table (fec_frame.c). */
+	bool frame_opts;
+	/* Its named presets, ended by an entry whose pub.name is NULL (or NULL for none); fec.c
+	 * lists every family's in family order. Names are unique across families. */
+	const struct fec_preset_def *presets;
 };
 
 /* The implemented families, once: enum suffix of FECD_FAMILY_*, then the implementation object.
@@ -66,6 +80,24 @@ FEC_FAMILY_IMPL_MAP(X)
 
 const struct fec_family_impl *fec__family_impl(int family);
 
+/* fec_frame.c: the frame families' common block. */
+extern const struct fec_param_desc fec__frame_params[]; /* ended by name NULL */
+void fec__frame_default(struct fec_frame_opts *f);
+/* Sets one of the block's parameters; -FEC_EPARAM (no message) when name is not one of them. */
+int fec__frame_set(struct fec_frame_opts *f, const char *name, const struct fec_param_value *v,
+                   char *err, size_t errlen);
+/* Reads one back; -FEC_EPARAM when name is not one of them. */
+int fec__frame_get(const struct fec_frame_opts *f, const char *name, struct fec_param_value *v,
+                   void *buf, size_t buflen);
+/* Every value within its bounds; the message names the parameter. */
+int fec__frame_check(const struct fec_frame_opts *f, char *err, size_t errlen);
+/* The same framing and sync marker: a stream or a marker search may carry on across a change. */
+bool fec__frame_same_framing(const struct fec_frame_opts *a, const struct fec_frame_opts *b);
+/* Family i (FEC_FAMILY_IMPL_MAP order) as everything outside the family sees it: a frame
+ * family with the block joined (its operations and parameter table), others as they are; NULL
+ * past the last. fec__family_total is their number. */
+const struct fec_family_impl *fec__family_joined(unsigned i);
+unsigned fec__family_total(void);
 /* Adds a family that only the tests build to the end of the table (NULL takes it out): one
  * with a parameter type no built family uses yet (tests/lib/pair_family.c, a composite whose
  * parameters are codes). Set before any other call, from one thread; fecd never calls it. */

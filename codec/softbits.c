@@ -1,7 +1,8 @@
 /*
- * Wire soft-symbol formats <-> fecd's internal int8 LLR. The rules are those of softbits.h (and
- * PROTOCOL.md); the daemon converts every received payload through fec_syms_to_s8 once, so the
- * decoders only ever see int8 LLRs with 0 as the neutral value.
+ * Wire soft-symbol formats <-> fecd's internal int8 LLR, and q-ary symbol log-probabilities
+ * into float slots. The rules are those of softbits.h (and PROTOCOL.md); the daemon converts
+ * every received bit symbol through fec_syms_to_s8 once (a code with float32 input reads the
+ * int8 value over its llr_scale, or an f32 LLR as sent), so 0 is the neutral value everywhere.
  *
  * Quantizers are the exact inverses where a format can carry the value: u8 maps q >= 0 to 127 - q
  * and q < 0 to 128 - q; s4 carries round(llr * scale / 18), so that a caller using one scale for
@@ -12,6 +13,10 @@
 
 #include "fec.h"
 #include "softbits.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "f32v values are copied as host floats, which the protocol defines as little-endian"
+#endif
 
 #define S4_STEP 18
 
@@ -121,6 +126,30 @@ int fec_syms_to_s8(int fmt, const void *src, size_t nsyms, bool polarity_one, fl
 		break;
 	default:
 		return -FEC_EINVAL;
+	}
+	return 0;
+}
+
+int fec_syms_to_f32v(int fmt, const void *src, size_t nsyms, uint32_t q, float *dst)
+{
+	const uint8_t *u = src;
+
+	if (fmt != FECD_FMT_F32V || q < 2)
+		return -FEC_EINVAL;
+	for (size_t i = 0; i < nsyms; i++, u += 4 * (size_t)q, dst += q) {
+		bool nan = false;
+
+		memcpy(dst, u, 4 * (size_t)q); /* the wire is little-endian, as the host */
+		for (uint32_t j = 0; j < q; j++) {
+			float v = dst[j];
+
+			if (isnan(v))
+				nan = true;
+			else if (!(fabsf(v) <= FEC_SYMLOGP_MAX))
+				dst[j] = v < 0 ? -FEC_SYMLOGP_MAX : FEC_SYMLOGP_MAX;
+		}
+		if (nan)
+			memset(dst, 0, 4 * (size_t)q);
 	}
 	return 0;
 }

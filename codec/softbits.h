@@ -6,7 +6,11 @@
  *   s8 : as is, -128 -> -127.
  *   u8 : offset binary, 0 = strong 0, 255 = strong 1: v <= 127 -> 127 - v, v >= 128 -> 128 - v.
  *   s4 : 4-bit two's complement, first symbol in the high nibble; -8 -> -7; times 18.
- * Inverted polarity (FECD_IN_POLARITY_ONE) negates the result.
+ * Inverted polarity (FECD_IN_POLARITY_ONE) negates the result. The vector format f32v (q float32
+ * log-probabilities per q-ary symbol) is no bit format: fec_syms_to_f32v takes it into the float
+ * slots of a code with q-ary input, value by value:
+ *   f32v: as sent, magnitudes clamped to FEC_SYMLOGP_MAX (-inf included); a symbol holding a
+ *         NaN carries no information and becomes q zeros (all values equally likely).
  */
 #ifndef FEC_SOFTBITS_H
 #define FEC_SOFTBITS_H
@@ -20,6 +24,15 @@
  * boundary. */
 int fec_syms_to_s8(int fmt, const void *src, size_t nsyms, bool polarity_one, float scale,
 		   int8_t *dst);
+
+/* Largest magnitude of a log-probability in a float slot: beyond it the decoders' sums could
+ * overflow. */
+#define FEC_SYMLOGP_MAX 1.0e6f
+
+/* Converts nsyms q-ary symbols of format fmt (FECD_FMT_F32V: q little-endian float32 each, at
+ * any alignment) at src into nsyms * q floats at dst. Returns 0, or -FEC_EINVAL for another
+ * format or q < 2. */
+int fec_syms_to_f32v(int fmt, const void *src, size_t nsyms, uint32_t q, float *dst);
 
 /* Converts nsyms float LLRs (positive favours 0) into format fmt at dst (fecd_format_bytes(fmt,
  * nsyms) bytes). f32 is copied as is (times polarity); s8/u8/s4 quantize llr * scale first.

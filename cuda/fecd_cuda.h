@@ -109,8 +109,9 @@ void fecd_cuda_lane_destroy(struct fecd_cuda_lane *lane);
  * marked FEC_STATUS_RETRY for the CPU to decode again. */
 int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
 			  struct fec_batch *b, unsigned flags, char *err, size_t errlen);
-/* A batch's geometry: jobs, and per job the input (elements of in_elem bytes: 1 for int8, 4 for
- * float32), packed output bytes and soft values (0: none). */
+/* A batch's geometry: jobs, and per job the input (in_stride elements of in_elem bytes: symbols of
+ * 1 byte for int8, 4 for float32 LLRs, 4 q for q-ary symbols; or values of 1 or 4 bytes), packed
+ * output bytes and soft values (0: none). */
 struct fecd_cuda_shape {
 	uint32_t count;
 	size_t in_stride, in_elem, out_stride, soft_stride;

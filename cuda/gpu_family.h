@@ -19,14 +19,26 @@
 extern "C" {
 #endif
 
+/* What a batch's input slots hold on the device: the decoder's input kind (fec_info.in_kind),
+ * or int8 LLRs packed two to a byte (FECD_CUDA_IN_S4). Each family's launch refuses the kinds it
+ * lacks before launching anything (gpu_in_kind_name names them in its message). */
+enum gpu_in_kind {
+	GPU_IN_S8_LLR = 1,  /* one int8 LLR per symbol */
+	GPU_IN_S4_LLR,      /* 4-bit LLRs, two per byte, expanded as softbits.h expands s4 */
+	GPU_IN_F32_LLR,     /* one float32 LLR per symbol */
+	GPU_IN_F32_SYMLOGP, /* in_q float32 log-probabilities per q-ary symbol */
+};
+
+const char *gpu_in_kind_name(enum gpu_in_kind kind);
+
 /* A batch in device memory. */
 struct gpu_batch {
 	uint32_t count;
 	struct fec_job *jobs;   /* device: inputs filled by the host, outputs by the launch */
-	const void *in;         /* device: int8 symbols, or packed 4-bit when in_s4 */
+	const void *in;         /* device: the input slots, in_kind values */
 	size_t in_stride;       /* bytes between jobs' input slots */
-	bool in_s4;
-	bool in_f32;            /* float32 LLRs (in_stride still in bytes here) */
+	enum gpu_in_kind in_kind;
+	uint32_t in_q;          /* GPU_IN_F32_SYMLOGP: values per symbol; else 1 */
 	uint8_t *out;           /* device */
 	size_t out_stride;
 	float *soft;            /* device, NULL when no soft output is wanted */

@@ -213,25 +213,82 @@ int fecd_cuda_lane_reserve(struct fecd_cuda_lane *lane, const struct fecd_cuda_d
 	return rc ? rc : lane_reserve(lane, dec, shape, err, errlen);
 }
 
+const char *gpu_in_kind_name(enum gpu_in_kind kind)
+{
+	switch (kind) {
+	case GPU_IN_S8_LLR:
+		return "int8 LLR";
+	case GPU_IN_S4_LLR:
+		return "packed 4-bit LLR";
+	case GPU_IN_F32_LLR:
+		return "float32 LLR";
+	case GPU_IN_F32_SYMLOGP:
+		return "q-ary symbol log-probability";
+	}
+	return "unknown";
+}
+
+/* What the batch's slots hold (gpu_family.h): the decoder's input kind, int8 packed two to a
+ * byte with FECD_CUDA_IN_S4; the host input the batch must have for it (in or in_f32). */
+static int batch_in_kind(const struct fecd_cuda_decoder *dec, const struct fec_batch *b,
+                         unsigned flags, enum gpu_in_kind *kind, uint32_t *q, char *err,
+                         size_t errlen)
+{
+	const struct fec_info *info = fec_decoder_info(dec->cpu);
+	bool f32 = info->in_kind != FEC_IN_S8_LLR;
+
+	*q = 1;
+	switch (info->in_kind) {
+	case FEC_IN_S8_LLR:
+		*kind = flags & FECD_CUDA_IN_S4 ? GPU_IN_S4_LLR : GPU_IN_S8_LLR;
+		break;
+	case FEC_IN_F32_LLR:
+		*kind = GPU_IN_F32_LLR;
+		break;
+	case FEC_IN_F32_SYMLOGP:
+		*kind = GPU_IN_F32_SYMLOGP;
+		*q = info->in_q;
+		break;
+	default:
+		snprintf(err, errlen, "the decoder reports no input kind");
+		return -FEC_EINVAL;
+	}
+	if (f32 && (flags & FECD_CUDA_IN_S4)) {
+		snprintf(err, errlen, "packed 4-bit input is for decoders of int8 LLRs");
+		return -FEC_EINVAL;
+	}
+	if (!(flags & FECD_CUDA_NO_COPY_IN) && (f32 ? !b->in_f32 : !b->in)) {
+		snprintf(err, errlen, "the decoder takes %s input (fec_batch.%s)",
+		         gpu_in_kind_name(*kind), f32 ? "in_f32" : "in");
+		return -FEC_EINVAL;
+	}
+	return 0;
+}
+
 int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_decoder *dec,
                           struct fec_batch *b, unsigned flags, char *err, size_t errlen)
 {
-	/* float32 input (fec_batch.in_f32): in_stride counts floats there, bytes here */
-	const bool f32 = b && b->in_f32;
-	const size_t in_elem = f32 ? sizeof(float) : 1;
-	const void *in_host = f32 ? (const void *)b->in_f32 : (const void *)b->in;
-	size_t jobs_bytes = (size_t)b->count * sizeof(struct fec_job);
-	struct fec_batch_extent ext;
+	enum gpu_in_kind in_kind;
+	uint32_t in_q;
 	unsigned slot;
 	bool fault;
 	cudaError_t e;
 	int rc;
 
-	if (!lane || !dec || !b || b->count == 0 || !b->jobs ||
-	    (!in_host && !(flags & FECD_CUDA_NO_COPY_IN))) {
-		snprintf(err, errlen, "invalid batch: no jobs or no input");
+	if (!lane || !dec || !b || b->count == 0 || !b->jobs) {
+		snprintf(err, errlen, "invalid batch: no jobs");
 		return -FEC_EINVAL;
 	}
+	rc = batch_in_kind(dec, b, flags, &in_kind, &in_q, err, errlen);
+	if (rc)
+		return rc;
+	/* float32 input (fec_batch.in_f32): in_stride counts values there, bytes here */
+	const bool f32 = in_kind == GPU_IN_F32_LLR || in_kind == GPU_IN_F32_SYMLOGP;
+	const size_t in_elem = f32 ? sizeof(float) : 1;
+	const void *in_host = f32 ? (const void *)b->in_f32 : (const void *)b->in;
+	size_t jobs_bytes = (size_t)b->count * sizeof(struct fec_job);
+	struct fec_batch_extent ext;
+
 	if (b->attempt != 0) {
 		snprintf(err, errlen,
 		         "attempt %u at a batch: the GPU decodes first attempts only "
@@ -240,8 +297,9 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 		return -FEC_EINVAL;
 	}
 	fec_batch_extent(fec_decoder_info(dec->cpu), b, &ext);
-	if (flags & FECD_CUDA_IN_S4)
+	if (in_kind == GPU_IN_S4_LLR)
 		ext.in_elems = b->in_stride; /* packed: whole slots, in_stride counts bytes */
+
 	if ((flags & FECD_CUDA_NO_COPY_IN) && b->count > lane->last_count) {
 		snprintf(err, errlen, "NO_COPY_IN with %u jobs: the lane holds only %u", b->count,
 		         lane->last_count);
@@ -293,8 +351,8 @@ int fecd_cuda_lane_submit(struct fecd_cuda_lane *lane, const struct fecd_cuda_de
 	    .jobs = lane->jobs.p,
 	    .in = lane->in.p,
 	    .in_stride = b->in_stride * in_elem,
-	    .in_s4 = (flags & FECD_CUDA_IN_S4) != 0,
-	    .in_f32 = f32,
+	    .in_kind = in_kind,
+	    .in_q = in_q,
 	    .out = lane->out.p,
 	    .out_stride = b->out_stride,
 	    .soft = b->soft ? lane->soft.p : NULL,

@@ -97,7 +97,8 @@ struct fecd_config {
 	X(HEADER, "header",                                                                        \
 	  "malformed header: truncated, bad magic, version, type or header length, unknown flag "  \
 	  "bits; a malformed GNU Radio tag header")                                                \
-	X(FORMAT, "format", "unknown symbol format")                                               \
+	X(FORMAT, "format",                                                                        \
+	  "unknown symbol format, or one the code cannot take (bit LLRs or q-ary symbols)")        \
 	X(LENGTH, "length",                                                                        \
 	  "payload length does not match the symbol count, or larger than fecd accepts; GNU "      \
 	  "Radio items that are not whole")                                                        \

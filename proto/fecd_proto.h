@@ -32,12 +32,15 @@ enum fecd_msg_type {
 #undef X
 };
 
-/* Soft symbol formats (append-only). Polarity is a flag, not a format. */
+/* Soft symbol formats (append-only), with the bits of one value. Polarity is a flag, not a format.
+ * Bit formats carry one value (an LLR) per symbol; the vector format f32v carries q values per
+ * q-ary symbol, q being the channel's code's (fec_info.in_q), which the header does not say. */
 #define FECD_FORMAT_MAP(X)                                                                         \
 	X(F32_LLR, 1, "f32", 32)     /* float32 LLR, log(P0/P1): positive favours 0 */                \
 	X(S8_LLR, 2, "s8", 8)        /* int8 LLR, -127..127 (-128 read as -127), 0 = erased */       \
 	X(U8_OFFSET, 3, "u8", 8)     /* uint8 offset binary: 0 = strong 0, 255 = strong 1 */        \
-	X(S4_PACKED, 4, "s4", 4)     /* 4-bit two's complement LLR, two per byte, high nibble first */
+	X(S4_PACKED, 4, "s4", 4)     /* 4-bit two's complement LLR, two per byte, high nibble first */ \
+	X(F32V, 5, "f32v", 32)       /* q float32 log-probabilities per q-ary symbol, value 0 first */
 
 enum fecd_format {
 #define X(name, val, str, bits) FECD_FMT_##name = val,
@@ -56,6 +59,19 @@ enum fecd_format {
 enum fecd_family {
 #define X(name, val, str) FECD_FAMILY_##name = val,
 	FECD_FAMILY_MAP(X)
+#undef X
+};
+
+/* Soft output kinds (append-only): what part 3 of a native output message holds, the output
+ * header's soft_kind. */
+#define FECD_SOFT_MAP(X)                                                                           \
+	X(NONE, 0, "none")         /* no soft output (and, with FECD_OUT_SOFT, bit_llr: see 3.2) */  \
+	X(BIT_LLR, 1, "bit_llr")   /* one float32 LLR per decoded bit, positive favours 0 */        \
+	X(SYM_LOGP, 2, "sym_logp") /* soft_per_unit float32 log-posteriors per decoded q-ary symbol */
+
+enum fecd_soft_kind {
+#define X(name, val, str) FECD_SOFT_##name = val,
+	FECD_SOFT_MAP(X)
 #undef X
 };
 
@@ -101,9 +117,9 @@ struct fecd_in_hdr {
 };
 
 /* Output header: part 1 of a native decoded message; part 2 the packed bits, part 3 soft values.
- * On the wire it starts with FECD_MAGIC; the fields below follow in order, each naturally aligned,
- * with 4 reserved zero bytes after code_gen and 4 at the end: 80 bytes (the fields alone need 72,
- * so the 64 first written here could not hold them). */
+ * On the wire it starts with FECD_MAGIC; the fields below follow in order, each naturally aligned
+ * (PROTOCOL.md 3.1 has the offsets), with 3 reserved zero bytes at the end: 80 bytes. work,
+ * soft_per_unit and soft_kind took bytes that were reserved (zero) before them. */
 #define FECD_OUT_HDR_LEN 80u
 struct fecd_out_hdr {
 	uint8_t version;
@@ -114,6 +130,7 @@ struct fecd_out_hdr {
 	uint8_t status;          /* enum fecd_status */
 	uint16_t flags;          /* FECD_OUT_* */
 	uint32_t code_gen;       /* code generation that decoded this: 1 at creation, +1 per update */
+	uint32_t work;           /* the family's work on it: iterations, search cycles; or 0 */
 	uint64_t frame_seq;      /* per channel, +1 per decoded message, from 0 */
 	uint64_t in_first;       /* index of the first input symbol owned by this output, per channel */
 	uint64_t in_seq;         /* sender sequence number of the message holding in_first */
@@ -121,9 +138,10 @@ struct fecd_out_hdr {
 	uint32_t in_count;       /* input symbols owned by this output */
 	uint32_t payload_bits;   /* decoded bits in part 2, packed MSB first */
 	uint32_t soft_count;     /* float32 values in part 3 (0 without FECD_OUT_SOFT) */
-	uint16_t iterations;     /* iterative families: iterations used; 0 otherwise */
-	uint16_t reserved;
+	uint16_t iterations;     /* work saturated at 65535 (what version 1 had before work) */
+	uint16_t soft_per_unit;  /* part 3's values per decoded unit: 1 per bit, q per q-ary symbol */
 	float metric;            /* family metric: Viterbi best path metric, else 0 */
+	uint8_t soft_kind;       /* enum fecd_soft_kind of part 3; FECD_SOFT_NONE without it */
 };
 
 /* Errors returned (negated) by the parsers; one table gives the enum and the messages. */
@@ -142,7 +160,8 @@ struct fecd_out_hdr {
 	X(PMT, "malformed or unsupported PMT")                                                     \
 	X(NOSPACE, "output buffer too small")                                                      \
 	X(FAMILY, "unknown decoder family")                                                        \
-	X(STATUS, "unknown frame status")
+	X(STATUS, "unknown frame status")                                                          \
+	X(SOFT, "unknown soft output kind, or a soft layout that does not fit it")
 
 enum fecd_proto_err {
 	FECD_PROTO_OK = 0,
@@ -161,27 +180,47 @@ const char *fecd_family_name(int family);
 int fecd_family_from_name(const char *name);
 const char *fecd_status_name(int status);
 int fecd_status_from_name(const char *name);
+const char *fecd_soft_name(int soft_kind);
+int fecd_soft_from_name(const char *name);
 
 /* Bytes that nsyms symbols of a format occupy (4-bit: rounded up), 0 for an unknown format;
- * SIZE_MAX when the product would overflow. */
+ * SIZE_MAX when the product would overflow. The vector format's symbols are q values each:
+ * fecd_format_bytes_q takes q (1 for bit formats, whatever is passed; 0 is read as 1), and
+ * fecd_format_bytes is fecd_format_bytes_q with q = 1 (the least an f32v symbol takes). */
 size_t fecd_format_bytes(int fmt, size_t nsyms);
+size_t fecd_format_bytes_q(int fmt, size_t nsyms, uint32_t q);
+/* True for a format of q values per symbol (f32v), false for bit formats and unknown ones. */
+bool fecd_format_is_vector(int fmt);
 
 /* Native input. parse checks (in this order, PROTOCOL.md 2.4) length, magic, version, type,
  * hdr_len (FECD_IN_HDR_LEN..FECD_HDR_MAX_LEN and within len), format, flags, a symbol_count of 0
- * only with END_OF_STREAM, and the payload size limit; payload_check then checks that part 2 is
- * exactly symbol_count symbols in that format. pack writes magic, version, type and hdr_len
+ * only with END_OF_STREAM, and the payload size limit (f32v: at q = 1); payload_check then checks
+ * that part 2 is exactly symbol_count symbols in that format, of q values each for f32v
+ * (payload_check_q; payload_check takes q = 1). pack writes magic, version, type and hdr_len
  * itself and zeroes the reserved byte. Each returns 0 or a negative FECD_PROTO_E* code. */
 int fecd_in_hdr_parse(const void *buf, size_t len, struct fecd_in_hdr *out);
 int fecd_in_payload_check(const struct fecd_in_hdr *h, size_t payload_len);
+int fecd_in_payload_check_q(const struct fecd_in_hdr *h, size_t payload_len, uint32_t q);
 void fecd_in_hdr_pack(const struct fecd_in_hdr *h, uint8_t buf[FECD_IN_HDR_LEN]);
 
-/* Native output: as the input header, plus known family, status and flags, and no soft_count
- * without FECD_OUT_SOFT. pack writes magic, version, type, hdr_len and zero reserved bytes. */
+/* Native output: as the input header, plus known family, status and flags, no soft_count without
+ * FECD_OUT_SOFT, and a soft layout that fits (PROTOCOL.md 3.2: a known soft_kind; bit_llr with
+ * one value per unit, sym_logp with 2 or more; soft_count a multiple of soft_per_unit; none of it
+ * without FECD_OUT_SOFT). A message with FECD_OUT_SOFT and soft_kind 0, as senders wrote before
+ * the field, is read as bit_llr with soft_per_unit 1: what part 3 meant then; work 0 with
+ * iterations set (a sender from before work) is read as work = iterations. pack writes magic,
+ * version, type, hdr_len and zero reserved bytes. */
 int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out);
 void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LEN]);
 /* Checks part 2 (payload_len bytes: payload_bits packed MSB first, rounded up to whole bytes) and
  * part 3 (soft_len bytes: soft_count float32, only with FECD_OUT_SOFT; 0 when it is absent). */
 int fecd_out_payload_check(const struct fecd_out_hdr *h, size_t payload_len, size_t soft_len);
+/* A parsed header's soft layout: the units part 3 covers (bits for bit_llr, q-ary symbols for
+ * sym_logp; soft_count / soft_per_unit), 0 without FECD_OUT_SOFT. */
+uint32_t fecd_out_soft_units(const struct fecd_out_hdr *h);
+/* Soft value i of part 3 (soft_len bytes, little-endian float32 as received, no alignment
+ * needed); 0 past the end. */
+float fecd_out_soft_value(const void *part3, size_t soft_len, uint32_t i);
 
 /* GNU Radio gr-zeromq pass_tags header (magic 0x5FF0, version 1, u64 offset, u64 tag count, tags of
  * u64 offset + three serialized PMTs): on success *hdr_len is the bytes to skip and *offset the
@@ -224,7 +263,8 @@ long fecd_pdu_write(const struct fecd_out_hdr *h, const uint8_t *packed_bits, bo
 size_t fecd_pdu_max_len(uint32_t payload_bits, bool unpacked);
 
 /* Parse a PDU back (for sinks and tests): fills the header fields found in the dict (version and
- * type as for a native message, hdr_len 0, absent optional keys 0) and points *bytes / *nbytes at
+ * type as for a native message, hdr_len 0, absent optional keys 0, an absent work equal to
+ * iterations, as the writer leaves it out then) and points *bytes / *nbytes at
  * the vector inside buf. Unknown keys are skipped; see PROTOCOL.md 8.3 for what is refused. */
 int fecd_pdu_parse(const void *buf, size_t len, struct fecd_out_hdr *h, const uint8_t **bytes,
 		   size_t *nbytes);

@@ -37,7 +37,7 @@ enum {
 	OUT_OFF_STATUS = 13,
 	OUT_OFF_FLAGS = 14,
 	OUT_OFF_CODE_GEN = 16,
-	OUT_OFF_RESERVED0 = 20,
+	OUT_OFF_WORK = 20,
 	OUT_OFF_FRAME_SEQ = 24,
 	OUT_OFF_IN_FIRST = 32,
 	OUT_OFF_IN_SEQ = 40,
@@ -46,13 +46,14 @@ enum {
 	OUT_OFF_PAYLOAD_BITS = 60,
 	OUT_OFF_SOFT_COUNT = 64,
 	OUT_OFF_ITERATIONS = 68,
-	OUT_OFF_RESERVED1 = 70,
+	OUT_OFF_SOFT_PER_UNIT = 70,
 	OUT_OFF_METRIC = 72,
-	OUT_OFF_RESERVED2 = 76,
+	OUT_OFF_SOFT_KIND = 76,
+	OUT_OFF_RESERVED = 77, /* 3 bytes */
 };
 
 _Static_assert(IN_OFF_FRAME_LEN + 4 == FECD_IN_HDR_LEN, "input header layout");
-_Static_assert(OUT_OFF_RESERVED2 + 4 == FECD_OUT_HDR_LEN, "output header layout");
+_Static_assert(OUT_OFF_RESERVED + 3 == FECD_OUT_HDR_LEN, "output header layout");
 _Static_assert(FECD_IN_HDR_LEN <= FECD_HDR_MAX_LEN && FECD_OUT_HDR_LEN <= FECD_HDR_MAX_LEN,
                "header maximum");
 
@@ -91,6 +92,12 @@ static const struct name_entry family_names[] = {
 static const struct name_entry status_names[] = {
 #define X(name, val, str) {val, str},
     FECD_STATUS_MAP(X)
+#undef X
+};
+
+static const struct name_entry soft_names[] = {
+#define X(name, val, str) {val, str},
+    FECD_SOFT_MAP(X)
 #undef X
 };
 
@@ -144,6 +151,16 @@ int fecd_status_from_name(const char *name)
 	return value_of(status_names, NAMES_LEN(status_names), name);
 }
 
+const char *fecd_soft_name(int soft_kind)
+{
+	return name_of(soft_names, NAMES_LEN(soft_names), soft_kind);
+}
+
+int fecd_soft_from_name(const char *name)
+{
+	return value_of(soft_names, NAMES_LEN(soft_names), name);
+}
+
 static unsigned format_bits(int fmt)
 {
 	switch (fmt) {
@@ -157,16 +174,31 @@ static unsigned format_bits(int fmt)
 	}
 }
 
-size_t fecd_format_bytes(int fmt, size_t nsyms)
+bool fecd_format_is_vector(int fmt)
+{
+	return fmt == FECD_FMT_F32V;
+}
+
+size_t fecd_format_bytes_q(int fmt, size_t nsyms, uint32_t q)
 {
 	unsigned bits = format_bits(fmt);
 
 	if (!bits)
 		return 0;
+	if (fecd_format_is_vector(fmt) && q > 1) {
+		if (nsyms > SIZE_MAX / q)
+			return SIZE_MAX;
+		nsyms *= q; /* values */
+	}
 	/* Saturate rather than wrap, so an absurd count can only ever look too large. */
 	if (nsyms > (SIZE_MAX - 7) / bits)
 		return SIZE_MAX;
 	return (nsyms * bits + 7) / 8;
+}
+
+size_t fecd_format_bytes(int fmt, size_t nsyms)
+{
+	return fecd_format_bytes_q(fmt, nsyms, 1);
 }
 
 /* The checks both headers share: length, magic, version, type and hdr_len, in that order, so a
@@ -238,11 +270,11 @@ int fecd_in_hdr_parse(const void *buf, size_t len, struct fecd_in_hdr *out)
 	return 0;
 }
 
-int fecd_in_payload_check(const struct fecd_in_hdr *h, size_t payload_len)
+int fecd_in_payload_check_q(const struct fecd_in_hdr *h, size_t payload_len, uint32_t q)
 {
 	if (payload_len > FECD_MAX_PAYLOAD_BYTES)
 		return -FECD_PROTO_ETOO_LARGE;
-	size_t want = fecd_format_bytes(h->format, h->symbol_count);
+	size_t want = fecd_format_bytes_q(h->format, h->symbol_count, q);
 	if (!want && h->symbol_count)
 		return -FECD_PROTO_EFORMAT;
 	if (want > FECD_MAX_PAYLOAD_BYTES)
@@ -250,6 +282,11 @@ int fecd_in_payload_check(const struct fecd_in_hdr *h, size_t payload_len)
 	if (payload_len != want)
 		return -FECD_PROTO_ELENGTH;
 	return 0;
+}
+
+int fecd_in_payload_check(const struct fecd_in_hdr *h, size_t payload_len)
+{
+	return fecd_in_payload_check_q(h, payload_len, 1);
 }
 
 void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LEN])
@@ -264,6 +301,7 @@ void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LE
 	buf[OUT_OFF_STATUS] = h->status;
 	fecd__put_le16(buf + OUT_OFF_FLAGS, h->flags);
 	fecd__put_le32(buf + OUT_OFF_CODE_GEN, h->code_gen);
+	fecd__put_le32(buf + OUT_OFF_WORK, h->work);
 	fecd__put_le64(buf + OUT_OFF_FRAME_SEQ, h->frame_seq);
 	fecd__put_le64(buf + OUT_OFF_IN_FIRST, h->in_first);
 	fecd__put_le64(buf + OUT_OFF_IN_SEQ, h->in_seq);
@@ -272,7 +310,34 @@ void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LE
 	fecd__put_le32(buf + OUT_OFF_PAYLOAD_BITS, h->payload_bits);
 	fecd__put_le32(buf + OUT_OFF_SOFT_COUNT, h->soft_count);
 	fecd__put_le16(buf + OUT_OFF_ITERATIONS, h->iterations);
+	fecd__put_le16(buf + OUT_OFF_SOFT_PER_UNIT, h->soft_per_unit);
 	fecd__put_le32(buf + OUT_OFF_METRIC, fecd__f32_bits(h->metric));
+	buf[OUT_OFF_SOFT_KIND] = h->soft_kind;
+}
+
+/* The soft layout rules of PROTOCOL.md 3.2; h's layout is normalised first (a sender from before
+ * the soft fields wrote FECD_OUT_SOFT with soft_kind 0: bit LLRs, one per bit). */
+static int soft_layout_check(struct fecd_out_hdr *h)
+{
+	if (!(h->flags & FECD_OUT_SOFT))
+		return h->soft_kind || h->soft_per_unit ? -FECD_PROTO_ESOFT : 0;
+	if (h->soft_kind == FECD_SOFT_NONE && h->soft_per_unit == 0) {
+		h->soft_kind = FECD_SOFT_BIT_LLR;
+		h->soft_per_unit = 1;
+	}
+	switch (h->soft_kind) {
+	case FECD_SOFT_BIT_LLR:
+		if (h->soft_per_unit != 1)
+			return -FECD_PROTO_ESOFT;
+		break;
+	case FECD_SOFT_SYM_LOGP:
+		if (h->soft_per_unit < 2)
+			return -FECD_PROTO_ESOFT;
+		break;
+	default:
+		return -FECD_PROTO_ESOFT;
+	}
+	return h->soft_count % h->soft_per_unit ? -FECD_PROTO_ELENGTH : 0;
 }
 
 int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
@@ -291,6 +356,7 @@ int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
 	h.status = p[OUT_OFF_STATUS];
 	h.flags = fecd__get_le16(p + OUT_OFF_FLAGS);
 	h.code_gen = fecd__get_le32(p + OUT_OFF_CODE_GEN);
+	h.work = fecd__get_le32(p + OUT_OFF_WORK);
 	h.frame_seq = fecd__get_le64(p + OUT_OFF_FRAME_SEQ);
 	h.in_first = fecd__get_le64(p + OUT_OFF_IN_FIRST);
 	h.in_seq = fecd__get_le64(p + OUT_OFF_IN_SEQ);
@@ -299,8 +365,9 @@ int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
 	h.payload_bits = fecd__get_le32(p + OUT_OFF_PAYLOAD_BITS);
 	h.soft_count = fecd__get_le32(p + OUT_OFF_SOFT_COUNT);
 	h.iterations = fecd__get_le16(p + OUT_OFF_ITERATIONS);
-	h.reserved = 0;
+	h.soft_per_unit = fecd__get_le16(p + OUT_OFF_SOFT_PER_UNIT);
 	h.metric = fecd__f32_from_bits(fecd__get_le32(p + OUT_OFF_METRIC));
+	h.soft_kind = p[OUT_OFF_SOFT_KIND];
 
 	if (!fecd_family_name(h.family))
 		return -FECD_PROTO_EFAMILY;
@@ -310,6 +377,12 @@ int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
 		return -FECD_PROTO_EFLAGS;
 	if (!(h.flags & FECD_OUT_SOFT) && h.soft_count)
 		return -FECD_PROTO_ELENGTH;
+	err = soft_layout_check(&h);
+	if (err)
+		return err;
+	/* A sender from before work wrote the count in iterations alone (work's bytes zero). */
+	if (!h.work && h.iterations)
+		h.work = h.iterations;
 	if ((h.payload_bits + 7ull) / 8 > FECD_MAX_PAYLOAD_BYTES ||
 	    (uint64_t)h.soft_count * 4 > FECD_MAX_PAYLOAD_BYTES)
 		return -FECD_PROTO_ETOO_LARGE;
@@ -327,4 +400,18 @@ int fecd_out_payload_check(const struct fecd_out_hdr *h, size_t payload_len, siz
 	if ((uint64_t)h->soft_count * 4 != soft_len)
 		return -FECD_PROTO_ELENGTH;
 	return 0;
+}
+
+uint32_t fecd_out_soft_units(const struct fecd_out_hdr *h)
+{
+	if (!(h->flags & FECD_OUT_SOFT))
+		return 0;
+	return h->soft_per_unit ? h->soft_count / h->soft_per_unit : h->soft_count;
+}
+
+float fecd_out_soft_value(const void *part3, size_t soft_len, uint32_t i)
+{
+	if (!part3 || (uint64_t)i * 4 + 4 > soft_len)
+		return 0.0f;
+	return fecd__f32_from_bits(fecd__get_le32((const uint8_t *)part3 + (size_t)i * 4));
 }

@@ -25,6 +25,7 @@ enum pdu_kind {
 	KIND_METRIC, /* metric, sent as double */
 	KIND_PACKED, /* bool: #t when the vector is packed MSB first, #f for one bit per byte */
 	KIND_FLAG,   /* bool: the output flag in only_if */
+	KIND_WORK,   /* work, sent as uint64 only beyond 65535 (where iterations saturates) */
 };
 
 struct pdu_key {
@@ -55,6 +56,7 @@ static const struct pdu_key pdu_keys[] = {
     {"out_bit_offset", UINT_FIELD(out_bit_offset), FECD_OUT_STREAM, false},
     {"end_of_stream", KIND_FLAG, 0, 0, FECD_OUT_END_OF_STREAM, false},
     {"code_changed", KIND_FLAG, 0, 0, FECD_OUT_CODE_CHANGED, false},
+    {"work", KIND_WORK, 0, 0, 0, false},
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -144,6 +146,7 @@ size_t fecd_pdu_max_len(uint32_t payload_bits, bool unpacked)
 		n += 2 + fecd__pmt_symbol_size(strlen(k->name)); /* dict cell, pair, key */
 		switch (k->kind) {
 		case KIND_UINT:
+		case KIND_WORK:
 			n += FECD_PMT_UINT64_SIZE;
 			break;
 		case KIND_STATUS:
@@ -188,6 +191,9 @@ static void put_value(struct fecd__pmt_writer *w, const struct pdu_key *k,
 	case KIND_FLAG:
 		fecd__pmt_put_bool(w, true);
 		break;
+	case KIND_WORK:
+		fecd__pmt_put_uint64(w, h->work);
+		break;
 	}
 }
 
@@ -207,6 +213,9 @@ long fecd_pdu_write(const struct fecd_out_hdr *h, const uint8_t *packed_bits, bo
 	for (size_t i = 0; i < NKEYS; i++) {
 		const struct pdu_key *k = &pdu_keys[i];
 		if (k->only_if && !(h->flags & k->only_if))
+			continue;
+		/* iterations says it all unless work went past its 16 bits: PDUs stay as they were */
+		if (k->kind == KIND_WORK && h->work <= UINT16_MAX)
 			continue;
 		fecd__pmt_put_tag(&w, FECD_PMT_DICT);
 		fecd__pmt_put_tag(&w, FECD_PMT_PAIR);
@@ -344,6 +353,14 @@ static int read_value(const uint8_t *p, size_t len, size_t *pos, const struct pd
 		if (b)
 			st->h->flags |= k->only_if;
 		return 0;
+	case KIND_WORK:
+		err = read_uint(p, len, pos, &u);
+		if (err)
+			return err;
+		if (u > UINT32_MAX)
+			return -FECD_PROTO_EPMT;
+		st->h->work = (uint32_t)u;
+		return 0;
 	}
 	return -FECD_PROTO_EPMT;
 }
@@ -414,9 +431,12 @@ int fecd_pdu_parse_ex(const void *buf, size_t len, struct fecd_out_hdr *h, const
 		if (err)
 			return err;
 	}
-	for (size_t i = 0; i < NKEYS; i++)
+	for (size_t i = 0; i < NKEYS; i++) {
 		if (pdu_keys[i].required && !st.seen[i])
 			return -FECD_PROTO_EPMT;
+		if (pdu_keys[i].kind == KIND_WORK && !st.seen[i])
+			st.h->work = st.h->iterations; /* sent only where they differ */
+	}
 
 	if (len - pos < FECD_PMT_U8VECTOR_HEAD_SIZE - 1 || p[pos] != FECD_PMT_UNIFORM_VECTOR ||
 	    p[pos + 1] != FECD_PMT_UVI_U8)

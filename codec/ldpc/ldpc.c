@@ -1,8 +1,9 @@
 /*
  * The LDPC family: its parameter schema (config files, channel.create, codes.list and the
- * command-line text form all read it), the rules that turn values into a valid spec, and the
+ * command-line text form all read it; the codec appends the frame families' common block: in,
+ * llr_scale, framing and the sync marker), the rules that turn values into a valid spec, and the
  * family's entry in fec.c's table. The decoder and encoder objects are in ldpc_coder.c, the
- * decoders in ldpc_decode*.c.
+ * decoders in ldpc_decode*.c, the presets in ldpc_presets.c.
  *
  * spec_finish loads the code to check it and to learn n, k and n_tx. Presets are matched by
  * finishing every preset of the family (fec.c), so finished results are remembered per code
@@ -21,8 +22,6 @@
 static const char *const algo_names[] = {"spa", "ms", "nms", "oms", NULL};
 static const char *const schedule_names[] = {"flooding", "layered", NULL};
 static const char *const output_names[] = {"info", "codeword", NULL};
-static const char *const in_names[] = {"s8", "f32", NULL};
-static const char *const framing_names[] = {"message", "asm", NULL};
 
 #define R(x) ((long)((x) * (double)FEC_PARAM_REAL_UNIT))
 
@@ -48,28 +47,10 @@ static const struct fec_param_desc ldpc_params[] = {
     {"offset", FEC_PARAM_REAL, 0, R(127), 0, NULL, "0.5",
      "oms: offset subtracted from check messages, in LLR units (int8: round(offset "
      "llr_scale))"},
-    {"llr_scale", FEC_PARAM_REAL, R(0.01), R(1000), 0, NULL, "8",
-     "int8 input = LLR * llr_scale (as the channel's input.llr_scale)"},
     {"early_stop", FEC_PARAM_BOOL, 0, 0, 0, NULL, "true",
      "stop at the first iteration whose hard decisions satisfy every check"},
     {"output", FEC_PARAM_ENUM, 0, 0, 0, output_names, "info",
      "info (the k information bits) or codeword (all n bits)"},
-    {"in", FEC_PARAM_ENUM, 0, 0, 0, in_names, "s8",
-     "decoder input: s8 (int8 LLRs; min-sum runs in int8) or f32 (float32 LLRs)"},
-    {"framing", FEC_PARAM_ENUM, 0, 0, 0, framing_names, "message",
-     "message (one frame per input message) or asm (frames found after a sync marker in a "
-     "raw stream)"},
-    {"asm", FEC_PARAM_STRING, 2, 18, 0, NULL, "1ACFFC1D",
-     "asm framing: the sync marker in hex, 2..16 digits (8..64 bits), first sent bit first"},
-    {"asm_threshold", FEC_PARAM_REAL, 0, R(1), 0, NULL, "0.8",
-     "asm framing: normalised soft correlation (0..1) needed to accept a marker while "
-     "searching"},
-    {"asm_lock_threshold", FEC_PARAM_REAL, 0, R(1), 0, NULL, "0.5",
-     "asm framing: the same where a frame's end puts the next marker (locked), with the last "
-     "marker's polarity"},
-    {"asm_flywheel", FEC_PARAM_INT, 0, 16, 0, NULL, "0",
-     "asm framing: failed locked tests in a row that keep the timing (each gives up its "
-     "frame) before searching"},
     {NULL},
 };
 
@@ -89,38 +70,8 @@ static void ldpc_spec_default(struct fec_spec *spec)
 	l->max_iters = 20;
 	l->alpha = 0.875f;
 	l->offset = 0.5f;
-	l->llr_scale = 8.0f;
 	l->early_stop = true;
 	l->output = LDPC_OUT_INFO;
-	l->framing = LDPC_FRAMING_MESSAGE;
-	l->asm_marker = 0x1ACFFC1Du;
-	l->asm_bits = 32;
-	l->asm_threshold = 0.8f;
-	l->asm_lock_threshold = 0.5f;
-}
-
-static int set_asm(struct ldpc_spec *l, const char *s, char *err, size_t errlen)
-{
-	const char *h = s;
-	uint64_t v = 0;
-	size_t len;
-
-	if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
-		h += 2;
-	len = strlen(h);
-	if (len < 2 || len > 16 || strspn(h, "0123456789abcdefABCDEF") != len)
-		return fec__err(err, errlen, FEC_EINVAL,
-		                "asm: expected the marker as 2..16 hex digits (8..64 bits), e.g. "
-		                "1ACFFC1D, got '%s'",
-		                s);
-	for (size_t i = 0; i < len; i++) {
-		const char c = h[i];
-
-		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
-	l->asm_marker = v;
-	l->asm_bits = (uint8_t)(4 * len);
-	return 0;
 }
 
 static int ldpc_spec_set(struct fec_spec *spec, const char *name, const struct fec_param_value *v,
@@ -158,24 +109,10 @@ static int ldpc_spec_set(struct fec_spec *spec, const char *name, const struct f
 		l->alpha = (float)v->r;
 	else if (!strcmp(name, "offset"))
 		l->offset = (float)v->r;
-	else if (!strcmp(name, "llr_scale"))
-		l->llr_scale = (float)v->r;
 	else if (!strcmp(name, "early_stop"))
 		l->early_stop = v->i != 0;
 	else if (!strcmp(name, "output"))
 		l->output = (enum ldpc_output)(v->i + 1);
-	else if (!strcmp(name, "in"))
-		l->in_f32 = v->i == 1;
-	else if (!strcmp(name, "framing"))
-		l->framing = (enum ldpc_framing)(v->i + 1);
-	else if (!strcmp(name, "asm"))
-		return set_asm(l, v->s, err, errlen);
-	else if (!strcmp(name, "asm_threshold"))
-		l->asm_threshold = (float)v->r;
-	else if (!strcmp(name, "asm_lock_threshold"))
-		l->asm_lock_threshold = (float)v->r;
-	else if (!strcmp(name, "asm_flywheel"))
-		l->asm_flywheel = (uint8_t)v->i;
 	return 0;
 }
 
@@ -215,28 +152,10 @@ static int ldpc_spec_get(const struct fec_spec *spec, const char *name, struct f
 		v->r = l->alpha;
 	} else if (!strcmp(name, "offset")) {
 		v->r = l->offset;
-	} else if (!strcmp(name, "llr_scale")) {
-		v->r = l->llr_scale;
 	} else if (!strcmp(name, "early_stop")) {
 		v->i = l->early_stop;
 	} else if (!strcmp(name, "output")) {
 		v->i = (long)l->output - 1;
-	} else if (!strcmp(name, "in")) {
-		v->i = l->in_f32;
-	} else if (!strcmp(name, "framing")) {
-		v->i = (long)l->framing - 1;
-	} else if (!strcmp(name, "asm")) {
-		if (buflen < 17 || l->asm_bits < 8 || l->asm_bits > LDPC_ASM_MAX_BITS)
-			return -FEC_ERANGE;
-		snprintf(buf, buflen, "%0*llX", (int)(l->asm_bits + 3) / 4,
-		         (unsigned long long)l->asm_marker);
-		v->s = buf;
-	} else if (!strcmp(name, "asm_threshold")) {
-		v->r = l->asm_threshold;
-	} else if (!strcmp(name, "asm_lock_threshold")) {
-		v->r = l->asm_lock_threshold;
-	} else if (!strcmp(name, "asm_flywheel")) {
-		v->i = l->asm_flywheel;
 	}
 	return 0;
 }
@@ -375,11 +294,12 @@ int ldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 		if (ret || (ret = fec__param_check(d, &v, err, errlen)))
 			return ret ? ret : -FEC_EINVAL;
 	}
-	if (l->algo == LDPC_ALGO_OMS && lroundf(l->offset * l->llr_scale) > 127)
+	/* llr_scale is the common block's (fec_frame.c), checked before this */
+	if (l->algo == LDPC_ALGO_OMS && lroundf(l->offset * spec->frame.llr_scale) > 127)
 		return fec__err(err, errlen, FEC_ERANGE,
 		                "offset: offset * llr_scale must be at most 127 (int8 LLRs), got "
 		                "%g * %g",
-		                l->offset, l->llr_scale);
+		                l->offset, spec->frame.llr_scale);
 	keyed = memo_key(l, key);
 	if (keyed && memo_find(key, l))
 		return 0;
@@ -418,7 +338,8 @@ static void ldpc_spec_describe(const struct fec_spec *spec, char *buf, size_t le
 	snprintf(buf, len, "ldpc %s (%u,%u) %s %s %u it%s%s%s", name, l->n_tx, l->k,
 	         algo_names[l->algo - 1], schedule_names[l->schedule - 1], l->max_iters,
 	         l->early_stop ? "" : " no early stop",
-	         l->output == LDPC_OUT_CODEWORD ? " codeword" : "", l->in_f32 ? " f32" : "");
+	         l->output == LDPC_OUT_CODEWORD ? " codeword" : "",
+	         spec->frame.in == FEC_IN_F32_LLR ? " f32" : "");
 }
 
 static bool ldpc_same_trellis(const struct fec_spec *a, const struct fec_spec *b)
@@ -426,12 +347,10 @@ static bool ldpc_same_trellis(const struct fec_spec *a, const struct fec_spec *b
 	return same_matrix(&a->u.ldpc, &b->u.ldpc);
 }
 
+/* The framing and sync marker (the common block) are compared by the codec. */
 static bool ldpc_same_code(const struct fec_spec *a, const struct fec_spec *b)
 {
-	const struct ldpc_spec *x = &a->u.ldpc, *y = &b->u.ldpc;
-
-	return same_matrix(x, y) && x->framing == y->framing && x->asm_bits == y->asm_bits &&
-	       x->asm_marker == y->asm_marker;
+	return same_matrix(&a->u.ldpc, &b->u.ldpc);
 }
 
 static double ldpc_rate(const struct fec_spec *spec)
@@ -462,10 +381,14 @@ static const struct fec_family_ops ldpc_ops = {
     .encoder_create = ldpc__encoder_create,
 };
 
+extern const struct fec_preset_def ldpc__presets[]; /* ldpc_presets.c */
+
 const struct fec_family_impl ldpc_family = {
     .ops = &ldpc_ops,
     .encoded_len = ldpc_encoded_len,
     .same_trellis = ldpc_same_trellis,
     .same_code = ldpc_same_code,
     .rate = ldpc_rate,
+    .frame_opts = true,
+    .presets = ldpc__presets,
 };

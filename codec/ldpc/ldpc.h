@@ -18,7 +18,7 @@
  *     Relative paths resolve against the codes folder.
  * Files, the 5G NR tables included, are found and read under the codec's rules for code files
  * (fec.h: the codes folder, the path policy, size and kind checks, messages that never quote a
- * file). Named presets ("dvbs2-1/2", ...) in fec.c's table are file names in the codes folder.
+ * file). Named presets ("dvbs2-1/2", ...) in ldpc_presets.c are file names in the codes folder.
  *
  * Information bits sit at info_cols (k columns, increasing); for codes whose parity part is
  * triangular after the information columns (DVB-S2, 5G NR, WiMAX, 802.11n) that is the first k
@@ -81,11 +81,6 @@
 enum ldpc_algo { LDPC_ALGO_SPA = 1, LDPC_ALGO_MS, LDPC_ALGO_NMS, LDPC_ALGO_OMS };
 enum ldpc_schedule { LDPC_SCHED_FLOODING = 1, LDPC_SCHED_LAYERED };
 enum ldpc_output { LDPC_OUT_INFO = 1, LDPC_OUT_CODEWORD };
-/* How the service finds frames in its input: one per native message, or after an attached sync
- * marker in a raw stream. */
-enum ldpc_framing { LDPC_FRAMING_MESSAGE = 1, LDPC_FRAMING_ASM };
-
-#define LDPC_ASM_MAX_BITS 64
 
 struct ldpc_spec {
 	char code[LDPC_CODE_TEXT_MAX]; /* see above */
@@ -98,16 +93,10 @@ struct ldpc_spec {
 	uint16_t max_iters;
 	float alpha;     /* nms factor, 0 < alpha <= 1 */
 	float offset;    /* oms offset, in LLR units */
-	float llr_scale; /* int8 input = LLR * llr_scale */
 	bool early_stop;
 	enum ldpc_output output;
-	bool in_f32;     /* the decoder takes float32 LLRs (fec_batch.in_f32) */
-	enum ldpc_framing framing;
-	uint64_t asm_marker;   /* sync marker, first sent bit in bit asm_bits-1 */
-	uint8_t asm_bits;      /* its length in bits, 8..64 */
-	float asm_threshold;   /* normalised soft correlation needed to accept, 0..1 */
-	float asm_lock_threshold; /* the same at the expected position after a frame, 0..1 */
-	uint8_t asm_flywheel;  /* failed tests there in a row that keep the timing */
+	/* The decoder's input kind (in), the LLR scale (llr_scale) and framing are the frame
+	 * families' common block, struct fec_spec's frame (fec.h). */
 	/* derived by spec_finish from the loaded code */
 	uint32_t n, k, n_tx;
 };

@@ -125,7 +125,7 @@ static void fill_info(struct ldpc_decoder *d)
 	info->max_frame_syms = n_tx;
 	info->max_out_bits = d->out_n;
 	info->max_soft = d->out_n;
-	info->in_kind = d->base.spec.u.ldpc.in_f32 ? FEC_IN_F32_LLR : FEC_IN_S8_LLR;
+	info->in_kind = d->base.spec.frame.in; /* the common block's in: s8 or f32 */
 	info->in_q = 1;
 	info->soft_kind = FEC_SOFT_BIT_LLR;
 	info->soft_per_unit = 1;
@@ -155,12 +155,12 @@ int ldpc__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	ret = build_schedule(d);
 	if (ret)
 		goto out_destroy;
-	d->int8 = l->algo != LDPC_ALGO_SPA && !l->in_f32;
+	d->int8 = l->algo != LDPC_ALGO_SPA && s.frame.in != FEC_IN_F32_LLR;
 	d->alpha16 = (int)lroundf(16.0f * l->alpha);
-	d->offset8 = (int)lroundf(l->offset * l->llr_scale);
+	d->offset8 = (int)lroundf(l->offset * s.frame.llr_scale);
 	if (d->offset8 > 127)
 		d->offset8 = 127;
-	d->inv_scale = 1.0f / l->llr_scale;
+	d->inv_scale = 1.0f / s.frame.llr_scale;
 	if (l->output == LDPC_OUT_CODEWORD) {
 		d->out_n = d->code->h.n;
 		d->out_cols = NULL;

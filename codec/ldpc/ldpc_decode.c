@@ -311,7 +311,7 @@ static void load_float(const struct ldpc_decoder *d, const struct fec_batch *b, 
 
 	for (uint32_t v = 0; v < punct; v++)
 		chan[v] = 0.0f;
-	if (d->base.spec.u.ldpc.in_f32) {
+	if (d->base.spec.frame.in == FEC_IN_F32_LLR) {
 		const float *in = b->in_f32 + (size_t)i * b->in_stride;
 
 		memcpy(chan + punct, in, d->code->n_tx * sizeof(float));
@@ -468,7 +468,7 @@ static unsigned flooding_float(const struct ldpc_decoder *d, struct frame_scratc
  * saturated as an input value is (-127..127); float, added as they are. */
 static void add_priors_int8(const struct ldpc_decoder *d, const float *prior, int8_t *chan)
 {
-	const float scale = d->base.spec.u.ldpc.llr_scale;
+	const float scale = d->base.spec.frame.llr_scale;
 
 	for (uint32_t j = 0; j < d->out_n; j++) {
 		const uint32_t v = d->out_cols ? d->out_cols[j] : j;
@@ -539,7 +539,7 @@ int ldpc__decode(const struct fec_decoder *dec, void *scratch, struct fec_batch 
 	const struct ldpc_decoder *d = (const struct ldpc_decoder *)dec;
 	struct frame_scratch s;
 
-	if (d->base.spec.u.ldpc.in_f32 ? !b->in_f32 : !b->in)
+	if (d->base.spec.frame.in == FEC_IN_F32_LLR ? !b->in_f32 : !b->in)
 		return -FEC_EINVAL;
 #if defined(FECD_SIMD_X86)
 	if (d->cyc && d->cyc->w == 64 && fec_simd_level() >= d->cyc->level) {
@@ -596,9 +596,9 @@ int ldpc__decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_b
 	const struct ldpc_decoder *d = (const struct ldpc_decoder *)dec;
 	struct frame_scratch s;
 
-	if (d->base.spec.u.ldpc.in_f32 ? !b->in_f32 : !b->in)
+	if (d->base.spec.frame.in == FEC_IN_F32_LLR ? !b->in_f32 : !b->in)
 		return fec__err(err, errlen, FEC_EINVAL, "no %s input in the batch",
-		                d->base.spec.u.ldpc.in_f32 ? "float32 (in_f32)" : "int8 (in)");
+		                d->base.spec.frame.in == FEC_IN_F32_LLR ? "float32 (in_f32)" : "int8 (in)");
 	if (prior && prior_stride < d->out_n && count > 1)
 		return fec__err(err, errlen, FEC_EINVAL,
 		                "prior_stride %zu is below the %u priors of a job", prior_stride,

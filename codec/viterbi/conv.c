@@ -512,10 +512,13 @@ static const struct fec_family_ops conv_ops = {
     .encoder_create = conv_encoder_create,
 };
 
+extern const struct fec_preset_def conv__presets[]; /* conv_presets.c */
+
 const struct fec_family_impl conv_family = {
     .ops = &conv_ops,
     .encoded_len = conv_encoded_len,
     .same_trellis = conv_same_trellis,
     .same_code = conv_same_code,
     .rate = conv_rate,
+    .presets = conv__presets,
 };

@@ -180,7 +180,7 @@ static int lgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->algo = ls->algo;
 	c->layered = ls->schedule == LDPC_SCHED_LAYERED;
 	c->early_stop = ls->early_stop;
-	c->in_f32 = ls->in_f32;
+	c->in_f32 = spec->frame.in == FEC_IN_F32_LLR;
 	c->alpha16 = d->alpha16;
 	c->offset8 = d->offset8;
 	c->inv_scale = d->inv_scale;
@@ -284,14 +284,13 @@ static int lgpu_launch(const void *impl, const struct gpu_batch *b, void *ws, si
 	const struct lgpu_impl *g = (const struct lgpu_impl *)impl;
 	int e;
 
-	if (b->in_s4) {
-		snprintf(err, errlen, "ldpc_gpu: packed 4-bit input is not supported");
-		return -FEC_ENOTSUP;
-	}
-	if (b->in_f32 != g->code.in_f32) {
-		snprintf(err, errlen, "ldpc_gpu: the decoder takes %s input",
-		         g->code.in_f32 ? "float32" : "int8");
-		return -FEC_EINVAL;
+	if (b->in_kind != (g->code.in_f32 ? GPU_IN_F32_LLR : GPU_IN_S8_LLR)) {
+		snprintf(err, errlen, "ldpc_gpu: the decoder takes %s input, not %s",
+		         gpu_in_kind_name(g->code.in_f32 ? GPU_IN_F32_LLR : GPU_IN_S8_LLR),
+		         gpu_in_kind_name(b->in_kind));
+		return b->in_kind == GPU_IN_S4_LLR || b->in_kind == GPU_IN_F32_SYMLOGP
+		           ? -FEC_ENOTSUP
+		           : -FEC_EINVAL;
 	}
 	if (ws_bytes < lgpu_workspace_bytes(impl, b->count)) {
 		snprintf(err, errlen, "ldpc_gpu: workspace of %zu bytes, %zu needed", ws_bytes,

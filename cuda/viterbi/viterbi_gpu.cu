@@ -151,6 +151,11 @@ static int vgpu_launch(const void *impl, const struct gpu_batch *b, void *ws, si
 	const struct vgpu_impl *v = (const struct vgpu_impl *)impl;
 	int e;
 
+	if (b->in_kind != GPU_IN_S8_LLR && b->in_kind != GPU_IN_S4_LLR) {
+		snprintf(err, errlen, "viterbi_gpu: the decoder takes int8 or packed 4-bit LLRs, "
+		         "not %s", gpu_in_kind_name(b->in_kind));
+		return -FEC_ENOTSUP;
+	}
 	if (ws_bytes < vgpu_workspace_bytes(impl, b->count)) {
 		snprintf(err, errlen, "viterbi_gpu: workspace of %zu bytes, %zu needed", ws_bytes,
 		         vgpu_workspace_bytes(impl, b->count));

@@ -325,7 +325,7 @@ __device__ __forceinline__ bool fast_forward(const struct vgpu_code &code, const
 	f.count = b.count;
 	f.job = i;
 	f.sub = 0;
-	f.s4 = b.in_s4;
+	f.s4 = b.in_kind == GPU_IN_S4_LLR;
 #pragma unroll
 	for (int r = 0; r < R; r++)
 		m[r] = p.start_known ? FAST_UNREACH * 0x10001u : FAST_ZERO * 0x10001u;
@@ -750,7 +750,7 @@ int vgpu_fast_launch(const struct vgpu_code *code, const struct vgpu_fast *f,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
 	const bool aligned = (((uintptr_t)b->in | b->in_stride) & 3u) == 0;
-	fast_fn fn = fast_kernel(code->k, f->kind, fast_opt(code, f, b->in_s4, aligned));
+	fast_fn fn = fast_kernel(code->k, f->kind, fast_opt(code, f, b->in_kind == GPU_IN_S4_LLR, aligned));
 	unsigned threads = (unsigned)f->threads, grid_threads = b->count;
 
 	if (!b->count)

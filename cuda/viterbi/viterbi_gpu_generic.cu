@@ -151,7 +151,7 @@ int vgpu_generic_launch(const struct vgpu_code *code, const struct gpu_batch *b,
 
 	if (!b->count)
 		return 0;
-	if (b->in_s4)
+	if (b->in_kind == GPU_IN_S4_LLR)
 		viterbi_generic_kernel<true><<<grid, threads, 0, s>>>(*code, *b, (uint64_t *)ws);
 	else
 		viterbi_generic_kernel<false><<<grid, threads, 0, s>>>(*code, *b, (uint64_t *)ws);

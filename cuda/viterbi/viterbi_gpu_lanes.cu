@@ -171,7 +171,7 @@ __global__ void viterbi_lanes_kernel(const struct vgpu_code code, const struct v
 	f.job = i;
 	f.lane = lane;
 	f.sub = 0;
-	f.s4 = b.in_s4;
+	f.s4 = b.in_kind == GPU_IN_S4_LLR;
 	/* The lane's part of the code word at each destination phase: its lane bits in the state,
 	 * shifted once more into the register (input bit on top, predecessor below). */
 #pragma unroll

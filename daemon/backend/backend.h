@@ -18,8 +18,8 @@ struct backend;
 /* Where a batch was decoded (the CUDA backend hands some to its CPU backend). */
 enum backend_ran { BACKEND_RAN_CPU, BACKEND_RAN_GPU };
 
-/* A batch's geometry: jobs, and per job its input elements (of in_elem bytes), packed output
- * bytes and soft values (0: none). */
+/* A batch's geometry: jobs, and per job its input symbols (of in_elem bytes: 1 for int8 LLRs, 4
+ * for float32 LLRs, 4 q for q-ary symbols), packed output bytes and soft values (0: none). */
 struct backend_shape {
 	uint32_t jobs;
 	size_t in_stride, in_elem, out_stride, soft_stride;

@@ -72,7 +72,7 @@ static int batch_reserve(struct channel *ch, struct batch *b, const struct epoch
 	if (rc)
 		return -ENOMEM;
 	b->cap_jobs = (uint32_t)jobs;
-	rc |= grow_host(be, (void **)&b->in, &b->in_cap, jobs * ep->in_stride * ep->in_elem);
+	rc |= grow_host(be, (void **)&b->in, &b->in_cap, jobs * ep->in_stride * ep->slot.elem);
 	rc |= grow_host(be, (void **)&b->out, &b->out_cap, jobs * ep->out_stride);
 	if (ep->soft_stride)
 		rc |= grow_host(be, (void **)&b->soft, &b->soft_cap,
@@ -135,7 +135,7 @@ int batcher_prepare(struct channel *ch, const struct epoch *ep)
 	for (unsigned i = 0; i < ch->npool; i++)
 		if (ch->pool[i]->state == BATCH_FREE && batch_reserve(ch, ch->pool[i], ep, stream))
 			return -ENOMEM;
-	if ((ep->in_elem != 1 || ep->asm_framing) && !ch->scratch) {
+	if ((ep->slot.kind == FEC_IN_F32_LLR || ep->slot.asm_framing) && !ch->scratch) {
 		ch->scratch = malloc(CHAN_SCRATCH_SYMS);
 		if (!ch->scratch)
 			return -ENOMEM;
@@ -291,9 +291,10 @@ void batcher_submit_ready(struct channel *ch)
 		b->task.batch = (struct fec_batch){
 		    .count = b->count,
 		    .jobs = b->jobs,
-		    .in = ep->in_elem == 1 ? b->in : NULL,
-		    .in_f32 = ep->in_elem == 1 ? NULL : (const float *)(const void *)b->in,
-		    .in_stride = ep->in_stride,
+		    .in = ep->slot.kind == FEC_IN_S8_LLR ? b->in : NULL,
+		    .in_f32 = ep->slot.kind == FEC_IN_S8_LLR ? NULL
+		                                             : (const float *)(const void *)b->in,
+		    .in_stride = ep->in_stride * ep->slot.vals, /* values */
 		    .out = b->out,
 		    .out_stride = ep->out_stride,
 		    .soft = ep->soft_stride ? b->soft : NULL,

@@ -65,29 +65,24 @@ static void epoch_unit_table(struct epoch *ep)
 	fec_encoder_destroy(enc);
 }
 
-/* What the data path needs of a code's input beyond fec_info: an ldpc spec may take float32 LLRs
- * (in=f32) and may find its frames after a sync marker (framing=asm). */
-static void epoch_input_kind(struct epoch *ep)
+/* The epoch's slot layout (jobslot.h), from the decoder's fec_info alone. */
+static int epoch_input_kind(struct epoch *ep, char *err, size_t errlen)
 {
-	const struct fec_spec *s = &ep->cfg.spec;
+	const struct fec_info *in = ep->info;
+	const float chan = ep->cfg.llr_scale, code = in->frame.llr_scale;
 
-	ep->in_elem = 1;
-	ep->asm_framing = false;
-	if (s->family == FECD_FAMILY_LDPC) {
-		ep->in_elem = s->u.ldpc.in_f32 ? sizeof(float) : 1;
-		ep->asm_framing = s->u.ldpc.framing == LDPC_FRAMING_ASM;
-		/* f32 input becomes int8 at input.llr_scale, and the decoder reads int8 at the
-		 * code's llr_scale: different values mis-scale sum-product and offset min-sum. */
-		if (!s->u.ldpc.in_f32 && ep->cfg.llr_scale != s->u.ldpc.llr_scale)
-			log_warn("channel %s: input.llr_scale %g differs from the code's llr_scale "
-			         "%g: f32 input will reach the decoder %g times too %s",
-			         ep->cfg.name, (double)ep->cfg.llr_scale,
-			         (double)s->u.ldpc.llr_scale,
-			         (double)(ep->cfg.llr_scale > s->u.ldpc.llr_scale
-			                      ? ep->cfg.llr_scale / s->u.ldpc.llr_scale
-			                      : s->u.ldpc.llr_scale / ep->cfg.llr_scale),
-			         ep->cfg.llr_scale > s->u.ldpc.llr_scale ? "strong" : "weak");
-	}
+	if (slot_layout_of(in, chan, ep->cfg.in_proto == IN_GNURADIO, &ep->slot, err, errlen))
+		return -1;
+	/* A frame family's int8 input: f32 input becomes int8 at input.llr_scale, and the
+	 * decoder reads int8 at the code's llr_scale: different values mis-scale sum-product and
+	 * offset min-sum. */
+	if (in->in_kind == FEC_IN_S8_LLR && code > 0 && chan != code)
+		log_warn("channel %s: input.llr_scale %g differs from the code's llr_scale %g: f32 "
+		         "input will reach the decoder %g times too %s",
+		         ep->cfg.name, (double)chan, (double)code,
+		         (double)(chan > code ? chan / code : code / chan),
+		         chan > code ? "strong" : "weak");
+	return 0;
 }
 
 /* batch.jobs and batch.inflight at 0 (auto): the backend's choice for the code (at least eight
@@ -96,7 +91,8 @@ static void epoch_batch_auto(struct epoch *ep, struct backend *be)
 {
 	struct chan_config *c = &ep->cfg;
 	uint32_t jobs = BACKEND_CPU_JOBS, inflight = BACKEND_CPU_INFLIGHT;
-	uint64_t fit = BATCH_BYTES_MAX / (ep->in_stride * ep->in_elem + ep->out_stride);
+	uint64_t fit = BATCH_BYTES_MAX / slot_job_bytes(ep->in_stride, ep->slot.elem,
+	                                                ep->out_stride, ep->soft_stride);
 
 	if (c->batch_jobs && c->max_inflight)
 		return;
@@ -137,7 +133,8 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, cha
 		return NULL;
 	}
 	in = ep->info = fec_decoder_info(ep->dec);
-	epoch_input_kind(ep);
+	if (epoch_input_kind(ep, err, errlen))
+		goto out_destroy;
 	if (in->kind == FEC_KIND_STREAM) {
 		if (!in->block_syms || !in->unit_syms || !in->unit_bits || !in->max_out_bits) {
 			snprintf(err, errlen, "code: the decoder reports no block geometry");
@@ -154,7 +151,7 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, cha
 		}
 		ep->in_stride = round_up(max, 64);
 		/* GNU Radio input is cut into frames by length, unless a sync marker finds them. */
-		if (cc->in_proto == IN_GNURADIO && !ep->asm_framing &&
+		if (cc->in_proto == IN_GNURADIO && !ep->slot.asm_framing &&
 		    (cc->raw_frame_syms == 0 || cc->raw_frame_syms > max ||
 		     (in->frame_syms && cc->raw_frame_syms != in->frame_syms))) {
 			if (in->frame_syms)
@@ -171,23 +168,39 @@ struct epoch *epoch_create(const struct chan_config *cc, struct backend *be, cha
 		}
 	}
 	ep->out_stride = round_up((in->max_out_bits + 7u) / 8u, 64);
-	if (cc->soft_out && in->soft_kind != FEC_SOFT_NONE && in->max_soft)
+	if (cc->soft_out && in->soft_kind != FEC_SOFT_NONE && in->max_soft) {
+		/* the output header carries values per unit in 16 bits */
+		if (in->soft_per_unit < 1 || in->soft_per_unit > UINT16_MAX) {
+			snprintf(err, errlen,
+			         "output.soft: the decoder gives %u soft values per unit; the "
+			         "protocol carries 1..65535",
+			         in->soft_per_unit);
+			goto out_destroy;
+		}
 		ep->soft_stride = round_up(in->max_soft, 16);
+	}
 	epoch_unit_table(ep);
 	epoch_batch_auto(ep, be);
-	if ((uint64_t)ep->cfg.batch_jobs * (ep->in_stride * ep->in_elem + ep->out_stride) >
-	    BATCH_BYTES_MAX) {
+	uint64_t job_bytes =
+	    slot_job_bytes(ep->in_stride, ep->slot.elem, ep->out_stride, ep->soft_stride);
+	if ((uint64_t)ep->cfg.batch_jobs * job_bytes > BATCH_BYTES_MAX) {
 		snprintf(err, errlen,
-		         "batch.jobs: %u jobs of this code need more than %llu MiB per "
-		         "batch; expected fewer",
-		         ep->cfg.batch_jobs, BATCH_BYTES_MAX >> 20);
+		         "batch.jobs: %u jobs of this code need %llu MiB per batch (a job: %zu "
+		         "bytes of input, %zu of output, %zu of soft output), more than %llu MiB; "
+		         "expected at most %llu%s",
+		         ep->cfg.batch_jobs,
+		         (unsigned long long)((ep->cfg.batch_jobs * job_bytes + (1u << 20) - 1) >> 20),
+		         ep->in_stride * ep->slot.elem, ep->out_stride,
+		         ep->soft_stride * sizeof(float), BATCH_BYTES_MAX >> 20,
+		         (unsigned long long)(BATCH_BYTES_MAX / job_bytes),
+		         ep->soft_stride ? ", or output.soft false" : "");
 		goto out_destroy;
 	}
 	if (be && be->ops->prepare)
 		be->ops->prepare(be, cc->id, ep->dec,
 		                 &(struct backend_shape){.jobs = ep->cfg.batch_jobs,
 		                                         .in_stride = ep->in_stride,
-		                                         .in_elem = ep->in_elem,
+		                                         .in_elem = ep->slot.elem,
 		                                         .out_stride = ep->out_stride,
 		                                         .soft_stride = ep->soft_stride});
 	return ep;

@@ -7,8 +7,9 @@
  * loop.
  *
  * Frames arrive in their own messages (consume.c), or in a raw stream behind sync markers
- * (consume_asm.c, with the marker search of asm_sync.c); a code may decode float32 LLRs, whose
- * job slots then hold floats (epoch in_elem).
+ * (consume_asm.c, with the marker search of asm_sync.c); a code may decode float32 LLRs or q-ary
+ * symbol log-probabilities, whose job slots then hold floats (the epoch's slot layout, from the
+ * decoder's fec_info: jobslot.h).
  *
  * Code generations ("epochs"): every create or update makes an epoch holding the configuration and
  * the decoder it implies. Ingest switches to a pending epoch at the sender sequence number the
@@ -30,6 +31,7 @@
 #include "backend.h"
 #include "curve.h"
 #include "fecd.h"
+#include "jobslot.h"
 #include "sockmon.h"
 #include "stats.h"
 
@@ -49,8 +51,7 @@ struct epoch {
 	uint64_t at_seq;    /* pending: first sender sequence number it applies to */
 	uint64_t start_abs; /* stream, same code: first block start cut with it */
 	size_t in_stride;   /* symbols per job slot */
-	size_t in_elem;     /* bytes per symbol in a slot: 1 (int8 LLRs) or 4 (float32 LLRs) */
-	bool asm_framing;   /* frames are found after a sync marker in a raw stream */
+	struct slot_layout slot; /* what a slot holds: kind, bytes per symbol, framing, scale */
 	size_t out_stride;  /* bytes per job's packed output */
 	size_t soft_stride; /* floats per job's soft output; 0: no soft output */
 	/* Streams with units of several bits (puncturing): unit_cum[k] is the symbols the first k
@@ -124,6 +125,7 @@ struct in_msg {
 	uint16_t flags; /* FECD_IN_* */
 	uint64_t seq;
 	uint32_t frame_len;
+	uint32_t q; /* values per symbol: f32v's q (the code's), 1 for bit formats */
 	uint64_t accept_ns;
 	bool started; /* pending updates checked */
 	bool eos_done;

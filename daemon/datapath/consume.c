@@ -1,7 +1,8 @@
 /*
  * Consuming an accepted message: putting pending code generations in force at their sequence
  * number, appending stream symbols to the stream buffer, and assembling frames straight into
- * their job slot (int8 LLRs, or float32 LLRs for codes that take them). Frames come one per
+ * their job slot (int8 LLRs, or, for codes that take them, float32 LLRs or q float32
+ * log-probabilities per q-ary symbol: the epoch's slot layout). Frames come one per
  * message or group of messages (FRAME_START .. FRAME_END), by length from GNU Radio input, or
  * after a sync marker found in a raw stream (asm_sync.h). Symbols are converted from the
  * message's receive buffer in one pass; a message may be consumed in several goes when batch
@@ -143,7 +144,8 @@ static void convert(struct channel *ch, struct in_msg *m, size_t n, int8_t *dst)
 
 /* Converts the message's symbols [first, first + n) to float32 LLRs for a code that takes them:
  * f32 as sent (times polarity), the int8 formats as the decoder reads its int8 input, value /
- * the code's llr_scale. negate: the frame came with an inverted sync marker. */
+ * the code's llr_scale (the slot layout's). negate: the frame came with an inverted sync marker.
+ */
 static void wire_to_f32(struct channel *ch, const struct in_msg *m, size_t first, size_t n,
                         bool negate, float *dst)
 {
@@ -163,7 +165,7 @@ static void wire_to_f32(struct channel *ch, const struct in_msg *m, size_t first
 		return;
 	}
 	/* negate is applied here; wire_to_s8 already applied the message's polarity */
-	float inv = 1.0f / ch->in_ep->cfg.spec.u.ldpc.llr_scale;
+	float inv = 1.0f / ch->in_ep->slot.llr_scale;
 	if (negate)
 		inv = -inv;
 	for (size_t done = 0; done < n;) {
@@ -180,9 +182,21 @@ void frame_write(struct channel *ch, const struct in_msg *m, size_t n)
 {
 	struct frame_asm *fr = &ch->fr;
 	struct batch *b = fr->b;
+	const struct slot_layout *l = &b->ep->slot;
 	size_t at = (size_t)b->count * b->ep->in_stride + fr->have;
 
-	if (b->ep->in_elem == sizeof(float)) {
+	if (fecd_format_is_vector(m->format) != (l->kind == FEC_IN_F32_SYMLOGP)) {
+		/* Ingest refuses formats the code in force cannot take; this is only a safeguard
+		 * against an update changing the input kind inside a message: erasures. */
+		memset((uint8_t *)b->in + at * l->elem, 0, n * l->elem);
+		return;
+	}
+	if (l->kind == FEC_IN_F32_SYMLOGP) { /* no polarity, and no negation (no sync markers) */
+		fec_syms_to_f32v(m->format, m->data + fecd_format_bytes_q(m->format, m->done, m->q),
+		                 n, l->vals, (float *)(void *)b->in + at * l->vals);
+		return;
+	}
+	if (l->kind == FEC_IN_F32_LLR) {
 		wire_to_f32(ch, m, m->done, n, fr->negate, (float *)(void *)b->in + at);
 		return;
 	}
@@ -366,7 +380,7 @@ static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 		if (!fr->active) {
 			if (!apply_pending(ch, m))
 				return false;
-			if (ep_is_stream(ch->in_ep) || ch->in_ep->asm_framing)
+			if (ep_is_stream(ch->in_ep) || ch->in_ep->slot.asm_framing)
 				return consume_stream_or_frames(ch, m);
 			if (!frame_begin(ch, m, ch->in_ep->cfg.raw_frame_syms))
 				return false;
@@ -386,11 +400,11 @@ static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 
 bool consume_stream_or_frames(struct channel *ch, struct in_msg *m)
 {
-	if (!ch->in_ep->asm_framing && asm_sync_held(&ch->as))
+	if (!ch->in_ep->slot.asm_framing && asm_sync_held(&ch->as))
 		asm_give_up(ch); /* an update left sync-marker framing */
 	if (ep_is_stream(ch->in_ep))
 		return consume_stream(ch, m);
-	if (ch->in_ep->asm_framing)
+	if (ch->in_ep->slot.asm_framing)
 		return consume_asm(ch, m);
 	if (ch->cfg.in_proto == IN_GNURADIO)
 		return consume_raw_frames(ch, m);

@@ -1,5 +1,5 @@
 /*
- * Sync-marker framing (an ldpc code with framing=asm): consuming a raw stream in which each frame
+ * Sync-marker framing (a frame code with framing=asm): consuming a raw stream in which each frame
  * follows an attached sync marker. The marker search itself is asm_sync.c; here the symbols move
  * through it, the frames after the markers found go into job slots (negated when the marker came
  * inverted), updates take effect between frames, and what could not be used is counted.
@@ -17,11 +17,12 @@ void asm_give_up(struct channel *ch)
 	ch->stats.syms_dropped += n;
 }
 
-/* The marker of the code in force; false when the spec holds none that can be searched for
- * (spec_finish refuses such specs, so this is a safeguard against searching with no marker). */
+/* The marker of the code in force (its fec_info's frame block); false when it holds none that
+ * can be searched for (spec_finish refuses such specs, so this is a safeguard against searching
+ * with no marker). */
 static bool asm_configure(struct channel *ch)
 {
-	const struct ldpc_spec *ls = &ch->in_ep->cfg.spec.u.ldpc;
+	const struct fec_frame_opts *ls = &ch->in_ep->info->frame;
 	const struct asm_sync_params p = {
 	    .marker = ls->asm_marker,
 	    .bits = ls->asm_bits,
@@ -126,7 +127,7 @@ bool consume_asm(struct channel *ch, struct in_msg *m)
 		}
 		if (!apply_pending(ch, m))
 			return false;
-		if (!ch->in_ep->asm_framing || ch->in_ep->info->kind == FEC_KIND_STREAM) {
+		if (!ch->in_ep->slot.asm_framing || ch->in_ep->info->kind == FEC_KIND_STREAM) {
 			asm_give_up(ch);
 			return consume_stream_or_frames(ch, m);
 		}

@@ -106,9 +106,32 @@ static void track_seq(struct channel *ch, struct in_msg *m, uint64_t seq)
 	ch->last_seq = seq;
 }
 
+/* The epoch a message with this sequence number and these flags will be consumed with: the
+ * pending updates apply_pending will have put in force by then (consume.c), so that its format
+ * is checked against the code that decodes it. */
+static const struct epoch *msg_epoch(const struct channel *ch, uint64_t seq, uint16_t flags)
+{
+	const struct epoch *ep = ch->in_ep;
+
+	for (unsigned i = 0; i < ch->npending; i++) {
+		const struct epoch *p = ch->pending[i];
+
+		if (p->at_seq != UINT64_MAX && seq < p->at_seq)
+			break;
+		/* a frame in progress finishes with its code */
+		if (ep->info->kind != FEC_KIND_STREAM && ch->fr.active &&
+		    (!(flags & FECD_IN_FRAME_START) || ch->cfg.in_proto != IN_NATIVE))
+			break;
+		ep = p;
+	}
+	return ep;
+}
+
 static bool parse_native(struct channel *ch, struct in_msg *m, unsigned extra)
 {
+	const struct epoch *ep;
 	struct fecd_in_hdr h;
+	char why[REJECT_ERR_MAX];
 	int rc;
 
 	if (m->nparts != 2 || extra) {
@@ -117,8 +140,20 @@ static bool parse_native(struct channel *ch, struct in_msg *m, unsigned extra)
 		return false;
 	}
 	rc = fecd_in_hdr_parse(zmq_msg_data(&m->part[0]), zmq_msg_size(&m->part[0]), &h);
-	if (rc == 0)
-		rc = fecd_in_payload_check(&h, zmq_msg_size(&m->part[1]));
+	if (rc < 0) {
+		reject(ch, bad_reason(rc), "%s (header %zu bytes, payload %zu bytes)",
+		       fecd_proto_strerror(rc), zmq_msg_size(&m->part[0]),
+		       zmq_msg_size(&m->part[1]));
+		return false;
+	}
+	/* Bit formats for bit LLR input, f32v (q values per symbol, q the code's) for q-ary. */
+	ep = msg_epoch(ch, h.seq, h.flags);
+	if (h.symbol_count && slot_format_check(&ep->slot, h.format, why, sizeof(why))) {
+		reject(ch, FECD_BAD_FORMAT, "%s", why);
+		return false;
+	}
+	m->q = fecd_format_is_vector(h.format) ? ep->slot.vals : 1;
+	rc = fecd_in_payload_check_q(&h, zmq_msg_size(&m->part[1]), m->q);
 	if (rc < 0) {
 		reject(ch, bad_reason(rc), "%s (header %zu bytes, payload %zu bytes)",
 		       fecd_proto_strerror(rc), zmq_msg_size(&m->part[0]),
@@ -130,7 +165,7 @@ static bool parse_native(struct channel *ch, struct in_msg *m, unsigned extra)
 		       h.channel, ch->cfg.id);
 		return false;
 	}
-	if (ch->in_ep->asm_framing && (h.flags & (FECD_IN_FRAME_START | FECD_IN_FRAME_END))) {
+	if (ch->in_ep->slot.asm_framing && (h.flags & (FECD_IN_FRAME_START | FECD_IN_FRAME_END))) {
 		reject(ch, FECD_BAD_FRAMING,
 		       "the code finds its frames after sync markers (framing asm): expected a raw "
 		       "stream, messages without FRAME_START or FRAME_END");
@@ -197,6 +232,7 @@ static bool parse_gnuradio(struct channel *ch, struct in_msg *m, unsigned extra)
 	m->data = p;
 	m->gap = false;
 	m->gap_syms = 0;
+	m->q = 1;
 	m->format = cc->gr_format;
 	m->polarity_one = cc->gr_polarity_one;
 	m->flags = 0;
@@ -262,7 +298,7 @@ static int ingest_recv(struct channel *ch)
 	m->accept_ns = now_ns();
 	ch->stats.msgs_in++;
 	ch->stats.symbols_in += m->nsyms;
-	ch->stats.bytes_in += fecd_format_bytes(m->format, m->nsyms);
+	ch->stats.bytes_in += fecd_format_bytes_q(m->format, m->nsyms, m->q);
 	return 1;
 }
 

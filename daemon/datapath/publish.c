@@ -144,13 +144,38 @@ static bool want_soft(const struct batch *b)
 	return b->ep->soft_stride && b->ep->cfg.out_proto == OUT_NATIVE;
 }
 
+/* The soft layout and the work counter (iterations: the work saturated at 16 bits). */
+static void hdr_soft_work(const struct batch *b, struct fecd_out_hdr *h, uint32_t work)
+{
+	h->work = work;
+	h->iterations = work > UINT16_MAX ? UINT16_MAX : (uint16_t)work;
+	if (h->flags & FECD_OUT_SOFT) {
+		h->soft_kind = (uint8_t)b->ep->info->soft_kind;
+		h->soft_per_unit = (uint16_t)b->ep->info->soft_per_unit;
+	}
+}
+
+/* Soft values a stream job keeps when its last trim of out_bits decoded bits are erasures' (a
+ * padded last unit): the units (bits, or q-ary symbols) that cover the bits kept, at soft_per_unit
+ * values each. The family writes whole units: soft_count / per units for out_bits bits. */
+static uint32_t soft_kept(const struct fec_job *j, uint32_t trim, uint32_t per)
+{
+	uint32_t units, kept_bits;
+
+	if (!trim || !j->soft_count || !j->out_bits || !per)
+		return j->soft_count;
+	units = j->soft_count / per;
+	kept_bits = j->out_bits > trim ? j->out_bits - trim : 0;
+	return (uint32_t)((uint64_t)units * kept_bits / j->out_bits) * per;
+}
+
 static int build_stream(struct channel *ch, struct batch *b)
 {
 	struct fecd_out_hdr *h = &b->pub_hdr;
 	const struct job_meta *first = b->count ? &b->meta[0] : &b->eos_meta;
 	uint64_t bits = 0, soft = 0, in_count = 0;
 	uint8_t status = FECD_STATUS_DECODED;
-	uint32_t iters = 0;
+	uint32_t work = 0;
 
 	hdr_common(ch, b, h);
 	for (uint32_t i = 0; i < b->count; i++) {
@@ -158,9 +183,7 @@ static int build_stream(struct channel *ch, struct batch *b)
 		const struct job_meta *m = &b->meta[i];
 		/* A padded last unit: its erasures' bits (and their soft values) stay out. */
 		uint32_t jbits = j->out_bits > m->trim_bits ? j->out_bits - m->trim_bits : 0;
-		uint32_t jsoft = j->soft_count;
-		if (m->trim_bits && jsoft == j->out_bits)
-			jsoft = jbits;
+		uint32_t jsoft = soft_kept(j, m->trim_bits, b->ep->info->soft_per_unit);
 		fec_copy_bits(b->msg, bits, b->out + i * b->ep->out_stride, 0, jbits);
 		bits += jbits;
 		if (want_soft(b) && jsoft) {
@@ -171,8 +194,8 @@ static int build_stream(struct channel *ch, struct batch *b)
 		in_count += j->own_len - m->pad_syms;
 		if (j->status > status)
 			status = j->status;
-		if (j->work > iters)
-			iters = j->work;
+		if (j->work > work)
+			work = j->work;
 	}
 	if (b->stream_start)
 		ch->stream_bits = 0;
@@ -188,7 +211,7 @@ static int build_stream(struct channel *ch, struct batch *b)
 	h->in_count = (uint32_t)in_count;
 	h->payload_bits = (uint32_t)bits;
 	h->soft_count = (uint32_t)soft;
-	h->iterations = iters > UINT16_MAX ? UINT16_MAX : (uint16_t)iters;
+	hdr_soft_work(b, h, work);
 	h->metric = b->count ? b->jobs[b->count - 1].metric : 0;
 	return msg_layout(ch, b, h, b->msg, b->msg_soft);
 }
@@ -214,7 +237,7 @@ static int build_frame(struct channel *ch, struct batch *b, uint32_t i)
 	h->in_count = j->own_len + b->meta[i].lead_syms; /* a sync marker is owned with its frame */
 	h->payload_bits = j->out_bits;
 	h->soft_count = want_soft(b) ? j->soft_count : 0;
-	h->iterations = j->work > UINT16_MAX ? UINT16_MAX : (uint16_t)j->work;
+	hdr_soft_work(b, h, j->work);
 	h->metric = j->metric;
 	return msg_layout(ch, b, h, b->out + i * b->ep->out_stride,
 	                  b->soft ? b->soft + i * b->ep->soft_stride : NULL);

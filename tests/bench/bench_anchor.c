@@ -19,6 +19,7 @@
  * Both report their BER against the true bits, so a figure always belongs to a working decode.
  */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,18 @@ static int libfec_pass(struct libfec_v27 *l, void *vp, const struct bench_data *
 	return 0;
 }
 
+/* The anchors decode K=7 rate-1/2 codes only: the data set's code read through its family's
+ * parameter table (k, polys), as any caller outside the family reads a spec. */
+static bool is_k7_r12(const struct bench_data *d)
+{
+	const struct fec_family_ops *ops = fec_family_by_id(d->spec.family);
+	struct fec_param_value k = {0}, polys = {0};
+	uint64_t buf[16];
+
+	return ops && !ops->spec_get(&d->spec, "k", &k, buf, sizeof(buf)) && k.i == 7 &&
+	       !ops->spec_get(&d->spec, "polys", &polys, buf, sizeof(buf)) && polys.nitems == 2;
+}
+
 static void anchor_libfec(cJSON *sec, const struct bench_opts *o, const struct bench_data *d)
 {
 	struct libfec_v27 l;
@@ -114,7 +127,7 @@ static void anchor_libfec(cJSON *sec, const struct bench_opts *o, const struct b
 		report_note(sec, "libfec viterbi27: skipped: %s", why);
 		goto out_free;
 	}
-	if (d->spec.u.conv.k != 7 || d->spec.u.conv.n != 2 ||
+	if (!is_k7_r12(d) ||
 	    !(vp = l.create((int)(d->in_stride / 2)))) {
 		report_note(sec,
 		            "libfec viterbi27: skipped: not a K=7 r=1/2 code, or create failed");

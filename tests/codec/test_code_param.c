@@ -94,7 +94,7 @@ static void bad_texts(void)
 	     "polys=171:133)",
 	     -FEC_EINVAL,
 	     "inner: expected a code (\"PRESET[,key=value...]\" or \"FAMILY[,...]\") "
-	     "of at most 159 bytes with balanced parentheses"},
+	     "of at most 149 bytes with balanced parentheses"},
 	    {"pair,iters=0", -FEC_ERANGE, "iters: expected an integer in 1..16"},
 	    {"pair,outer=(pair,outer=(pair,outer=(pair,outer=(pair,outer=(pair)))))", -FEC_ERANGE,
 	     "outer: outer: outer: outer: inner: codes nested deeper than 4"},

@@ -1,7 +1,8 @@
 /*
  * fec_syms_to_s8 against a plain per-symbol reference written straight from the rules in
  * softbits.h: every byte value of s8, u8 and s4, floats around every rounding edge and the clamps,
- * lengths and alignments that exercise the chunked loops' remainders, both polarities.
+ * lengths and alignments that exercise the chunked loops' remainders, both polarities; and
+ * fec_syms_to_f32v (q-ary symbols: values as sent, the clamp, the NaN rule).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -56,6 +57,44 @@ static float edge_float(uint64_t r)
 	if (r % 3 == 1) /* halves and near-halves across the range */
 		return (float)((int)((r >> 8) % 512) - 256) * 0.5f + (float)((r >> 20) % 3) * 1e-5f;
 	return ((float)(int64_t)(r >> 11) / (float)(1ull << 52) - 1.0f) * 300.0f;
+}
+
+/* fec_syms_to_f32v: q little-endian float32 values per symbol copied as sent at any alignment,
+ * magnitudes clamped to FEC_SYMLOGP_MAX, a symbol with a NaN all zeros; no other format. */
+static void test_f32v(void)
+{
+	enum { Q = 4, N = 5 };
+	const float vals[N][Q] = {
+	    {0.0f, -1.5f, -3.25f, -40.0f},
+	    {-INFINITY, 0.0f, -2e6f, 2e6f},
+	    {-1.0f, NAN, -2.0f, -3.0f},
+	    {-0.5f, -0.5f, -0.5f, -0.5f},
+	    {INFINITY, -7.0f, 1e-30f, -1e6f},
+	};
+	const float want[N][Q] = {
+	    {0.0f, -1.5f, -3.25f, -40.0f},
+	    {-FEC_SYMLOGP_MAX, 0.0f, -FEC_SYMLOGP_MAX, FEC_SYMLOGP_MAX},
+	    {0.0f, 0.0f, 0.0f, 0.0f},
+	    {-0.5f, -0.5f, -0.5f, -0.5f},
+	    {FEC_SYMLOGP_MAX, -7.0f, 1e-30f, -1e6f},
+	};
+	uint8_t src[1 + sizeof(vals)];
+	float out[N * Q + 1];
+
+	for (unsigned off = 0; off < 2; off++) {
+		memcpy(src + off, vals, sizeof(vals)); /* the host is little-endian, as the wire */
+		out[N * Q] = 42.0f;
+		CHECK(fec_syms_to_f32v(FECD_FMT_F32V, src + off, N, Q, out) == 0, "f32v");
+		for (unsigned i = 0; i < N * Q; i++)
+			CHECK(out[i] == want[i / Q][i % Q], "f32v offset %u value %u: %g, expected %g",
+			      off, i, out[i], want[i / Q][i % Q]);
+		CHECK(out[N * Q] == 42.0f, "wrote past the end");
+	}
+	CHECK(fec_syms_to_f32v(FECD_FMT_F32_LLR, src, N, Q, out) == -FEC_EINVAL,
+	      "a bit format is refused");
+	CHECK(fec_syms_to_f32v(FECD_FMT_F32V, src, N, 1, out) == -FEC_EINVAL, "q 1 is refused");
+	CHECK(fec_syms_to_s8(FECD_FMT_F32V, src, N, false, 1.0f, (int8_t *)out) == -FEC_EINVAL,
+	      "f32v does not become int8 LLRs");
 }
 
 int main(void)
@@ -117,5 +156,6 @@ int main(void)
 				      fecd_format_name(fmt), i, inv, out[i]);
 			}
 		}
+	test_f32v();
 	return check_done();
 }

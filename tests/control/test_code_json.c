@@ -136,10 +136,10 @@ static void codes_list(void)
 	cJSON *list = codes_list_json();
 	char *s = list ? cJSON_PrintUnformatted(list) : NULL;
 
-	CHECK(s && strstr(s, "{\"name\":\"inner\",\"type\":\"code\",\"max_len\":159,\"families\":"
+	CHECK(s && strstr(s, "{\"name\":\"inner\",\"type\":\"code\",\"max_len\":149,\"families\":"
 	                     "[\"viterbi\"],\"default\":\"ccsds\""),
 	      "codes.list: %s", s ? s : "");
-	CHECK(s && strstr(s, "{\"name\":\"outer\",\"type\":\"code\",\"max_len\":159,\"default\""),
+	CHECK(s && strstr(s, "{\"name\":\"outer\",\"type\":\"code\",\"max_len\":149,\"default\""),
 	      "outer: any family");
 	/* list bounds in the items' notation, as strings */
 	CHECK(

@@ -26,6 +26,7 @@ static bool same_pdu_header(const struct fecd_out_hdr *a, const struct fecd_out_
 	       a->family == b->family && a->in_first == b->in_first && a->in_count == b->in_count &&
 	       a->in_seq == b->in_seq && a->payload_bits == b->payload_bits &&
 	       a->code_gen == b->code_gen && a->iterations == b->iterations &&
+	       (a->work <= UINT16_MAX || a->work == b->work) && /* the key work, beyond 16 bits */
 	       a->flags == b->flags && a->out_bit_offset == b->out_bit_offset &&
 	       (a->metric == b->metric || (isnan(a->metric) && isnan(b->metric)));
 }

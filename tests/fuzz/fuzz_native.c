@@ -4,12 +4,14 @@
  * where the payload starts), then the payload, checked against the header
  * (fecd_in_payload_check) and converted to int8 LLRs (fec_syms_to_s8) in the format and polarity
  * the header names. The converted symbols then go through the sync-marker search the daemon runs
- * on raw LDPC streams (asm_sync, pure code), with marker and rules taken from header fields. The
- * same bytes are also read as an output header (fecd-sink parses those off the network).
+ * on raw LDPC streams (asm_sync, pure code), with marker and rules taken from header fields. q-ary
+ * symbols (f32v) are checked for a q taken from the header (2..16, as a channel's code would give
+ * it) and converted into float slots (fec_syms_to_f32v). The same bytes are also read as an
+ * output header (fecd-sink parses those off the network).
  *
  * Properties: a parsed header packs and parses back to the same fields; conversion never fails
- * on a checked payload and gives values in -127..127; the marker search consumes no more than it
- * is given and its correlations stay in -1..1.
+ * on a checked payload and gives values in -127..127 (q-ary: finite, within FEC_SYMLOGP_MAX);
+ * the marker search consumes no more than it is given and its correlations stay in -1..1.
  */
 #include <math.h>
 
@@ -80,6 +82,25 @@ static void scan_markers(const struct fecd_in_hdr *h, const int8_t *syms, size_t
 	FUZZ_CHECK(asm_sync_reset(&s) <= p.bits, "reset gave up more than a ring");
 }
 
+/* q-ary symbols into float slots, from an exact-size copy as ZMQ hands it over. */
+static void native_symbols(const struct fecd_in_hdr *h, const uint8_t *data, size_t plen,
+                           uint32_t q)
+{
+	uint8_t *payload = malloc(plen);
+	float *vals = malloc((size_t)h->symbol_count * q * sizeof(float));
+
+	if (!payload || !vals)
+		abort();
+	memcpy(payload, data, plen);
+	int rc = fec_syms_to_f32v(h->format, payload, h->symbol_count, q, vals);
+	FUZZ_CHECK(rc == 0, "conversion of a checked f32v payload failed: %d", rc);
+	for (size_t i = 0; i < (size_t)h->symbol_count * q; i++)
+		FUZZ_CHECK(isfinite(vals[i]) && fabsf(vals[i]) <= FEC_SYMLOGP_MAX,
+		           "value %zu is %g", i, vals[i]);
+	free(payload);
+	free(vals);
+}
+
 static void native_input(const uint8_t *data, size_t size)
 {
 	struct fecd_in_hdr h;
@@ -91,9 +112,14 @@ static void native_input(const uint8_t *data, size_t size)
 	check_in_round_trip(&h);
 
 	size_t plen = size - h.hdr_len;
-	if (fecd_in_payload_check(&h, plen) != 0 || !h.symbol_count)
+	const uint32_t q = fecd_format_is_vector(h.format) ? 2 + (uint32_t)(h.seq % 15) : 1;
+	if (fecd_in_payload_check_q(&h, plen, q) != 0 || !h.symbol_count)
 		return;
-	FUZZ_CHECK(plen == fecd_format_bytes(h.format, h.symbol_count), "payload size");
+	FUZZ_CHECK(plen == fecd_format_bytes_q(h.format, h.symbol_count, q), "payload size");
+	if (q > 1) {
+		native_symbols(&h, data + h.hdr_len, plen, q);
+		return;
+	}
 
 	/* An exact-size copy of the payload, as ZMQ hands it over, and an exact-size output. */
 	uint8_t *payload = malloc(plen);
@@ -128,7 +154,8 @@ static void output_header(const uint8_t *data, size_t size)
 	               back.in_first == h.in_first && back.in_seq == h.in_seq &&
 	               back.out_bit_offset == h.out_bit_offset && back.in_count == h.in_count &&
 	               back.payload_bits == h.payload_bits && back.soft_count == h.soft_count &&
-	               back.iterations == h.iterations &&
+	               back.iterations == h.iterations && back.work == h.work &&
+	               back.soft_kind == h.soft_kind && back.soft_per_unit == h.soft_per_unit &&
 	               (back.metric == h.metric || (isnan(back.metric) && isnan(h.metric))),
 	           "output header fields changed in a round trip");
 	/* the rest as parts 2 and 3, split where the header says part 2 ends */

@@ -52,7 +52,7 @@ static void channel(const uint8_t *bits, size_t n, double sigma, float scale, in
 }
 
 /* The locked test for a stream whose last marker was not inverted (asm_sync.h). */
-static bool locked_pass(const struct ldpc_spec *ls, float c)
+static bool locked_pass(const struct fec_frame_opts *ls, float c)
 {
 	return c >= ls->asm_lock_threshold || fabsf(c) >= ls->asm_threshold;
 }
@@ -63,7 +63,7 @@ struct rates {
 	unsigned long long e2e_frames, e2e_false;
 };
 
-static void measure(const struct ldpc_spec *ls, double ebn0, double millions, struct rates *r)
+static void measure(const struct fec_frame_opts *ls, double ebn0, double millions, struct rates *r)
 {
 	const unsigned bits = ls->asm_bits;
 	const double sigma = fec_awgn_sigma(ebn0, 0.5);
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ops->spec_default(&spec);
-	const struct ldpc_spec *ls = &spec.u.ldpc;
+	const struct fec_frame_opts *ls = &spec.frame;
 	fec_prng_seed(&rng, 20261122);
 	printf("marker %0*llX (%u bits), asm_threshold %g, asm_lock_threshold %g, asm_flywheel %u; "
 	       "%g x 10^6 markers, 10x as many random positions\n\n",

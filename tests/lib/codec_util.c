@@ -244,11 +244,11 @@ int util_ldpc_frame_errors(const char *text, double ebn0, unsigned frames, uint6
 			fec_prng_bits(&p, in, k);
 			if (fec_encode(enc, in, k, sent, &n) || n != info->frame_syms)
 				goto out;
-			if (spec.u.ldpc.in_f32)
+			if (spec.frame.in == FEC_IN_F32_LLR)
 				fec_awgn_llr(&p, sent, n, fec_awgn_sigma(ebn0, rate), 0,
 				             (float *)b.in_f32 + (size_t)f * b.in_stride);
 			else
-				util_channel_s8(&p, sent, n, ebn0, rate, spec.u.ldpc.llr_scale,
+				util_channel_s8(&p, sent, n, ebn0, rate, spec.frame.llr_scale,
 				                (int8_t *)b.in + (size_t)f * b.in_stride);
 			b.jobs[f] = (struct fec_job){.in_len = info->frame_syms,
 			                             .own_len = info->frame_syms};

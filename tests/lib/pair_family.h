@@ -12,7 +12,7 @@
 #include "fec.h"
 
 #define PAIR_FAMILY_ID 200 /* no wire family has it */
-#define PAIR_TEXT_MAX  159 /* longest child text; both fit in struct fec_spec's union */
+#define PAIR_TEXT_MAX  149 /* longest child text; both fit in struct fec_spec's union */
 
 /* What a pair spec holds, kept in the bytes of struct fec_spec's union. */
 struct pair_spec {

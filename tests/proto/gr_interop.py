@@ -43,7 +43,7 @@ def tool(*args):
 # The order fecd writes its keys in; a dict_add of them in reverse rebuilds the same list.
 KEY_ORDER = ["channel", "frame_seq", "status", "family", "in_first", "in_count", "in_seq",
              "payload_bits", "code_gen", "iterations", "metric", "packed", "out_bit_offset",
-             "end_of_stream", "code_changed"]
+             "end_of_stream", "code_changed", "work"]
 OUT_STREAM, OUT_EOS, OUT_CODE_CHANGED = 1, 2, 8
 
 
@@ -51,13 +51,16 @@ def expected_meta(c):
     m = {"channel": c["channel"], "frame_seq": c["seq"], "status": c["status"],
          "family": c["family"], "in_first": c["in_first"], "in_count": c["in_count"],
          "in_seq": c["in_seq"], "payload_bits": c["bits"], "code_gen": c["gen"],
-         "iterations": c["iters"], "metric": c["metric"], "packed": not c["unpacked"]}
+         "iterations": min(c["iters"], 65535), "metric": c["metric"],
+         "packed": not c["unpacked"]}
     if c["flags"] & OUT_STREAM:
         m["out_bit_offset"] = c["obo"]
     if c["flags"] & OUT_EOS:
         m["end_of_stream"] = True
     if c["flags"] & OUT_CODE_CHANGED:
         m["code_changed"] = True
+    if c["iters"] > 65535:  # the 32-bit work counter, sent where iterations saturates
+        m["work"] = c["iters"]
     return m
 
 
@@ -86,6 +89,9 @@ CASES = [
     dict(channel=3, seq=0, status="erased", family="ids", in_first=0, in_count=0, in_seq=0,
          bits=0, gen=1, iters=0, metric=0.0, flags=OUT_STREAM | OUT_EOS, obo=99, unpacked=False,
          data=b""),
+    dict(channel=5, seq=9, status="decoded", family="fano", in_first=0, in_count=2048, in_seq=3,
+         bits=8, gen=2, iters=4000000000, metric=0.0, flags=0, obo=0, unpacked=False,
+         data=bytes([0x3C])),
 ]
 
 

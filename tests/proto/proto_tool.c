@@ -1,8 +1,9 @@
 /*
  * Command-line access to fecd_proto for the GNU Radio interoperability test (gr_interop.py), which
  * checks our bytes against GNU Radio's own pmt library and gr-zeromq blocks:
- *   proto_tool pdu-write CH SEQ STATUS FAMILY IN_FIRST IN_COUNT IN_SEQ BITS CODE_GEN ITERS METRIC
+ *   proto_tool pdu-write CH SEQ STATUS FAMILY IN_FIRST IN_COUNT IN_SEQ BITS CODE_GEN WORK METRIC
  *                        FLAGS OUT_BIT_OFFSET UNPACKED HEX   -> the PDU, as hex on stdout
+ *                        (WORK: the 32-bit counter; iterations is it saturated at 65535)
  *   proto_tool pdu-parse FILE                                 -> key=value lines
  *   proto_tool taghdr FILE                                    -> hdr_len=N offset=N
  * Status and family are names; FLAGS is the output flag word; HEX the packed payload bits.
@@ -56,7 +57,9 @@ static int cmd_pdu_write(char **a)
 	h.in_seq = strtoull(a[6], NULL, 0);
 	h.payload_bits = (uint32_t)strtoul(a[7], NULL, 0);
 	h.code_gen = (uint32_t)strtoul(a[8], NULL, 0);
-	h.iterations = (uint16_t)strtoul(a[9], NULL, 0);
+	/* the work counter, as the daemon writes it: iterations its 16-bit saturation */
+	h.work = (uint32_t)strtoul(a[9], NULL, 0);
+	h.iterations = h.work > UINT16_MAX ? UINT16_MAX : (uint16_t)h.work;
 	h.metric = strtof(a[10], NULL);
 	h.flags = (uint16_t)strtoul(a[11], NULL, 0);
 	h.out_bit_offset = strtoull(a[12], NULL, 0);
@@ -100,12 +103,12 @@ static int cmd_pdu_parse(const char *path)
 		return 1;
 	}
 	printf("channel=%u\nframe_seq=%llu\nstatus=%s\nfamily=%s\nin_first=%llu\nin_count=%u\n"
-	       "in_seq=%llu\npayload_bits=%u\ncode_gen=%u\niterations=%u\nmetric=%.9g\nflags=%u\n"
-	       "out_bit_offset=%llu\nunpacked=%d\nbytes=",
+	       "in_seq=%llu\npayload_bits=%u\ncode_gen=%u\niterations=%u\nwork=%u\nmetric=%.9g\n"
+	       "flags=%u\nout_bit_offset=%llu\nunpacked=%d\nbytes=",
 	       h.channel, (unsigned long long)h.frame_seq, fecd_status_name(h.status),
 	       fecd_family_name(h.family), (unsigned long long)h.in_first, h.in_count,
-	       (unsigned long long)h.in_seq, h.payload_bits, h.code_gen, h.iterations, h.metric,
-	       h.flags, (unsigned long long)h.out_bit_offset, unpacked);
+	       (unsigned long long)h.in_seq, h.payload_bits, h.code_gen, h.iterations, h.work,
+	       h.metric, h.flags, (unsigned long long)h.out_bit_offset, unpacked);
 	for (size_t i = 0; i < nbytes; i++)
 		printf("%02x", bytes[i]);
 	printf("\n");

@@ -156,8 +156,9 @@ static void test_out_layout_and_round_trip(void)
 	CHECK(fecd_out_payload_check(&back, 256, 0) == 0, "no soft part");
 	CHECK(fecd_out_payload_check(&back, 256, 4) == -FECD_PROTO_EPARTS, "unexpected soft part");
 
-	/* Reserved bytes ignored on receive. */
-	buf[20] = buf[70] = buf[79] = 0x77;
+	/* Reserved bytes ignored on receive (those left: 77..79; 20..23, 70..71 and 76 became work,
+	 * soft_per_unit and soft_kind, test_out_soft_work). */
+	buf[77] = buf[79] = 0x77;
 	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0, "reserved ignored");
 }
 
@@ -194,7 +195,7 @@ static void test_in_bad_table(void)
 	    {"hdr_len past the buffer", 6, 2, 33, 0, FECD_PROTO_ETRUNCATED},
 	    {"hdr_len 1024 past the buffer", 6, 2, 1024, 0, FECD_PROTO_ETRUNCATED},
 	    {"format 0", 12, 1, 0, 0, FECD_PROTO_EFORMAT},
-	    {"format 5", 12, 1, 5, 0, FECD_PROTO_EFORMAT},
+	    {"format 6", 12, 1, 6, 0, FECD_PROTO_EFORMAT},
 	    {"format 255", 12, 1, 255, 0, FECD_PROTO_EFORMAT},
 	    {"unknown flag 0x10", 14, 2, 0x0010, 0, FECD_PROTO_EFLAGS},
 	    {"unknown flag 0x8000", 14, 2, 0x8001, 0, FECD_PROTO_EFLAGS},
@@ -272,7 +273,7 @@ static void test_payload_lengths(void)
 	h.format = 9;
 	CHECK(fecd_in_payload_check(&h, 1000) == -FECD_PROTO_EFORMAT, "unknown format payload");
 
-	CHECK(fecd_format_bytes(0, 10) == 0 && fecd_format_bytes(5, 10) == 0, "unknown format 0");
+	CHECK(fecd_format_bytes(0, 10) == 0 && fecd_format_bytes(6, 10) == 0, "unknown format 0");
 	CHECK(fecd_format_bytes(FECD_FMT_F32_LLR, SIZE_MAX / 2) == SIZE_MAX, "saturates");
 	CHECK(fecd_format_bytes(FECD_FMT_S4_PACKED, 0) == 0, "zero symbols");
 }
@@ -392,6 +393,134 @@ static void test_fuzz(void)
 	CHECK(in_ok > 0 && out_ok > 0, "some mutations still parse (%u, %u)", in_ok, out_ok);
 }
 
+/* The fields that took reserved bytes (work at 20, soft_per_unit at 70, soft_kind at 76), what
+ * a header from before them reads as, and the soft layouts refused. */
+static void test_out_soft_work(void)
+{
+	struct fecd_out_hdr h = sample_out(), back;
+	uint8_t buf[FECD_OUT_HDR_LEN];
+
+	h.family = FECD_FAMILY_NBLDPC;
+	h.flags = FECD_OUT_SOFT;
+	h.work = 70000;
+	h.iterations = 65535;
+	h.soft_kind = FECD_SOFT_SYM_LOGP;
+	h.soft_per_unit = 16;
+	h.soft_count = 16 * 10;
+	fecd_out_hdr_pack(&h, buf);
+	CHECK(buf[20] == (70000 & 0xff) && buf[21] == ((70000 >> 8) & 0xff) && buf[22] == 1 &&
+	          buf[23] == 0,
+	      "work LE at 20");
+	CHECK(buf[70] == 16 && buf[71] == 0, "soft_per_unit at 70");
+	CHECK(buf[76] == FECD_SOFT_SYM_LOGP, "soft_kind at 76");
+	for (int i = 77; i < 80; i++)
+		CHECK(buf[i] == 0, "reserved byte %d zero", i);
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0, "sym_logp parses");
+	CHECK(back.work == 70000 && back.iterations == 65535 && back.soft_kind == FECD_SOFT_SYM_LOGP &&
+	          back.soft_per_unit == 16 && back.soft_count == 160,
+	      "round trip: work %u kind %u per %u", back.work, back.soft_kind, back.soft_per_unit);
+	CHECK(fecd_out_soft_units(&back) == 10, "10 symbols of soft output");
+	CHECK(fecd_out_payload_check(&back, (back.payload_bits + 7) / 8, 160 * 4) == 0, "sizes");
+
+	/* A header from before the fields: soft output as bit LLRs, work from iterations. */
+	h = sample_out();
+	fecd_out_hdr_pack(&h, buf);
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0, "old header parses");
+	CHECK(back.soft_kind == FECD_SOFT_BIT_LLR && back.soft_per_unit == 1,
+	      "FECD_OUT_SOFT with soft_kind 0 reads as bit_llr, got %u/%u", back.soft_kind,
+	      back.soft_per_unit);
+	CHECK(back.work == 12 && back.iterations == 12, "work 0 reads as iterations, got %u",
+	      back.work);
+	CHECK(fecd_out_soft_units(&back) == 2041, "one unit per bit");
+	h.flags &= (uint16_t)~FECD_OUT_SOFT;
+	h.soft_count = 0;
+	h.iterations = 0;
+	fecd_out_hdr_pack(&h, buf);
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && back.soft_kind == FECD_SOFT_NONE &&
+	          back.soft_per_unit == 0 && back.work == 0 && fecd_out_soft_units(&back) == 0,
+	      "no soft output, no work");
+
+	static const struct {
+		const char *what;
+		uint16_t flags;
+		uint8_t kind;
+		uint16_t per;
+		uint32_t count;
+		int err;
+	} rows[] = {
+	    {"bit_llr", FECD_OUT_SOFT, FECD_SOFT_BIT_LLR, 1, 100, 0},
+	    {"sym_logp q=2", FECD_OUT_SOFT, FECD_SOFT_SYM_LOGP, 2, 100, 0},
+	    {"unknown soft_kind", FECD_OUT_SOFT, 3, 1, 100, FECD_PROTO_ESOFT},
+	    {"bit_llr with 2 per unit", FECD_OUT_SOFT, FECD_SOFT_BIT_LLR, 2, 100, FECD_PROTO_ESOFT},
+	    {"sym_logp with 1 per unit", FECD_OUT_SOFT, FECD_SOFT_SYM_LOGP, 1, 100,
+	     FECD_PROTO_ESOFT},
+	    {"soft_per_unit without a kind", FECD_OUT_SOFT, 0, 4, 100, FECD_PROTO_ESOFT},
+	    {"soft_kind without FECD_OUT_SOFT", 0, FECD_SOFT_BIT_LLR, 1, 0, FECD_PROTO_ESOFT},
+	    {"soft_per_unit without FECD_OUT_SOFT", 0, 0, 1, 0, FECD_PROTO_ESOFT},
+	    {"soft_count not whole units", FECD_OUT_SOFT, FECD_SOFT_SYM_LOGP, 16, 161,
+	     FECD_PROTO_ELENGTH},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		h = sample_out();
+		h.flags = rows[i].flags;
+		h.soft_kind = rows[i].kind;
+		h.soft_per_unit = rows[i].per;
+		h.soft_count = rows[i].count;
+		fecd_out_hdr_pack(&h, buf);
+		int r = out_parse_exact(buf, sizeof(buf), &back);
+		CHECK(r == -rows[i].err, "%s: got %d (%s)", rows[i].what, r, fecd_proto_strerror(r));
+	}
+
+	/* Soft values read from part 3 at any alignment, little-endian; 0 past its end. */
+	uint8_t part3[1 + 8] = {0xee, 0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x20, 0xc1};
+	CHECK(fecd_out_soft_value(part3 + 1, 8, 0) == 1.5f, "value 0");
+	CHECK(fecd_out_soft_value(part3 + 1, 8, 1) == -10.0f, "value 1");
+	CHECK(fecd_out_soft_value(part3 + 1, 8, 2) == 0.0f && fecd_out_soft_value(NULL, 8, 0) == 0,
+	      "past the end");
+
+#define X(name, val, str)                                                                          \
+	CHECK(strcmp(fecd_soft_name(val), str) == 0 && fecd_soft_from_name(str) == val,            \
+	      "soft kind %s", str);
+	FECD_SOFT_MAP(X)
+#undef X
+	CHECK(fecd_soft_name(3) == NULL && fecd_soft_from_name("llr") == -1, "unknown soft kind");
+}
+
+/* The vector format f32v: q float32 values per symbol, q from the channel's code. */
+static void test_f32v(void)
+{
+	struct fecd_in_hdr h = sample_in(), back;
+	uint8_t buf[FECD_IN_HDR_LEN];
+
+	CHECK(fecd_format_is_vector(FECD_FMT_F32V) && !fecd_format_is_vector(FECD_FMT_F32_LLR) &&
+	          !fecd_format_is_vector(0),
+	      "f32v is the vector format");
+	CHECK(fecd_format_bytes_q(FECD_FMT_F32V, 10, 16) == 640, "10 symbols of q=16");
+	CHECK(fecd_format_bytes(FECD_FMT_F32V, 10) == 40 &&
+	          fecd_format_bytes_q(FECD_FMT_F32V, 10, 0) == 40,
+	      "q 1 (or 0, read as 1)");
+	CHECK(fecd_format_bytes_q(FECD_FMT_S8_LLR, 10, 16) == 10 &&
+	          fecd_format_bytes_q(FECD_FMT_S4_PACKED, 3, 16) == 2,
+	      "bit formats ignore q");
+	CHECK(fecd_format_bytes_q(FECD_FMT_F32V, SIZE_MAX / 8, 256) == SIZE_MAX, "saturates");
+	CHECK(fecd_format_bytes_q(9, 10, 4) == 0, "unknown format");
+
+	h.format = FECD_FMT_F32V;
+	h.symbol_count = 100;
+	fecd_in_hdr_pack(&h, buf);
+	CHECK(in_parse_exact(buf, sizeof(buf), &back) == 0 && back.format == FECD_FMT_F32V,
+	      "an f32v header parses");
+	CHECK(fecd_in_payload_check_q(&back, 100 * 4 * 64, 64) == 0, "exact q=64 payload");
+	CHECK(fecd_in_payload_check_q(&back, 100 * 4 * 64 - 4, 64) == -FECD_PROTO_ELENGTH,
+	      "a value short");
+	CHECK(fecd_in_payload_check_q(&back, 100 * 4 * 64 + 1, 64) == -FECD_PROTO_ELENGTH,
+	      "a byte long");
+	CHECK(fecd_in_payload_check(&back, 400) == 0, "payload_check is q = 1");
+	back.symbol_count = FECD_MAX_PAYLOAD_BYTES / 4 / 256 + 1;
+	CHECK(fecd_in_payload_check_q(&back, 4096, 256) == -FECD_PROTO_ETOO_LARGE,
+	      "q makes it too large");
+}
+
 int main(void)
 {
 	test_in_layout_and_round_trip();
@@ -400,6 +529,8 @@ int main(void)
 	test_payload_lengths();
 	test_out_bad_table();
 	test_tables();
+	test_out_soft_work();
+	test_f32v();
 	test_fuzz();
 	return check_done();
 }

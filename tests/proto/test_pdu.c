@@ -96,6 +96,9 @@ static void check_round_trip(const struct fecd_out_hdr *h, const uint8_t *bits, 
 	          back.code_gen == h->code_gen && back.iterations == h->iterations &&
 	          back.metric == h->metric,
 	      "%s: fields", what);
+	/* work goes out beyond 65535 only; below, iterations carries it */
+	CHECK(back.work == (h->work > UINT16_MAX ? h->work : h->iterations), "%s: work %u", what,
+	      back.work);
 	uint16_t want_flags =
 	    h->flags & (FECD_OUT_STREAM | FECD_OUT_END_OF_STREAM | FECD_OUT_CODE_CHANGED);
 	CHECK(back.flags == want_flags, "%s: flags %#x want %#x", what, back.flags, want_flags);
@@ -118,7 +121,7 @@ static void check_round_trip(const struct fecd_out_hdr *h, const uint8_t *bits, 
 
 static void test_pdu_round_trips(void)
 {
-	uint8_t bits[300];
+	uint8_t bits[300], buf0[1024], buf1[1024];
 	for (size_t i = 0; i < sizeof(bits); i++)
 		bits[i] = (uint8_t)(i * 73 + 11);
 
@@ -134,6 +137,7 @@ static void test_pdu_round_trips(void)
 	h.payload_bits = 2041;
 	h.code_gen = 0xfffffffeu;
 	h.iterations = 65535;
+	h.work = 0xfffffff0u; /* beyond iterations' 16 bits: the optional key work */
 	h.metric = -3.25e7f;
 	h.status = FECD_STATUS_NOT_CONVERGED;
 	h.family = FECD_FAMILY_NBLDPC;
@@ -153,6 +157,20 @@ static void test_pdu_round_trips(void)
 	h.flags = FECD_OUT_END_OF_STREAM;
 	h.status = FECD_STATUS_ERASED;
 	check_round_trip(&h, NULL, false, "empty end of stream");
+
+	/* work within 16 bits adds nothing to iterations: the PDU is the one without it. */
+	h = small_hdr();
+	h.iterations = h.work = 40;
+	long w0 = fecd_pdu_write(&h, bits, false, buf0, sizeof(buf0));
+	h.work = 0;
+	CHECK(w0 > 0 && fecd_pdu_write(&h, bits, false, buf1, sizeof(buf1)) == w0 &&
+	          memcmp(buf0, buf1, (size_t)w0) == 0,
+	      "no work key up to 65535");
+	h.iterations = 65535;
+	h.work = 65536;
+	check_round_trip(&h, bits, false, "work just past 16 bits");
+	CHECK(fecd_pdu_write(&h, bits, false, buf1, sizeof(buf1)) == w0 + 2 + 7 + 9,
+	      "the work key: cell, pair, symbol \"work\", uint64");
 
 	/* Unused bits of the last packed byte go out as zero. */
 	h = small_hdr();

@@ -92,12 +92,12 @@ int main(int argc, char **argv)
 
 		fec_prng_bits(&prng, bits, spec.u.ldpc.k);
 		fec_encode(enc, bits, spec.u.ldpc.k, code, &n);
-		if (spec.u.ldpc.in_f32)
+		if (spec.frame.in == FEC_IN_F32_LLR)
 			fec_awgn_llr(&prng, code, n, fec_awgn_sigma(ebn0, fec_spec_rate(&spec)), 0,
 			             (float *)b.in_f32 + (size_t)f * b.in_stride);
 		else
 			util_channel_s8(&prng, code, n, ebn0, fec_spec_rate(&spec),
-			                spec.u.ldpc.llr_scale,
+			                spec.frame.llr_scale,
 			                (int8_t *)b.in + (size_t)f * b.in_stride);
 	}
 	printf("%s, %u frames at Eb/N0 %.2f dB, best of %u\n", desc, frames, ebn0, reps);

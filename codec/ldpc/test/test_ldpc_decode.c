@@ -230,7 +230,7 @@ static void test_simd_at(const char *code, double ebn0, uint32_t total, uint32_t
 	for (uint32_t f = 0; f < total; f++) {
 		fec_prng_bits(&p, bits, r.spec.u.ldpc.k);
 		fec_encode(enc, bits, r.spec.u.ldpc.k, sent, &n);
-		util_channel_s8(&p, sent, n, ebn0, fec_spec_rate(&r.spec), r.spec.u.ldpc.llr_scale,
+		util_channel_s8(&p, sent, n, ebn0, fec_spec_rate(&r.spec), r.spec.frame.llr_scale,
 		                (int8_t *)r.b.in + (size_t)f * r.b.in_stride);
 	}
 	fec_simd_set("portable");
@@ -333,7 +333,7 @@ static void test_spec(void)
 	                           "early_stop=false,output=codeword",
 	                           &a, err, sizeof(err)) == 0,
 	      "%s", err);
-	CHECK(a.u.ldpc.asm_bits == 24 && a.u.ldpc.asm_marker == 0xFAF320, "asm");
+	CHECK(a.frame.asm_bits == 24 && a.frame.asm_marker == 0xFAF320, "asm");
 	CHECK(fabs(fec_spec_rate(&a) - 0.5) < 1e-12, "rate %g", fec_spec_rate(&a));
 	CHECK(fec_encoded_len(&a, 32400) == 64800, "encoded_len");
 	fec_spec_to_string(&a, text, sizeof(text));

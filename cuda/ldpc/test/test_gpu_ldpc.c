@@ -90,7 +90,7 @@ static int frames_make(const struct fec_spec *spec, const struct fec_info *info,
 			goto out;
 		fec_awgn_llr(&prng, cw, f->n_tx, sigma, 100.0f, llr);
 		memcpy(f->in_f + i * f->stride, llr, f->n_tx * sizeof(float));
-		fec_llr_quantize(FECD_FMT_S8_LLR, llr, f->n_tx, false, ls->llr_scale, in);
+		fec_llr_quantize(FECD_FMT_S8_LLR, llr, f->n_tx, false, spec->frame.llr_scale, in);
 		if (i % 7 == 2) /* the int8 range's extra value, clamped by both decoders */
 			in[i % f->n_tx] = -128;
 		f->jobs[i].in_len = f->n_tx;

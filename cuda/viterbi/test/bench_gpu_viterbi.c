@@ -96,8 +96,11 @@ static void run(const struct fecd_cuda_device *dev, const char *code, uint32_t d
 	size_t ws_bytes = ops->workspace_bytes(impl, count);
 	struct fec_job *jobs = calloc(count, sizeof(*jobs));
 	uint8_t *in = malloc((size_t)count * stride);
-	struct gpu_batch b = {
-	    .count = count, .in_stride = stride, .in_s4 = s4, .out_stride = ostride};
+	struct gpu_batch b = {.count = count,
+	                      .in_stride = stride,
+	                      .in_kind = s4 ? GPU_IN_S4_LLR : GPU_IN_S8_LLR,
+	                      .in_q = 1,
+	                      .out_stride = ostride};
 	void *ws, *din, *dout, *djobs;
 	uint64_t x = 88172645463325252ull;
 
