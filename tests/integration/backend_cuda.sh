@@ -16,10 +16,14 @@ FCODE=ccsds,mode=terminated,max_frame_bits=4096
 # run_backend BACKEND: one fecd, four runs (clean and noisy stream, clean and noisy frames).
 run_backend() {
 	local be=$1
-	write_config "$(chan_json 1 stream '{"preset": "ccsds"}' 0 1)" \
-		"$(chan_json 2 noisy '{"preset": "ccsds"}' 2 3)" \
+	# No idle flush on the streams: a pause in the input longer than idle_flush_ms (a GPU's
+	# first batches) cuts a stream's last block without its tail, and the comparison with the
+	# CPU's bit errors needs the same cuts in both runs.
+	local noidle=', "idle_flush_ms": 0'
+	write_config "$(chan_json 1 stream '{"preset": "ccsds"}' 0 1 "$noidle")" \
+		"$(chan_json 2 noisy '{"preset": "ccsds"}' 2 3 "$noidle")" \
 		"$(chan_json 3 frames "$FRAME" 4 5)" \
-		"$(chan_json 4 dvbs '{"preset": "dvbs-3/4"}' 6 7)"
+		"$(chan_json 4 dvbs '{"preset": "dvbs-3/4"}' 6 7 "$noidle")"
 	sed -i "s/\"workers\": 2,/\"workers\": 2, \"backend\": \"$be\",/" "$IT_TMP/fecd.json"
 	start_fecd
 

@@ -338,6 +338,8 @@ out:
 
 static bool near(float a, float b, float tol)
 {
+	if (tol < 0) /* CONF_SIGNS_ONLY */
+		return a == 0 || b == 0 || (a < 0) == (b < 0);
 	if (tol == 0)
 		return memcmp(&a, &b, sizeof(a)) == 0;
 	return fabsf(a - b) <= tol * fmaxf(1.0f, fmaxf(fabsf(a), fabsf(b)));
@@ -351,7 +353,7 @@ int conf_compare(const struct conf_case *c, const struct conf_batch *b, const st
 
 		if (x->status != y->status || x->out_bits != y->out_bits ||
 		    x->soft_count != y->soft_count || x->work != y->work ||
-		    !near(x->metric, y->metric, tol)) {
+		    !near(x->metric, y->metric, tol < 0 ? 1e-3f : tol)) {
 			snprintf(
 			    why, whylen,
 			    "job %u: status %u/%u, out_bits %u/%u, soft_count %u/%u, work %u/%u, "

@@ -64,8 +64,12 @@ int conf_decode_cpu(const struct conf_case *c, const struct conf_batch *b, struc
 int conf_check_round_trip(const struct conf_case *c, const struct conf_batch *b,
                           const struct conf_result *r, char *why, size_t whylen);
 /* Compares two decodes of b job by job: status, out_bits, soft_count and work equal, the output
- * bytes equal, and metric and soft values equal (tol 0: bit for bit) or within tol relatively.
+ * bytes equal, and metric and soft values equal (tol 0: bit for bit), within tol relatively
+ * (tol > 0), or, with tol CONF_SIGNS_ONLY, the metric within 1e-3 and soft values of the same
+ * sign (float rules whose device functions round differently, as spa's tanh: the magnitudes part
+ * over the iterations while every decision agrees).
  * 0, or -1 with the first difference in why. */
+#define CONF_SIGNS_ONLY (-1.0f)
 int conf_compare(const struct conf_case *c, const struct conf_batch *b, const struct conf_result *a,
                  const struct conf_result *r, float tol, char *why, size_t whylen);
 
