@@ -6,9 +6,11 @@
  * of a K=32 code comes back DECODED with wrong bits; BFA needs fewer cycles than UFA at low SNR
  * on the same frames (the seed's and Xu's finding) for whd-k7 and wspr, whose time-reversed codes
  * are as good as the forward ones (not for nasa-k32: NOTES.md); float input decodes as its int8
- * quantization; frames of the wrong length are ERASED.
+ * quantization; frames of the wrong length are ERASED; UFA gives what a second, textbook UFA
+ * (the whole node history kept, parities computed) gives: bits, status, cycles and metric.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "check.h"
@@ -127,6 +129,177 @@ static void test_budget(void)
 	frames_free(&f);
 }
 
+/* ---- A second UFA, written as the textbook gives it (a node array over the whole frame, parities
+ * computed, the tightening as a loop), against which the decoder's look-up tables, context queue
+ * (a move back past 8 nodes recomputes its parent) and cycle count are checked frame by frame. */
+
+struct ref_node {
+	int64_t gamma, tm[2];
+	unsigned best, i;
+	uint64_t state;
+};
+
+struct ref_code {
+	unsigned k, n;
+	uint64_t poly[4]; /* Karn's notation */
+	uint32_t nbits;
+	int64_t delta;
+	uint64_t budget;
+	int32_t met[2][256];
+};
+
+static int64_t ref_branch(const struct ref_code *c, const int8_t *in, uint32_t t, uint64_t reg)
+{
+	int64_t m = 0;
+
+	for (unsigned r = 0; r < c->n; r++) {
+		const unsigned bit = (unsigned)__builtin_parityll(reg & c->poly[r]);
+
+		m += c->met[bit][in[(size_t)t * c->n + r] + 128];
+	}
+	return m;
+}
+
+static void ref_node_metrics(const struct ref_code *c, const int8_t *in, uint32_t t,
+                             struct ref_node *np)
+{
+	const uint64_t kmask = c->k == 64 ? ~0ull : (1ull << c->k) - 1;
+	const int64_t m0 = ref_branch(c, in, t, (np->state << 1) & kmask);
+	const int64_t m1 = t < c->nbits ? ref_branch(c, in, t, (np->state << 1 | 1u) & kmask) : 0;
+
+	np->best = t < c->nbits && m1 > m0;
+	np->tm[0] = np->best ? m1 : m0;
+	np->tm[1] = np->best ? m0 : m1;
+}
+
+/* Decodes one frame into job and bits (one per byte); returns 0, or -1 out of memory. */
+static int ref_ufa(const struct ref_code *c, const int8_t *in, struct fec_job *job, uint8_t *bits)
+{
+	const uint32_t stages = c->nbits + c->k - 1;
+	const uint64_t smask = (1ull << (c->k - 1)) - 1;
+	struct ref_node *nodes = calloc(stages + 1, sizeof(*nodes));
+	uint8_t *u = calloc(stages + 1, 1);
+	uint32_t t = 0;
+	uint64_t cyc;
+	int64_t T = 0;
+	bool done = false;
+
+	if (!nodes || !u) {
+		free(nodes);
+		free(u);
+		return -1;
+	}
+	ref_node_metrics(c, in, 0, &nodes[0]);
+	for (cyc = 1; cyc <= c->budget && !done; cyc++) {
+		struct ref_node *np = &nodes[t];
+		const int64_t ng = np->gamma + np->tm[np->i];
+
+		if (ng >= T) {
+			if (np->gamma < T + c->delta)
+				while (ng >= T + c->delta)
+					T += c->delta;
+			u[t] = (uint8_t)(np->best ^ np->i);
+			nodes[t + 1].state = (np->state << 1 | u[t]) & smask;
+			nodes[t + 1].gamma = ng;
+			if (++t == stages) {
+				done = true;
+				break;
+			}
+			ref_node_metrics(c, in, t, &nodes[t]);
+			nodes[t].i = 0;
+			continue;
+		}
+		for (;;) {
+			if (t == 0 || nodes[t - 1].gamma < T) {
+				T -= c->delta;
+				nodes[t].i = 0;
+				break;
+			}
+			t--;
+			if (t < c->nbits && nodes[t].i == 0) {
+				nodes[t].i = 1;
+				break;
+			}
+		}
+	}
+	job->status = done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	job->work = (uint32_t)(done ? cyc : c->budget);
+	job->metric = (float)nodes[t].gamma / 16;
+	for (uint32_t j = 0; j < c->nbits; j++)
+		bits[j] = j < t ? u[j] : 0;
+	free(nodes);
+	free(u);
+	return 0;
+}
+
+/* The decoder's UFA against ref_ufa on noisy frames of `text`. */
+static void check_against_ref(const char *text, double ebn0, uint32_t count)
+{
+	struct frames f;
+	struct result r;
+	struct ref_code c = {0};
+	unsigned same = 0, nc = 0;
+	uint8_t *bits = NULL;
+
+	if (frames_make(&f, text, count, ebn0, 77) || frames_decode(&f, text, &r)) {
+		CHECK(0, "%s: frames", text);
+		return;
+	}
+	const struct fano_spec *s = &f.spec.u.fano;
+
+	c.k = s->k;
+	c.n = s->n;
+	c.nbits = s->frame_bits;
+	c.delta = s->delta;
+	c.budget = (uint64_t)s->cycles * (s->frame_bits + s->k - 1);
+	for (unsigned j = 0; j < c.n; j++)
+		c.poly[j] = s->polys_karn[j];
+	for (int q = -128; q < 128; q++)
+		for (unsigned b = 0; b < 2; b++) {
+			const double x = (b ? 1.0 : -1.0) * q / f.spec.frame.llr_scale;
+			const double l2 = x > 30.0 ? x / 0.69314718055994530942
+			                           : log1p(exp(x)) / 0.69314718055994530942;
+			const long v = lround(16.0 * (1.0 - l2 - 1.0 / c.n));
+
+			c.met[b][q + 128] = (int32_t)(v < -4096 ? -4096 : v);
+		}
+	bits = malloc(c.nbits);
+	for (uint32_t j = 0; bits && j < f.count; j++) {
+		struct fec_job ref = {0};
+		const struct fec_job *got = &r.jobs[j];
+		bool eq;
+
+		if (ref_ufa(&c, f.in + (size_t)j * f.nsym, &ref, bits))
+			break;
+		eq = ref.status == got->status && ref.work == got->work &&
+		     ref.metric == got->metric && got->out_bits == c.nbits;
+		for (uint32_t i = 0; eq && i < c.nbits; i++)
+			eq = bits[i] == (r.out[j * r.out_stride + i / 8] >> (7 - i % 8) & 1u);
+		CHECK(eq, "%s, frame %u: status %u/%u work %u/%u metric %g/%g", text, j,
+		      got->status, ref.status, got->work, ref.work, (double)got->metric,
+		      (double)ref.metric);
+		same += eq;
+		nc += ref.status == FECD_STATUS_NOT_CONVERGED;
+	}
+	printf("%s at %g dB: %u of %u frames as the textbook UFA (%u not converged)\n", text, ebn0,
+	       same, f.count, nc);
+	free(bits);
+	result_free(&r);
+	frames_free(&f);
+}
+
+static void test_reference(void)
+{
+	check_against_ref("whd-k7,frame_bits=200,cycles=50", 1.0, 100);
+	check_against_ref("whd-k7,frame_bits=200,delta=8,llr_scale=3", 3.0, 100);
+	check_against_ref("nasa-k32,frame_bits=120,cycles=40", 1.5, 60);
+	check_against_ref("wspr,cycles=300,delta=64", 2.0, 100);
+	check_against_ref("fano,k=64,polys_karn=c5f0e2b3a1d49687:9b3d2c7e8f016a55:e1c2b3a4d5f60719,"
+	                  "frame_bits=100,cycles=30",
+	                  2.5, 40);
+	check_against_ref("fano,k=3,polys=7:5,frame_bits=1,cycles=2", 0.0, 50);
+}
+
 /* BFA needs fewer cycles than UFA on the same frames at low SNR. */
 static void test_bfa_cycles(void)
 {
@@ -226,6 +399,7 @@ int main(void)
 {
 	test_noiseless();
 	test_budget();
+	test_reference();
 	test_bfa_cycles();
 	test_input();
 	return check_done();
