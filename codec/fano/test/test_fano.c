@@ -7,7 +7,9 @@
  * on the same frames (the seed's and Xu's finding) for whd-k7 and wspr, whose time-reversed codes
  * are as good as the forward ones (not for nasa-k32: NOTES.md); float input decodes as its int8
  * quantization; frames of the wrong length are ERASED; UFA gives what a second, textbook UFA
- * (the whole node history kept, parities computed) gives: bits, status, cycles and metric.
+ * (the whole node history kept, parities computed) gives: bits, status, cycles and metric; a frame
+ * BFA decodes reports its bits' path metric as the textbook computes it, one out of budget used
+ * all of it.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -283,6 +285,44 @@ static void check_against_ref(const char *text, double ebn0, uint32_t count)
 	}
 	printf("%s at %g dB: %u of %u frames as the textbook UFA (%u not converged)\n", text, ebn0,
 	       same, f.count, nc);
+	/* BFA on the same frames: a frame decoded reports the metric of its bits' path, computed
+	 * here with parities, one out of budget used all of it */
+	char btext[256];
+	struct result rb;
+	unsigned joined = 0, decoded = 0;
+
+	snprintf(btext, sizeof(btext), "%s,algo=bfa", text);
+	if (bits && !frames_decode(&f, btext, &rb)) {
+		const uint64_t kmask = c.k == 64 ? ~0ull : (1ull << c.k) - 1;
+
+		for (uint32_t j = 0; j < f.count; j++) {
+			const struct fec_job *got = &rb.jobs[j];
+			uint64_t reg = 0;
+			int64_t g = 0;
+
+			if (got->status != FECD_STATUS_DECODED) {
+				CHECK(got->status == FECD_STATUS_NOT_CONVERGED &&
+				          got->work == c.budget,
+				      "%s, frame %u: status %u, work %u", btext, j, got->status,
+				      got->work);
+				continue;
+			}
+			decoded++;
+			for (uint32_t t = 0; t < c.nbits + c.k - 1; t++) {
+				const unsigned b =
+				    t < c.nbits
+				        ? rb.out[j * rb.out_stride + t / 8] >> (7 - t % 8) & 1u
+				        : 0;
+
+				reg = (reg << 1 | b) & kmask;
+				g += ref_branch(&c, f.in + (size_t)j * f.nsym, t, reg);
+			}
+			joined += (float)g / 16 == got->metric;
+		}
+		CHECK(joined == decoded, "%s: %u of %u decoded frames have their path's metric",
+		      btext, joined, decoded);
+		result_free(&rb);
+	}
 	free(bits);
 	result_free(&r);
 	frames_free(&f);
