@@ -5,6 +5,11 @@
 #  2. The seed's WirelessHD K=7 r=1/3 code, decoded bidirectionally: 200 frames at 4 dB.
 #  3. A live change of the decoder (wspr to bfa with another delta) between runs: the next frames
 #     are decoded with the new generation, none lost or wrong; channel.get reads it back.
+#  4. A live code change (whd-k7 to nasa-k32, K=32 r=1/2 in Karn's notation): the next run's
+#     frames are 2110 symbols carrying 1024 bits, decoded with generation 2.
+#  5. Bad input: frames of another code's length dropped and counted, nothing published; bad code
+#     parameters refused with errors naming the parameter and its range (K=65, a polynomial
+#     wider than K, five polynomials, a budget of 0), the channel's code left as it was.
 . "$(dirname "$0")/lib.sh"
 
 write_config \
@@ -51,6 +56,45 @@ ctl channel.get '{"id": 1}' | jq_get config.code.algo | grep -qx bfa || fail "ch
 ctl channel.get '{"id": 1}' | jq_get config.code.delta | grep -qx 48 || fail "channel.get: delta is not 48"
 run_case wspr-bfa 1 0 1 200 50 wspr --ebn0 5
 expect_eq "$(sink_field sink-wspr-bfa code_gens)" "[2]" "wspr-bfa code generation"
+
+# --- 4: a live code change on the WirelessHD channel.
+u=$(ctl channel.update '{"id": 2, "code": {"preset": "nasa-k32"}}') || fail "code update"
+expect_eq "$(jq_get code_gen <<<"$u")" 2 "code update code_gen"
+run_case nasa 2 2 3 100 1024 nasa-k32 --ebn0 4
+expect_eq "$(sink_field sink-nasa code_gens)" "[2]" "nasa code generation"
+
+# --- 5: bad input.
+# ctl_err METHOD PARAMS PATTERN...: the call must fail with -32602 and a message matching every
+# PATTERN (grep -E).
+ctl_err() {
+	local method=$1 params=$2 out
+	shift 2
+	if out=$(timeout 10 "$FECDCTL" --socket "$CTL_SOCK" "$method" "$params" 2>&1); then
+		fail "$method $params succeeded: $out"
+	fi
+	log "refused as expected: $out"
+	grep -q -- "-32602" <<<"$out" || fail "$method: expected error -32602, got: $out"
+	for p in "$@"; do
+		grep -Eq -- "$p" <<<"$out" || fail "$method: the error does not match '$p': $out"
+	done
+}
+errs=$(chan_stat 1 frame_errors)
+outs=$(chan_stat 1 frames_out)
+run_feed wrong 30 --endpoint "$(ep 0)" --channel 1 --seed 71 --code whd-k7 --frames 20 --ebn0 6
+wait_for 10 '[ "$(chan_stat 1 frame_errors)" = $((errs + 20)) ]' ||
+	fail "frame_errors $(chan_stat 1 frame_errors), expected $((errs + 20))"
+expect_eq "$(chan_stat 1 frames_out)" "$outs" "frames published from wrong-length input"
+grep -q "frame_len 3090; this code's frames are 162 symbols" "$IT_TMP/fecd.log" ||
+	fail "no log line naming the wrong frame_len"
+ctl_err channel.update '{"id": 1, "code": {"preset": "wspr", "k": 65}}' 'params\.code\.k' '3\.\.64'
+ctl_err channel.update '{"id": 1, "code": {"family": "fano", "k": 7, "polys": ["377", "133"]}}' \
+	'polys' 'wider than k=7' '3\.\.64'
+ctl_err channel.update '{"id": 1, "code": {"family": "fano", "polys": ["133", "171", "165", "117", "127"]}}' \
+	'params\.code\.polys' '4'
+ctl_err channel.update '{"id": 1, "code": {"preset": "wspr", "cycles": 0}}' \
+	'params\.code\.cycles' '1\.\.65000'
+ctl channel.get '{"id": 1}' | jq_get config.code.algo | grep -qx bfa || fail "a refused update changed the code"
+fecd_alive || fail "fecd died on bad input"
 
 log "backend.info: $(ctl backend.info | tr -d '\n')"
 stop_fecd
