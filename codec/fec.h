@@ -33,6 +33,7 @@
 #include "fecd_proto.h"
 #include "conv.h"
 #include "ldpc.h"
+#include "fano.h"
 
 #define FEC_ERRNO_MAP(X)                                                                           \
 	X(INVAL, "invalid argument")                                                               \
@@ -127,6 +128,7 @@ struct fec_spec {
 	union {
 		struct conv_spec conv; /* FECD_FAMILY_VITERBI */
 		struct ldpc_spec ldpc; /* FECD_FAMILY_LDPC */
+		struct fano_spec fano; /* FECD_FAMILY_FANO */
 	} u;
 };
 
