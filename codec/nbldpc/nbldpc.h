@@ -24,6 +24,9 @@
 #define NBLDPC_DEG_MAX       64         /* highest row or column weight */
 #define NBLDPC_ITERS_MAX     1000
 #define NBLDPC_Q_MAX         256
+/* Largest M x N the encoder's Gaussian elimination takes (a dense byte copy of H): 64 MiB, room
+ * for the seed's largest GF(q) codes (GF64_5040: 2520 x 5040, 12.7 MB). */
+#define NBLDPC_DENSE_MAX (64u << 20)
 
 enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX };
 enum nbldpc_domain { NBLDPC_DOMAIN_LOG = 1, NBLDPC_DOMAIN_PROB };

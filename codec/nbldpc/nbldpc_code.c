@@ -112,8 +112,16 @@ static int build_encoder(struct nbldpc_code *c, char *err, size_t errlen)
 {
 	const struct nbldpc_gf *gf = &c->gf;
 	const size_t n = c->n, m = c->m;
-	uint8_t *h = calloc(m * n, 1), *is_par = calloc(n, 1), tab[256];
+	uint8_t *h, *is_par, tab[256];
 	uint32_t rank = 0, j = 0;
+
+	if (m * n > NBLDPC_DENSE_MAX)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "%s: the encoder is derived on a dense copy of H, at most %u "
+		                "entries; this code has %zu x %zu",
+		                c->name, NBLDPC_DENSE_MAX, m, n);
+	h = calloc(m * n, 1);
+	is_par = calloc(n, 1);
 
 	c->par_cols = malloc((m + 1) * sizeof(uint32_t));
 	c->info_cols = malloc((n + 1) * sizeof(uint32_t));
