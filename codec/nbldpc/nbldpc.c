@@ -46,6 +46,9 @@ static const struct fec_param_desc nbldpc_params[] = {
     {"domain", FEC_PARAM_ENUM, 0, 0, 0, domain_names, "prob",
      "fft-bp: prob (normalised probabilities) or log (signed log-probabilities, the seed's "
      "log-FFT)"},
+    {"nm", FEC_PARAM_INT, 0, NBLDPC_Q_MAX, 0, NULL, "0",
+     "min-max: the smallest costs kept per message (truncated min-max: O(nm^2) a "
+     "combination instead of O(q^2)); 0 keeps all q"},
     {"iters", FEC_PARAM_INT, 1, NBLDPC_ITERS_MAX, 0, NULL, "20", "maximum iterations"},
     {"early_stop", FEC_PARAM_BOOL, 0, 0, 0, NULL, "true",
      "stop at the first iteration whose hard decisions satisfy every check"},
@@ -110,6 +113,8 @@ static int nbldpc_spec_set(struct fec_spec *spec, const char *name, const struct
 		l->algo = (enum nbldpc_algo)(v->i + 1);
 	else if (!strcmp(name, "domain"))
 		l->domain = (enum nbldpc_domain)(v->i + 1);
+	else if (!strcmp(name, "nm"))
+		l->nm = (uint16_t)v->i;
 	else if (!strcmp(name, "iters"))
 		l->max_iters = (uint16_t)v->i;
 	else if (!strcmp(name, "early_stop"))
@@ -159,6 +164,8 @@ static int nbldpc_spec_get(const struct fec_spec *spec, const char *name, struct
 		v->i = (long)l->algo - 1;
 	} else if (!strcmp(name, "domain")) {
 		v->i = (long)l->domain - 1;
+	} else if (!strcmp(name, "nm")) {
+		v->i = l->nm;
 	} else if (!strcmp(name, "iters")) {
 		v->i = l->max_iters;
 	} else if (!strcmp(name, "early_stop")) {

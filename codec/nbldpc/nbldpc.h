@@ -45,6 +45,7 @@ struct nbldpc_spec {
 	enum nbldpc_algo algo;
 	enum nbldpc_domain domain; /* fft-bp: log (signed log values) or prob (normalised) */
 	uint16_t max_iters;
+	uint16_t nm; /* min-max: values kept per message (0, or q and more: all) */
 	bool early_stop;
 	enum nbldpc_bit_order bit_order;
 	enum nbldpc_soft soft; /* soft output: q-ary symbol log-probabilities or bit LLRs */

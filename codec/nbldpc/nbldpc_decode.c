@@ -19,7 +19,8 @@
 
 #include "nbldpc_decoder.h"
 
-#define LOG_FLOOR  (-80.0f) /* log-probabilities below are taken as this (e^-80: nothing) */
+#define LOG_FLOOR (-80.0f) /* log-probabilities below are taken as this (e^-80: nothing) */
+
 #define PROB_FLOOR (1e-30f) /* the same for probabilities */
 
 size_t nbldpc__scratch_bytes(const struct nbldpc_decoder *d)
@@ -293,9 +294,60 @@ unsigned nbldpc__fftbp(const struct nbldpc_decoder *d, void *scratch, const floa
 
 /* ---- Min-max. */
 
-/* out[c] = min over a ^ b = c of max(x[a], y[b]) */
-static void minmax_conv(const int32_t *x, const int32_t *y, int32_t *out, unsigned q)
+/* The nm smallest entries of x (indices into idx) and the smallest of the rest (*rest). */
+static void smallest(const int32_t *x, unsigned q, unsigned nm, uint8_t *idx, int32_t *rest)
 {
+	int32_t val[NBLDPC_Q_MAX + 1];
+	unsigned have = 0;
+
+	/* insertion into a sorted list of nm + 1: most entries fail the first comparison */
+	for (unsigned a = 0; a < q; a++) {
+		unsigned i;
+
+		if (have == nm + 1 && x[a] >= val[nm])
+			continue;
+		i = have < nm + 1 ? have++ : nm;
+		while (i > 0 && val[i - 1] > x[a]) {
+			val[i] = val[i - 1];
+			idx[i] = idx[i - 1];
+			i--;
+		}
+		val[i] = x[a];
+		idx[i] = (uint8_t)a;
+	}
+	*rest = val[nm];
+}
+
+/* out[c] = min over a ^ b = c of max(x[a], y[b]). With 0 < nm < q, over the nm smallest entries
+ * of each only (the truncated min-max): a value no such pair reaches gets the smaller of the two
+ * lists' first left-out costs (the least a pair with an entry left out can cost) plus off, the
+ * truncation's offset (pairs that reach it keep the smaller of theirs and that). off: 1.5 LLR
+ * units, measured best of 0.5, 1, 1.5 and 3 on the GF(64) (200,100) code at 1.5 dB (NOTES.md). */
+static void minmax_conv(const int32_t *x, const int32_t *y, int32_t *out, unsigned q, unsigned nm,
+                        int32_t off)
+{
+	if (nm && nm < q) {
+		uint8_t ix[NBLDPC_Q_MAX + 1], iy[NBLDPC_Q_MAX + 1];
+		int32_t rx, ry, floor_;
+
+		smallest(x, q, nm, ix, &rx);
+		smallest(y, q, nm, iy, &ry);
+		floor_ = (rx < ry ? rx : ry) + off;
+		for (unsigned cc = 0; cc < q; cc++)
+			out[cc] = floor_;
+		for (unsigned i = 0; i < nm; i++) {
+			const int32_t xa = x[ix[i]];
+
+			for (unsigned j = 0; j < nm; j++) {
+				const int32_t yb = y[iy[j]], m = xa > yb ? xa : yb;
+				const unsigned cc = ix[i] ^ iy[j];
+
+				if (m < out[cc])
+					out[cc] = m;
+			}
+		}
+		return;
+	}
 	for (unsigned cc = 0; cc < q; cc++)
 		out[cc] = INT32_MAX;
 	for (unsigned a = 0; a < q; a++) {
@@ -330,7 +382,8 @@ unsigned nbldpc__minmax(const struct nbldpc_decoder *d, void *scratch, int32_t *
 	const struct nbldpc_code *c = d->code;
 	const struct nbldpc_spec *s = &d->base.spec.u.nbldpc;
 	const struct nbldpc_gf *gf = &c->gf;
-	const unsigned q = d->q, maxd = c->max_row_deg;
+	const unsigned q = d->q, maxd = c->max_row_deg, nm = s->nm;
+	const int32_t off = (int32_t)lrintf(1.5f * d->base.spec.frame.llr_scale);
 	int16_t *rm = scratch;
 	int32_t *qm = (int32_t *)(rm + (size_t)c->nnz * q + ((size_t)c->nnz * q & 1));
 	int32_t *fw = qm + (size_t)maxd * q, *bw = fw + (size_t)(maxd + 1) * q;
@@ -364,12 +417,12 @@ unsigned nbldpc__minmax(const struct nbldpc_decoder *d, void *scratch, int32_t *
 				fw[a] = a ? NBLDPC_COST_MAX : 0;
 			for (uint32_t i = 0; i < deg; i++)
 				minmax_conv(fw + (size_t)i * q, qm + (size_t)i * q,
-				            fw + (size_t)(i + 1) * q, q);
+				            fw + (size_t)(i + 1) * q, q, nm, off);
 			for (unsigned a = 0; a < q; a++)
 				bw[(size_t)deg * q + a] = a ? NBLDPC_COST_MAX : 0;
 			for (uint32_t i = deg; i-- > 1;)
 				minmax_conv(bw + (size_t)(i + 1) * q, qm + (size_t)i * q,
-				            bw + (size_t)i * q, q);
+				            bw + (size_t)i * q, q, nm, off);
 			for (uint32_t i = 0; i < deg; i++) {
 				const uint32_t e = e0 + i, x = c->row_col[e];
 				const uint8_t hv = c->row_val[e];
@@ -377,7 +430,8 @@ unsigned nbldpc__minmax(const struct nbldpc_decoder *d, void *scratch, int32_t *
 				    bw; /* bw[0] is free: edges 0..deg-1 are never needed */
 				int32_t *o = cost + (size_t)x * q;
 
-				minmax_conv(fw + (size_t)i * q, bw + (size_t)(i + 1) * q, t, q);
+				minmax_conv(fw + (size_t)i * q, bw + (size_t)(i + 1) * q, t, q, nm,
+				            off);
 				for (unsigned a = 0; a < q; a++) {
 					const int32_t old = rm[(size_t)e * q + a];
 					const int32_t nv = t[nbldpc_gf_mul(gf, hv, (uint8_t)a)];
