@@ -4,7 +4,8 @@
  * and every q (2..256), through fec_decode with int8, float32 and q-ary (f32v) input, with soft
  * output of both kinds; a few symbols hit hard and corrected; the frame error rate of a
  * generated GF(64) (2,4)-regular code of BeiDou's size at a fixed Eb/N0 and seed against a
- * measured threshold with a margin; the BeiDou presets decode noisy frames.
+ * measured threshold with a margin; the BeiDou presets decode noisy frames; the B2a ICD's
+ * example codeword (known answer) from the encoder and through every decoder.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -474,6 +475,63 @@ static void test_presets(const char *dir)
 	fec_codes_dir_set(NULL);
 }
 
+/* The example codeword of BDS-SIS-ICD-B2a-1.0's Annex (pp. 64-65): 576 bits, 96 GF(64) symbols
+ * of 6 bits, most significant first, the first 288 bits the information; in hexadecimal, first
+ * sent bit first (written here from the bit string as gnss-sdr's beidou_cnav2_ldpc_test.cc
+ * transcribes it). */
+static const char b2a_icd_hex[] = "2b24e12a6429b2f7053ba2748bf15c1bd031d371594336fa"
+                                  "2d0248de58c9da75a06443c7808b792f7b7f0231aeacc865"
+                                  "5d2142ecabec62a4c104de0ce759f4bd7ebfb1fac2181c2c";
+
+/* bds-b2a: the encoder gives the ICD's codeword for its information bits; each decoder gives
+ * them back from the codeword's LLRs, with a symbol of each frame received wrong. */
+static void test_b2a_icd(const char *dir)
+{
+	uint8_t cw[576], enc[576];
+	struct fec_spec spec;
+	struct fec_encoder *e = NULL;
+	char err[256];
+	size_t nout = 0;
+
+	for (unsigned i = 0; i < 576; i++) {
+		const char h = b2a_icd_hex[i / 4];
+		const unsigned v = (unsigned)(h <= '9' ? h - '0' : h - 'a' + 10);
+
+		cw[i] = (uint8_t)(v >> (3 - i % 4) & 1);
+	}
+	fec_codes_dir_set(dir);
+	CHECK(fec_spec_from_string("bds-b2a", &spec, err, sizeof(err)) == 0 &&
+	          fec_encoder_create(&spec, &e) == 0 && fec_encode(e, cw, 288, enc, &nout) == 0 &&
+	          nout == 576 && !memcmp(enc, cw, 576),
+	      "bds-b2a: the encoder does not give the ICD's example codeword (%s)", err);
+	fec_encoder_destroy(e);
+	for (unsigned a = 0; a < NDECODERS; a++) {
+		struct frames f;
+		char text[128];
+
+		snprintf(text, sizeof(text), "bds-b2a,%s", decoders[a]);
+		if (frames_make(&f, text, 1)) {
+			CHECK(0, "%s: no decoder", text);
+			frames_free(&f);
+			continue;
+		}
+		for (unsigned j = 0; j < JOBS; j++) {
+			memcpy(f.info_bits + (size_t)j * f.kb, cw, 288);
+			memcpy(f.code_bits + (size_t)j * f.nb, cw, 576);
+		}
+		frames_clean(&f, 3.0f);
+		for (unsigned j = 0; j < JOBS; j++)
+			for (unsigned t = 0; t < 6; t++) { /* symbol 10 + 30 j, all bits flipped */
+				int8_t *v = f.in + (size_t)j * f.nb + (10 + 30 * j) * 6 + t;
+
+				*v = (int8_t) - *v;
+			}
+		CHECK(frames_decode(&f, false) == JOBS, "%s: the ICD example", text);
+		frames_free(&f);
+	}
+	fec_codes_dir_set(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("FECD_CODES_DIR");
@@ -490,9 +548,10 @@ int main(int argc, char **argv)
 	test_wrong_symbols();
 	test_fer();
 	test_spec();
-	if (dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+	if (dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
 		test_presets(dir);
-	else
+		test_b2a_icd(dir);
+	} else
 		printf("SKIPPED (FECD_CODES_DIR %s%s): the BeiDou presets; the rest ran\n",
 		       dir && *dir ? dir : "unset", dir && *dir ? " is not a folder" : "");
 	return check_done();
