@@ -34,6 +34,7 @@
 #include "conv.h"
 #include "ldpc.h"
 #include "fano.h"
+#include "nbldpc.h"
 
 #define FEC_ERRNO_MAP(X)                                                                           \
 	X(INVAL, "invalid argument")                                                               \
@@ -107,7 +108,9 @@ enum fec_framing {
 #define FEC_ASM_MAX_BITS 64
 
 struct fec_frame_opts {
-	enum fec_in_kind in; /* the decoder's input: FEC_IN_S8_LLR (s8) or FEC_IN_F32_LLR (f32) */
+	/* the decoder's input: FEC_IN_S8_LLR (s8), FEC_IN_F32_LLR (f32) or, for a family of q-ary
+	 * symbols (nbldpc; others refuse it), FEC_IN_F32_SYMLOGP (f32v) */
+	enum fec_in_kind in;
 	/* The one scale of the channel's LLRs: int8 LLR = round(LLR * llr_scale). float32 input is
 	 * quantized to int8 with it, int8 input is read as LLR = value / llr_scale (float slots,
 	 * sum-product, offsets, soft output). */
@@ -127,8 +130,9 @@ struct fec_spec {
 	struct fec_frame_opts frame; /* frame families only; zero otherwise */
 	union {
 		struct conv_spec conv; /* FECD_FAMILY_VITERBI */
-		struct ldpc_spec ldpc; /* FECD_FAMILY_LDPC */
-		struct fano_spec fano; /* FECD_FAMILY_FANO */
+		struct ldpc_spec ldpc;     /* FECD_FAMILY_LDPC */
+		struct fano_spec fano;     /* FECD_FAMILY_FANO */
+		struct nbldpc_spec nbldpc; /* FECD_FAMILY_NBLDPC */
 	} u;
 };
 

@@ -15,7 +15,7 @@
 
 #include "fec_impl.h"
 
-static const char *const in_names[] = {"s8", "f32", NULL};
+static const char *const in_names[] = {"s8", "f32", "f32v", NULL};
 static const char *const framing_names[] = {"message", "asm", NULL};
 
 #define R(x) ((long)((x) * (double)FEC_PARAM_REAL_UNIT))
@@ -24,7 +24,8 @@ const struct fec_param_desc fec__frame_params[] = {
     {"llr_scale", FEC_PARAM_REAL, R(0.01), R(1000), 0, NULL, "8",
      "int8 input = LLR * llr_scale (as the channel's input.llr_scale)"},
     {"in", FEC_PARAM_ENUM, 0, 0, 0, in_names, "s8",
-     "decoder input: s8 (int8 LLRs; min-sum runs in int8) or f32 (float32 LLRs)"},
+     "decoder input: s8 (int8 LLRs; min-sum runs in int8), f32 (float32 LLRs) or f32v (q "
+     "float32 log-probabilities per q-ary symbol: nbldpc only)"},
     {"framing", FEC_PARAM_ENUM, 0, 0, 0, framing_names, "message",
      "message (one frame per input message) or asm (frames found after a sync marker in a "
      "raw stream)"},
@@ -96,7 +97,7 @@ int fec__frame_set(struct fec_frame_opts *f, const char *name, const struct fec_
 	if (!strcmp(name, "llr_scale"))
 		f->llr_scale = (float)v->r;
 	else if (!strcmp(name, "in"))
-		f->in = v->i == 1 ? FEC_IN_F32_LLR : FEC_IN_S8_LLR;
+		f->in = v->i == 2 ? FEC_IN_F32_SYMLOGP : v->i == 1 ? FEC_IN_F32_LLR : FEC_IN_S8_LLR;
 	else if (!strcmp(name, "framing"))
 		f->framing = (enum fec_framing)(v->i + 1);
 	else if (!strcmp(name, "asm"))
@@ -124,7 +125,7 @@ int fec__frame_get(const struct fec_frame_opts *f, const char *name, struct fec_
 	if (!strcmp(name, "llr_scale")) {
 		v->r = f->llr_scale;
 	} else if (!strcmp(name, "in")) {
-		v->i = f->in == FEC_IN_F32_LLR;
+		v->i = f->in == FEC_IN_F32_SYMLOGP ? 2 : f->in == FEC_IN_F32_LLR;
 	} else if (!strcmp(name, "framing")) {
 		v->i = (long)f->framing - 1;
 	} else if (!strcmp(name, "asm")) {
@@ -145,8 +146,8 @@ int fec__frame_get(const struct fec_frame_opts *f, const char *name, struct fec_
 
 int fec__frame_check(const struct fec_frame_opts *f, char *err, size_t errlen)
 {
-	if (f->in != FEC_IN_S8_LLR && f->in != FEC_IN_F32_LLR)
-		return fec__err(err, errlen, FEC_EINVAL, "in: expected one of s8, f32");
+	if (f->in != FEC_IN_S8_LLR && f->in != FEC_IN_F32_LLR && f->in != FEC_IN_F32_SYMLOGP)
+		return fec__err(err, errlen, FEC_EINVAL, "in: expected one of s8, f32, f32v");
 	for (const struct fec_param_desc *d = fec__frame_params; d->name; d++) {
 		char buf[32];
 		struct fec_param_value v;

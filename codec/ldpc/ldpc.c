@@ -294,7 +294,11 @@ int ldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 		if (ret || (ret = fec__param_check(d, &v, err, errlen)))
 			return ret ? ret : -FEC_EINVAL;
 	}
-	/* llr_scale is the common block's (fec_frame.c), checked before this */
+	/* in and llr_scale are the common block's (fec_frame.c), checked before this */
+	if (spec->frame.in == FEC_IN_F32_SYMLOGP)
+		return fec__err(err, errlen, FEC_EINVAL,
+		                "in: expected s8 or f32 (bit LLRs) for ldpc, got f32v (q-ary "
+		                "symbols)");
 	if (l->algo == LDPC_ALGO_OMS && lroundf(l->offset * spec->frame.llr_scale) > 127)
 		return fec__err(err, errlen, FEC_ERANGE,
 		                "offset: offset * llr_scale must be at most 127 (int8 LLRs), got "

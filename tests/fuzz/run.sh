@@ -29,6 +29,7 @@ if [ -d "$codes" ]; then
 	ldpc_alist) pattern='*.alist' ;;
 	ldpc_qc) pattern='*.qc' ;;
 	ldpc_nr) pattern='5G_bg*.csv' ;;
+	nbldpc_alist) pattern='*_GF*.alist' ;;
 	*) pattern='' ;;
 	esac
 	if [ -n "$pattern" ]; then

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const struct fec_info *info = fec_decoder_info(dec);
-	const uint32_t n = info->frame_syms, k = fec_decoder_spec(dec)->u.ldpc.k;
+	const uint32_t n = info->frame_syms, k = info->frame_info_bits;
 	const size_t ostride = (info->max_out_bits + 7) / 8;
 	int8_t *in = malloc((size_t)n * (DISTINCT + ROUND));
 	uint8_t *out = malloc(ostride * ROUND);

@@ -1,0 +1,122 @@
+/*
+ * The nbldpc family: LDPC codes over GF(2^p), p = 1..8 (q = 2..256). Its spec, the field, the
+ * code (parity-check matrix with coefficients, from a non-binary alist file or generated) and the
+ * systematic encoder derived from H; the decoders (FFT belief propagation, layered min-max) are
+ * in nbldpc_decode.c.
+ *
+ * code names the matrix: a non-binary alist file (the format of ../shared/codes/README.md: line
+ * 1 "N M q", then the degrees, then (row, value) pairs per column and (column, value) pairs per
+ * row; values in power form, exponents of alpha with 0 = alpha^0, or with form=vector the
+ * element's bits, bit i the coefficient of x^i), or "regular" (generated: n symbols, column
+ * weight dv, row weight dc, random nonzero coefficients, no 4-cycles, deterministic for seed).
+ * Each GF(q) symbol is p channel bits, most significant first (bit_order=msb) as BeiDou sends
+ * them, or least significant first.
+ */
+#ifndef NBLDPC_H
+#define NBLDPC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NBLDPC_CODE_TEXT_MAX 256
+#define NBLDPC_N_MAX         (1u << 16) /* longest code, in symbols */
+#define NBLDPC_DEG_MAX       64         /* highest row or column weight */
+#define NBLDPC_ITERS_MAX     1000
+#define NBLDPC_Q_MAX         256
+/* Largest M x N the encoder's Gaussian elimination takes (a dense byte copy of H): 64 MiB, room
+ * for the seed's largest GF(q) codes (GF64_5040: 2520 x 5040, 12.7 MB). */
+#define NBLDPC_DENSE_MAX (64u << 20)
+
+enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX };
+enum nbldpc_domain { NBLDPC_DOMAIN_LOG = 1, NBLDPC_DOMAIN_PROB };
+enum nbldpc_form { NBLDPC_FORM_POWER = 1, NBLDPC_FORM_VECTOR };
+enum nbldpc_bit_order { NBLDPC_MSB_FIRST = 1, NBLDPC_LSB_FIRST };
+enum nbldpc_soft { NBLDPC_SOFT_SYM = 1, NBLDPC_SOFT_BIT };
+
+struct nbldpc_spec {
+	char code[NBLDPC_CODE_TEXT_MAX];
+	uint16_t q;    /* regular: the field's size (a file gives its own) */
+	uint16_t poly; /* primitive polynomial with its x^p term; 0: the conventional one for q */
+	enum nbldpc_form form;
+	uint32_t gen_n; /* regular: code length in symbols */
+	uint8_t gen_dv, gen_dc;
+	uint32_t seed;
+	enum nbldpc_algo algo;
+	enum nbldpc_domain domain; /* fft-bp: log (signed log values) or prob (normalised) */
+	uint16_t max_iters;
+	uint16_t nm; /* min-max: values kept per message (0, or q and more: all) */
+	bool early_stop;
+	enum nbldpc_bit_order bit_order;
+	enum nbldpc_soft soft; /* soft output: q-ary symbol log-probabilities or bit LLRs */
+	/* derived by spec_finish from the loaded code */
+	uint32_t n, m, k, p, code_q;
+};
+
+/* GF(2^p): elements in vector form (bit i the coefficient of x^i); exp[i] = alpha^i for
+ * i < 2(q-1), log[a] for a != 0. */
+struct nbldpc_gf {
+	unsigned p, q, poly;
+	uint8_t log[256];
+	uint8_t exp[512];
+};
+
+/* The conventional primitive polynomial of GF(2^p) (x+1, x^2+x+1, x^3+x+1, x^4+x+1, x^5+x^2+1,
+ * x^6+x+1, x^7+x^3+1, x^8+x^4+x^3+x^2+1), with its x^p term; 0 for p outside 1..8. */
+unsigned nbldpc_gf_default_poly(unsigned p);
+/* Builds the tables; -FEC_EINVAL with a message when poly is not a primitive polynomial of
+ * degree p (0: the default). */
+int nbldpc_gf_init(struct nbldpc_gf *gf, unsigned p, unsigned poly, char *err, size_t errlen);
+
+static inline uint8_t nbldpc_gf_mul(const struct nbldpc_gf *gf, uint8_t a, uint8_t b)
+{
+	return a && b ? gf->exp[gf->log[a] + gf->log[b]] : 0;
+}
+
+/* a / b, b != 0 */
+static inline uint8_t nbldpc_gf_div(const struct nbldpc_gf *gf, uint8_t a, uint8_t b)
+{
+	return a ? gf->exp[gf->log[a] + gf->q - 1 - gf->log[b]] : 0;
+}
+
+/* The parity-check matrix, both ways; edges numbered in row order, row_val[e] the coefficient
+ * (vector form) of edge e. */
+struct nbldpc_code {
+	uint32_t n, m, nnz, k;
+	struct nbldpc_gf gf;
+	uint32_t *row_start; /* m + 1 */
+	uint32_t *row_col;   /* nnz */
+	uint8_t *row_val;    /* nnz */
+	uint32_t *col_start; /* n + 1 */
+	uint32_t *col_edge;  /* nnz: the edges of each column, in row order */
+	uint32_t max_row_deg, max_col_deg;
+	/* The systematic encoder: info_cols (k increasing columns) carry the information symbols;
+	 * parity column par_cols[r] = sum over j of enc[r * k + j] * info symbol j. */
+	uint32_t *info_cols, *par_cols;
+	uint8_t *enc; /* rank x k */
+	uint32_t rank;
+	char name[96];
+};
+
+/* Builds the code the spec names (spec_finish need not have run). */
+int nbldpc_code_load(const struct nbldpc_spec *spec, struct nbldpc_code **out, char *err,
+                     size_t errlen);
+void nbldpc_code_free(struct nbldpc_code *code);
+/* The alist parser on text in memory (the tests' bad-file table); name is used in messages;
+ * poly 0 is the default for the file's q. */
+int nbldpc_alist_parse(const char *text, const char *name, enum nbldpc_form form, unsigned poly,
+                       struct nbldpc_code **out, char *err, size_t errlen);
+/* A generated (dv, dc)-regular code over GF(q), no 4-cycles. */
+int nbldpc_regular_build(uint32_t n, unsigned dv, unsigned dc, unsigned q, unsigned poly,
+                         uint32_t seed, struct nbldpc_code **out, char *err, size_t errlen);
+
+/* Systematic encoding: info (k symbols) -> codeword (n symbols). */
+void nbldpc_encode(const struct nbldpc_code *code, const uint8_t *info, uint8_t *codeword);
+/* Whether H c = 0 over GF(q). */
+bool nbldpc_codeword_valid(const struct nbldpc_code *code, const uint8_t *c);
+
+/* The code behind an nbldpc decoder (the tests, later the GPU backend). */
+struct fec_decoder;
+const struct nbldpc_code *nbldpc_decoder_code(const struct fec_decoder *dec);
+
+#endif

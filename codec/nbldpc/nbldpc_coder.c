@@ -1,0 +1,368 @@
+/*
+ * The nbldpc decoder and encoder objects behind fec_decoder_create / fec_encoder_create: the code
+ * loaded from the spec, the decoder's fec_info, the channel mapping (p bits per GF(q) symbol in
+ * the spec's bit order: int8 or float32 bit LLRs become symbol log-likelihoods; or q float32
+ * log-probabilities per symbol taken as they are, in=f32v), the output (information bits,
+ * status, iterations, soft output as symbol log-probabilities or bit LLRs) and the systematic
+ * encoder (one frame per call: k p information bits in, n p code bits out).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitpack.h"
+#include "nbldpc_decoder.h"
+
+int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen); /* nbldpc.c */
+
+static void nbldpc_decoder_destroy(struct fec_decoder *dec)
+{
+	struct nbldpc_decoder *d = (struct nbldpc_decoder *)dec;
+
+	nbldpc_code_free(d->code);
+	free(d);
+}
+
+/* Per frame, after the decoder's own scratch: priors or a-posteriori values (n q floats; the
+ * min-max costs share them as int32), hard symbols (n), information bits (k p). */
+static size_t frame_bytes(const struct nbldpc_decoder *d)
+{
+	const struct nbldpc_code *c = d->code;
+
+	return (size_t)c->n * d->q * sizeof(float) + c->n + (size_t)c->k * d->p + 64;
+}
+
+/* The symbol log-likelihoods of frame in (float, for FFT-BP), from the decoder's input kind. */
+static void map_in_f32(const struct nbldpc_decoder *d, const struct fec_batch *b, uint32_t j,
+                       float *prior)
+{
+	const struct fec_spec *s = &d->base.spec;
+	const struct nbldpc_code *c = d->code;
+	const unsigned q = d->q, p = d->p;
+
+	if (s->frame.in == FEC_IN_F32_SYMLOGP) {
+		const float *in = b->in_f32 + j * b->in_stride;
+
+		for (size_t i = 0; i < (size_t)c->n * q; i++)
+			prior[i] = isfinite(in[i]) ? in[i] : -1e30f;
+		return;
+	}
+	for (uint32_t x = 0; x < c->n; x++) {
+		float llr[8];
+
+		for (unsigned t = 0; t < p; t++) {
+			const size_t i = (size_t)x * p + t;
+
+			llr[t] = s->frame.in == FEC_IN_F32_LLR
+			             ? b->in_f32[j * b->in_stride + i]
+			             : b->in[j * b->in_stride + i] / s->frame.llr_scale;
+			if (!isfinite(llr[t]))
+				llr[t] = 0.0f;
+		}
+		/* log P(a) = -(sum of the LLRs of a's 1 bits), up to a constant */
+		for (unsigned a = 0; a < q; a++) {
+			float v = 0.0f;
+
+			for (unsigned t = 0; t < p; t++)
+				if ((a >> d->bit_shift[t]) & 1)
+					v -= llr[t];
+			prior[(size_t)x * q + a] = v;
+		}
+	}
+}
+
+/* The same as integer costs for min-max: llr_scale units, 0 for the likeliest value. int8 input
+ * is taken exactly. */
+static void map_in_cost(const struct nbldpc_decoder *d, const struct fec_batch *b, uint32_t j,
+                        int32_t *cost)
+{
+	const struct fec_spec *s = &d->base.spec;
+	const struct nbldpc_code *c = d->code;
+	const unsigned q = d->q, p = d->p;
+	const float sc = s->frame.llr_scale;
+
+	for (uint32_t x = 0; x < c->n; x++) {
+		int32_t *o = cost + (size_t)x * q;
+		int32_t llr[8];
+
+		if (s->frame.in == FEC_IN_F32_SYMLOGP) {
+			const float *in = b->in_f32 + j * b->in_stride + (size_t)x * q;
+			float mx = -INFINITY;
+
+			for (unsigned a = 0; a < q; a++)
+				if (in[a] > mx)
+					mx = in[a];
+			for (unsigned a = 0; a < q; a++) {
+				const float v = (mx - in[a]) * sc;
+
+				o[a] = v < NBLDPC_COST_MAX ? (int32_t)lrintf(v) : NBLDPC_COST_MAX;
+			}
+			continue;
+		}
+		for (unsigned t = 0; t < p; t++) {
+			const size_t i = (size_t)x * p + t;
+
+			if (s->frame.in == FEC_IN_F32_LLR) {
+				float v = b->in_f32[j * b->in_stride + i] * sc;
+
+				v = isfinite(v) ? v : 0.0f;
+				v = v > 1e4f ? 1e4f : v < -1e4f ? -1e4f : v;
+				llr[t] = (int32_t)lrintf(v);
+			} else {
+				llr[t] = b->in[j * b->in_stride + i];
+			}
+		}
+		for (unsigned a = 0; a < q; a++) {
+			int32_t v = 0;
+
+			for (unsigned t = 0; t < p; t++)
+				if ((a >> d->bit_shift[t]) & 1)
+					v += llr[t];
+			o[a] = v;
+		}
+	}
+}
+
+/* log of the sum of exp(v[a]) over the values a with (a & mask) == want */
+static float logsumexp(const float *v, unsigned q, unsigned mask, unsigned want)
+{
+	float mx = -INFINITY, sum = 0.0f;
+
+	for (unsigned a = 0; a < q; a++)
+		if ((a & mask) == want && v[a] > mx)
+			mx = v[a];
+	for (unsigned a = 0; a < q; a++)
+		if ((a & mask) == want)
+			sum += expf(v[a] - mx);
+	return mx + logf(sum);
+}
+
+static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
+                               uint32_t first, uint32_t count)
+{
+	const struct nbldpc_decoder *d = (const struct nbldpc_decoder *)dec;
+	const struct nbldpc_spec *s = &dec->spec.u.nbldpc;
+	const struct nbldpc_code *c = d->code;
+	const unsigned q = d->q, p = d->p;
+	const uint32_t want = dec->info.frame_syms;
+	uint8_t *own = scratch;
+	float *vals = (float *)(own + ((nbldpc__scratch_bytes(d) + 63) & ~(size_t)63));
+	uint8_t *hard = (uint8_t *)(vals + (size_t)c->n * q);
+	uint8_t *bits = hard + c->n;
+
+	if (dec->spec.frame.in == FEC_IN_S8_LLR ? !b->in : !b->in_f32)
+		return -FEC_EINVAL; /* the input the decoder's in_kind names is missing */
+	for (uint32_t j = first; j < first + count; j++) {
+		struct fec_job *job = &b->jobs[j];
+		unsigned it;
+		bool ok;
+
+		job->out_bits = 0;
+		job->soft_count = 0;
+		job->work = 0;
+		job->metric = 0.0f;
+		if (job->in_len != want || job->head_len != 0) {
+			job->status = FECD_STATUS_ERASED;
+			continue;
+		}
+		if (s->algo == NBLDPC_ALGO_FFTBP) {
+			map_in_f32(d, b, j, vals);
+			it = nbldpc__fftbp(d, own, vals, vals, hard, &ok);
+		} else {
+			int32_t *cost = (int32_t *)vals;
+
+			map_in_cost(d, b, j, cost);
+			it = nbldpc__minmax(d, own, cost, hard, &ok);
+			/* costs to log-likelihoods, normalised below */
+			for (size_t i = 0; i < (size_t)c->n * q; i++)
+				vals[i] = -(float)cost[i] / dec->spec.frame.llr_scale;
+		}
+		for (uint32_t i = 0; i < c->k; i++) {
+			const uint8_t sym = hard[c->info_cols[i]];
+
+			for (unsigned t = 0; t < p; t++)
+				bits[(size_t)i * p + t] = (sym >> d->bit_shift[t]) & 1;
+		}
+		fec_pack_bits(bits, (size_t)c->k * p, b->out + j * b->out_stride);
+		job->out_bits = c->k * p;
+		job->work = it;
+		job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+		if (!b->soft)
+			continue;
+		for (uint32_t i = 0; i < c->k; i++) {
+			float *ap = vals + (size_t)c->info_cols[i] * q;
+			float *o = b->soft + j * b->soft_stride;
+			const float norm = logsumexp(ap, q, 0, 0);
+
+			for (unsigned a = 0; a < q; a++)
+				ap[a] -= norm;
+			if (s->soft == NBLDPC_SOFT_SYM) {
+				memcpy(o + (size_t)i * q, ap, q * sizeof(float));
+				continue;
+			}
+			for (unsigned t = 0; t < p; t++) {
+				const unsigned m = 1u << d->bit_shift[t];
+
+				o[(size_t)i * p + t] =
+				    logsumexp(ap, q, m, 0) - logsumexp(ap, q, m, m);
+			}
+		}
+		job->soft_count = s->soft == NBLDPC_SOFT_SYM ? c->k * q : c->k * p;
+	}
+	return 0;
+}
+
+static const struct fec_decoder_vtbl nbldpc_vtbl = {
+    .decode = nbldpc_decode_batch,
+    .destroy = nbldpc_decoder_destroy,
+};
+
+static void fill_info(struct nbldpc_decoder *d)
+{
+	struct fec_info *info = &d->base.info;
+	const struct nbldpc_spec *s = &d->base.spec.u.nbldpc;
+	const struct nbldpc_code *c = d->code;
+	const bool sym_in = d->base.spec.frame.in == FEC_IN_F32_SYMLOGP;
+	const uint32_t syms = sym_in ? c->n : c->n * d->p;
+
+	memset(info, 0, sizeof(*info));
+	info->family = FECD_FAMILY_NBLDPC;
+	info->kind = FEC_KIND_FRAME;
+	info->unit_syms = syms;
+	info->unit_bits = c->k * d->p;
+	info->frame_syms = syms;
+	info->max_frame_syms = syms;
+	info->max_out_bits = c->k * d->p;
+	info->in_kind = d->base.spec.frame.in;
+	info->in_q = sym_in ? d->q : 1;
+	if (s->soft == NBLDPC_SOFT_SYM) {
+		info->soft_kind = FEC_SOFT_SYM_LOGP;
+		info->soft_per_unit = d->q;
+		info->max_soft = c->k * d->q;
+	} else {
+		info->soft_kind = FEC_SOFT_BIT_LLR;
+		info->soft_per_unit = 1;
+		info->max_soft = c->k * d->p;
+	}
+	info->frame_info_bits = c->k * d->p;
+	info->scratch_bytes = ((nbldpc__scratch_bytes(d) + 63) & ~(size_t)63) + frame_bytes(d);
+	info->job_group = 1;
+}
+
+static void set_bit_shift(uint8_t *shift, unsigned p, enum nbldpc_bit_order order)
+{
+	for (unsigned t = 0; t < p; t++)
+		shift[t] = (uint8_t)(order == NBLDPC_MSB_FIRST ? p - 1 - t : t);
+}
+
+int nbldpc__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
+{
+	struct nbldpc_decoder *d;
+	struct fec_spec s = *spec;
+	int ret = nbldpc__spec_finish(&s, NULL, 0);
+
+	if (ret)
+		return ret;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -FEC_ENOMEM;
+	d->base.vt = &nbldpc_vtbl;
+	d->base.spec = s;
+	ret = nbldpc_code_load(&s.u.nbldpc, &d->code, NULL, 0);
+	if (ret) {
+		free(d);
+		return ret;
+	}
+	d->q = d->code->gf.q;
+	d->p = d->code->gf.p;
+	set_bit_shift(d->bit_shift, d->p, s.u.nbldpc.bit_order);
+	fill_info(d);
+	*out = &d->base;
+	return 0;
+}
+
+const struct nbldpc_code *nbldpc_decoder_code(const struct fec_decoder *dec)
+{
+	return dec && dec->vt == &nbldpc_vtbl ? ((const struct nbldpc_decoder *)dec)->code : NULL;
+}
+
+struct nbldpc_encoder {
+	struct fec_encoder base;
+	struct nbldpc_code *code;
+	uint8_t shift[8];
+	uint8_t *info, *cw; /* k and n symbols */
+};
+
+static int nbldpc_encode_frame(struct fec_encoder *enc, const uint8_t *bits, size_t nbits,
+                               uint8_t *out, size_t *nout)
+{
+	struct nbldpc_encoder *e = (struct nbldpc_encoder *)enc;
+	const struct nbldpc_code *c = e->code;
+	const unsigned p = c->gf.p;
+
+	if (nbits != (size_t)c->k * p)
+		return nbits < (size_t)c->k * p ? -FEC_ESHORT : -FEC_ELONG;
+	for (uint32_t i = 0; i < c->k; i++) {
+		uint8_t sym = 0;
+
+		for (unsigned t = 0; t < p; t++)
+			sym |= (uint8_t)((bits[(size_t)i * p + t] ? 1u : 0u) << e->shift[t]);
+		e->info[i] = sym;
+	}
+	nbldpc_encode(c, e->info, e->cw);
+	for (uint32_t x = 0; x < c->n; x++)
+		for (unsigned t = 0; t < p; t++)
+			out[(size_t)x * p + t] = (e->cw[x] >> e->shift[t]) & 1;
+	*nout = (size_t)c->n * p;
+	return 0;
+}
+
+static void nbldpc_encoder_reset(struct fec_encoder *enc)
+{
+	(void)enc; /* frames carry no state from one to the next */
+}
+
+static void nbldpc_encoder_destroy(struct fec_encoder *enc)
+{
+	struct nbldpc_encoder *e = (struct nbldpc_encoder *)enc;
+
+	free(e->info);
+	free(e->cw);
+	nbldpc_code_free(e->code);
+	free(e);
+}
+
+static const struct fec_encoder_vtbl nbldpc_encoder_vtbl = {
+    .encode = nbldpc_encode_frame,
+    .reset = nbldpc_encoder_reset,
+    .destroy = nbldpc_encoder_destroy,
+};
+
+int nbldpc__encoder_create(const struct fec_spec *spec, struct fec_encoder **out)
+{
+	struct nbldpc_encoder *e;
+	struct fec_spec s = *spec;
+	int ret = nbldpc__spec_finish(&s, NULL, 0);
+
+	if (ret)
+		return ret;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -FEC_ENOMEM;
+	e->base.vt = &nbldpc_encoder_vtbl;
+	e->base.spec = s;
+	ret = nbldpc_code_load(&s.u.nbldpc, &e->code, NULL, 0);
+	if (ret) {
+		free(e);
+		return ret;
+	}
+	set_bit_shift(e->shift, e->code->gf.p, s.u.nbldpc.bit_order);
+	e->info = malloc(e->code->k + 1);
+	e->cw = malloc(e->code->n + 1);
+	if (!e->info || !e->cw) {
+		nbldpc_encoder_destroy(&e->base);
+		return -FEC_ENOMEM;
+	}
+	*out = &e->base;
+	return 0;
+}
