@@ -1,0 +1,660 @@
+/*
+ * The fano family's GPU kernels and their launcher: the Fano algorithm exactly as
+ * codec/fano/fano_decode.c specifies it (bits, status, cycles and metric bit for bit), UFA with
+ * one thread per frame and BFA with two (the forward decoder in the even lane, the backward one in
+ * the odd lane beside it), run as a budget ladder: every frame first gets a small cycle budget,
+ * and each later rung continues, from their saved state, only the frames the rung before left
+ * unfinished, with a larger one, up to the channel's budget. The frames a rung leaves are listed
+ * on the device and the next rung reads the list, so that the whole ladder is enqueued on the
+ * stream at once; hard frames end up together instead of holding whole warps of finished ones.
+ * FANO_GPU.md has the design and the figures.
+ */
+#include "fano_gpu.cuh"
+
+#define NO_DEPTH 0xffffffffu
+
+enum { ST_STAYED, ST_FORWARD, ST_END };
+
+/* The tables every thread reads, in shared memory. */
+struct fgpu_smem {
+	int32_t met[256]; /* [int8 LLR + 128]: met[0] in the low 16 bits, met[1] in the high */
+	uint8_t lut[2][8][256];
+};
+
+/* A node's context in the queue (fano_decode.c's struct ctx). */
+struct fgpu_ctx {
+	uint64_t state;
+	long long gamma;
+	int32_t tm0, tm1;
+	uint32_t depth, best_i; /* best_i: best << 1 | i */
+};
+
+/* One search direction's walker. The path lives in the workspace: word w at path[w * stride]. */
+struct fgpu_walker {
+	unsigned dir;
+	const int8_t *in;
+	uint64_t *path;
+	uint32_t stride;
+	uint32_t depth;
+	unsigned best, i;
+	uint64_t state;
+	long long gamma, T;
+	int32_t tm0, tm1;
+	struct fgpu_ctx q[FGPU_QUEUE];
+};
+
+__device__ __forceinline__ unsigned path_bit(const uint64_t *p, uint32_t stride, uint32_t t)
+{
+	return (unsigned)(p[(size_t)(t >> 6) * stride] >> (t & 63) & 1u);
+}
+
+__device__ __forceinline__ void path_set(uint64_t *p, uint32_t stride, uint32_t t, unsigned bit)
+{
+	uint64_t *w = &p[(size_t)(t >> 6) * stride];
+
+	*w = (*w & ~(1ull << (t & 63))) | (uint64_t)bit << (t & 63);
+}
+
+/* Bits [pos, pos + cnt) of a path (cnt 1..64; positions below 0 read 0), bit 0 = pos. */
+__device__ uint64_t path_bits(const uint64_t *p, uint32_t stride, long long pos, unsigned cnt)
+{
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (pos < 0) {
+		if (pos + cnt <= 0)
+			return 0;
+		shift = (unsigned)-pos;
+		cnt -= shift;
+		pos = 0;
+	}
+	const uint32_t w = (uint32_t)(pos >> 6), o = (uint32_t)(pos & 63);
+
+	v = p[(size_t)w * stride] >> o;
+	if (o && o + cnt > 64)
+		v |= p[(size_t)(w + 1) * stride] << (64 - o);
+	if (cnt < 64)
+		v &= (1ull << cnt) - 1;
+	return v << shift;
+}
+
+/* The n-bit code word of the branch whose register is reg, in direction dir. */
+__device__ __forceinline__ unsigned code_word(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                              unsigned dir, uint64_t reg)
+{
+	unsigned w = sm.lut[dir][0][reg & 0xffu];
+
+	for (unsigned j = 1; j < c.lut_bytes; j++)
+		w ^= sm.lut[dir][j][(reg >> (8 * j)) & 0xffu];
+	return w;
+}
+
+/* The metric of code word `word` against the n symbols at s. */
+__device__ __forceinline__ int32_t word_metric(const struct fgpu_code &c,
+                                               const struct fgpu_smem &sm, const int8_t *s,
+                                               unsigned word)
+{
+	int32_t m = 0;
+
+	for (unsigned r = 0; r < c.n; r++) {
+		const int32_t p = sm.met[(uint8_t)(s[r] + 128)];
+
+		m += (word >> r & 1u) ? p >> 16 : (int32_t)(int16_t)(p & 0xffff);
+	}
+	return m;
+}
+
+/* The sorted branch metrics of the node at depth t whose state is `state`. */
+__device__ void node_metrics(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                             const struct fgpu_walker &w, uint32_t t, uint64_t state, int32_t *tm0,
+                             int32_t *tm1, unsigned *best)
+{
+	const uint32_t stage = w.dir ? c.stages - 1 - t : t;
+	const int8_t *s = w.in + (size_t)stage * c.n;
+	const unsigned w0 = code_word(c, sm, w.dir, state << 1);
+	const int32_t m0 = word_metric(c, sm, s, w0);
+
+	if (t >= c.info_bits) {
+		*tm0 = m0;
+		*tm1 = 0;
+		*best = 0;
+		return;
+	}
+	/* the code is linear: the input-1 branch's word differs by the current input's taps */
+	const int32_t m1 = word_metric(c, sm, s, w0 ^ sm.lut[w.dir][0][1]);
+
+	*best = m1 > m0;
+	*tm0 = *best ? m1 : m0;
+	*tm1 = *best ? m0 : m1;
+}
+
+__device__ void walker_start(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                             struct fgpu_walker &w, uint32_t depth, unsigned i, uint64_t state,
+                             long long gamma, long long T)
+{
+	w.depth = depth;
+	w.i = i;
+	w.state = state;
+	w.gamma = gamma;
+	w.T = T;
+	for (unsigned j = 0; j < FGPU_QUEUE; j++)
+		w.q[j].depth = NO_DEPTH;
+	node_metrics(c, sm, w, depth, state, &w.tm0, &w.tm1, &w.best);
+}
+
+/* One cycle of the search (fano_decode.c's cycle). */
+__device__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm, struct fgpu_walker &w)
+{
+	const long long delta = c.delta;
+	const long long ng = w.gamma + (w.i ? w.tm1 : w.tm0);
+	const uint64_t smask = (1ull << (c.k - 1)) - 1;
+
+	if (ng >= w.T) {
+		const unsigned bit = w.best ^ w.i;
+
+		/* here 0 <= ng - T < delta + a branch's metric: 32 bits divide it exactly */
+		if (w.gamma < w.T + delta && ng - w.T >= delta)
+			w.T += (long long)((uint32_t)(ng - w.T) / (uint32_t)delta) * delta;
+		struct fgpu_ctx &e = w.q[w.depth & (FGPU_QUEUE - 1)];
+
+		e.state = w.state;
+		e.gamma = w.gamma;
+		e.tm0 = w.tm0;
+		e.tm1 = w.tm1;
+		e.depth = w.depth;
+		e.best_i = w.best << 1 | w.i;
+		path_set(w.path, w.stride, w.depth, bit);
+		w.state = (w.state << 1 | bit) & smask;
+		w.gamma = ng;
+		if (++w.depth == c.stages)
+			return ST_END;
+		node_metrics(c, sm, w, w.depth, w.state, &w.tm0, &w.tm1, &w.best);
+		w.i = 0;
+		return ST_FORWARD;
+	}
+	for (;;) {
+		uint64_t pstate;
+		long long pgamma;
+		int32_t ptm0, ptm1;
+		unsigned pbest, pi;
+
+		if (w.depth == 0) {
+			w.T -= delta;
+			w.i = 0;
+			return ST_STAYED;
+		}
+		const uint32_t t = w.depth - 1;
+		const struct fgpu_ctx &e = w.q[t & (FGPU_QUEUE - 1)];
+
+		if (e.depth == t) {
+			pstate = e.state;
+			pgamma = e.gamma;
+			ptm0 = e.tm0;
+			ptm1 = e.tm1;
+			pbest = e.best_i >> 1;
+			pi = e.best_i & 1u;
+		} else { /* overwritten: the same values from the decided inputs */
+			pstate = w.state >> 1;
+			if (t >= c.k - 1)
+				pstate |= (uint64_t)path_bit(w.path, w.stride, t - (c.k - 1))
+				          << (c.k - 2);
+			node_metrics(c, sm, w, t, pstate, &ptm0, &ptm1, &pbest);
+			pi = path_bit(w.path, w.stride, t) ^ pbest;
+			pgamma = w.gamma - (pi ? ptm1 : ptm0);
+		}
+		if (pgamma < w.T) {
+			w.T -= delta;
+			w.i = 0;
+			return ST_STAYED;
+		}
+		w.depth = t;
+		w.best = pbest;
+		w.i = pi;
+		w.state = pstate;
+		w.gamma = pgamma;
+		w.tm0 = ptm0;
+		w.tm1 = ptm1;
+		if (w.depth < c.info_bits && w.i == 0) {
+			w.i = 1;
+			return ST_STAYED;
+		}
+	}
+}
+
+/* Whether information bits [a, a + len) agree between the FD's path and the BD's (bit t of the
+ * BD at its depth nb - 1 - t); bits of the tail (t >= nb) are zeros to both. */
+__device__ bool window_agrees(const struct fgpu_code &c, const uint64_t *fd, const uint64_t *bd,
+                              uint32_t stride, uint32_t a, uint32_t len)
+{
+	for (uint32_t o = 0; o < len; o += 64) {
+		const unsigned m = len - o < 64 ? len - o : 64;
+		const uint32_t t = a + o;
+		const uint64_t f = path_bits(fd, stride, t, m);
+		const uint64_t r = path_bits(bd, stride, (long long)c.info_bits - t - m, m);
+
+		if (f != __brevll(r) >> (64 - m))
+			return false;
+	}
+	return true;
+}
+
+/* After the FD's forward move (fano_decode.c merge_after_fd): the run's start or -1. */
+__device__ long long merge_after_fd(const struct fgpu_code &c, const uint64_t *fd,
+                                    const uint64_t *bd, uint32_t stride, uint32_t fdepth,
+                                    uint32_t bdepth)
+{
+	const uint32_t lo = bdepth >= c.info_bits ? 0 : c.info_bits - bdepth;
+
+	if (fdepth < lo + c.merge_len)
+		return -1;
+	return window_agrees(c, fd, bd, stride, fdepth - c.merge_len, c.merge_len)
+	           ? (long long)(fdepth - c.merge_len)
+	           : -1;
+}
+
+/* After the BD's forward move onto an information bit (merge_after_bd). */
+__device__ long long merge_after_bd(const struct fgpu_code &c, const uint64_t *fd,
+                                    const uint64_t *bd, uint32_t stride, uint32_t fdepth,
+                                    uint32_t bdepth)
+{
+	if (bdepth > c.info_bits)
+		return -1;
+	const uint32_t s = c.info_bits - bdepth;
+
+	if (s + c.merge_len > fdepth)
+		return -1;
+	return window_agrees(c, fd, bd, stride, s, c.merge_len) ? (long long)s : -1;
+}
+
+/* Which decoder gives which output bits: the FD below x, the BD (when bd) from max(x, y). */
+struct fgpu_pick {
+	uint32_t x, y;
+	bool bd;
+};
+
+/* Output bits [64 w, 64 w + 64) as one word (bit 0 the first). */
+__device__ uint64_t out_word(const struct fgpu_code &c, const uint64_t *fd, const uint64_t *bd,
+                             uint32_t stride, const struct fgpu_pick &p, uint32_t w)
+{
+	const uint32_t t0 = 64 * w, z = p.x > p.y ? p.x : p.y;
+	uint64_t v = 0;
+
+	if (p.x > t0)
+		v = fd[(size_t)w * stride] & (p.x >= t0 + 64 ? ~0ull : (1ull << (p.x - t0)) - 1);
+	if (p.bd && z < t0 + 64) {
+		const uint64_t r =
+		    __brevll(path_bits(bd, stride, (long long)c.info_bits - t0 - 64, 64));
+
+		v |= r & (z <= t0 ? ~0ull : ~((1ull << (z - t0)) - 1));
+	}
+	if (c.info_bits < t0 + 64)
+		v &= (1ull << (c.info_bits - t0)) - 1;
+	return v;
+}
+
+/* The output path's gamma, from the forward code and the output bits (path_metric). */
+__device__ long long out_metric(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                const int8_t *in, const uint64_t *fd, const uint64_t *bd,
+                                uint32_t stride, const struct fgpu_pick &p)
+{
+	const uint64_t mask = c.k == 64 ? ~0ull : (1ull << c.k) - 1;
+	uint64_t reg = 0, word = 0;
+	long long g = 0;
+
+	for (uint32_t t = 0; t < c.stages; t++) {
+		unsigned bit = 0;
+
+		if (t < c.info_bits) {
+			if ((t & 63) == 0)
+				word = out_word(c, fd, bd, stride, p, t >> 6);
+			bit = (unsigned)(word >> (t & 63) & 1u);
+		}
+		reg = (reg << 1 | bit) & mask;
+		g += word_metric(c, sm, in + (size_t)t * c.n, code_word(c, sm, 0, reg));
+	}
+	return g;
+}
+
+/* Writes frame f's outputs. done: 0 budget spent, 1 FD complete, 2 BD complete, 3 merged at at. */
+__device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                       const struct gpu_batch &b, uint32_t f, const int8_t *in, const uint64_t *fd,
+                       const uint64_t *bd, uint32_t stride, int done, long long at, uint32_t fdepth,
+                       uint32_t bdepth, long long fgamma, uint32_t used)
+{
+	struct fec_job *job = &b.jobs[f];
+	uint8_t *out = b.out + (size_t)f * b.out_stride;
+	const uint32_t nb = c.info_bits, nbytes = (nb + 7) / 8;
+	struct fgpu_pick p;
+
+	switch (done) {
+	case 1:
+		p = {nb, nb, false};
+		break;
+	case 2:
+		p = {0, 0, true};
+		break;
+	case 3:
+		p = {(uint32_t)at, (uint32_t)at, true};
+		break;
+	default:
+		p = {fdepth < nb ? fdepth : nb, c.bfa ? (bdepth >= nb ? 0 : nb - bdepth) : nb,
+		     c.bfa};
+	}
+	for (uint32_t w = 0; w * 8 < nbytes; w++) {
+		const uint64_t v = out_word(c, fd, bd, stride, p, w);
+
+		for (uint32_t j = 0; j < 8 && w * 8 + j < nbytes; j++)
+			out[w * 8 + j] = (uint8_t)(__brev((unsigned)(v >> (8 * j)) & 0xffu) >> 24);
+	}
+	job->out_bits = nb;
+	job->soft_count = 0;
+	job->work = used;
+	if (done) {
+		const long long g = done == 1 ? fgamma : out_metric(c, sm, in, fd, bd, stride, p);
+
+		job->status = FECD_STATUS_DECODED;
+		job->metric = (float)g / 16.0f;
+	} else {
+		job->status = FECD_STATUS_NOT_CONVERGED;
+		job->metric = (float)fgamma / 16.0f;
+	}
+}
+
+__device__ __forceinline__ void job_erased(struct fec_job *job)
+{
+	job->out_bits = 0;
+	job->soft_count = 0;
+	job->work = 0;
+	job->metric = 0.0f;
+	job->status = FECD_STATUS_ERASED;
+}
+
+/* The walker of slot s: fresh at the root (first rung) or as the rung before left it. */
+__device__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                            const struct fgpu_ws &ws, struct fgpu_walker &w, uint32_t s, bool first)
+{
+	w.path = ws.path + s;
+	w.stride = ws.slots;
+	if (first) {
+		walker_start(c, sm, w, 0, 0, 0, 0, 0);
+		return;
+	}
+	walker_start(c, sm, w, ws.depth_i[s] >> 1, ws.depth_i[s] & 1u, ws.state[s], ws.gamma[s],
+	             ws.T[s]);
+}
+
+__device__ void walker_save(const struct fgpu_ws &ws, const struct fgpu_walker &w, uint32_t s)
+{
+	ws.depth_i[s] = w.depth << 1 | w.i;
+	ws.state[s] = w.state;
+	ws.gamma[s] = w.gamma;
+	ws.T[s] = w.T;
+}
+
+__device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
+{
+	for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
+		sm.met[j] = c.met[j];
+	for (unsigned j = threadIdx.x; j < (c.bfa ? 2u : 1u) * 8 * 256; j += blockDim.x)
+		(&sm.lut[0][0][0])[j] = c.lut[j];
+	__syncthreads();
+}
+
+/* Rung r of the ladder: the frames of the list the rung before left (the first rung: every
+ * job), each decoded until done or until it has used `budget` cycles in all. */
+__global__ void __launch_bounds__(FGPU_THREADS)
+    fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
+                    const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
+{
+	__shared__ struct fgpu_smem sm;
+	struct fgpu_walker w;
+	const bool first = r == 0;
+	const uint32_t count = first ? b.count : ws.counter[r - 1];
+	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+
+	load_tables(c, sm);
+	w.dir = 0;
+	for (uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += gridDim.x * blockDim.x) {
+		const uint32_t f = first ? e : list[e];
+		uint32_t used = first ? 0 : ws.used[f];
+		int done = 0;
+
+		if (first && (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
+			job_erased(&b.jobs[f]);
+			continue;
+		}
+		w.in = in_base + (size_t)f * in_stride;
+		walker_load(c, sm, ws, w, f, first);
+		while (used < budget) {
+			used++;
+			if (cycle(c, sm, w) == ST_END) {
+				done = 1;
+				break;
+			}
+		}
+		if (done || used >= c.budget) {
+			finish(c, sm, b, f, w.in, w.path, NULL, w.stride, done, -1, w.depth, 0,
+			       w.gamma, used);
+			continue;
+		}
+		walker_save(ws, w, f);
+		ws.used[f] = used;
+		ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+	}
+}
+
+/* BFA: two threads per frame, side by side in a warp: the forward decoder in the even lane, the
+ * backward one in the odd lane. Each runs its own cycles; after every pair of cycles both look at
+ * both paths and agree on the outcome, in the CPU's order: FD cycle, FD's merge check, BD cycle
+ * (when the budget leaves one), BD's merge check. */
+__global__ void __launch_bounds__(FGPU_THREADS)
+    fgpu_bfa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
+                    const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
+{
+	__shared__ struct fgpu_smem sm;
+	struct fgpu_walker w;
+	const bool first = r == 0;
+	const uint32_t count = first ? b.count : ws.counter[r - 1];
+	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	const unsigned lane = threadIdx.x & 31, base = lane & ~1u;
+	const unsigned pm = 3u << base;
+
+	load_tables(c, sm);
+	w.dir = threadIdx.x & 1u;
+	for (uint32_t e = (blockIdx.x * blockDim.x + threadIdx.x) / 2; e < count;
+	     e += gridDim.x * blockDim.x / 2) {
+		const uint32_t f = first ? e : list[e];
+		const uint64_t *fd = ws.path + 2 * f, *bd = fd + 1;
+		uint32_t used = first ? 0 : ws.used[f];
+		uint32_t fdepth, bdepth;
+		long long at = -1;
+		int done = 0;
+
+		if (first && (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
+			if (w.dir == 0)
+				job_erased(&b.jobs[f]);
+			continue;
+		}
+		w.in = in_base + (size_t)f * in_stride;
+		walker_load(c, sm, ws, w, 2 * f + w.dir, first);
+		fdepth = __shfl_sync(pm, w.depth, base);
+		bdepth = __shfl_sync(pm, w.depth, base + 1);
+		while (used < budget && !done) {
+			const bool bd_runs = used + 1 < c.budget;
+			int st = ST_STAYED;
+
+			if (w.dir == 0 || bd_runs)
+				st = cycle(c, sm, w);
+			__syncwarp(pm);
+			const int sf = __shfl_sync(pm, st, base),
+			          sb = __shfl_sync(pm, st, base + 1);
+			const uint32_t bnew = __shfl_sync(pm, w.depth, base + 1);
+
+			fdepth = __shfl_sync(pm, w.depth, base);
+			used++;
+			if (sf == ST_END)
+				done = 1;
+			else if (sf == ST_FORWARD &&
+			         (at = merge_after_fd(c, fd, bd, ws.slots, fdepth, bdepth)) >= 0)
+				done = 3;
+			if (done || !bd_runs)
+				continue;
+			used++;
+			bdepth = bnew;
+			if (sb == ST_END)
+				done = 2;
+			else if (sb == ST_FORWARD &&
+			         (at = merge_after_bd(c, fd, bd, ws.slots, fdepth, bdepth)) >= 0)
+				done = 3;
+		}
+		if (done || used >= c.budget) {
+			if (w.dir == 0)
+				finish(c, sm, b, f, w.in, fd, bd, ws.slots, done, at, fdepth,
+				       bdepth, w.gamma, used);
+			__syncwarp(pm);
+			continue;
+		}
+		walker_save(ws, w, 2 * f + w.dir);
+		if (w.dir == 0) {
+			ws.used[f] = used;
+			ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+		}
+	}
+}
+
+/* Packed 4-bit or float32 input to int8 LLRs, as softbits.c converts them on the CPU (s4: two's
+ * complement, -8 -> -7, times 18; f32: round(llr * scale) half away from zero, clamped to +-127,
+ * NaN -> 0). */
+__global__ void fgpu_convert_kernel(const struct fgpu_code c, const struct gpu_batch b, float scale,
+                                    int8_t *out, size_t ostride)
+{
+	const size_t total = (size_t)b.count * c.frame_syms;
+
+	for (size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x; x < total;
+	     x += (size_t)gridDim.x * blockDim.x) {
+		const uint32_t f = (uint32_t)(x / c.frame_syms), s = (uint32_t)(x % c.frame_syms);
+		const char *slot = (const char *)b.in + (size_t)f * b.in_stride;
+		int v;
+
+		if (b.jobs[f].in_len != c.frame_syms)
+			continue;
+		if (b.in_kind == GPU_IN_S4_LLR) {
+			const unsigned byte = ((const uint8_t *)slot)[s / 2];
+
+			v = (int)((s & 1u) ? byte & 0xfu : byte >> 4);
+			v = v >= 8 ? v - 16 : v;
+			v = (v == -8 ? -7 : v) * 18;
+		} else {
+			const float y = ((const float *)slot)[s] * scale;
+
+			v = isnan(y)       ? 0
+			    : y >= 127.0f  ? 127
+			    : y <= -127.0f ? -127
+			                   : (int)lroundf(y);
+		}
+		out[(size_t)f * ostride + s] = (int8_t)v;
+	}
+}
+
+static size_t align256(size_t x)
+{
+	return (x + 255) & ~(size_t)255;
+}
+
+size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, struct fgpu_ws *ws)
+{
+	const uint32_t slots = count * (c->bfa ? 2 : 1);
+	const size_t in8_stride = (c->frame_syms + 15) & ~(size_t)15;
+	char *p = (char *)base;
+	size_t off = 0;
+
+#define TAKE(field, type, n)                                                                       \
+	do {                                                                                       \
+		if (ws)                                                                            \
+			ws->field = (type *)(p + off);                                             \
+		off += align256((size_t)(n) * sizeof(type));                                       \
+	} while (0)
+	if (ws) {
+		ws->slots = slots;
+		ws->in8_stride = in8_stride;
+	}
+	TAKE(in8, int8_t, in8_stride * count);
+	TAKE(path, uint64_t, (size_t)c->words * slots);
+	TAKE(T, long long, slots);
+	TAKE(gamma, long long, slots);
+	TAKE(state, uint64_t, slots);
+	TAKE(depth_i, uint32_t, slots);
+	TAKE(used, uint32_t, count);
+	TAKE(list[0], uint32_t, count);
+	TAKE(list[1], uint32_t, count);
+	TAKE(counter, uint32_t, FGPU_RUNGS);
+#undef TAKE
+	return off;
+}
+
+int fgpu_shape(const struct fgpu_code *c, int *threads, int *blocks_per_sm, int *regs)
+{
+	struct cudaFuncAttributes a;
+	const void *k = c->bfa ? (const void *)fgpu_bfa_kernel : (const void *)fgpu_ufa_kernel;
+	cudaError_t e = cudaFuncGetAttributes(&a, k);
+
+	if (e == cudaSuccess)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, FGPU_THREADS,
+		                                                  0);
+	*threads = FGPU_THREADS;
+	*regs = a.numRegs;
+	return (int)e;
+}
+
+unsigned fgpu_rungs(const struct fgpu_code *c, bool ladder, uint32_t rung[FGPU_RUNGS])
+{
+	/* the first rung: 2 cycles per stage (the average at 4 dB on whd-k7 is under that);
+	 * each next one 4 times the one before; all even, so that a BFA rung ends after the BD's
+	 * cycle, except the channel's budget itself */
+	uint64_t r = 2ull * c->stages;
+	unsigned n = 0;
+
+	while (ladder && r < c->budget && n < FGPU_RUNGS - 1) {
+		rung[n++] = (uint32_t)r;
+		r *= 4;
+	}
+	rung[n++] = c->budget;
+	return n;
+}
+
+int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_base, int threads,
+                int grid, const uint32_t *rung, unsigned nrungs, cudaStream_t s)
+{
+	struct fgpu_ws ws;
+	const int8_t *in = (const int8_t *)b->in;
+	size_t in_stride = b->in_stride;
+	const uint32_t tpf = c->bfa ? 2 : 1;
+	uint32_t blocks = (uint32_t)(((uint64_t)b->count * tpf + threads - 1) / threads);
+	cudaError_t e;
+
+	fgpu_ws_layout(c, b->count, ws_base, &ws);
+	if (blocks > (uint32_t)grid)
+		blocks = (uint32_t)grid;
+	e = cudaMemsetAsync(ws.counter, 0, FGPU_RUNGS * sizeof(uint32_t), s);
+	if (e != cudaSuccess)
+		return (int)e;
+	if (b->in_kind != GPU_IN_S8_LLR) {
+		const size_t total = (size_t)b->count * c->frame_syms;
+		const uint32_t cb = (uint32_t)((total + 255) / 256);
+
+		fgpu_convert_kernel < <<cb<65535u ? cb : 65535u, 256, 0, s>>>(
+		                          *c, *b, c->llr_scale, ws.in8, ws.in8_stride);
+		in = ws.in8;
+		in_stride = ws.in8_stride;
+	}
+	for (unsigned r = 0; r < nrungs; r++) {
+		if (c->bfa)
+			fgpu_bfa_kernel<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r,
+			                                           rung[r]);
+		else
+			fgpu_ufa_kernel<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r,
+			                                           rung[r]);
+	}
+	return (int)cudaGetLastError();
+}
