@@ -642,9 +642,12 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 	if (b->in_kind != GPU_IN_S8_LLR) {
 		const size_t total = (size_t)b->count * c->frame_syms;
 		const uint32_t cb = (uint32_t)((total + 255) / 256);
+		const uint32_t cgrid = cb < 65535u ? cb : 65535u;
+		const size_t in_stride8 = ws.in8_stride;
 
-		fgpu_convert_kernel < <<cb<65535u ? cb : 65535u, 256, 0, s>>>(
-		                          *c, *b, c->llr_scale, ws.in8, ws.in8_stride);
+		int8_t *out = ws.in8;
+
+		fgpu_convert_kernel<<<cgrid, 256, 0, s>>>(*c, *b, c->llr_scale, out, in_stride8);
 		in = ws.in8;
 		in_stride = ws.in8_stride;
 	}
