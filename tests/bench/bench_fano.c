@@ -127,7 +127,9 @@ static int set_view(struct fano_set *v, const struct fano_set *src, const char *
 	}
 	v->d.spec = *fec_decoder_spec(v->d.dec);
 	v->d.info = fec_decoder_info(v->d.dec);
-	if (v->d.info->frame_syms != src->d.in_stride ||
+	/* a viterbi frame decoder has frames of up to max_frame_syms symbols */
+	if ((v->d.info->frame_syms ? v->d.info->frame_syms : v->d.info->max_frame_syms) !=
+	        src->d.in_stride ||
 	    (v->d.info->max_out_bits + 7) / 8 != src->d.out_stride) {
 		snprintf(err, errlen, "%.180s: not the frames' geometry", text);
 		fec_decoder_destroy(v->d.dec);
@@ -273,7 +275,7 @@ static void cpu_rows(cJSON *sec, const struct bench_opts *o, const struct fano_s
                      const char *what)
 {
 	uint8_t *out = calloc(s->d.njobs, s->d.out_stride);
-	char label[96];
+	char label[160];
 	double rate;
 
 	if (!out)
@@ -320,7 +322,7 @@ static void main_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *
 {
 	const uint32_t nframes = o->short_mode ? 64 : 8192;
 	struct fano_set s, b, v;
-	char what[96], text[200], label[128], err[256];
+	char what[64], text[200], label[160], err[256];
 	cJSON *row;
 
 	snprintf(what, sizeof(what), "%s %.0f dB", code, ebn0);

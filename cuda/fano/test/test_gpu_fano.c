@@ -180,7 +180,7 @@ static bool compare(const char *name, const struct batch *b)
 static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn0, enum kind kind,
                      bool ladder, bool again, uint64_t seed)
 {
-	char name[400], dtext[320], err[400] = "";
+	char name[480], dtext[400], err[400] = "";
 	struct fec_decoder *dec = NULL;
 	struct fecd_cuda_decoder *gdec = NULL;
 	struct fec_spec spec;
