@@ -11,8 +11,6 @@
  */
 #include "fano_gpu.cuh"
 
-#define NO_DEPTH 0xffffffffu
-
 enum { ST_STAYED, ST_FORWARD, ST_END };
 
 /* The tables every thread reads, in shared memory. */
@@ -21,38 +19,9 @@ struct fgpu_smem {
 	uint8_t lut[2][8][256];
 };
 
-/* A node's context in the queue (fano_decode.c's struct ctx). */
-struct fgpu_ctx {
-	uint64_t state;
-	long long gamma;
-	int32_t tm0, tm1;
-	uint32_t depth, best_i; /* best_i: best << 1 | i */
-};
-
-/* One search direction's walker. The path lives in the workspace: word w at path[w * stride]. */
-struct fgpu_walker {
-	unsigned dir;
-	const int8_t *in;
-	uint64_t *path;
-	uint32_t stride;
-	uint32_t depth;
-	unsigned best, i;
-	uint64_t state;
-	long long gamma, T;
-	int32_t tm0, tm1;
-	struct fgpu_ctx q[FGPU_QUEUE];
-};
-
 __device__ __forceinline__ unsigned path_bit(const uint64_t *p, uint32_t stride, uint32_t t)
 {
 	return (unsigned)(p[(size_t)(t >> 6) * stride] >> (t & 63) & 1u);
-}
-
-__device__ __forceinline__ void path_set(uint64_t *p, uint32_t stride, uint32_t t, unsigned bit)
-{
-	uint64_t *w = &p[(size_t)(t >> 6) * stride];
-
-	*w = (*w & ~(1ull << (t & 63))) | (uint64_t)bit << (t & 63);
 }
 
 /* Bits [pos, pos + cnt) of a path (cnt 1..64; positions below 0 read 0), bit 0 = pos. */
@@ -104,15 +73,101 @@ __device__ __forceinline__ int32_t word_metric(const struct fgpu_code &c,
 	return m;
 }
 
-/* The sorted branch metrics of the node at depth t whose state is `state`. */
-__device__ void node_metrics(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                             const struct fgpu_walker &w, uint32_t t, uint64_t state, int32_t *tm0,
-                             int32_t *tm1, unsigned *best)
+/* One search direction's walker, in registers. The path lives in the workspace (word w at
+ * path[w * stride]) except the word being written, pw (word pwi = depth / 64), which goes to
+ * memory when the walker moves past it (and after every forward move in BFA, where the other
+ * decoder reads it). The input is read through a window of 20 bytes (five aligned 32-bit words
+ * from win) that follows the walker. The context queue is in shared memory: entry j of this
+ * thread at q[j * FGPU_THREADS]: x = the two sorted branch metrics (16 bits each), y = depth << 2
+ * | best << 1 | the state's oldest input (what a move back needs besides what it knows). */
+struct fgpu_walker {
+	unsigned dir;
+	const int8_t *in;
+	uint64_t *path;
+	uint32_t stride;
+	uint32_t depth;
+	unsigned best, i;
+	uint64_t state;
+	long long gamma, T;
+	int32_t tm0, tm1;
+	uint64_t pw;
+	uint32_t pwi;
+	const uint8_t *wbase; /* the window's first byte (4-byte aligned); NULL: empty */
+	uint32_t win[5];
+	uint2 *q;
+};
+
+/* Path bit t of a walker (t < depth). */
+__device__ __forceinline__ unsigned walker_bit(const struct fgpu_walker &w, uint32_t t)
 {
-	const uint32_t stage = w.dir ? c.stages - 1 - t : t;
-	const int8_t *s = w.in + (size_t)stage * c.n;
+	if ((t >> 6) == w.pwi)
+		return (unsigned)(w.pw >> (t & 63) & 1u);
+	return path_bit(w.path, w.stride, t);
+}
+
+__device__ __forceinline__ void walker_flush(const struct fgpu_walker &w)
+{
+	w.path[(size_t)w.pwi * w.stride] = w.pw;
+}
+
+/* The n symbols of stage `stage` as 4 bytes (symbol r in byte r), through the window. */
+__device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c, struct fgpu_walker &w,
+                                               uint32_t stage)
+{
+	const uint8_t *at = (const uint8_t *)w.in + (size_t)stage * c.n;
+	uint32_t off = (uint32_t)(at - w.wbase);
+
+	if (!w.wbase || at < w.wbase || off + c.n > 20) {
+		/* forward: the window starts at the symbols; backward: ends at them */
+		const uint8_t *end = (const uint8_t *)w.in + c.frame_syms;
+		uintptr_t a = (uintptr_t)at & ~(uintptr_t)3;
+
+		if (w.dir && (uintptr_t)at + c.n >= 17)
+			a = ((uintptr_t)at + c.n - 17) & ~(uintptr_t)3;
+		if (a < ((uintptr_t)w.in & ~(uintptr_t)3))
+			a = (uintptr_t)w.in & ~(uintptr_t)3;
+		w.wbase = (const uint8_t *)a;
+		/* aligned words that start before the frame's end: never past the allocation */
+#pragma unroll
+		for (int j = 0; j < 5; j++)
+			w.win[j] =
+			    w.wbase + 4 * j < end ? __ldg((const uint32_t *)(w.wbase + 4 * j)) : 0;
+		off = (uint32_t)(at - w.wbase);
+	}
+	const uint32_t k = off >> 2;
+	const uint32_t lo = k == 0   ? w.win[0]
+	                    : k == 1 ? w.win[1]
+	                    : k == 2 ? w.win[2]
+	                    : k == 3 ? w.win[3]
+	                             : w.win[4];
+	const uint32_t hi = k == 0 ? w.win[1] : k == 1 ? w.win[2] : k == 2 ? w.win[3] : w.win[4];
+
+	return __funnelshift_r(lo, hi, 8 * (off & 3));
+}
+
+/* The metric of code word `word` against the symbols of one stage (stage_syms). */
+__device__ __forceinline__ int32_t syms_metric(const struct fgpu_code &c,
+                                               const struct fgpu_smem &sm, uint32_t syms,
+                                               unsigned word)
+{
+	int32_t m = 0;
+
+	for (unsigned r = 0; r < c.n; r++) {
+		const int32_t p = sm.met[((syms >> (8 * r)) & 0xffu) ^ 0x80u];
+
+		m += (word >> r & 1u) ? p >> 16 : (int32_t)(int16_t)(p & 0xffff);
+	}
+	return m;
+}
+
+/* The sorted branch metrics of the node at depth t whose state is `state`. */
+__device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                             struct fgpu_walker &w, uint32_t t, uint64_t state,
+                                             int32_t *tm0, int32_t *tm1, unsigned *best)
+{
+	const uint32_t syms = stage_syms(c, w, w.dir ? c.stages - 1 - t : t);
 	const unsigned w0 = code_word(c, sm, w.dir, state << 1);
-	const int32_t m0 = word_metric(c, sm, s, w0);
+	const int32_t m0 = syms_metric(c, sm, syms, w0);
 
 	if (t >= c.info_bits) {
 		*tm0 = m0;
@@ -121,29 +176,35 @@ __device__ void node_metrics(const struct fgpu_code &c, const struct fgpu_smem &
 		return;
 	}
 	/* the code is linear: the input-1 branch's word differs by the current input's taps */
-	const int32_t m1 = word_metric(c, sm, s, w0 ^ sm.lut[w.dir][0][1]);
+	const int32_t m1 = syms_metric(c, sm, syms, w0 ^ sm.lut[w.dir][0][1]);
 
 	*best = m1 > m0;
 	*tm0 = *best ? m1 : m0;
 	*tm1 = *best ? m0 : m1;
 }
 
-__device__ void walker_start(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                             struct fgpu_walker &w, uint32_t depth, unsigned i, uint64_t state,
-                             long long gamma, long long T)
+__device__ __forceinline__ void walker_start(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                             struct fgpu_walker &w, uint32_t depth, unsigned i,
+                                             uint64_t state, long long gamma, long long T)
 {
 	w.depth = depth;
 	w.i = i;
 	w.state = state;
 	w.gamma = gamma;
 	w.T = T;
+	w.wbase = NULL;
+	w.pwi = depth >> 6;
+	/* the word's bits from the depth on are no longer decided (BFA's memory may hold them) */
+	w.pw = depth & 63 ? w.path[(size_t)w.pwi * w.stride] & ((1ull << (depth & 63)) - 1) : 0;
 	for (unsigned j = 0; j < FGPU_QUEUE; j++)
-		w.q[j].depth = NO_DEPTH;
+		w.q[j * FGPU_THREADS].y = 0xffffffffu;
 	node_metrics(c, sm, w, depth, state, &w.tm0, &w.tm1, &w.best);
 }
 
 /* One cycle of the search (fano_decode.c's cycle). */
-__device__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm, struct fgpu_walker &w)
+template <bool BFA>
+__device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                     struct fgpu_walker &w)
 {
 	const long long delta = c.delta;
 	const long long ng = w.gamma + (w.i ? w.tm1 : w.tm0);
@@ -155,18 +216,21 @@ __device__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm, stru
 		/* here 0 <= ng - T < delta + a branch's metric: 32 bits divide it exactly */
 		if (w.gamma < w.T + delta && ng - w.T >= delta)
 			w.T += (long long)((uint32_t)(ng - w.T) / (uint32_t)delta) * delta;
-		struct fgpu_ctx &e = w.q[w.depth & (FGPU_QUEUE - 1)];
-
-		e.state = w.state;
-		e.gamma = w.gamma;
-		e.tm0 = w.tm0;
-		e.tm1 = w.tm1;
-		e.depth = w.depth;
-		e.best_i = w.best << 1 | w.i;
-		path_set(w.path, w.stride, w.depth, bit);
+		w.q[(w.depth & (FGPU_QUEUE - 1)) * FGPU_THREADS] =
+		    make_uint2((uint32_t)(uint16_t)w.tm0 | (uint32_t)w.tm1 << 16,
+		               w.depth << 2 | w.best << 1 | (unsigned)(w.state >> (c.k - 2) & 1u));
+		w.pw |= (uint64_t)bit << (w.depth & 63);
+		if (BFA)
+			walker_flush(w);
 		w.state = (w.state << 1 | bit) & smask;
 		w.gamma = ng;
-		if (++w.depth == c.stages)
+		if ((++w.depth & 63) == 0) {
+			if (!BFA)
+				walker_flush(w);
+			w.pwi++;
+			w.pw = 0;
+		}
+		if (w.depth == c.stages)
 			return ST_END;
 		node_metrics(c, sm, w, w.depth, w.state, &w.tm0, &w.tm1, &w.best);
 		w.i = 0;
@@ -174,9 +238,8 @@ __device__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm, stru
 	}
 	for (;;) {
 		uint64_t pstate;
-		long long pgamma;
 		int32_t ptm0, ptm1;
-		unsigned pbest, pi;
+		unsigned pbest;
 
 		if (w.depth == 0) {
 			w.T -= delta;
@@ -184,30 +247,34 @@ __device__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm, stru
 			return ST_STAYED;
 		}
 		const uint32_t t = w.depth - 1;
-		const struct fgpu_ctx &e = w.q[t & (FGPU_QUEUE - 1)];
+		const uint2 e = w.q[(t & (FGPU_QUEUE - 1)) * FGPU_THREADS];
 
-		if (e.depth == t) {
-			pstate = e.state;
-			pgamma = e.gamma;
-			ptm0 = e.tm0;
-			ptm1 = e.tm1;
-			pbest = e.best_i >> 1;
-			pi = e.best_i & 1u;
+		if (e.y >> 2 == t) {
+			ptm0 = (int32_t)(int16_t)(e.x & 0xffffu);
+			ptm1 = (int32_t)e.x >> 16;
+			pbest = e.y >> 1 & 1u;
+			pstate = w.state >> 1 | (uint64_t)(e.y & 1u) << (c.k - 2);
 		} else { /* overwritten: the same values from the decided inputs */
 			pstate = w.state >> 1;
 			if (t >= c.k - 1)
-				pstate |= (uint64_t)path_bit(w.path, w.stride, t - (c.k - 1))
-				          << (c.k - 2);
+				pstate |= (uint64_t)walker_bit(w, t - (c.k - 1)) << (c.k - 2);
 			node_metrics(c, sm, w, t, pstate, &ptm0, &ptm1, &pbest);
-			pi = path_bit(w.path, w.stride, t) ^ pbest;
-			pgamma = w.gamma - (pi ? ptm1 : ptm0);
 		}
+		/* the input decided at t is the state's latest */
+		const unsigned pi = (unsigned)(w.state & 1u) ^ pbest;
+		const long long pgamma = w.gamma - (pi ? ptm1 : ptm0);
+
 		if (pgamma < w.T) {
 			w.T -= delta;
 			w.i = 0;
 			return ST_STAYED;
 		}
 		w.depth = t;
+		if ((t >> 6) != w.pwi) { /* back into the word before: it is in memory */
+			w.pwi = t >> 6;
+			w.pw = w.path[(size_t)w.pwi * w.stride];
+		}
+		w.pw &= ~(1ull << (t & 63)); /* no longer decided */
 		w.best = pbest;
 		w.i = pi;
 		w.state = pstate;
@@ -370,8 +437,9 @@ __device__ __forceinline__ void job_erased(struct fec_job *job)
 }
 
 /* The walker of slot s: fresh at the root (first rung) or as the rung before left it. */
-__device__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                            const struct fgpu_ws &ws, struct fgpu_walker &w, uint32_t s, bool first)
+__device__ __forceinline__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                            const struct fgpu_ws &ws, struct fgpu_walker &w,
+                                            uint32_t s, bool first)
 {
 	w.path = ws.path + s;
 	w.stride = ws.slots;
@@ -383,8 +451,18 @@ __device__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &s
 	             ws.T[s]);
 }
 
-__device__ void walker_save(const struct fgpu_ws &ws, const struct fgpu_walker &w, uint32_t s)
+/* The decided bits of the word being written go to memory (a word the walker has left is there
+ * already; the word at a depth that is a multiple of 64 holds nothing decided). */
+__device__ __forceinline__ void walker_sync(const struct fgpu_walker &w)
 {
+	if (w.depth & 63)
+		walker_flush(w);
+}
+
+__device__ __forceinline__ void walker_save(const struct fgpu_ws &ws, const struct fgpu_walker &w,
+                                            uint32_t s)
+{
+	walker_sync(w);
 	ws.depth_i[s] = w.depth << 1 | w.i;
 	ws.state[s] = w.state;
 	ws.gamma[s] = w.gamma;
@@ -407,6 +485,7 @@ __global__ void __launch_bounds__(FGPU_THREADS)
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
+	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
 	struct fgpu_walker w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
@@ -414,6 +493,7 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 
 	load_tables(c, sm);
 	w.dir = 0;
+	w.q = &queue[threadIdx.x];
 	for (uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < count;
 	     e += gridDim.x * blockDim.x) {
 		const uint32_t f = first ? e : list[e];
@@ -428,12 +508,13 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 		walker_load(c, sm, ws, w, f, first);
 		while (used < budget) {
 			used++;
-			if (cycle(c, sm, w) == ST_END) {
+			if (cycle<false>(c, sm, w) == ST_END) {
 				done = 1;
 				break;
 			}
 		}
 		if (done || used >= c.budget) {
+			walker_sync(w);
 			finish(c, sm, b, f, w.in, w.path, NULL, w.stride, done, -1, w.depth, 0,
 			       w.gamma, used);
 			continue;
@@ -453,6 +534,7 @@ __global__ void __launch_bounds__(FGPU_THREADS)
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
+	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
 	struct fgpu_walker w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
@@ -462,6 +544,7 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 
 	load_tables(c, sm);
 	w.dir = threadIdx.x & 1u;
+	w.q = &queue[threadIdx.x];
 	for (uint32_t e = (blockIdx.x * blockDim.x + threadIdx.x) / 2; e < count;
 	     e += gridDim.x * blockDim.x / 2) {
 		const uint32_t f = first ? e : list[e];
@@ -485,7 +568,7 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 			int st = ST_STAYED;
 
 			if (w.dir == 0 || bd_runs)
-				st = cycle(c, sm, w);
+				st = cycle<true>(c, sm, w);
 			__syncwarp(pm);
 			const int sf = __shfl_sync(pm, st, base),
 			          sb = __shfl_sync(pm, st, base + 1);
