@@ -43,7 +43,7 @@ struct fgpu_ws {
 	int8_t *in8; /* int8 LLRs converted from packed 4-bit or float32 input, or NULL */
 	size_t in8_stride;
 	uint64_t *path;
-	long long *T, *gamma; /* per slot: the walker's state between rungs */
+	int32_t *T, *gamma; /* per slot: the walker's state between rungs */
 	uint64_t *state;
 	uint32_t *depth_i; /* per slot: depth << 1 | i */
 	uint32_t *used;    /* per frame: cycles used so far */

@@ -88,7 +88,7 @@ struct fgpu_walker {
 	uint32_t depth;
 	unsigned best, i;
 	uint64_t state;
-	long long gamma, T;
+	int32_t gamma, T; /* int64 on the CPU; FANO_GPU.md shows both stay well inside int32 */
 	int32_t tm0, tm1;
 	uint64_t pw;
 	uint32_t pwi;
@@ -145,39 +145,31 @@ __device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c, struct
 	return __funnelshift_r(lo, hi, 8 * (off & 3));
 }
 
-/* The metric of code word `word` against the symbols of one stage (stage_syms). */
-__device__ __forceinline__ int32_t syms_metric(const struct fgpu_code &c,
-                                               const struct fgpu_smem &sm, uint32_t syms,
-                                               unsigned word)
-{
-	int32_t m = 0;
-
-	for (unsigned r = 0; r < c.n; r++) {
-		const int32_t p = sm.met[((syms >> (8 * r)) & 0xffu) ^ 0x80u];
-
-		m += (word >> r & 1u) ? p >> 16 : (int32_t)(int16_t)(p & 0xffff);
-	}
-	return m;
-}
-
-/* The sorted branch metrics of the node at depth t whose state is `state`. */
+/* The sorted branch metrics of the node at depth t whose state is `state`: the n symbols' metric
+ * pairs are read once and summed for both branches' code words. */
 __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const struct fgpu_smem &sm,
                                              struct fgpu_walker &w, uint32_t t, uint64_t state,
                                              int32_t *tm0, int32_t *tm1, unsigned *best)
 {
 	const uint32_t syms = stage_syms(c, w, w.dir ? c.stages - 1 - t : t);
 	const unsigned w0 = code_word(c, sm, w.dir, state << 1);
-	const int32_t m0 = syms_metric(c, sm, syms, w0);
+	/* the code is linear: the input-1 branch's word differs by the current input's taps */
+	const unsigned w1 = w0 ^ sm.lut[w.dir][0][1];
+	int32_t m0 = 0, m1 = 0;
 
+	for (unsigned r = 0; r < c.n; r++) {
+		const int32_t p = sm.met[((syms >> (8 * r)) & 0xffu) ^ 0x80u];
+		const int32_t lo = (int32_t)(int16_t)(p & 0xffff), hi = p >> 16;
+
+		m0 += (w0 >> r & 1u) ? hi : lo;
+		m1 += (w1 >> r & 1u) ? hi : lo;
+	}
 	if (t >= c.info_bits) {
 		*tm0 = m0;
 		*tm1 = 0;
 		*best = 0;
 		return;
 	}
-	/* the code is linear: the input-1 branch's word differs by the current input's taps */
-	const int32_t m1 = syms_metric(c, sm, syms, w0 ^ sm.lut[w.dir][0][1]);
-
 	*best = m1 > m0;
 	*tm0 = *best ? m1 : m0;
 	*tm1 = *best ? m0 : m1;
@@ -185,7 +177,7 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 
 __device__ __forceinline__ void walker_start(const struct fgpu_code &c, const struct fgpu_smem &sm,
                                              struct fgpu_walker &w, uint32_t depth, unsigned i,
-                                             uint64_t state, long long gamma, long long T)
+                                             uint64_t state, int32_t gamma, int32_t T)
 {
 	w.depth = depth;
 	w.i = i;
@@ -206,8 +198,8 @@ template <bool BFA>
 __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm,
                                      struct fgpu_walker &w)
 {
-	const long long delta = c.delta;
-	const long long ng = w.gamma + (w.i ? w.tm1 : w.tm0);
+	const int32_t delta = c.delta;
+	const int32_t ng = w.gamma + (w.i ? w.tm1 : w.tm0);
 	const uint64_t smask = (1ull << (c.k - 1)) - 1;
 
 	if (ng >= w.T) {
@@ -215,7 +207,7 @@ __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgp
 
 		/* here 0 <= ng - T < delta + a branch's metric: 32 bits divide it exactly */
 		if (w.gamma < w.T + delta && ng - w.T >= delta)
-			w.T += (long long)((uint32_t)(ng - w.T) / (uint32_t)delta) * delta;
+			w.T += (int32_t)((uint32_t)(ng - w.T) / (uint32_t)delta) * delta;
 		w.q[(w.depth & (FGPU_QUEUE - 1)) * FGPU_THREADS] =
 		    make_uint2((uint32_t)(uint16_t)w.tm0 | (uint32_t)w.tm1 << 16,
 		               w.depth << 2 | w.best << 1 | (unsigned)(w.state >> (c.k - 2) & 1u));
@@ -262,7 +254,7 @@ __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgp
 		}
 		/* the input decided at t is the state's latest */
 		const unsigned pi = (unsigned)(w.state & 1u) ^ pbest;
-		const long long pgamma = w.gamma - (pi ? ptm1 : ptm0);
+		const int32_t pgamma = w.gamma - (pi ? ptm1 : ptm0);
 
 		if (pgamma < w.T) {
 			w.T -= delta;
@@ -664,8 +656,8 @@ size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, str
 	}
 	TAKE(in8, int8_t, in8_stride * count);
 	TAKE(path, uint64_t, (size_t)c->words * slots);
-	TAKE(T, long long, slots);
-	TAKE(gamma, long long, slots);
+	TAKE(T, int32_t, slots);
+	TAKE(gamma, int32_t, slots);
 	TAKE(state, uint64_t, slots);
 	TAKE(depth_i, uint32_t, slots);
 	TAKE(used, uint32_t, count);

@@ -30,6 +30,7 @@
 struct fano_set {
 	struct bench_data d;
 	struct fec_job *jobs; /* the reference decode's jobs */
+	struct fec_info info; /* a view's: its decoder's, counting a job's bits as the frame's */
 	double ebn0;
 	uint64_t cycles;
 	uint32_t frame_errors, not_converged;
@@ -126,7 +127,13 @@ static int set_view(struct fano_set *v, const struct fano_set *src, const char *
 		return rc;
 	}
 	v->d.spec = *fec_decoder_spec(v->d.dec);
-	v->d.info = fec_decoder_info(v->d.dec);
+	/* bench_data.c counts a job's bits as own_len / unit_syms x unit_bits: for a viterbi
+	 * terminated frame that would take in the tail; here a job is one frame's bits */
+	v->info = *fec_decoder_info(v->d.dec);
+	v->info.unit_syms = src->d.info->unit_syms;
+	v->info.unit_bits = src->d.info->unit_bits;
+	v->info.frame_info_bits = src->d.info->frame_info_bits;
+	v->d.info = &v->info;
 	/* a viterbi frame decoder has frames of up to max_frame_syms symbols */
 	if ((v->d.info->frame_syms ? v->d.info->frame_syms : v->d.info->max_frame_syms) !=
 	        src->d.in_stride ||
@@ -336,6 +343,18 @@ static void main_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *
 	    sec, "%s: %u distinct frames, UFA: %.3f cycles/bit, FER %.4f (%u not converged)", what,
 	    nframes, cycles_per_bit(&s), (double)s.frame_errors / nframes, s.not_converged);
 	cpu_rows(sec, o, &s, what);
+	if (viterbi && !set_view(&v, &s, viterbi, err, sizeof(err))) {
+		if (!set_reference(&v, o->threads)) {
+			report_note(sec, "%s: viterbi (%s) on the same frames: FER %.4f", what,
+			            viterbi, (double)v.frame_errors / nframes);
+			snprintf(label, sizeof(label), "%s: viterbi", what);
+			cpu_rows(sec, o, &v, label);
+			snprintf(label, sizeof(label), "%s: viterbi GPU kernel", what);
+			if (g)
+				kernel_row(sec, o, g, &v, label);
+		}
+		set_free_view(&v);
+	}
 	if (!g) {
 		report_note(sec, "%s: GPU rows skipped: %s", what, gpu_why);
 		goto out;
@@ -372,16 +391,6 @@ static void main_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *
 			row_num(row, "GB/s in",
 			        rate / s.d.info->frame_info_bits * s.d.in_stride / (s4 ? 2 : 1) /
 			            1e9);
-	}
-	if (viterbi && !set_view(&v, &s, viterbi, err, sizeof(err))) {
-		if (!set_reference(&v, o->threads)) {
-			report_note(sec, "%s: viterbi (%s) on the same frames: FER %.4f", what,
-			            viterbi, (double)v.frame_errors / nframes);
-			cpu_rows(sec, o, &v, "viterbi K=7");
-			snprintf(label, sizeof(label), "%s: viterbi GPU kernel", what);
-			kernel_row(sec, o, g, &v, label);
-		}
-		set_free_view(&v);
 	}
 out:
 	set_free(&s);
