@@ -100,6 +100,7 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->merge_len = fs->k - 2 + fs->merge;
 	c->budget = (uint32_t)((uint64_t)fs->cycles * code.stages);
 	c->delta = (int32_t)fs->delta;
+	c->delta_inv = 1.0f / (float)fs->delta;
 	c->llr_scale = spec->frame.llr_scale;
 	c->bfa = fs->algo == FANO_ALGO_BFA;
 	g->f32 = spec->frame.in == FEC_IN_F32_LLR;

@@ -29,6 +29,7 @@ struct fgpu_code {
 	uint32_t merge_len; /* K - 2 + merge */
 	uint32_t budget;    /* cycles per frame */
 	int32_t delta;
+	float delta_inv; /* 1 / delta, for the tightening's quotient */
 	float llr_scale; /* float32 input: int8 LLR = round(llr * llr_scale) */
 	bool bfa;
 	const uint8_t *lut; /* device: [2][8][256], fano_code.lut */

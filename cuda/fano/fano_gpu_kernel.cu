@@ -47,14 +47,18 @@ __device__ uint64_t path_bits(const uint64_t *p, uint32_t stride, long long pos,
 	return v << shift;
 }
 
-/* The n-bit code word of the branch whose register is reg, in direction dir. */
+/* The n-bit code word of the branch whose register is reg, in direction dir (B: the most
+ * register bytes the code can have, so that the loop unrolls). */
+template <unsigned B = 8>
 __device__ __forceinline__ unsigned code_word(const struct fgpu_code &c, const struct fgpu_smem &sm,
                                               unsigned dir, uint64_t reg)
 {
 	unsigned w = sm.lut[dir][0][reg & 0xffu];
 
-	for (unsigned j = 1; j < c.lut_bytes; j++)
-		w ^= sm.lut[dir][j][(reg >> (8 * j)) & 0xffu];
+#pragma unroll
+	for (unsigned j = 1; j < B; j++)
+		if (j < c.lut_bytes)
+			w ^= sm.lut[dir][j][(reg >> (8 * j)) & 0xffu];
 	return w;
 }
 
@@ -80,14 +84,14 @@ __device__ __forceinline__ int32_t word_metric(const struct fgpu_code &c,
  * from win) that follows the walker. The context queue is in shared memory: entry j of this
  * thread at q[j * FGPU_THREADS]: x = the two sorted branch metrics (16 bits each), y = depth << 2
  * | best << 1 | the state's oldest input (what a move back needs besides what it knows). */
-struct fgpu_walker {
+template <typename S> struct fgpu_walker {
 	unsigned dir;
 	const int8_t *in;
 	uint64_t *path;
 	uint32_t stride;
 	uint32_t depth;
 	unsigned best, i;
-	uint64_t state;
+	S state;          /* 32 bits where K <= 32 */
 	int32_t gamma, T; /* int64 on the CPU; FANO_GPU.md shows both stay well inside int32 */
 	int32_t tm0, tm1;
 	uint64_t pw;
@@ -98,32 +102,36 @@ struct fgpu_walker {
 };
 
 /* Path bit t of a walker (t < depth). */
-__device__ __forceinline__ unsigned walker_bit(const struct fgpu_walker &w, uint32_t t)
+template <typename S>
+__device__ __forceinline__ unsigned walker_bit(const struct fgpu_walker<S> &w, uint32_t t)
 {
 	if ((t >> 6) == w.pwi)
 		return (unsigned)(w.pw >> (t & 63) & 1u);
 	return path_bit(w.path, w.stride, t);
 }
 
-__device__ __forceinline__ void walker_flush(const struct fgpu_walker &w)
+template <typename S> __device__ __forceinline__ void walker_flush(const struct fgpu_walker<S> &w)
 {
 	w.path[(size_t)w.pwi * w.stride] = w.pw;
 }
 
-/* The n symbols of stage `stage` as 4 bytes (symbol r in byte r), through the window. */
-__device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c, struct fgpu_walker &w,
+/* The n symbols of stage `stage` as 4 bytes (symbol r in byte r), through the window. N: the
+ * code's n where the kernel is built for one (0: c.n). */
+template <int N, typename S>
+__device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c, struct fgpu_walker<S> &w,
                                                uint32_t stage)
 {
-	const uint8_t *at = (const uint8_t *)w.in + (size_t)stage * c.n;
+	const unsigned n = N ? N : c.n;
+	const uint8_t *at = (const uint8_t *)w.in + (size_t)stage * n;
 	uint32_t off = (uint32_t)(at - w.wbase);
 
-	if (!w.wbase || at < w.wbase || off + c.n > 20) {
+	if (!w.wbase || at < w.wbase || off + n > 20) {
 		/* forward: the window starts at the symbols; backward: ends at them */
 		const uint8_t *end = (const uint8_t *)w.in + c.frame_syms;
 		uintptr_t a = (uintptr_t)at & ~(uintptr_t)3;
 
-		if (w.dir && (uintptr_t)at + c.n >= 17)
-			a = ((uintptr_t)at + c.n - 17) & ~(uintptr_t)3;
+		if (w.dir && (uintptr_t)at + n >= 17)
+			a = ((uintptr_t)at + n - 17) & ~(uintptr_t)3;
 		if (a < ((uintptr_t)w.in & ~(uintptr_t)3))
 			a = (uintptr_t)w.in & ~(uintptr_t)3;
 		w.wbase = (const uint8_t *)a;
@@ -147,17 +155,22 @@ __device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c, struct
 
 /* The sorted branch metrics of the node at depth t whose state is `state`: the n symbols' metric
  * pairs are read once and summed for both branches' code words. */
+template <int N, typename S>
 __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                             struct fgpu_walker &w, uint32_t t, uint64_t state,
+                                             struct fgpu_walker<S> &w, uint32_t t, S state,
                                              int32_t *tm0, int32_t *tm1, unsigned *best)
 {
-	const uint32_t syms = stage_syms(c, w, w.dir ? c.stages - 1 - t : t);
-	const unsigned w0 = code_word(c, sm, w.dir, state << 1);
+	const unsigned n = N ? N : c.n;
+	const uint32_t syms = stage_syms<N>(c, w, w.dir ? c.stages - 1 - t : t);
+	const unsigned w0 = code_word<sizeof(S)>(c, sm, w.dir, (uint64_t)state << 1);
 	/* the code is linear: the input-1 branch's word differs by the current input's taps */
 	const unsigned w1 = w0 ^ sm.lut[w.dir][0][1];
 	int32_t m0 = 0, m1 = 0;
 
-	for (unsigned r = 0; r < c.n; r++) {
+#pragma unroll
+	for (unsigned r = 0; r < (N ? N : 4); r++) {
+		if (!N && r >= n)
+			break;
 		const int32_t p = sm.met[((syms >> (8 * r)) & 0xffu) ^ 0x80u];
 		const int32_t lo = (int32_t)(int16_t)(p & 0xffff), hi = p >> 16;
 
@@ -175,9 +188,10 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 	*tm1 = *best ? m0 : m1;
 }
 
+template <int N, typename S>
 __device__ __forceinline__ void walker_start(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                             struct fgpu_walker &w, uint32_t depth, unsigned i,
-                                             uint64_t state, int32_t gamma, int32_t T)
+                                             struct fgpu_walker<S> &w, uint32_t depth, unsigned i,
+                                             S state, int32_t gamma, int32_t T)
 {
 	w.depth = depth;
 	w.i = i;
@@ -190,24 +204,31 @@ __device__ __forceinline__ void walker_start(const struct fgpu_code &c, const st
 	w.pw = depth & 63 ? w.path[(size_t)w.pwi * w.stride] & ((1ull << (depth & 63)) - 1) : 0;
 	for (unsigned j = 0; j < FGPU_QUEUE; j++)
 		w.q[j * FGPU_THREADS].y = 0xffffffffu;
-	node_metrics(c, sm, w, depth, state, &w.tm0, &w.tm1, &w.best);
+	node_metrics<N>(c, sm, w, depth, state, &w.tm0, &w.tm1, &w.best);
 }
 
 /* One cycle of the search (fano_decode.c's cycle). */
-template <bool BFA>
+template <bool BFA, int N, typename S>
 __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                     struct fgpu_walker &w)
+                                     struct fgpu_walker<S> &w)
 {
 	const int32_t delta = c.delta;
 	const int32_t ng = w.gamma + (w.i ? w.tm1 : w.tm0);
-	const uint64_t smask = (1ull << (c.k - 1)) - 1;
+	const S smask = (S)((1ull << (c.k - 1)) - 1);
 
 	if (ng >= w.T) {
 		const unsigned bit = w.best ^ w.i;
 
-		/* here 0 <= ng - T < delta + a branch's metric: 32 bits divide it exactly */
-		if (w.gamma < w.T + delta && ng - w.T >= delta)
-			w.T += (int32_t)((uint32_t)(ng - w.T) / (uint32_t)delta) * delta;
+		/* here 0 <= ng - T < delta + a branch's metric (< 2^17): the quotient from the
+		 * float reciprocal is off by at most one, and corrected */
+		if (w.gamma < w.T + delta && ng - w.T >= delta) {
+			const uint32_t x = (uint32_t)(ng - w.T);
+			uint32_t q = __float2uint_rz(__uint2float_rn(x) * c.delta_inv);
+
+			q -= q * (uint32_t)delta > x;
+			q += (q + 1) * (uint32_t)delta <= x;
+			w.T += (int32_t)q * delta;
+		}
 		w.q[(w.depth & (FGPU_QUEUE - 1)) * FGPU_THREADS] =
 		    make_uint2((uint32_t)(uint16_t)w.tm0 | (uint32_t)w.tm1 << 16,
 		               w.depth << 2 | w.best << 1 | (unsigned)(w.state >> (c.k - 2) & 1u));
@@ -224,12 +245,12 @@ __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgp
 		}
 		if (w.depth == c.stages)
 			return ST_END;
-		node_metrics(c, sm, w, w.depth, w.state, &w.tm0, &w.tm1, &w.best);
+		node_metrics<N>(c, sm, w, w.depth, w.state, &w.tm0, &w.tm1, &w.best);
 		w.i = 0;
 		return ST_FORWARD;
 	}
 	for (;;) {
-		uint64_t pstate;
+		S pstate;
 		int32_t ptm0, ptm1;
 		unsigned pbest;
 
@@ -245,12 +266,12 @@ __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgp
 			ptm0 = (int32_t)(int16_t)(e.x & 0xffffu);
 			ptm1 = (int32_t)e.x >> 16;
 			pbest = e.y >> 1 & 1u;
-			pstate = w.state >> 1 | (uint64_t)(e.y & 1u) << (c.k - 2);
+			pstate = w.state >> 1 | (S)(e.y & 1u) << (c.k - 2);
 		} else { /* overwritten: the same values from the decided inputs */
 			pstate = w.state >> 1;
 			if (t >= c.k - 1)
-				pstate |= (uint64_t)walker_bit(w, t - (c.k - 1)) << (c.k - 2);
-			node_metrics(c, sm, w, t, pstate, &ptm0, &ptm1, &pbest);
+				pstate |= (S)walker_bit(w, t - (c.k - 1)) << (c.k - 2);
+			node_metrics<N>(c, sm, w, t, pstate, &ptm0, &ptm1, &pbest);
 		}
 		/* the input decided at t is the state's latest */
 		const unsigned pi = (unsigned)(w.state & 1u) ^ pbest;
@@ -429,30 +450,32 @@ __device__ __forceinline__ void job_erased(struct fec_job *job)
 }
 
 /* The walker of slot s: fresh at the root (first rung) or as the rung before left it. */
+template <int N, typename S>
 __device__ __forceinline__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                            const struct fgpu_ws &ws, struct fgpu_walker &w,
+                                            const struct fgpu_ws &ws, struct fgpu_walker<S> &w,
                                             uint32_t s, bool first)
 {
 	w.path = ws.path + s;
 	w.stride = ws.slots;
 	if (first) {
-		walker_start(c, sm, w, 0, 0, 0, 0, 0);
+		walker_start<N>(c, sm, w, 0, 0, (S)0, 0, 0);
 		return;
 	}
-	walker_start(c, sm, w, ws.depth_i[s] >> 1, ws.depth_i[s] & 1u, ws.state[s], ws.gamma[s],
-	             ws.T[s]);
+	walker_start<N>(c, sm, w, ws.depth_i[s] >> 1, ws.depth_i[s] & 1u, (S)ws.state[s],
+	                ws.gamma[s], ws.T[s]);
 }
 
 /* The decided bits of the word being written go to memory (a word the walker has left is there
  * already; the word at a depth that is a multiple of 64 holds nothing decided). */
-__device__ __forceinline__ void walker_sync(const struct fgpu_walker &w)
+template <typename S> __device__ __forceinline__ void walker_sync(const struct fgpu_walker<S> &w)
 {
 	if (w.depth & 63)
 		walker_flush(w);
 }
 
-__device__ __forceinline__ void walker_save(const struct fgpu_ws &ws, const struct fgpu_walker &w,
-                                            uint32_t s)
+template <typename S>
+__device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
+                                            const struct fgpu_walker<S> &w, uint32_t s)
 {
 	walker_sync(w);
 	ws.depth_i[s] = w.depth << 1 | w.i;
@@ -472,13 +495,14 @@ __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
 
 /* Rung r of the ladder: the frames of the list the rung before left (the first rung: every
  * job), each decoded until done or until it has used `budget` cycles in all. */
+template <int N, typename S>
 __global__ void __launch_bounds__(FGPU_THREADS)
     fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker w;
+	struct fgpu_walker<S> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
 	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
@@ -497,10 +521,10 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 			continue;
 		}
 		w.in = in_base + (size_t)f * in_stride;
-		walker_load(c, sm, ws, w, f, first);
+		walker_load<N>(c, sm, ws, w, f, first);
 		while (used < budget) {
 			used++;
-			if (cycle<false>(c, sm, w) == ST_END) {
+			if (cycle<false, N>(c, sm, w) == ST_END) {
 				done = 1;
 				break;
 			}
@@ -521,13 +545,14 @@ __global__ void __launch_bounds__(FGPU_THREADS)
  * backward one in the odd lane. Each runs its own cycles; after every pair of cycles both look at
  * both paths and agree on the outcome, in the CPU's order: FD cycle, FD's merge check, BD cycle
  * (when the budget leaves one), BD's merge check. */
+template <int N, typename S>
 __global__ void __launch_bounds__(FGPU_THREADS)
     fgpu_bfa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker w;
+	struct fgpu_walker<S> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
 	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
@@ -552,7 +577,7 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 			continue;
 		}
 		w.in = in_base + (size_t)f * in_stride;
-		walker_load(c, sm, ws, w, 2 * f + w.dir, first);
+		walker_load<N>(c, sm, ws, w, 2 * f + w.dir, first);
 		fdepth = __shfl_sync(pm, w.depth, base);
 		bdepth = __shfl_sync(pm, w.depth, base + 1);
 		while (used < budget && !done) {
@@ -560,7 +585,7 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 			int st = ST_STAYED;
 
 			if (w.dir == 0 || bd_runs)
-				st = cycle<true>(c, sm, w);
+				st = cycle<true, N>(c, sm, w);
 			__syncwarp(pm);
 			const int sf = __shfl_sync(pm, st, base),
 			          sb = __shfl_sync(pm, st, base + 1);
@@ -668,10 +693,31 @@ size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, str
 	return off;
 }
 
+typedef void (*fgpu_kernel_fn)(const struct fgpu_code, const struct gpu_batch, const struct fgpu_ws,
+                               const int8_t *, size_t, unsigned, uint32_t);
+
+/* The rung kernel for the code: UFA built for its n (2, 3, 4) and a 32-bit state where K <= 32
+ * (the common codes' fast path), BFA for any code. */
+static fgpu_kernel_fn rung_kernel(const struct fgpu_code *c)
+{
+	const bool narrow = c->k <= 32;
+
+	if (c->bfa)
+		return fgpu_bfa_kernel<0, uint64_t>;
+	switch (c->n) {
+	case 2:
+		return narrow ? fgpu_ufa_kernel<2, uint32_t> : fgpu_ufa_kernel<2, uint64_t>;
+	case 3:
+		return narrow ? fgpu_ufa_kernel<3, uint32_t> : fgpu_ufa_kernel<3, uint64_t>;
+	default:
+		return narrow ? fgpu_ufa_kernel<4, uint32_t> : fgpu_ufa_kernel<4, uint64_t>;
+	}
+}
+
 int fgpu_shape(const struct fgpu_code *c, int *threads, int *blocks_per_sm, int *regs)
 {
 	struct cudaFuncAttributes a;
-	const void *k = c->bfa ? (const void *)fgpu_bfa_kernel : (const void *)fgpu_ufa_kernel;
+	const void *k = (const void *)rung_kernel(c);
 	cudaError_t e = cudaFuncGetAttributes(&a, k);
 
 	if (e == cudaSuccess)
@@ -726,13 +772,9 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 		in = ws.in8;
 		in_stride = ws.in8_stride;
 	}
-	for (unsigned r = 0; r < nrungs; r++) {
-		if (c->bfa)
-			fgpu_bfa_kernel<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r,
-			                                           rung[r]);
-		else
-			fgpu_ufa_kernel<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r,
-			                                           rung[r]);
-	}
+	const fgpu_kernel_fn k = rung_kernel(c);
+
+	for (unsigned r = 0; r < nrungs; r++)
+		k<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r, rung[r]);
 	return (int)cudaGetLastError();
 }

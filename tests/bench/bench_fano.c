@@ -376,10 +376,10 @@ static void main_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *
 		bool exact = false;
 		double ber = 0;
 
-		/* a quarter of the grid per batch (several batches in flight over the lanes),
-		 * at most 16384 frames: the pinned buffers hold lanes x 2 batches */
-		ot.gpu_jobs = gpu_frames(g, &s.d, 1, err, sizeof(err)) / 4;
-		ot.gpu_jobs = ot.gpu_jobs > 16384 ? 16384 : ot.gpu_jobs < 64 ? 64 : ot.gpu_jobs;
+		/* a grid's frames per batch, at most 65536 (the pinned buffers hold lanes x 2
+		 * batches in flight) */
+		ot.gpu_jobs = gpu_frames(g, &s.d, 1, err, sizeof(err));
+		ot.gpu_jobs = ot.gpu_jobs > 65536 ? 65536 : ot.gpu_jobs < 64 ? 64 : ot.gpu_jobs;
 		progress("fano: %s, GPU with transfers, %s input", what, s4 ? "4-bit" : "8-bit");
 		const double rate = s4 ? bench_gpu_transfer_rate_s4(g, &ot, &s.d, &exact, &ber)
 		                       : bench_gpu_transfer_rate(g, &ot, &s.d, &exact, &ber);
