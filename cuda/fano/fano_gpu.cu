@@ -128,11 +128,17 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 		g->nrungs = fgpu_rungs(c, !(ev && *ev == '0'), g->rung);
 	}
 	snprintf(g->desc, sizeof(g->desc),
-	         "fgpu_%s_kernel (%s, budget ladder of %u rungs from %u cycles, context queue "
-	         "of %d in local memory, paths in device memory): %d threads/block, %d "
-	         "blocks/SM, grid %d, %d regs",
-	         c->bfa ? "bfa" : "ufa", c->bfa ? "two threads per frame" : "one thread per frame",
-	         g->nrungs, g->rung[0], FGPU_QUEUE, g->threads, g->blocks_per_sm, g->grid, g->regs);
+	         "fgpu_%s_kernel<n=%s,%s state> (%s, budget ladder of %u rungs from %u cycles, "
+	         "context queue of %d in shared memory, walker in registers): %d threads/block, "
+	         "%d blocks/SM, grid %d, %d regs",
+	         c->bfa ? "bfa" : "ufa",
+	         c->bfa      ? "any"
+	         : c->n == 2 ? "2"
+	         : c->n == 3 ? "3"
+	                     : "4",
+	         !c->bfa && c->k <= 32 ? "32-bit" : "64-bit",
+	         c->bfa ? "two threads per frame" : "one thread per frame", g->nrungs, g->rung[0],
+	         FGPU_QUEUE, g->threads, g->blocks_per_sm, g->grid, g->regs);
 	*impl = g;
 	return 0;
 

@@ -20,6 +20,9 @@ extern "C" {
 #define FGPU_QUEUE   8 /* context queue entries per walker (a power of 2; a cache) */
 #define FGPU_RUNGS   12
 #define FGPU_THREADS 128
+/* UFA: resident blocks per SM the compiler must fit (registers), for latency hiding: a cycle is
+ * a chain of dependent shared-memory reads */
+#define FGPU_UFA_BLOCKS 12
 
 /* What the kernels read about the code and the decoder (codec/fano/fano_decode.c's fields). */
 struct fgpu_code {

@@ -496,7 +496,7 @@ __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
 /* Rung r of the ladder: the frames of the list the rung before left (the first rung: every
  * job), each decoded until done or until it has used `budget` cycles in all. */
 template <int N, typename S>
-__global__ void __launch_bounds__(FGPU_THREADS)
+__global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
     fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
