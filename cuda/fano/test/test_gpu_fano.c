@@ -7,8 +7,9 @@
  * 400 bits), UFA and BFA (merge 1..4), deltas 8..64, budgets from 1 cycle per stage (most frames
  * not converged) to 100, Eb/N0 2..6 dB, input as int8, packed 4-bit and float32 LLRs (with
  * exact halves, NaN and out-of-range values for the quantizer), the budget ladder on and off
- * (FECD_FANO_GPU_LADDER=0), batches with erased jobs (a wrong input length), and one batch
- * decoded again on the device (NO_COPY_IN) to the same result. Exits 77 without a GPU.
+ * (FECD_FANO_GPU_LADDER=0), batches with erased jobs (a wrong input length), batches of more
+ * frames than the grid has threads, and one batch decoded again on the device (NO_COPY_IN) to
+ * the same result. Exits 77 without a GPU.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -285,6 +286,12 @@ int main(void)
 			run_case(&g, presets[i], i < 4 ? 48 : 96, 2.0 + 2.0 * e,
 			         (enum kind)((i + e) % 3), (i + e) % 2 == 0, i == 0 && e == 0,
 			         100 + 10 * i + e);
+	/* more frames than the grid has threads (or thread pairs): threads take several frames
+	 * in turn, in every rung */
+	run_case(&g, "fano,k=3,polys=7:5,frame_bits=3,cycles=3", 300000, 2.0, IN_S8, true, false,
+	         7);
+	run_case(&g, "fano,k=5,polys=23:35,frame_bits=2,cycles=4,algo=bfa", 150000, 2.0, IN_S4,
+	         true, false, 8);
 	fec_prng_seed(&p, 16);
 	for (unsigned i = 0; i < 60; i++) {
 		char text[320];
