@@ -90,9 +90,10 @@ static int nb_data(struct bench_data *d, const char *text, const struct bench_op
 		return rc;
 	t = frame_secs(d);
 	bench_data_free(d);
+	/* every core a frame where the budget allows it, else at least two frames */
 	if (t > 0 && t * frames > budget)
 		frames = (uint32_t)(budget / t);
-	if (frames < o->threads)
+	if (frames < o->threads && t * o->threads <= 4 * budget)
 		frames = o->threads;
 	if (frames < 2)
 		frames = 2;
@@ -353,5 +354,9 @@ void bench_nbldpc(struct bench_report *r, const struct bench_opts *o, struct ben
 	if (o->codes_dir)
 		fec_codes_dir_set(o->codes_dir);
 	nbldpc_main(r, o, c->g, c->gpu_why);
+}
+
+void bench_nbldpc_seed(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
+{
 	nbldpc_seed(r, o, c->g, c->gpu_why);
 }

@@ -33,6 +33,7 @@
 	X(sweeps, "viterbi", bench_sweeps, BENCH_MAIN_DATA)                                        \
 	X(ldpc, "ldpc", bench_ldpc, 0)                                                             \
 	X(nbldpc, "nbldpc", bench_nbldpc, 0)                                                       \
+	X(nbldpc_seed, "nbldpc", bench_nbldpc_seed, 0)                                             \
 	X(e2e, NULL, bench_e2e, BENCH_MAIN_DATA | BENCH_DAEMON)
 
 #define BENCH_CI_RUNS 1
@@ -52,7 +53,7 @@
 	  "LDPC: the seed's table 4.3, GPU/CPU(1 core) speedup, spa flooding, Eb/N0 -1 dB", 0)     \
 	X(nbldpc, "nbldpc",                                                                        \
 	  "nbldpc: FFT-BP and min-max, 10 iterations, int8, GPU and CPU (information bits)", 0)   \
-	X(nbldpc, "nbldpc_seed",                                                                   \
+	X(nbldpc_seed, "nbldpc_seed",                                                                   \
 	  "nbldpc: the seed's table 4.6, GPU/CPU(1 core) speedup, FFT-BP, Eb/N0 -1 dB", 0)         \
 	X(e2e, "e2e", "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", BENCH_CI_RUNS)      \
 	X(e2e, "latency", "Latency through fecd at a set input rate", BENCH_CI_RUNS)
