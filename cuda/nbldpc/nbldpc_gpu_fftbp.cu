@@ -511,8 +511,12 @@ __device__ static bool fbp_syndrome_bad(const struct nbgpu_code &c, const uint8_
 	return __syncthreads_or(bad) != 0;
 }
 
+/* Blocks of NBGPU_THREADS an SM should hold: registers are what limits them (63 a thread
+ * unbounded for q = 64 gave 4 blocks, 50% occupancy; shared memory allows 6). */
+#define FBP_MIN_BLOCKS(Q) ((Q) >= 256 ? 3 : 5)
+
 template <int Q, bool LOG>
-__global__ void __launch_bounds__(NBGPU_THREADS)
+__global__ void __launch_bounds__(NBGPU_THREADS, FBP_MIN_BLOCKS(Q))
     nbldpc_fftbp_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
                         size_t ws_frame)
 {

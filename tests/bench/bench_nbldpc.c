@@ -10,7 +10,7 @@
  *     on the code's binary image) come from nbldpc_binary_image_row, below, which says it is
  *     not there until the ldpc family can build that image.
  *   - "nbldpc_seed": the seed thesis's table 4.6: FFT-BP (its log-domain FFT), flooding, fixed
- *     iterations (10..300), Eb/N0 = -1 dB, GPU (kernel only) over one CPU core in frames per
+ *     iterations (10..100), Eb/N0 = -1 dB, GPU (kernel only) over one CPU core in frames per
  *     second, for q = 2, 8, 16, 32, 64 and 256 on generated codes of the seed's 5040-bit sizes,
  *     beside the thesis's ratios.
  * Figures are information bits per second. --short (CI: no GPU) runs the CPU rows of "nbldpc" on
@@ -218,36 +218,38 @@ static void nbldpc_main(struct bench_report *r, const struct bench_opts *o, stru
 
 /* ---- The seed's table 4.6 */
 
-static const unsigned seed_iters[] = {10, 20, 40, 60, 100, 200, 300};
+/* The table's iteration counts up to 100: its 200 and 300 rows (ratios within 8% of the 100
+ * row's, 4% for q >= 64) would take minutes of one-core decoding more. */
+static const unsigned seed_iters[] = {10, 20, 40, 60, 100};
 static const struct {
 	const char *name, *text;
 	double elim; /* m^2 n: the encoder's build cost */
-	double seed[7];
+	double seed[5];
 } seed_codes[] = {
     {"GF2_5040",
      "code=regular,q=2,n=10080,dv=3,dc=6,seed=1",
      5040.0 * 5040 * 10080,
-     {35.5, 43.0, 49.4, 51.8, 54.1, 55.4, 56.3}},
+     {35.5, 43.0, 49.4, 51.8, 54.1}},
     {"GF8_5040",
      "code=regular,q=8,n=3360,dv=3,dc=6,seed=1",
      1680.0 * 1680 * 3360,
-     {122.7, 166.4, 195.2, 220.4, 234.4, 249.8, 253.1}},
+     {122.7, 166.4, 195.2, 220.4, 234.4}},
     {"GF16_5040",
      "code=regular,q=16,n=2520,dv=3,dc=6,seed=1",
      1260.0 * 1260 * 2520,
-     {192.9, 243.4, 278.4, 307.4, 329.6, 342.2, 347.3}},
+     {192.9, 243.4, 278.4, 307.4, 329.6}},
     {"GF32_5040",
      "code=regular,q=32,n=2016,dv=2,dc=4,seed=1",
      1008.0 * 1008 * 2016,
-     {280.5, 320.5, 369.8, 396.6, 407.7, 425.8, 428.1}},
+     {280.5, 320.5, 369.8, 396.6, 407.7}},
     {"GF64_5040",
      "code=regular,q=64,n=1680,dv=2,dc=4,seed=1",
      840.0 * 840 * 1680,
-     {403.0, 483.5, 537.0, 557.6, 578.8, 592.2, 599.3}},
+     {403.0, 483.5, 537.0, 557.6, 578.8}},
     {"GF256_5040",
      "code=regular,q=256,n=1260,dv=2,dc=4,seed=1",
      630.0 * 630 * 1260,
-     {620.4, 670.2, 698.3, 707.5, 714.2, 724.8, 728.0}},
+     {620.4, 670.2, 698.3, 707.5, 714.2}},
 };
 
 /* The encoder's dense elimination (codec/nbldpc NOTES.md) costs about m^2 n steps: GF2_5040's
