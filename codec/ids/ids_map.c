@@ -8,20 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_simd.h"
 #include "fec_impl.h"
+#include "ids_lattice.h"
 #include "ids_map.h"
 
 /* Scratch layout, each part rounded up to 64 bytes. */
 struct map_scratch {
 	float *qrx;    /* 2 per received value: Q(y|0), Q(y|1) */
-	float *prior;  /* q: this symbol's priors as probabilities */
-	float *xf;     /* n * q: the bits of each symbol's codeword, 0 or 1 */
-	float *rows;   /* 2 lattice rows of (M_n + 2) * q, a zero guard at each end */
+	float *prior;  /* qpad: this symbol's priors as probabilities, 0 past q */
+	float *xf;     /* n * qpad: the bits of each symbol's codeword, 0 or 1 (0 past q) */
 	float *gamma;  /* global: N slices; local: one; a slice is M_tau * M_n * q */
+	double *gsum;  /* the same slices' sums over D, M_tau * M_n each */
+	float *qv;     /* the lattice's table of Q values */
 	double *alpha; /* (N + 1) * M_tau */
 	double *beta;  /* 2 * M_tau */
 	double *lsum;  /* q */
 };
+
+static uint32_t qpad_of(uint32_t q);
 
 static size_t round64(size_t v)
 {
@@ -49,10 +54,11 @@ static size_t scratch_layout(const struct ids_map *m, bool global, char *base,
 		off += round64((count) * sizeof(*s->field));                                       \
 	} while (0)
 	PART(qrx, 2 * (size_t)m->rho_max);
-	PART(prior, q);
-	PART(xf, (size_t)m->code->n * q);
-	PART(rows, 2 * ((size_t)m->Mn + 2) * q);
+	PART(prior, qpad_of(q));
+	PART(xf, (size_t)m->code->n * qpad_of(q));
 	PART(gamma, (global ? N : 1) * slice_floats(m));
+	PART(gsum, (global ? N : 1) * (size_t)m->Mtau * m->Mn);
+	PART(qv, ids_lattice_qv_floats(m->code->n, m->Mtau, m->Mn));
 	PART(alpha, (N + 1) * m->Mtau);
 	PART(beta, 2 * (size_t)m->Mtau);
 	PART(lsum, q);
@@ -90,6 +96,11 @@ int ids_map_init(struct ids_map *m, const struct ids_code *code, const struct id
 		m->fmin = -(int)m->tau;
 	m->Mtau = (uint32_t)(m->fmax - m->fmin + 1);
 	m->Mn = (uint32_t)(m->cmax - m->cmin + 1);
+	if (m->Mn > IDS_MN_MAX)
+		return fec__err(err, errlen, FEC_ERANGE,
+		                "drift limits: one codeword's drift spans %u values at p_excl %g, "
+		                "at most %u: a larger p_excl or a better channel",
+		                m->Mn, par->p_excl, IDS_MN_MAX);
 	m->rho_max = m->tau + (uint32_t)m->fmax;
 	m->hpi = (float)(0.5 * par->ch.pi);
 	m->pd = (float)par->ch.pd;
@@ -116,88 +127,47 @@ int ids_map_init(struct ids_map *m, const struct ids_code *code, const struct id
 	return 0;
 }
 
-/* gamma for symbol i at every start drift m' (eq. 6): g[((m' - fmin) M_n + d - cmin) q + D] =
- * prior[D] R(y[s, s + n + d) | C_i(D)), s = n i + m', from the lattice of eq. 7-10 in the
- * corridor cmin <= j - r <= cmax. A row is indexed by c = j - r, slot c - cmin + 1, with zero
- * guards at slots 0 and M_n + 1 (outside the corridor). */
+static uint32_t qpad_of(uint32_t q)
+{
+	return (q + IDS_LANES - 1) / IDS_LANES * IDS_LANES;
+}
+
+/* gamma for symbol i at every start drift m' (eq. 6), by the lattice of ids_lattice.h at the
+ * CPU's level. */
 static void gamma_slice(const struct ids_map *m, const struct map_scratch *s, uint32_t rho,
                         uint32_t i, float *g)
 {
-	const uint32_t q = m->code->q, n = m->code->n, Mn = m->Mn;
-	const int cmin = m->cmin, cmax = m->cmax;
-	const size_t W = (size_t)(Mn + 2) * q;
+	const uint32_t q = m->code->q, n = m->code->n, qpad = qpad_of(q);
 	const uint16_t *cw = m->code->cw + (size_t)i * q;
-	const float hpi = m->hpi, pd = m->pd;
+	const struct ids_lattice_in in = {
+	    .q = q,
+	    .qpad = qpad,
+	    .n = n,
+	    .Mn = m->Mn,
+	    .cmin = m->cmin,
+	    .cmax = m->cmax,
+	    .fmin = m->fmin,
+	    .fmax = m->fmax,
+	    .base = (long)n * i,
+	    .rho = rho,
+	    .hpi = m->hpi,
+	    .pd = m->pd,
+	    .qrx = s->qrx,
+	    .xf = s->xf,
+	    .prior = s->prior,
+	    .qv = s->qv,
+	};
 
 	for (uint32_t r = 0; r < n; r++)
-		for (uint32_t D = 0; D < q; D++)
-			s->xf[r * q + D] = (float)(cw[D] >> (n - 1 - r) & 1u);
-	for (int mp = m->fmin; mp <= m->fmax; mp++) {
-		float *gm = g + (size_t)(mp - m->fmin) * Mn * q;
-		const long start = (long)n * i + mp;
-		float *prev = s->rows, *cur = s->rows + W;
-		long avail;
-		float h = 1.0f;
-
-		if (start < 0 || start > (long)rho) {
-			memset(gm, 0, (size_t)Mn * q * sizeof(*gm));
-			continue;
-		}
-		avail = (long)rho - start;
-		/* row 0: F(0, j) = (pi/2)^j, insertions before the first bit */
-		memset(prev, 0, W * sizeof(*prev));
-		for (int c = 0; c <= cmax && c <= avail; c++) {
-			float *o = prev + (size_t)(c - cmin + 1) * q;
-
-			for (uint32_t D = 0; D < q; D++)
-				o[D] = h;
-			h *= hpi;
-		}
-		for (uint32_t r = 1; r <= n; r++) {
-			/* the last row takes no insertion (eq. 10) */
-			const float hr = r < n ? hpi : 0.0f;
-			const float *x = s->xf + (size_t)(r - 1) * q;
-			float *t;
-
-			memset(cur, 0, q * sizeof(*cur));
-			memset(cur + (size_t)(Mn + 1) * q, 0, q * sizeof(*cur));
-			for (int c = cmin; c <= cmax; c++) {
-				const long j = (long)r + c;
-				float *o = cur + (size_t)(c - cmin + 1) * q;
-				const float *left = o - q;
-				const float *up = prev + (size_t)(c - cmin + 2) * q;
-				const float *diag = prev + (size_t)(c - cmin + 1) * q;
-
-				if (j < 0 || j > avail) {
-					memset(o, 0, q * sizeof(*o));
-				} else if (j == 0) {
-					for (uint32_t D = 0; D < q; D++)
-						o[D] = pd * up[D];
-				} else {
-					const float *qy = s->qrx + 2 * (size_t)(start + j - 1);
-					const float q0 = qy[0], dq = qy[1] - qy[0];
-
-					for (uint32_t D = 0; D < q; D++)
-						o[D] = hr * left[D] + pd * up[D] +
-						       (q0 + dq * x[D]) * diag[D];
-				}
-			}
-			t = prev;
-			prev = cur;
-			cur = t;
-		}
-		for (int d = cmin; d <= cmax; d++) {
-			float *o = gm + (size_t)(d - cmin) * q;
-			const float *f = prev + (size_t)(d - cmin + 1) * q;
-
-			if (mp + d < m->fmin || mp + d > m->fmax) {
-				memset(o, 0, q * sizeof(*o));
-				continue;
-			}
-			for (uint32_t D = 0; D < q; D++)
-				o[D] = s->prior[D] * f[D];
-		}
+		for (uint32_t D = 0; D < qpad; D++)
+			s->xf[r * qpad + D] = D < q ? (float)(cw[D] >> (n - 1 - r) & 1u) : 0.0f;
+#ifdef FECD_SIMD_X86
+	if (fec_simd_level() >= FEC_SIMD_AVX2) {
+		ids__lattice_avx2(&in, g);
+		return;
 	}
+#endif
+	ids__lattice_portable(&in, g);
 }
 
 /* Symbol i's priors as probabilities (uniform without any). */
@@ -208,6 +178,8 @@ static void load_prior(const struct ids_map *m, const struct map_scratch *s, con
 	const float *lp = prior ? prior + (size_t)i * q : NULL;
 	double mx = -INFINITY, sum = 0.0;
 
+	for (uint32_t D = q; D < qpad_of(q); D++)
+		s->prior[D] = 0.0f;
 	if (!lp) {
 		for (uint32_t D = 0; D < q; D++)
 			s->prior[D] = 1.0f / (float)q;
@@ -229,14 +201,45 @@ static void compute_gamma(const struct ids_map *m, const struct map_scratch *s, 
 	gamma_slice(m, s, rho, i, g);
 }
 
-/* Sum over D of gamma(m', d, .) in double, D in increasing order. */
+static void compute_gsum(const struct ids_map *m, const float *g, double *gs);
+
+/* Symbol i's gamma and its sums over D: computed (local storage, or the forward pass), or
+ * where the forward pass left them (global storage's backward pass). */
+static void slice_of(const struct ids_map *m, const struct map_scratch *s, const float *prior,
+                     uint32_t rho, uint32_t i, bool compute, float **g, double **gs)
+{
+	const size_t k = m->global ? i : 0;
+
+	*g = s->gamma + k * slice_floats(m);
+	*gs = s->gsum + k * (size_t)m->Mtau * m->Mn;
+	if (compute) {
+		compute_gamma(m, s, prior, rho, i, *g);
+		compute_gsum(m, *g, *gs);
+	}
+}
+
+/* Sum over D of gamma(m', d, .) in double: four partial sums over D = 0, 1, 2, 3 mod 4, each in
+ * increasing D, then (s0 + s1) + (s2 + s3). The order is fixed (a GPU decoder reproduces it) and
+ * lets the compiler vectorise. */
 static double gamma_sum(const float *g, uint32_t q)
 {
-	double v = 0.0;
+	double s4[4] = {0.0, 0.0, 0.0, 0.0};
+	uint32_t D = 0;
 
-	for (uint32_t D = 0; D < q; D++)
-		v += g[D];
-	return v;
+	for (; D + 4 <= q; D += 4)
+		for (uint32_t k = 0; k < 4; k++)
+			s4[k] += g[D + k];
+	for (uint32_t k = 0; D + k < q; k++)
+		s4[k] += g[D + k];
+	return (s4[0] + s4[1]) + (s4[2] + s4[3]);
+}
+
+static void compute_gsum(const struct ids_map *m, const float *g, double *gs)
+{
+	const size_t cells = (size_t)m->Mtau * m->Mn;
+
+	for (size_t k = 0; k < cells; k++)
+		gs[k] = gamma_sum(g + k * m->code->q, m->code->q);
 }
 
 /* Divides v by its sum; false when the sum is not positive and finite (no path). */
@@ -254,9 +257,9 @@ static bool normalise(double *v, uint32_t len)
 }
 
 /* eq. 11-12: an = normalised sum over m', D of a(m') gamma(m', m, D). */
-static bool alpha_step(const struct ids_map *m, const float *g, const double *a, double *an)
+static bool alpha_step(const struct ids_map *m, const double *gs, const double *a, double *an)
 {
-	const uint32_t q = m->code->q, Mn = m->Mn, Mt = m->Mtau;
+	const uint32_t Mn = m->Mn, Mt = m->Mtau;
 
 	memset(an, 0, Mt * sizeof(*an));
 	for (uint32_t mp = 0; mp < Mt; mp++) {
@@ -267,7 +270,7 @@ static bool alpha_step(const struct ids_map *m, const float *g, const double *a,
 
 			if (to < 0 || to >= (long)Mt)
 				continue;
-			an[to] += a[mp] * gamma_sum(g + ((size_t)mp * Mn + d) * q, q);
+			an[to] += a[mp] * gs[(size_t)mp * Mn + d];
 		}
 	}
 	return normalise(an, Mt);
@@ -276,7 +279,7 @@ static bool alpha_step(const struct ids_map *m, const float *g, const double *a,
 /* The backward step (eq. 5, normalised) and the posteriors of symbol i (eq. 1-3): b is
  * beta_(i+1), bn gets beta_i; s->lsum the posteriors. */
 static bool beta_step(const struct ids_map *m, const struct map_scratch *s, const float *g,
-                      const double *a, const double *b, double *bn)
+                      const double *gs, const double *a, const double *b, double *bn)
 {
 	const uint32_t q = m->code->q, Mn = m->Mn, Mt = m->Mtau;
 
@@ -291,7 +294,7 @@ static bool beta_step(const struct ids_map *m, const struct map_scratch *s, cons
 
 			if (to < 0 || to >= (long)Mt || b[to] == 0.0)
 				continue;
-			acc += b[to] * gamma_sum(gd, q);
+			acc += b[to] * gs[(size_t)mp * Mn + d];
 			ab = a[mp] * b[to];
 			if (ab == 0.0)
 				continue;
@@ -352,10 +355,11 @@ int ids_map_decode(const struct ids_map *m, void *scratch, const int8_t *rx, uin
 	memset(s.alpha, 0, Mt * sizeof(*s.alpha));
 	s.alpha[-m->fmin] = 1.0;
 	for (uint32_t i = 0; i < N; i++) {
-		float *g = m->global ? s.gamma + (size_t)i * slice_floats(m) : s.gamma;
+		float *g;
+		double *gs;
 
-		compute_gamma(m, &s, prior, rho, i, g);
-		if (!alpha_step(m, g, s.alpha + (size_t)i * Mt, s.alpha + (size_t)(i + 1) * Mt)) {
+		slice_of(m, &s, prior, rho, i, true, &g, &gs);
+		if (!alpha_step(m, gs, s.alpha + (size_t)i * Mt, s.alpha + (size_t)(i + 1) * Mt)) {
 			write_erased(m, post, sym);
 			return FECD_STATUS_ERASED;
 		}
@@ -366,12 +370,11 @@ int ids_map_decode(const struct ids_map *m, void *scratch, const int8_t *rx, uin
 	memset(b, 0, Mt * sizeof(*b));
 	b[last - m->fmin] = 1.0;
 	for (uint32_t i = N; i-- > 0;) {
-		float *g = m->global ? s.gamma + (size_t)i * slice_floats(m) : s.gamma;
-		double *t, best = -1.0;
+		float *g;
+		double *gs, *t, best = -1.0;
 
-		if (!m->global)
-			compute_gamma(m, &s, prior, rho, i, g);
-		if (!beta_step(m, &s, g, s.alpha + (size_t)i * Mt, b, bn)) {
+		slice_of(m, &s, prior, rho, i, !m->global, &g, &gs);
+		if (!beta_step(m, &s, g, gs, s.alpha + (size_t)i * Mt, b, bn)) {
 			write_erased(m, post, sym);
 			return FECD_STATUS_ERASED;
 		}
@@ -396,21 +399,22 @@ int ids_map_decode(const struct ids_map *m, void *scratch, const int8_t *rx, uin
 	return FECD_STATUS_DECODED;
 }
 
-/* Counted as the loops above run for rho = tau: per lattice cell 6 (three products, the Q
- * interpolation's multiply-add, two adds), per gamma value 1 (the prior) plus 1 in each of the
- * three sums over D (alpha, beta) and 2 in the posterior's; plus 2 per (m', d) for alpha's and
- * beta's products. Local storage computes the lattice twice. */
+/* Counted as the loops run for rho = tau, per symbol: the Q table (2 per row, received value
+ * read and symbol), 5 per lattice cell and symbol (three products, two sums), 1 per gamma (the
+ * prior), q for each (m', d)'s sum over D, 2 for alpha's and beta's products each, 2 per gamma
+ * for the posteriors. Local storage makes the table, the lattice, gamma and its sums twice. */
 double ids_map_flops(const struct ids_map *m)
 {
 	const uint32_t n = m->code->n, q = m->code->q, N = m->code->N;
-	double cells = 0.0, per_gamma, total;
+	const double width = (double)m->Mtau + n + m->Mn - 2.0;
+	double cells = 0.0, make, use;
 
 	for (uint32_t r = 1; r <= n; r++)
 		for (int c = m->cmin; c <= m->cmax; c++)
 			if ((long)r + c >= 0)
 				cells += 1.0;
-	per_gamma = 1.0 + 1.0 + 1.0 + 2.0;
-	total = (double)N * m->Mtau *
-	        (q * cells * 6.0 * (m->global ? 1.0 : 2.0) + (double)m->Mn * (q * per_gamma + 4.0));
-	return total;
+	make = 2.0 * n * width * qpad_of(q) + (double)m->Mtau * (cells * 5.0 * qpad_of(q)) +
+	       (double)m->Mtau * m->Mn * (q + q);
+	use = (double)m->Mtau * m->Mn * (2.0 + 2.0 + 2.0 * q);
+	return (double)N * (make * (m->global ? 1.0 : 2.0) + use);
 }

@@ -1,0 +1,11 @@
+/*
+ * The ids lattice (ids_lattice.h) built at the build's baseline instruction set: the reference,
+ * and what every CPU runs without AVX2.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ids_lattice.h"
+
+#define IDS_LATTICE_FN ids__lattice_portable
+#include "ids_lattice_body.h"
