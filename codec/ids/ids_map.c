@@ -5,6 +5,7 @@
  * (every symbol's lattice shares the received bits), which the compiler vectorises.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +49,13 @@ static size_t scratch_layout(const struct ids_map *m, bool global, char *base,
 
 	if (!s)
 		s = &tmp;
+	/* the lattice's vectors want 32-byte alignment, whatever the caller's scratch has */
+	if (base)
+		base = (char *)(((uintptr_t)base + 63) & ~(uintptr_t)63);
+	off = 63;
 #define PART(field, count)                                                                         \
 	do {                                                                                       \
-		s->field = base ? (void *)(base + off) : NULL;                                     \
+		s->field = base ? (void *)(base + off - 63) : NULL;                                \
 		off += round64((count) * sizeof(*s->field));                                       \
 	} while (0)
 	PART(qrx, 2 * (size_t)m->rho_max);

@@ -29,9 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ids.h"
 #include "ids_code.h"
-
-enum ids_storage { IDS_STORAGE_AUTO = 1, IDS_STORAGE_GLOBAL, IDS_STORAGE_LOCAL };
 
 /* Automatic storage is global while one frame's gammas take at most this many bytes. */
 #define IDS_GLOBAL_AUTO_BYTES (64u << 20)
