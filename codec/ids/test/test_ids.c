@@ -262,10 +262,14 @@ int main(int argc, char **argv)
 		const char *codes[] = {"dm-ldpc,outer=none", "dm-ldpc", "dm-ldpc,iters=3"};
 
 		for (unsigned c = 0; c < 3; c++) {
-			const struct run r = run_code(codes[c], p, frames, 21, NULL, NULL, NULL);
+			char text[128];
+			struct run r;
 
-			printf("%s at %g: %u of %u frames wrong, %u erased, %u bit errors\n",
-			       codes[c], p, r.bad_frames, r.frames, r.erased, r.bit_errors);
+			/* the decoder assumes the channel it gets */
+			snprintf(text, sizeof(text), "%s,pi=%g,pd=%g", codes[c], p, p);
+			r = run_code(text, p, frames, 21, NULL, NULL, NULL);
+			printf("%s: %u of %u frames wrong, %u erased, %u bit errors\n", text,
+			       r.bad_frames, r.frames, r.erased, r.bit_errors);
 		}
 		return 0;
 	}
