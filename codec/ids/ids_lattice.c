@@ -7,5 +7,12 @@
 
 #include "ids_lattice.h"
 
-#define IDS_LATTICE_FN ids__lattice_portable
+#define IDS_BODY_LANES 8
+#define IDS_LATTICE_FN ids__lattice8_portable
+#include "ids_lattice_body.h"
+#undef IDS_BODY_LANES
+#undef IDS_LATTICE_FN
+
+#define IDS_BODY_LANES 16
+#define IDS_LATTICE_FN ids__lattice16_portable
 #include "ids_lattice_body.h"

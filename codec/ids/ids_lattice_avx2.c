@@ -8,5 +8,12 @@
 
 #include "ids_lattice.h"
 
-#define IDS_LATTICE_FN ids__lattice_avx2
+#define IDS_BODY_LANES 8
+#define IDS_LATTICE_FN ids__lattice8_avx2
+#include "ids_lattice_body.h"
+#undef IDS_BODY_LANES
+#undef IDS_LATTICE_FN
+
+#define IDS_BODY_LANES 16
+#define IDS_LATTICE_FN ids__lattice16_avx2
 #include "ids_lattice_body.h"

@@ -134,7 +134,9 @@ int ids_map_init(struct ids_map *m, const struct ids_code *code, const struct id
 
 static uint32_t qpad_of(uint32_t q)
 {
-	return (q + IDS_LANES - 1) / IDS_LANES * IDS_LANES;
+	const uint32_t lanes = ids_lattice_lanes(q);
+
+	return (q + lanes - 1) / lanes * lanes;
 }
 
 /* gamma for symbol i at every start drift m' (eq. 6), by the lattice of ids_lattice.h at the
@@ -168,11 +170,11 @@ static void gamma_slice(const struct ids_map *m, const struct map_scratch *s, ui
 			s->xf[r * qpad + D] = D < q ? (float)(cw[D] >> (n - 1 - r) & 1u) : 0.0f;
 #ifdef FECD_SIMD_X86
 	if (fec_simd_level() >= FEC_SIMD_AVX2) {
-		ids__lattice_avx2(&in, g);
+		(qpad % 16 ? ids__lattice8_avx2 : ids__lattice16_avx2)(&in, g);
 		return;
 	}
 #endif
-	ids__lattice_portable(&in, g);
+	(qpad % 16 ? ids__lattice8_portable : ids__lattice16_portable)(&in, g);
 }
 
 /* Symbol i's priors as probabilities (uniform without any). */
