@@ -26,11 +26,18 @@ struct ids_lattice_in {
 	const float *xf;    /* n * qpad: bit r of symbol D's codeword, 0 or 1 (0 past q) */
 	const float *prior; /* qpad: the symbol's priors (0 past q) */
 	float *qv;          /* workspace: ids_lattice_qv_floats() floats, 32-byte aligned */
+	float *rows;        /* workspace: ids_lattice_rows_floats() floats, 32-byte aligned */
 };
 
 static inline size_t ids_lattice_qv_floats(uint32_t n, uint32_t Mtau, uint32_t Mn)
 {
 	return (size_t)n * (Mtau + n + Mn) * IDS_LANES_MAX;
+}
+
+/* Two rows of two lattices of M_n + 2 cells of up to 16 symbols. */
+static inline size_t ids_lattice_rows_floats(uint32_t Mn)
+{
+	return (size_t)2 * 2 * (Mn + 2) * IDS_LANES_MAX;
 }
 
 /* Symbols a lattice computes together: 16 (two independent chains of AVX operations, which hide

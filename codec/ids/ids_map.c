@@ -22,6 +22,7 @@ struct map_scratch {
 	float *gamma;  /* global: N slices; local: one; a slice is M_tau * M_n * q */
 	double *gsum;  /* the same slices' sums over D, M_tau * M_n each */
 	float *qv;     /* the lattice's table of Q values */
+	float *rows;   /* the lattice's rows */
 	double *alpha; /* (N + 1) * M_tau */
 	double *beta;  /* 2 * M_tau */
 	double *lsum;  /* q */
@@ -61,9 +62,10 @@ static size_t scratch_layout(const struct ids_map *m, bool global, char *base,
 	PART(qrx, 2 * (size_t)m->rho_max);
 	PART(prior, qpad_of(q));
 	PART(xf, (size_t)m->code->n * qpad_of(q));
+	PART(qv, ids_lattice_qv_floats(m->code->n, m->Mtau, m->Mn));
+	PART(rows, ids_lattice_rows_floats(m->Mn));
 	PART(gamma, (global ? N : 1) * slice_floats(m));
 	PART(gsum, (global ? N : 1) * (size_t)m->Mtau * m->Mn);
-	PART(qv, ids_lattice_qv_floats(m->code->n, m->Mtau, m->Mn));
 	PART(alpha, (N + 1) * m->Mtau);
 	PART(beta, 2 * (size_t)m->Mtau);
 	PART(lsum, q);
@@ -163,6 +165,7 @@ static void gamma_slice(const struct ids_map *m, const struct map_scratch *s, ui
 	    .xf = s->xf,
 	    .prior = s->prior,
 	    .qv = s->qv,
+	    .rows = s->rows,
 	};
 
 	for (uint32_t r = 0; r < n; r++)
@@ -228,14 +231,20 @@ static void slice_of(const struct ids_map *m, const struct map_scratch *s, const
 /* Sum over D of gamma(m', d, .) in double: four partial sums over D = 0, 1, 2, 3 mod 4, each in
  * increasing D, then (s0 + s1) + (s2 + s3). The order is fixed (a GPU decoder reproduces it) and
  * lets the compiler vectorise. */
+typedef double ids_v4d __attribute__((vector_size(4 * sizeof(double))));
+typedef float ids_v4f __attribute__((vector_size(4 * sizeof(float))));
+
 static double gamma_sum(const float *g, uint32_t q)
 {
-	double s4[4] = {0.0, 0.0, 0.0, 0.0};
+	ids_v4d s4 = {0.0, 0.0, 0.0, 0.0};
 	uint32_t D = 0;
 
-	for (; D + 4 <= q; D += 4)
-		for (uint32_t k = 0; k < 4; k++)
-			s4[k] += g[D + k];
+	for (; D + 4 <= q; D += 4) {
+		ids_v4f v;
+
+		__builtin_memcpy(&v, g + D, sizeof(v));
+		s4 += __builtin_convertvector(v, ids_v4d);
+	}
 	for (uint32_t k = 0; D + k < q; k++)
 		s4[k] += g[D + k];
 	return (s4[0] + s4[1]) + (s4[2] + s4[3]);
