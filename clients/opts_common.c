@@ -141,7 +141,8 @@ static const struct {
      "  --seed N | --input FILE   the feed's information bits (default seed 1)\n"},
     {"  --frame-bits B|MIN:MAX[:STEP]  frame codes: information bits per frame, fixed or\n"
      "                       seeded lengths MIN + STEP * j up to MAX (default 1024)\n",
-     "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default 1024, or --code's)\n"},
+     "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default: --code's, else the\n"
+     "                       first frame's length, from its header)\n"},
     {"  --split K            frame codes: messages per frame (default 1)\n",
      "  --split K, --seq-start N  the feed's messages per frame and first seq (1, 0)\n"},
     {"  --seq-start N        first sequence number (default 0)\n", ""},

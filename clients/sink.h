@@ -43,7 +43,12 @@ struct sink {
 	struct track bits_track, frame_track;
 	/* counts */
 	uint64_t msgs, stream_msgs, frame_msgs, bits, bit_errors, msg_errors, malformed, eos_seen;
-	uint64_t out_of_window; /* messages placed beyond the window: reported, not checked */
+	uint64_t sender_ends; /* END_OF_STREAMs the sender said (end_cause) */
+	uint64_t errors_wrong,
+	    errors_status;         /* msg_errors: with bits wrong; bits right, status not */
+	uint32_t hdr_frame_bits;   /* frame length from the first frame's header, or 0 */
+	uint64_t frame_len_errors; /* frames of another length than the feed's */
+	uint64_t out_of_window;    /* messages placed beyond the window: reported, not checked */
 	uint64_t status[3], status_other, code_changed, restarts;
 	uint32_t gens[SINK_MAX_GENS];
 	unsigned ngens;

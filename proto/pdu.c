@@ -57,6 +57,7 @@ static const struct pdu_key pdu_keys[] = {
     {"end_of_stream", KIND_FLAG, 0, 0, FECD_OUT_END_OF_STREAM, false},
     {"code_changed", KIND_FLAG, 0, 0, FECD_OUT_CODE_CHANGED, false},
     {"work", KIND_WORK, 0, 0, 0, false},
+    {"end_cause", UINT_FIELD(end_cause), FECD_OUT_END_OF_STREAM, false},
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -67,6 +68,8 @@ static uint64_t field_get(const struct fecd_out_hdr *h, const struct pdu_key *k)
 	const uint8_t *f = (const uint8_t *)h + k->off;
 
 	switch (k->width) {
+	case 1:
+		return *f;
 	case 2: {
 		uint16_t v;
 		memcpy(&v, f, 2);
@@ -93,6 +96,9 @@ static int field_set(struct fecd_out_hdr *h, const struct pdu_key *k, uint64_t v
 	if (k->width < 8 && v >> (8 * k->width))
 		return -FECD_PROTO_EPMT;
 	switch (k->width) {
+	case 1:
+		*f = (uint8_t)v;
+		break;
 	case 2: {
 		uint16_t x = (uint16_t)v;
 		memcpy(f, &x, 2);

@@ -517,7 +517,7 @@ void channel_close_pump(struct channel *ch)
 	if (ch->state != CHAN_CLOSING || ch->msg.active)
 		return;
 	if (!ch->flushed) {
-		if (ch->sb.open && !stream_finish(ch, false, ch->last_seq))
+		if (ch->sb.open && !stream_finish(ch, FECD_END_CLOSED, ch->last_seq))
 			return; /* waits for a batch slot */
 		if (ch->fr.active)
 			frame_drop(ch, FECD_FRAME_ERR_TRUNCATED, 0,

@@ -97,7 +97,7 @@ bool apply_pending(struct channel *ch, struct in_msg *m)
 		if (ep_is_stream(old) && ch->sb.open) {
 			if (ep_is_stream(ep) && fec_spec_same_code(&old->cfg.spec, &ep->cfg.spec))
 				stream_queue_epoch(ch, ep, ch->sb.end + ep->info->head_syms);
-			else if (!stream_finish(ch, false, m->seq))
+			else if (!stream_finish(ch, FECD_END_CODE_CHANGE, m->seq))
 				return false;
 		} else if (!ep_is_stream(old) && ch->fr.active) {
 			if (!(m->flags & FECD_IN_FRAME_START) || ch->cfg.in_proto != IN_NATIVE)
@@ -218,7 +218,8 @@ static bool consume_stream(struct channel *ch, struct in_msg *m)
 		/* A hole too large to bridge (below): what follows is not adjacent to what came
 		 * before, so the stream ends here and a new one starts with this message (an
 		 * empty END_OF_STREAM message ends it anyway). */
-		if (!m->gap_syms && m->nsyms && sb->open && !stream_finish(ch, false, m->seq))
+		if (!m->gap_syms && m->nsyms && sb->open &&
+		    !stream_finish(ch, FECD_END_GAP, m->seq))
 			return false;
 		m->gap = false;
 	}
@@ -425,7 +426,7 @@ bool ingest_consume(struct channel *ch)
 		return false;
 	if ((m->flags & FECD_IN_END_OF_STREAM) && !m->eos_done) {
 		if (ep_is_stream(ch->in_ep)) {
-			if (!stream_finish(ch, true, m->seq))
+			if (!stream_finish(ch, FECD_END_SENDER, m->seq))
 				return false;
 		} else {
 			if (ch->fr.active)
@@ -434,7 +435,7 @@ bool ingest_consume(struct channel *ch)
 				           "symbols)",
 				           ch->fr.have, ch->fr.want);
 			asm_give_up(ch); /* a marker never spans two streams */
-			if (!batch_mark_eos(ch, ch->in_ep, false, m->seq))
+			if (!batch_mark_eos(ch, ch->in_ep, false, m->seq, FECD_END_SENDER))
 				return false;
 		}
 		m->eos_done = true;

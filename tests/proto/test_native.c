@@ -156,10 +156,40 @@ static void test_out_layout_and_round_trip(void)
 	CHECK(fecd_out_payload_check(&back, 256, 0) == 0, "no soft part");
 	CHECK(fecd_out_payload_check(&back, 256, 4) == -FECD_PROTO_EPARTS, "unexpected soft part");
 
-	/* Reserved bytes ignored on receive (those left: 77..79; 20..23, 70..71 and 76 became work,
-	 * soft_per_unit and soft_kind, test_out_soft_work). */
-	buf[77] = buf[79] = 0x77;
+	/* Reserved bytes ignored on receive (those left: 78..79; 20..23, 70..71, 76 and 77 became
+	 * work, soft_per_unit, soft_kind and end_cause, test_out_soft_work, test_out_end_cause). */
+	buf[78] = buf[79] = 0x77;
 	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0, "reserved ignored");
+}
+
+/* end_cause (byte 77): why a stream ended. Only the sender's own END_OF_STREAM is its end; the
+ * ends fecd makes (a code change, a gap, a close) and a header that does not say are not. */
+static void test_out_end_cause(void)
+{
+	struct fecd_out_hdr h = sample_out(), back;
+	uint8_t buf[FECD_OUT_HDR_LEN];
+
+	h.flags = FECD_OUT_STREAM | FECD_OUT_END_OF_STREAM;
+	h.soft_count = 0;
+	h.end_cause = FECD_END_CODE_CHANGE;
+	fecd_out_hdr_pack(&h, buf);
+	CHECK(buf[77] == FECD_END_CODE_CHANGE, "end_cause at 77: %u", buf[77]);
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && back.end_cause == h.end_cause,
+	      "end_cause round trip");
+	CHECK(!fecd_out_sender_ended(&back), "a code change is not the sender's end");
+	buf[77] = FECD_END_SENDER;
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && fecd_out_sender_ended(&back),
+	      "the sender's end");
+	buf[77] = FECD_END_UNSAID;
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && !fecd_out_sender_ended(&back),
+	      "an end that does not say why is not the sender's");
+	buf[77] = 200;
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && !fecd_out_sender_ended(&back),
+	      "an unknown cause parses and is not the sender's");
+	back.flags = FECD_OUT_STREAM;
+	back.end_cause = FECD_END_SENDER;
+	CHECK(!fecd_out_sender_ended(&back), "no END_OF_STREAM, no end");
+	CHECK(strcmp(fecd_end_name(FECD_END_GAP), "gap") == 0 && !fecd_end_name(200), "names");
 }
 
 /* One row of the bad-input table: a mutation of a valid header and the error it must get. */
@@ -525,6 +555,7 @@ int main(void)
 {
 	test_in_layout_and_round_trip();
 	test_out_layout_and_round_trip();
+	test_out_end_cause();
 	test_in_bad_table();
 	test_payload_lengths();
 	test_out_bad_table();
