@@ -1,15 +1,16 @@
 /*
  * fecdctl: calls one JSON-RPC method of a running fecd and prints the result.
  *
- *   fecdctl [--socket PATH | --tcp HOST:PORT [--token-file FILE]] [--timeout SECONDS] METHOD
- *           [PARAMS-JSON]
+ *   fecdctl [-c FILE] [--socket PATH | --tcp HOST:PORT [--token-file FILE]] [--timeout SECONDS]
+ *           METHOD [PARAMS-JSON]
  *
  * The result is printed as indented JSON on stdout (exit 0). A JSON-RPC error is printed as
  * "fecdctl: error CODE: MESSAGE" on stderr (exit 1). Usage errors, PARAMS-JSON that is not a JSON
  * object (checked here before anything is sent), and connection problems exit 2.
- * Without --socket or --tcp the socket is found by the daemon's own rule
- * (daemon/control/ctlpath.c). Over TCP the connection first authenticates with the control token
- * (daemon/control/ctltoken.h): from --token-file, else $FECD_TOKEN_FILE, else the file beside the
+ * Without --socket or --tcp the socket is the one fecd's configuration file names (-c FILE:
+ * control.socket), else found by the daemon's own rule (daemon/control/ctlpath.c). Over TCP the
+ * connection first authenticates with the control token (daemon/control/ctltoken.h): from
+ * --token-file, else -c's control.token_file, else $FECD_TOKEN_FILE, else the file beside the
  * default control socket.
  *
  * Build note: this file needs daemon/control/ctlpath.c and ctltoken.c as extra sources, and that
@@ -29,6 +30,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "client_config.h"
 #include "ctlpath.h"
 #include "ctltoken.h"
 
@@ -37,17 +39,20 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fecdctl [--socket PATH | --tcp HOST:PORT [--token-file FILE]]\n"
-	           "               [--timeout SECONDS] METHOD [PARAMS-JSON]\n"
-	           "  calls one JSON-RPC method of fecd and prints the result as JSON\n"
-	           "  --tcp authenticates with the control token: --token-file, else\n"
-	           "        $FECD_TOKEN_FILE, else the file beside the default control socket\n"
-	           "  methods: auth, channel.list, channel.get, channel.create, channel.update,\n"
-	           "           channel.delete, stats.get, backend.info, codes.list, config.get,\n"
-	           "           methods.list\n"
-	           "  example: fecdctl channel.update '{\"id\": 1, \"batch\": {\"jobs\": 32}}'\n"
-	           "  exit: 0 result printed, 1 fecd answered with an error, 2 usage or connection "
-	           "problem\n");
+	fprintf(f,
+	        "usage: fecdctl [-c FILE] [--socket PATH | --tcp HOST:PORT [--token-file FILE]]\n"
+	        "               [--timeout SECONDS] METHOD [PARAMS-JSON]\n"
+	        "  calls one JSON-RPC method of fecd and prints the result as JSON\n"
+	        "  -c, --config FILE  fecd's configuration file: its control.socket (and, with\n"
+	        "        --tcp, its control.token_file)\n"
+	        "  --tcp authenticates with the control token: --token-file, else\n"
+	        "        $FECD_TOKEN_FILE, else the file beside the default control socket\n"
+	        "  methods: auth, channel.list, channel.get, channel.create, channel.update,\n"
+	        "           channel.delete, stats.get, backend.info, codes.list, config.get,\n"
+	        "           methods.list\n"
+	        "  example: fecdctl channel.update '{\"id\": 1, \"batch\": {\"jobs\": 32}}'\n"
+	        "  exit: 0 result printed, 1 fecd answered with an error, 2 usage or connection "
+	        "problem\n");
 }
 
 static int connect_unix(const char *path)
@@ -298,18 +303,26 @@ static int authenticate(int fd, const char *where, const char *token, int timeou
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"socket", required_argument, NULL, 's'},  {"tcp", required_argument, NULL, 't'},
-	    {"timeout", required_argument, NULL, 'T'}, {"token-file", required_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},          {0}};
+	static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
+	                                     {"tcp", required_argument, NULL, 't'},
+	                                     {"timeout", required_argument, NULL, 'T'},
+	                                     {"token-file", required_argument, NULL, 'k'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {"config", required_argument, NULL, 'c'},
+	                                     {0}};
+	static struct client_config cfg; /* -c: its paths outlive the options pointing at them */
+	const char *config = NULL;
 	const char *sock = NULL, *tcp = NULL, *why = NULL, *gai = NULL, *method, *token_file = NULL;
 	char path[128], token[CTL_TOKEN_MAX + 1] = "", *line, *text, *end;
 	cJSON *req, *params = NULL, *resp, *err, *result;
 	double timeout_s = 30;
 	int c, fd, rc;
 
-	while ((c = getopt_long(argc, argv, "s:t:T:k:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:T:k:hc:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
 		case 's':
 			sock = optarg;
 			break;
@@ -340,6 +353,14 @@ int main(int argc, char **argv)
 	if (sock && tcp) {
 		fprintf(stderr, "fecdctl: give --socket or --tcp, not both\n");
 		return EXIT_TROUBLE;
+	}
+	if (config) {
+		if (client_config_read(config, 1, &cfg, "fecdctl"))
+			return EXIT_TROUBLE;
+		if (!sock && !tcp && cfg.socket[0])
+			sock = cfg.socket;
+		if (tcp && !token_file && cfg.token_file[0])
+			token_file = cfg.token_file;
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
 		usage(stderr);

@@ -27,6 +27,7 @@ struct sink_opts {
 	int timeout_ms, deadline_ms;
 	uint64_t expect_bits, expect_frames, until_eos, window;
 	int64_t max_msg_bytes;
+	uint32_t channel; /* with -c: the channel whose output endpoint to take */
 	double max_ber, max_fer;
 };
 

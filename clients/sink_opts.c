@@ -36,6 +36,7 @@ static void usage(FILE *f)
 	    "  --window N           a message may place itself at most N units past those that\n"
 	    "                       arrived (default 2^32 bits, 2^20 frames); beyond: an error\n"
 	    "  --max-msg-bytes N    largest message part accepted (default 64 MiB)\n"
+	    "  --channel N          with -c: the channel whose output to read (default 1)\n"
 	    "Soft values (part 3, fecd's output.soft) are checked wherever they come: their\n"
 	    "count against the decoded bits, and each bit LLR's sign against its decoded bit.\n",
 	    f);
@@ -58,6 +59,7 @@ enum {
 	OPT_JSON,
 	OPT_WINDOW,
 	OPT_MAXMSG,
+	OPT_CHANNEL,
 };
 
 static const struct option sink_longopts[] = {
@@ -77,6 +79,7 @@ static const struct option sink_longopts[] = {
     {"json", 0, 0, OPT_JSON},
     {"window", 1, 0, OPT_WINDOW},
     {"max-msg-bytes", 1, 0, OPT_MAXMSG},
+    {"channel", 1, 0, OPT_CHANNEL},
     {0, 0, 0, 0},
 };
 
@@ -98,10 +101,11 @@ int sink_parse_args(int argc, char **argv, struct sink_opts *o)
 
 	*o = (struct sink_opts){
 	    .timeout_ms = 5000,
+	    .channel = 1,
 	    .max_msg_bytes = SINK_MAX_MSG_BYTES,
 	};
 	client_opts_defaults(&o->common, CLIENT_RECEIVER);
-	while ((c = getopt_long(argc, argv, "h", sink_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLIENT_OPTS_SHORT, sink_longopts, NULL)) != -1) {
 		const char *arg = optarg;
 
 		switch (client_opts_handle(&o->common, c, arg)) {
@@ -172,6 +176,11 @@ int sink_parse_args(int argc, char **argv, struct sink_opts *o)
 			if (parse_u64_arg(arg, &o->window) || !o->window)
 				goto bad;
 			break;
+		case OPT_CHANNEL:
+			if (parse_u64_arg(arg, &v) || v > UINT32_MAX)
+				goto bad;
+			o->channel = (uint32_t)v;
+			break;
 		case OPT_MAXMSG:
 			if (parse_u64_arg(arg, &v) || !v || v > INT64_MAX)
 				goto bad;
@@ -190,6 +199,8 @@ int sink_parse_args(int argc, char **argv, struct sink_opts *o)
 		fprintf(stderr, "fecd-sink: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (client_opts_finish(&o->common, o->channel, "fecd-sink"))
+		return -1;
 	if (o->replay && o->input) {
 		fprintf(stderr, "fecd-sink: --replay checks seeded bits, not --input\n");
 		return -1;
