@@ -48,8 +48,8 @@ static void usage(FILE *f)
 	        "  --tcp authenticates with the control token: --token-file, else\n"
 	        "        $FECD_TOKEN_FILE, else the file beside the default control socket\n"
 	        "  methods: auth, channel.list, channel.get, channel.create, channel.update,\n"
-	        "           channel.delete, stats.get, backend.info, codes.list, config.get,\n"
-	        "           methods.list\n"
+	        "           channel.delete, channel.reset, stats.get, backend.info, codes.list,\n"
+	        "           config.get, methods.list\n"
 	        "  example: fecdctl channel.update '{\"id\": 1, \"batch\": {\"jobs\": 32}}'\n"
 	        "  exit: 0 result printed, 1 fecd answered with an error, 2 usage or connection "
 	        "problem\n");

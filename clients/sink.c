@@ -164,10 +164,50 @@ static bool beyond_window(struct sink *s, uint64_t base, uint64_t first, uint64_
 	return true;
 }
 
+/* Stream output from before this sink's data: until a stream message starts where the sink
+ * expects (out_bit_offset --bit-start, 0 by default), stream messages belong to an earlier run
+ * on the channel (the tail of a stream a reset or a close ended, held until a consumer came), and
+ * are counted as stale instead of being placed among the sink's bits. */
+static bool stale_stream(struct sink *s, const struct fecd_out_hdr *h)
+{
+	if (s->stream_begun || !(h->flags & FECD_OUT_STREAM))
+		return false;
+	if (h->out_bit_offset == s->o.bit_start) {
+		s->stream_begun = true;
+		return false;
+	}
+	/* A place no run reaches is the sender's word, not data: out of window (verify). */
+	if (h->out_bit_offset > s->o.bit_start &&
+	    h->out_bit_offset - s->o.bit_start > (s->o.window ? s->o.window : SINK_WINDOW_BITS))
+		return false;
+	if (s->stale++ < 10)
+		fprintf(stderr,
+		        "fecd-sink: message %" PRIu64 " continues an earlier stream (bit %" PRIu64
+		        "%s%s) before this sink's starts at bit %" PRIu64 ": not checked\n",
+		        s->msgs, h->out_bit_offset,
+		        h->flags & FECD_OUT_END_OF_STREAM ? ", its end: " : "",
+		        h->flags & FECD_OUT_END_OF_STREAM
+		            ? fecd_end_name(h->end_cause) ? fecd_end_name(h->end_cause) : "unknown"
+		            : "",
+		        s->o.bit_start);
+	return true;
+}
+
 static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *rx)
 {
 	uint64_t errors = 0, checked = h->payload_bits;
 
+	if (s->o.instance && h->instance && h->instance != s->o.instance) {
+		if (s->stale++ < 10)
+			fprintf(stderr,
+			        "fecd-sink: message %" PRIu64
+			        " comes from channel instance %016" PRIx64 ", not %016" PRIx64
+			        " (--instance): stale, not checked\n",
+			        s->msgs, h->instance, s->o.instance);
+		return 0;
+	}
+	if (stale_stream(s, h))
+		return 0;
 	if (reserve_bits(s, h->payload_bits)) {
 		fprintf(stderr, "fecd-sink: out of memory\n");
 		return -1;

@@ -4,6 +4,7 @@
  * make a plain `fecd-sink` the receiving end of a plain `fecd-feed` through a daemon on its
  * default endpoints.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,10 @@ static void usage(FILE *f)
 	    "                       arrived (default 2^32 bits, 2^20 frames); beyond: an error\n"
 	    "  --max-msg-bytes N    largest message part accepted (default 64 MiB)\n"
 	    "  --channel N          with -c: the channel whose output to read (default 1)\n"
+	    "  --instance HEX       the channel's instance (fecdctl channel.get): output of "
+	    "another\n"
+	    "                       (an earlier channel's, on the same endpoint) is stale, "
+	    "unchecked\n"
 	    "Soft values (part 3, fecd's output.soft) are checked wherever they come: their\n"
 	    "count against the decoded bits, and each bit LLR's sign against its decoded bit.\n",
 	    f);
@@ -60,6 +65,7 @@ enum {
 	OPT_WINDOW,
 	OPT_MAXMSG,
 	OPT_CHANNEL,
+	OPT_INSTANCE,
 };
 
 static const struct option sink_longopts[] = {
@@ -80,6 +86,7 @@ static const struct option sink_longopts[] = {
     {"window", 1, 0, OPT_WINDOW},
     {"max-msg-bytes", 1, 0, OPT_MAXMSG},
     {"channel", 1, 0, OPT_CHANNEL},
+    {"instance", 1, 0, OPT_INSTANCE},
     {0, 0, 0, 0},
 };
 
@@ -181,6 +188,14 @@ int sink_parse_args(int argc, char **argv, struct sink_opts *o)
 				goto bad;
 			o->channel = (uint32_t)v;
 			break;
+		case OPT_INSTANCE: {
+			char *end;
+			errno = 0;
+			o->instance = strtoull(arg, &end, 16);
+			if (errno || end == arg || *end || !o->instance)
+				goto bad;
+			break;
+		}
 		case OPT_MAXMSG:
 			if (parse_u64_arg(arg, &v) || !v || v > INT64_MAX)
 				goto bad;

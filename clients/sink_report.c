@@ -108,6 +108,8 @@ bool sink_report(struct sink *s)
 
 	if (!s->msgs)
 		fail(&v, "no message received");
+	else if (!outs && s->stale)
+		fail(&v, "every message stale: none of this sink's checked");
 	if (ber > s->o.max_ber || (s->o.max_ber == 0.0 && s->bit_errors)) {
 		snprintf(buf, sizeof(buf), "BER %.3g above %.3g", ber, s->o.max_ber);
 		fail(&v, buf);
@@ -153,7 +155,7 @@ bool sink_report(struct sink *s)
 		       ",\"frame_errors_status_only\":%" PRIu64 ",\"bits_delivered\":%" PRIu64
 		       ",\"lost_bits\":%" PRIu64 ",\"lost_frames\":%" PRIu64
 		       ",\"duplicates\":%" PRIu64 ",\"out_of_order\":%" PRIu64
-		       ",\"malformed\":%" PRIu64 ",\"out_of_window\":%" PRIu64
+		       ",\"malformed\":%" PRIu64 ",\"out_of_window\":%" PRIu64 ",\"stale\":%" PRIu64
 		       ",\"restarts\":%" PRIu64 ",\"end_of_stream\":%" PRIu64
 		       ",\"sender_end\":%" PRIu64 ",\"status\":{"
 		       "\"decoded\":%" PRIu64 ",\"not_converged\":%" PRIu64 ",\"erased\":%" PRIu64
@@ -165,15 +167,19 @@ bool sink_report(struct sink *s)
 		       v.len ? "false" : "true", v.why, s->msgs, s->stream_msgs, s->frame_msgs,
 		       s->bits, s->bit_errors, ber, s->msg_errors, fer, s->errors_wrong,
 		       s->errors_status, s->bits_track.delivered, lost_bits, lost_frames, dups, ooo,
-		       s->malformed, s->out_of_window, s->restarts, s->eos_seen, s->sender_ends,
-		       s->status[0], s->status[1], s->status[2], s->status_other, gens,
-		       s->code_changed, s->soft_msgs, s->soft_values, s->soft_zero,
+		       s->malformed, s->out_of_window, s->stale, s->restarts, s->eos_seen,
+		       s->sender_ends, s->status[0], s->status[1], s->status[2], s->status_other,
+		       gens, s->code_changed, s->soft_msgs, s->soft_values, s->soft_zero,
 		       s->soft_size_errors, s->soft_sign_errors, s->lat.n, p50, p90, p99, pmax,
 		       secs, secs > 0 ? (double)s->bits / secs : 0.0);
 	} else {
 		printf("fecd-sink: messages=%" PRIu64 " frames=%" PRIu64 " bits=%" PRIu64
 		       " bit_errors=%" PRIu64 " ber=%.3g frame_errors=%" PRIu64 " fer=%.3g\n",
 		       s->msgs, s->frame_msgs, s->bits, s->bit_errors, ber, s->msg_errors, fer);
+		if (s->stale)
+			printf("  stale=%" PRIu64
+			       " (an earlier run's stream output, not checked)\n",
+			       s->stale);
 		if (s->msg_errors)
 			printf("  frame_errors: %" PRIu64 " with bits wrong, %" PRIu64
 			       " with every bit right but not decoded (not_converged, erased)\n",

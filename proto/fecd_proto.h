@@ -109,7 +109,8 @@ enum fecd_status {
 	X(SENDER, 1, "sender")           /* the sender's END_OF_STREAM */                            \
 	X(CODE_CHANGE, 2, "code_change") /* a channel.update that changes the code took effect */    \
 	X(GAP, 3, "gap")                 /* a hole in a SUB input too large to bridge */             \
-	X(CLOSED, 4, "closed")           /* the channel was deleted, or fecd stopped */
+	X(CLOSED, 4, "closed")           /* the channel was deleted, or fecd stopped */              \
+	X(RESET, 5, "reset")             /* channel.reset: the sender starts again */
 
 enum fecd_end_cause {
 #define X(name, val, str) FECD_END_##name = val,
@@ -134,9 +135,12 @@ struct fecd_in_hdr {
 
 /* Output header: part 1 of a native decoded message; part 2 the packed bits, part 3 soft values.
  * On the wire it starts with FECD_MAGIC; the fields below follow in order, each naturally aligned
- * (PROTOCOL.md 3.1 has the offsets), with 2 reserved zero bytes at the end: 80 bytes. work,
- * soft_per_unit, soft_kind and end_cause took bytes that were reserved (zero) before them. */
-#define FECD_OUT_HDR_LEN 80u
+ * (PROTOCOL.md 3.1 has the offsets), with 2 reserved zero bytes before instance: 88 bytes. work,
+ * soft_per_unit, soft_kind and end_cause took bytes that were reserved (zero) before them;
+ * instance was appended (senders before it wrote 80 bytes, which receivers still take, reading
+ * instance 0). */
+#define FECD_OUT_HDR_LEN     88u
+#define FECD_OUT_HDR_MIN_LEN 80u
 struct fecd_out_hdr {
 	uint8_t version;
 	uint8_t type;            /* FECD_MSG_DECODED */
@@ -159,6 +163,7 @@ struct fecd_out_hdr {
 	float metric;            /* family metric: Viterbi best path metric, else 0 */
 	uint8_t soft_kind;       /* enum fecd_soft_kind of part 3; FECD_SOFT_NONE without it */
 	uint8_t end_cause;       /* enum fecd_end_cause with FECD_OUT_END_OF_STREAM; else 0 */
+	uint64_t instance;       /* the channel's instance: random, nonzero, new at each creation */
 };
 
 /* Errors returned (negated) by the parsers; one table gives the enum and the messages. */

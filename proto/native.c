@@ -50,11 +50,13 @@ enum {
 	OUT_OFF_METRIC = 72,
 	OUT_OFF_SOFT_KIND = 76,
 	OUT_OFF_END_CAUSE = 77,
-	OUT_OFF_RESERVED = 77, /* 3 bytes */
+	OUT_OFF_RESERVED = 78, /* 2 bytes */
+	OUT_OFF_INSTANCE = 80,
 };
 
 _Static_assert(IN_OFF_FRAME_LEN + 4 == FECD_IN_HDR_LEN, "input header layout");
-_Static_assert(OUT_OFF_RESERVED + 3 == FECD_OUT_HDR_LEN, "output header layout");
+_Static_assert(OUT_OFF_RESERVED + 2 == FECD_OUT_HDR_MIN_LEN, "output header layout");
+_Static_assert(OUT_OFF_INSTANCE + 8 == FECD_OUT_HDR_LEN, "output header layout");
 _Static_assert(FECD_IN_HDR_LEN <= FECD_HDR_MAX_LEN && FECD_OUT_HDR_LEN <= FECD_HDR_MAX_LEN,
                "header maximum");
 
@@ -331,6 +333,7 @@ void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LE
 	fecd__put_le32(buf + OUT_OFF_METRIC, fecd__f32_bits(h->metric));
 	buf[OUT_OFF_SOFT_KIND] = h->soft_kind;
 	buf[OUT_OFF_END_CAUSE] = h->end_cause;
+	fecd__put_le64(buf + OUT_OFF_INSTANCE, h->instance);
 }
 
 /* The soft layout rules of PROTOCOL.md 3.2; h's layout is normalised first (a sender from before
@@ -362,7 +365,7 @@ int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
 {
 	const uint8_t *p = buf;
 	struct fecd_out_hdr h;
-	int err = common_hdr_check(p, len, FECD_OUT_HDR_LEN, FECD_MSG_DECODED);
+	int err = common_hdr_check(p, len, FECD_OUT_HDR_MIN_LEN, FECD_MSG_DECODED);
 
 	if (err)
 		return err;
@@ -387,6 +390,8 @@ int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
 	h.metric = fecd__f32_from_bits(fecd__get_le32(p + OUT_OFF_METRIC));
 	h.soft_kind = p[OUT_OFF_SOFT_KIND];
 	h.end_cause = p[OUT_OFF_END_CAUSE];
+	/* A sender from before instance wrote 80 bytes: instance 0, "not said". */
+	h.instance = h.hdr_len >= FECD_OUT_HDR_LEN ? fecd__get_le64(p + OUT_OFF_INSTANCE) : 0;
 
 	if (!fecd_family_name(h.family))
 		return -FECD_PROTO_EFAMILY;

@@ -209,6 +209,8 @@ struct channel {
 	bool in_blocked; /* waiting for a free batch slot */
 	bool in_stopped; /* closing: read no more */
 	bool have_seq;
+	bool reset_pending; /* channel.reset: end the stream before the next message */
+	uint64_t instance;  /* channel_instance (fecd.h): set at creation, never changed */
 	uint64_t last_seq;
 	uint64_t gr_msgs;  /* GNU Radio input: messages so far, used as seq */
 	uint64_t abs_next; /* channel index of the next accepted symbol */
@@ -292,6 +294,13 @@ void frame_drop(struct channel *ch, enum fecd_frame_error reason, uint64_t extra
 /* Shared with consume_asm.c: putting pending updates in force (false: wait for a slot), frame
  * assembly in the job slot, and the conversion of a message's symbols [first, first + n). */
 bool apply_pending(struct channel *ch, struct in_msg *m);
+/* channel.reset on the channel's loop: the sender starts again. The stream in progress ends
+ * (its tail decoded and published now, to whoever reads the output now, the last output marked
+ * END_OF_STREAM with end_cause reset), a frame in progress is dropped, and the next message
+ * starts a new stream (out_bit_offset from 0) and a new sequence count. Where no batch slot is
+ * free now, the end waits for one, before the next message. */
+void channel_reset(struct channel *ch);
+bool channel_reset_apply(struct channel *ch, uint64_t seq);
 bool frame_begin(struct channel *ch, struct in_msg *m, uint32_t want);
 void frame_write(struct channel *ch, const struct in_msg *m, size_t n);
 void frame_complete(struct channel *ch);

@@ -399,6 +399,34 @@ static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 	return true;
 }
 
+void channel_reset(struct channel *ch)
+{
+	ch->have_seq = false; /* the next message's seq starts a new count */
+	ch->gr_msgs = 0;
+	ch->reset_pending = true;
+	if (!ch->msg.active)
+		channel_reset_apply(ch, ch->last_seq);
+}
+
+/* Ends what the sender sent before channel.reset; false when it must wait for a batch slot. */
+bool channel_reset_apply(struct channel *ch, uint64_t seq)
+{
+	if (ep_is_stream(ch->in_ep)) {
+		if (!stream_finish(ch, FECD_END_RESET, seq))
+			return false;
+	} else {
+		if (ch->fr.active)
+			frame_drop(
+			    ch, FECD_FRAME_ERR_TRUNCATED, 0,
+			    "the channel was reset in the middle of a frame (%u of %u symbols)",
+			    ch->fr.have, ch->fr.want);
+		asm_give_up(ch);
+	}
+	ch->reset_pending = false;
+	log_info("channel %s: reset: the next message starts a new stream", ch->cfg.name);
+	return true;
+}
+
 bool consume_stream_or_frames(struct channel *ch, struct in_msg *m)
 {
 	if (!ch->in_ep->slot.asm_framing && asm_sync_held(&ch->as))
@@ -418,6 +446,8 @@ bool ingest_consume(struct channel *ch)
 	struct in_msg *m = &ch->msg;
 
 	if (!m->started) {
+		if (ch->reset_pending && !channel_reset_apply(ch, m->seq))
+			return false;
 		if (!apply_pending(ch, m))
 			return false;
 		m->started = true;

@@ -104,6 +104,7 @@ static void hdr_common(struct channel *ch, const struct batch *b, struct fecd_ou
 	h->channel = ch->cfg.id;
 	h->family = (uint8_t)b->ep->cfg.spec.family;
 	h->code_gen = b->ep->gen;
+	h->instance = ch->instance;
 	h->frame_seq = ch->frame_seq;
 	if (b->ep->gen != ch->pub_gen)
 		h->flags |= FECD_OUT_CODE_CHANGED;

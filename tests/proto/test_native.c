@@ -192,6 +192,26 @@ static void test_out_end_cause(void)
 	CHECK(strcmp(fecd_end_name(FECD_END_GAP), "gap") == 0 && !fecd_end_name(200), "names");
 }
 
+/* instance (bytes 80..87, appended): written and read back; a header of 80 bytes, as senders
+ * wrote before the field, still parses, with instance 0. */
+static void test_out_instance(void)
+{
+	struct fecd_out_hdr h = sample_out(), back;
+	uint8_t buf[FECD_OUT_HDR_LEN];
+
+	h.instance = 0x0123456789abcdefull;
+	fecd_out_hdr_pack(&h, buf);
+	CHECK(buf[6] == 88 && buf[80] == 0xef && buf[87] == 0x01, "instance at 80, little-endian");
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && back.instance == h.instance,
+	      "instance round trip");
+	buf[6] = FECD_OUT_HDR_MIN_LEN;
+	CHECK(out_parse_exact(buf, FECD_OUT_HDR_MIN_LEN, &back) == 0 && back.instance == 0,
+	      "an 80-byte header from before instance: instance 0");
+	buf[6] = FECD_OUT_HDR_MIN_LEN - 1;
+	CHECK(out_parse_exact(buf, FECD_OUT_HDR_MIN_LEN, &back) == -FECD_PROTO_EHDRLEN,
+	      "hdr_len 79 refused");
+}
+
 /* One row of the bad-input table: a mutation of a valid header and the error it must get. */
 struct bad_in {
 	const char *what;
@@ -317,7 +337,7 @@ static void test_out_bad_table(void)
 	    {"type symbols", 5, 1, FECD_MSG_SYMBOLS, 0, FECD_PROTO_ETYPE},
 	    {"hdr_len 79", 6, 2, 79, 0, FECD_PROTO_EHDRLEN},
 	    {"hdr_len 2000", 6, 2, 2000, 0, FECD_PROTO_EHDRLEN},
-	    {"hdr_len past the buffer", 6, 2, 81, 0, FECD_PROTO_ETRUNCATED},
+	    {"hdr_len past the buffer", 6, 2, FECD_OUT_HDR_LEN + 1, 0, FECD_PROTO_ETRUNCATED},
 	    {"family 0", 12, 1, 0, 0, FECD_PROTO_EFAMILY},
 	    {"family 6", 12, 1, 6, 0, FECD_PROTO_EFAMILY},
 	    {"status 3", 13, 1, 3, 0, FECD_PROTO_ESTATUS},
@@ -556,6 +576,7 @@ int main(void)
 	test_in_layout_and_round_trip();
 	test_out_layout_and_round_trip();
 	test_out_end_cause();
+	test_out_instance();
 	test_in_bad_table();
 	test_payload_lengths();
 	test_out_bad_table();
