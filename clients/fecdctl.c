@@ -1,15 +1,18 @@
 /*
  * fecdctl: calls one JSON-RPC method of a running fecd and prints the result.
  *
- *   fecdctl [--socket PATH | --tcp HOST:PORT [--token-file FILE]] [--timeout SECONDS] METHOD
- *           [PARAMS-JSON]
+ *   fecdctl [-c FILE] [--socket PATH | --tcp HOST:PORT [--token-file FILE]] [--timeout SECONDS]
+ *           [--watch SECONDS] METHOD [PARAMS-JSON]
  *
- * The result is printed as indented JSON on stdout (exit 0). A JSON-RPC error is printed as
+ * The result is printed as indented JSON on stdout (exit 0); with --watch the method is called
+ * every SECONDS and each channel's counters printed as rates per second, one line per channel
+ * per call (fecdctl_watch.c), until interrupted or a call fails. A JSON-RPC error is printed as
  * "fecdctl: error CODE: MESSAGE" on stderr (exit 1). Usage errors, PARAMS-JSON that is not a JSON
  * object (checked here before anything is sent), and connection problems exit 2.
- * Without --socket or --tcp the socket is found by the daemon's own rule
- * (daemon/control/ctlpath.c). Over TCP the connection first authenticates with the control token
- * (daemon/control/ctltoken.h): from --token-file, else $FECD_TOKEN_FILE, else the file beside the
+ * Without --socket or --tcp the socket is the one fecd's configuration file names (-c FILE:
+ * control.socket), else found by the daemon's own rule (daemon/control/ctlpath.c). Over TCP the
+ * connection first authenticates with the control token (daemon/control/ctltoken.h): from
+ * --token-file, else -c's control.token_file, else $FECD_TOKEN_FILE, else the file beside the
  * default control socket.
  *
  * Build note: this file needs daemon/control/ctlpath.c and ctltoken.c as extra sources, and that
@@ -25,29 +28,37 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "client_config.h"
 #include "ctlpath.h"
 #include "ctltoken.h"
+#include "fecdctl_watch.h"
 
 #define EXIT_RPC_ERROR 1
 #define EXIT_TROUBLE   2
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fecdctl [--socket PATH | --tcp HOST:PORT [--token-file FILE]]\n"
-	           "               [--timeout SECONDS] METHOD [PARAMS-JSON]\n"
-	           "  calls one JSON-RPC method of fecd and prints the result as JSON\n"
-	           "  --tcp authenticates with the control token: --token-file, else\n"
-	           "        $FECD_TOKEN_FILE, else the file beside the default control socket\n"
-	           "  methods: auth, channel.list, channel.get, channel.create, channel.update,\n"
-	           "           channel.delete, stats.get, backend.info, codes.list, config.get,\n"
-	           "           methods.list\n"
-	           "  example: fecdctl channel.update '{\"id\": 1, \"batch\": {\"jobs\": 32}}'\n"
-	           "  exit: 0 result printed, 1 fecd answered with an error, 2 usage or connection "
-	           "problem\n");
+	fprintf(f,
+	        "usage: fecdctl [-c FILE] [--socket PATH | --tcp HOST:PORT [--token-file FILE]]\n"
+	        "               [--timeout SECONDS] [--watch SECONDS] METHOD [PARAMS-JSON]\n"
+	        "  calls one JSON-RPC method of fecd and prints the result as JSON\n"
+	        "  -c, --config FILE  fecd's configuration file: its control.socket (and, with\n"
+	        "        --tcp, its control.token_file)\n"
+	        "  --watch SECONDS  call the method every SECONDS and print each channel's\n"
+	        "        counters as rates per second (stats.get), until interrupted\n"
+	        "  --tcp authenticates with the control token: --token-file, else\n"
+	        "        $FECD_TOKEN_FILE, else the file beside the default control socket\n"
+	        "  methods: auth, channel.list, channel.get, channel.create, channel.update,\n"
+	        "           channel.delete, channel.reset, stats.get, backend.info, codes.list,\n"
+	        "           config.get, methods.list\n"
+	        "  example: fecdctl channel.update '{\"id\": 1, \"batch\": {\"jobs\": 32}}'\n"
+	        "  exit: 0 result printed, 1 fecd answered with an error, 2 usage or connection "
+	        "problem\n");
 }
 
 static int connect_unix(const char *path)
@@ -296,20 +307,128 @@ static int authenticate(int fd, const char *where, const char *token, int timeou
 	return rc;
 }
 
+/* One call: connect (and authenticate over TCP), send the request, read the answer. Returns 0
+ * with the parsed response in *resp (the caller deletes it) and its result in *result, or
+ * EXIT_RPC_ERROR or EXIT_TROUBLE after printing why. params stay the caller's. */
+static int call(const char *sock, const char *tcp, const char *token, const char *method,
+                const cJSON *params, double timeout_s, cJSON **resp, cJSON **result)
+{
+	const char *why = NULL, *gai = NULL;
+	cJSON *req, *err;
+	char *text, *line;
+	int fd, rc;
+
+	*resp = *result = NULL;
+	fd = tcp ? connect_tcp(tcp, &gai) : connect_unix(sock);
+	if (fd < 0) {
+		fprintf(stderr, "fecdctl: cannot connect to %s: %s (is fecd running? %s)\n",
+		        tcp ? tcp : sock, gai ? gai : strerror(errno),
+		        tcp ? "--tcp takes HOST:PORT" : "--socket PATH names another socket");
+		return EXIT_TROUBLE;
+	}
+	if (tcp && authenticate(fd, tcp, token, (int)(timeout_s * 1000)) != 0) {
+		close(fd);
+		return EXIT_TROUBLE;
+	}
+	req = cJSON_CreateObject();
+	cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(req, "id", 1);
+	cJSON_AddStringToObject(req, "method", method);
+	if (params)
+		cJSON_AddItemReferenceToObject(req, "params", (cJSON *)params);
+	text = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	if (!text || send_all(fd, text, strlen(text)) != 0 || send_all(fd, "\n", 1) != 0) {
+		fprintf(stderr, "fecdctl: sending to %s: %s\n", tcp ? tcp : sock,
+		        text ? strerror(errno) : "out of memory");
+		cJSON_free(text);
+		close(fd);
+		return EXIT_TROUBLE;
+	}
+	cJSON_free(text);
+
+	line = read_line(fd, (int)(timeout_s * 1000), &why);
+	close(fd);
+	if (!line) {
+		fprintf(stderr, "fecdctl: %s: %s\n", tcp ? tcp : sock, why);
+		return EXIT_TROUBLE;
+	}
+	*resp = cJSON_Parse(line);
+	err = cJSON_GetObjectItemCaseSensitive(*resp, "error");
+	*result = cJSON_GetObjectItemCaseSensitive(*resp, "result");
+	if (err) {
+		cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
+		cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
+
+		fprintf(stderr, "fecdctl: error %d: %s\n",
+		        cJSON_IsNumber(code) ? code->valueint : 0,
+		        cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+		rc = EXIT_RPC_ERROR;
+	} else if (!*result) {
+		fprintf(stderr, "fecdctl: not a JSON-RPC response: %.200s\n", line);
+		rc = EXIT_TROUBLE;
+	} else {
+		rc = 0;
+	}
+	free(line);
+	return rc;
+}
+
+/* --watch: calls the method every period, and prints each channel's counters as rates per
+ * second over the last period (fecdctl_watch.c), until interrupted or a call fails. */
+static int watch(const char *sock, const char *tcp, const char *token, const char *method,
+                 const cJSON *params, double timeout_s, double period_s)
+{
+	struct watch_state st = {0};
+	int rc;
+
+	for (;;) {
+		cJSON *resp, *result;
+		struct timespec ts = {(time_t)period_s,
+		                      (long)((period_s - (double)(time_t)period_s) * 1e9)};
+
+		rc = call(sock, tcp, token, method, params, timeout_s, &resp, &result);
+		if (rc == 0)
+			watch_print(&st, result, stdout);
+		cJSON_Delete(resp);
+		if (rc || fflush(stdout))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	watch_free(&st);
+	return rc ? rc : EXIT_TROUBLE;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"socket", required_argument, NULL, 's'},  {"tcp", required_argument, NULL, 't'},
 	    {"timeout", required_argument, NULL, 'T'}, {"token-file", required_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},          {0}};
-	const char *sock = NULL, *tcp = NULL, *why = NULL, *gai = NULL, *method, *token_file = NULL;
-	char path[128], token[CTL_TOKEN_MAX + 1] = "", *line, *text, *end;
-	cJSON *req, *params = NULL, *resp, *err, *result;
-	double timeout_s = 30;
-	int c, fd, rc;
+	    {"help", no_argument, NULL, 'h'},          {"config", required_argument, NULL, 'c'},
+	    {"watch", required_argument, NULL, 'w'},   {0}};
+	static struct client_config cfg; /* -c: its paths outlive the options pointing at them */
+	const char *config = NULL;
+	const char *sock = NULL, *tcp = NULL, *method, *token_file = NULL;
+	char path[128], token[CTL_TOKEN_MAX + 1] = "", *end;
+	cJSON *params = NULL, *resp, *result;
+	double timeout_s = 30, watch_s = 0;
+	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:t:T:k:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:T:k:hc:w:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'w':
+			watch_s = strtod(optarg, &end);
+			if (*end || !(watch_s >= 0.1 && watch_s <= 86400)) {
+				fprintf(stderr,
+				        "fecdctl: --watch: expected seconds in [0.1, 86400], got "
+				        "'%s'\n",
+				        optarg);
+				return EXIT_TROUBLE;
+			}
+			break;
+		case 'c':
+			config = optarg;
+			break;
 		case 's':
 			sock = optarg;
 			break;
@@ -341,6 +460,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fecdctl: give --socket or --tcp, not both\n");
 		return EXIT_TROUBLE;
 	}
+	if (config) {
+		if (client_config_read(config, 1, &cfg, "fecdctl"))
+			return EXIT_TROUBLE;
+		if (!sock && !tcp && cfg.socket[0])
+			sock = cfg.socket;
+		if (tcp && !token_file && cfg.token_file[0])
+			token_file = cfg.token_file;
+	}
 	if (argc - optind < 1 || argc - optind > 2) {
 		usage(stderr);
 		return EXIT_TROUBLE;
@@ -366,59 +493,15 @@ int main(int argc, char **argv)
 		}
 		sock = path;
 	}
-	fd = tcp ? connect_tcp(tcp, &gai) : connect_unix(sock);
-	if (fd < 0) {
-		fprintf(stderr, "fecdctl: cannot connect to %s: %s (is fecd running? %s)\n",
-		        tcp ? tcp : sock, gai ? gai : strerror(errno),
-		        tcp ? "--tcp takes HOST:PORT" : "--socket PATH names another socket");
-		return EXIT_TROUBLE;
-	}
-
-	if (tcp && authenticate(fd, tcp, token, (int)(timeout_s * 1000)) != 0) {
-		close(fd);
-		return EXIT_TROUBLE;
-	}
-	req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, "jsonrpc", "2.0");
-	cJSON_AddNumberToObject(req, "id", 1);
-	cJSON_AddStringToObject(req, "method", method);
-	if (params)
-		cJSON_AddItemToObject(req, "params", params);
-	text = cJSON_PrintUnformatted(req);
-	cJSON_Delete(req);
-	if (!text || send_all(fd, text, strlen(text)) != 0 || send_all(fd, "\n", 1) != 0) {
-		fprintf(stderr, "fecdctl: sending to %s: %s\n", tcp ? tcp : sock,
-		        text ? strerror(errno) : "out of memory");
-		return EXIT_TROUBLE;
-	}
-	cJSON_free(text);
-
-	line = read_line(fd, (int)(timeout_s * 1000), &why);
-	close(fd);
-	if (!line) {
-		fprintf(stderr, "fecdctl: %s: %s\n", tcp ? tcp : sock, why);
-		return EXIT_TROUBLE;
-	}
-	resp = cJSON_Parse(line);
-	err = cJSON_GetObjectItemCaseSensitive(resp, "error");
-	result = cJSON_GetObjectItemCaseSensitive(resp, "result");
-	if (err) {
-		cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
-		cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
-
-		fprintf(stderr, "fecdctl: error %d: %s\n",
-		        cJSON_IsNumber(code) ? code->valueint : 0,
-		        cJSON_IsString(msg) ? msg->valuestring : "(no message)");
-		rc = EXIT_RPC_ERROR;
-	} else if (!result) {
-		fprintf(stderr, "fecdctl: not a JSON-RPC response: %.200s\n", line);
-		rc = EXIT_TROUBLE;
-	} else {
+	if (watch_s > 0)
+		return watch(sock, tcp, token, method, params, timeout_s, watch_s);
+	rc = call(sock, tcp, token, method, params, timeout_s, &resp, &result);
+	if (rc == 0) {
 		print_json(result, 0);
 		putchar('\n');
 		rc = fflush(stdout) == 0 ? 0 : EXIT_TROUBLE;
 	}
 	cJSON_Delete(resp);
-	free(line);
+	cJSON_Delete(params);
 	return rc;
 }

@@ -55,7 +55,7 @@ static void on_signal(int sig)
 static int code_open(struct feed *f, const char *text, struct feed_code *fc)
 {
 	struct fec_decoder *dec;
-	char err[256];
+	char err[1280];
 	int rc;
 
 	memset(fc, 0, sizeof(*fc));
@@ -474,9 +474,12 @@ static bool input_too_short(struct feed *f)
 	return true;
 }
 
+/* How long the feed waits at its end for a peer, when none has connected yet: its linger time. */
+#define FEED_PEER_WAIT_MS 10000
+
 static int open_socket(struct feed *f)
 {
-	int linger = 10000;
+	int linger = FEED_PEER_WAIT_MS;
 
 	f->zctx = zmq_ctx_new();
 	f->zsock = f->zctx ? zmq_socket(f->zctx, f->o.sock_type) : NULL;
@@ -492,12 +495,51 @@ static int open_socket(struct feed *f)
 	if (client_curve_setup(f->zsock, f->o.curve_secret, f->o.curve_server, f->o.bind,
 	                       "fecd-feed"))
 		return -1;
+	/* Told when a peer completes its handshake: messages sent with none are only queued, and
+	 * lost when the feed exits (peer_seen). */
+	if (zmq_socket_monitor(f->zsock, "inproc://fecd-feed-monitor",
+	                       ZMQ_EVENT_HANDSHAKE_SUCCEEDED) == 0) {
+		f->zmon = zmq_socket(f->zctx, ZMQ_PAIR);
+		if (f->zmon && zmq_connect(f->zmon, "inproc://fecd-feed-monitor")) {
+			zmq_close(f->zmon);
+			f->zmon = NULL;
+		}
+	}
 	if ((f->o.bind ? zmq_bind : zmq_connect)(f->zsock, f->o.endpoint)) {
 		fprintf(stderr, "fecd-feed: %s %s: %s\n", f->o.bind ? "bind" : "connect",
 		        f->o.endpoint, zmq_strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/* Whether a peer has completed a handshake, waiting at most wait_ms for one. True where the
+ * monitor could not be set up (nothing known: no warning). */
+static bool peer_seen(struct feed *f, int wait_ms)
+{
+	uint64_t until = now_ns() + (uint64_t)wait_ms * 1000000u;
+
+	if (!f->zmon)
+		return true;
+	while (!f->peer_seen) {
+		int64_t left = (int64_t)(until - now_ns()) / 1000000;
+		zmq_pollitem_t pi = {.socket = f->zmon, .events = ZMQ_POLLIN};
+		zmq_msg_t ev;
+
+		if (left < 0 || zmq_poll(&pi, 1, (long)left) <= 0)
+			break;
+		/* An event is two parts: the event number and value, then the endpoint. */
+		zmq_msg_init(&ev);
+		if (zmq_msg_recv(&ev, f->zmon, 0) >= 0 && zmq_msg_size(&ev) >= 2) {
+			const uint8_t *d = zmq_msg_data(&ev);
+			if ((d[0] | d[1] << 8) == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+				f->peer_seen = true;
+		}
+		while (zmq_msg_more(&ev) && zmq_msg_recv(&ev, f->zmon, 0) >= 0)
+			;
+		zmq_msg_close(&ev);
+	}
+	return f->peer_seen;
 }
 
 static int alloc_buffers(struct feed *f)
@@ -630,6 +672,15 @@ int main(int argc, char **argv)
 	       f.oversize_sent, f.skipped, f.junk_sent, secs,
 	       secs > 0 ? (double)f.syms / secs : 0.0, feed_stop ? " (interrupted)" : "");
 	fflush(stdout);
+	/* What was sent is queued until a peer takes it: with none after the linger time, it is
+	 * lost, and the feed did not deliver what it says it sent. */
+	if (!rc && !feed_stop && f.msgs && !peer_seen(&f, FEED_PEER_WAIT_MS)) {
+		fprintf(stderr,
+		        "fecd-feed: no peer connected to %s within %d s: the %" PRIu64
+		        " messages were not delivered (is fecd running, with this endpoint?)\n",
+		        f.o.endpoint, FEED_PEER_WAIT_MS / 1000, f.msgs);
+		rc = 1;
+	}
 	if (f.stamps && fclose(f.stamps)) {
 		fprintf(stderr, "fecd-feed: %s: %s\n", f.o.stamps, strerror(errno));
 		rc = 1;
@@ -642,6 +693,8 @@ out_sock:
 		}
 		zmq_close(f.zsock);
 	}
+	if (f.zmon)
+		zmq_close(f.zmon);
 	if (f.zctx)
 		zmq_ctx_term(f.zctx);
 	free(f.bits);

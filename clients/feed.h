@@ -68,6 +68,8 @@ struct feed {
 	struct feed_opts o;
 	struct feed_code code;
 	void *zctx, *zsock;
+	void *zmon;     /* the socket's monitor: whether a peer ever completed a handshake */
+	bool peer_seen; /* one did */
 	struct info_source src;
 	struct frame_table frames;
 	struct fec_prng noise;

@@ -153,7 +153,7 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 	    .format = FECD_FMT_S8_LLR,
 	};
 	client_opts_defaults(&o->common, CLIENT_SENDER);
-	while ((c = getopt_long(argc, argv, "h", feed_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLIENT_OPTS_SHORT, feed_longopts, NULL)) != -1) {
 		char *arg = optarg, *colon;
 		double d;
 
@@ -296,6 +296,8 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		fprintf(stderr, "fecd-feed: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (client_opts_finish(&o->common, o->channel, "fecd-feed"))
+		return -1;
 	if (!o->bits_set && !o->input)
 		o->bits = 1000000;
 	if (!delay_set && o->sock_type == ZMQ_PUB)

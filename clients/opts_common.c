@@ -7,6 +7,7 @@
 
 #include <zmq.h>
 
+#include "client_config.h"
 #include "opts_common.h"
 
 void client_opts_defaults(struct client_opts *c, enum client_role role)
@@ -52,17 +53,27 @@ enum client_opt_result client_opts_handle(struct client_opts *c, int opt, const 
 	switch (opt) {
 	case CLIENT_OPT_ENDPOINT:
 		c->endpoint = arg;
+		c->endpoint_set = true;
 		break;
 	case CLIENT_OPT_SOCKET:
 		c->sock_type = socket_type(c->role, arg);
 		if (c->sock_type < 0)
 			return CLIENT_OPT_BAD_VALUE;
+		c->socket_set = true;
 		break;
 	case CLIENT_OPT_BIND:
 		c->bind = true;
+		c->bind_set = true;
 		break;
 	case CLIENT_OPT_CONNECT:
 		c->bind = false;
+		c->bind_set = true;
+		break;
+	case 'c':
+		c->config = arg;
+		break;
+	case CLIENT_OPT_CODES_DIR:
+		c->codes_dir = arg;
 		break;
 	case CLIENT_OPT_HWM:
 		if (parse_u64_arg(arg, &v) || v > INT32_MAX)
@@ -123,6 +134,13 @@ enum client_opt_result client_opts_handle(struct client_opts *c, int opt, const 
 static const struct {
 	const char *sender, *receiver;
 } usage_lines[] = {
+    {"  -c, --config FILE    fecd's configuration file: the input endpoint of --channel's\n"
+     "                       channel (socket kind and side to match), and its codes_dir\n",
+     "  -c, --config FILE    fecd's configuration file: the output endpoint of --channel's\n"
+     "                       channel (socket kind and side to match), and its codes_dir\n"},
+    {"  --codes-dir DIR      where code files are read (over -c's codes_dir; default\n"
+     "                       $FECD_CODES_DIR, else /usr/share/fecd/codes)\n",
+     NULL},
     {"  --endpoint EP        ZMQ endpoint (default tcp://127.0.0.1:5550)\n",
      "  --endpoint EP        ZMQ endpoint (default tcp://127.0.0.1:5551)\n"},
     {"  --socket push|pub    socket type (default push); --bind or --connect (default)\n",
@@ -141,7 +159,8 @@ static const struct {
      "  --seed N | --input FILE   the feed's information bits (default seed 1)\n"},
     {"  --frame-bits B|MIN:MAX[:STEP]  frame codes: information bits per frame, fixed or\n"
      "                       seeded lengths MIN + STEP * j up to MAX (default 1024)\n",
-     "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default 1024, or --code's)\n"},
+     "  --frame-bits B|MIN:MAX[:STEP]  the feed's frame lengths (default: --code's, else the\n"
+     "                       first frame's length, from its header)\n"},
     {"  --split K            frame codes: messages per frame (default 1)\n",
      "  --split K, --seq-start N  the feed's messages per frame and first seq (1, 0)\n"},
     {"  --seq-start N        first sequence number (default 0)\n", ""},
@@ -170,6 +189,39 @@ void client_opts_usage(FILE *f, enum client_role role)
 			text = usage_lines[i].receiver;
 		fputs(text, f);
 	}
+}
+
+int client_opts_finish(struct client_opts *c, uint32_t channel, const char *who)
+{
+	/* Static: the endpoint the options point at must outlive this call. */
+	static struct client_config cfg;
+	const struct client_config_side *side;
+	bool tx = c->role == CLIENT_SENDER;
+
+	if (c->config) {
+		if (client_config_read(c->config, channel, &cfg, who))
+			return -1;
+		side = tx ? &cfg.in : &cfg.out;
+		if (!c->endpoint_set) {
+			if (!cfg.have_channel) {
+				fprintf(stderr,
+				        "%s: %s has no channel %u (--channel, or --endpoint)\n",
+				        who, c->config, channel);
+				return -1;
+			}
+			c->endpoint = side->endpoint;
+		}
+		if (!c->socket_set)
+			c->sock_type =
+			    side->pubsub ? (tx ? ZMQ_PUB : ZMQ_SUB) : (tx ? ZMQ_PUSH : ZMQ_PULL);
+		if (!c->bind_set)
+			c->bind = !side->fecd_binds;
+		if (!c->codes_dir && cfg.codes_dir[0])
+			c->codes_dir = cfg.codes_dir;
+	}
+	if (c->codes_dir)
+		fec_codes_dir_set(c->codes_dir);
+	return 0;
 }
 
 int client_opts_code_frames(struct client_opts *c, const struct fec_info *info, const char *who)

@@ -38,7 +38,10 @@ enum client_role { CLIENT_SENDER, CLIENT_RECEIVER };
 	uint64_t seq_start;                      /* --seq-start */                                 \
 	uint64_t bit_start;                      /* --bit-start: streams' first information bit */ \
 	const char *stamps;                      /* --stamps */                                    \
-	uint64_t replay;                         /* --replay: period in bits; 0: none */
+	uint64_t replay;                         /* --replay: period in bits; 0: none */           \
+	const char *config;                      /* -c, --config: fecd's configuration file */     \
+	const char *codes_dir;                   /* --codes-dir */                                 \
+	bool endpoint_set, socket_set, bind_set; /* given on the command line, over -c's */
 
 struct client_opts {
 	CLIENT_OPTS_FIELDS
@@ -72,6 +75,7 @@ enum {
 	CLIENT_OPT_STAMPS,
 	CLIENT_OPT_REPLAY,
 	CLIENT_OPT_HELP,
+	CLIENT_OPT_CODES_DIR,
 	CLIENT_OPT_OWN, /* first value free for a client's own options */
 };
 
@@ -93,6 +97,8 @@ enum {
 	    {"bit-start", required_argument, 0, CLIENT_OPT_BITSTART},                              \
 	    {"stamps", required_argument, 0, CLIENT_OPT_STAMPS},                                   \
 	    {"replay", required_argument, 0, CLIENT_OPT_REPLAY},                                   \
+	    {"codes-dir", required_argument, 0, CLIENT_OPT_CODES_DIR},                             \
+	    {"config", required_argument, 0, 'c'},                                                 \
 	{                                                                                          \
 		"help", no_argument, 0, CLIENT_OPT_HELP                                            \
 	}
@@ -110,6 +116,15 @@ enum client_opt_result {
 	CLIENT_OPT_HELP_ASKED, /* --help or -h: the client prints its usage and stops */
 };
 enum client_opt_result client_opts_handle(struct client_opts *c, int opt, const char *arg);
+
+/* The getopt_long short options of both clients: -h, -c FILE. */
+#define CLIENT_OPTS_SHORT "hc:"
+
+/* After the command line: -c's file (the codes folder, and channel's endpoint, socket kind and
+ * side where the command line did not give them) and --codes-dir, which wins over the file's;
+ * either is the codes folder the client's codes are built from (fec_codes_dir_set). Returns 0, or
+ * -1 after printing why. */
+int client_opts_finish(struct client_opts *c, uint32_t channel, const char *who);
 
 /* The usage lines of the shared options, worded for the role. */
 void client_opts_usage(FILE *f, enum client_role role);

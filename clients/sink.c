@@ -10,7 +10,9 @@
  *     (for GNU Radio raw input, which has no sequence numbers). Frame i holds the bits the feed's
  *     frame schedule (--frame-bits B or MIN:MAX[:STEP], same seed) gives it.
  *   - Streams: the daemon numbers a stream's bits from 0 (out_bit_offset) and starts again at 0
- *     when a stream restarts: after an END_OF_STREAM, and when a code switch ends a stream. The
+ *     when a stream restarts: after an END_OF_STREAM, the sender's own or one fecd made where a
+ *     code change takes effect, at a hole in a SUB input or at a close (the header's end_cause
+ *     says which; --until-eos counts only the sender's). The
  *     sink keeps `base`, the information bits of all earlier streams, and maps a bit to
  *     base + out_bit_offset. A new stream begins with the first stream message after one flagged
  *     END_OF_STREAM, or with a message at out_bit_offset 0 once the current stream has bits (a
@@ -102,6 +104,26 @@ static bool stream_restarts(const struct sink *s, const struct fecd_out_hdr *h)
 	return s->stream_ended || (h->out_bit_offset == 0 && s->cur_has_bits);
 }
 
+/* Frames without --frame-bits or a --code that fixes their length: the first frame's header
+ * gives the length (the feed sends frames of one length unless told otherwise), said once.
+ * Returns 0, or -1 out of memory. */
+static int frame_len_from_header(struct sink *s, const struct fecd_out_hdr *h)
+{
+	if (s->o.sched_set || s->have_code || s->hdr_frame_bits || !h->payload_bits)
+		return 0;
+	s->hdr_frame_bits = h->payload_bits;
+	s->o.sched = (struct frame_sched){
+	    .min_bits = h->payload_bits, .max_bits = h->payload_bits, .step = 1};
+	frame_table_free(&s->frames);
+	if (frame_table_init(&s->frames, &s->o.sched, s->o.seed))
+		return -1;
+	fprintf(stderr,
+	        "fecd-sink: frames of %" PRIu32 " bits, as the first frame's header says "
+	        "(--frame-bits or --code to say otherwise)\n",
+	        h->payload_bits);
+	return 0;
+}
+
 /* Where a stream message's bits sit in the information bits (the rule at the top). */
 static uint64_t stream_position(struct sink *s, const struct fecd_out_hdr *h)
 {
@@ -142,10 +164,50 @@ static bool beyond_window(struct sink *s, uint64_t base, uint64_t first, uint64_
 	return true;
 }
 
+/* Stream output from before this sink's data: until a stream message starts where the sink
+ * expects (out_bit_offset --bit-start, 0 by default), stream messages belong to an earlier run
+ * on the channel (the tail of a stream a reset or a close ended, held until a consumer came), and
+ * are counted as stale instead of being placed among the sink's bits. */
+static bool stale_stream(struct sink *s, const struct fecd_out_hdr *h)
+{
+	if (s->stream_begun || !(h->flags & FECD_OUT_STREAM))
+		return false;
+	if (h->out_bit_offset == s->o.bit_start) {
+		s->stream_begun = true;
+		return false;
+	}
+	/* A place no run reaches is the sender's word, not data: out of window (verify). */
+	if (h->out_bit_offset > s->o.bit_start &&
+	    h->out_bit_offset - s->o.bit_start > (s->o.window ? s->o.window : SINK_WINDOW_BITS))
+		return false;
+	if (s->stale++ < 10)
+		fprintf(stderr,
+		        "fecd-sink: message %" PRIu64 " continues an earlier stream (bit %" PRIu64
+		        "%s%s) before this sink's starts at bit %" PRIu64 ": not checked\n",
+		        s->msgs, h->out_bit_offset,
+		        h->flags & FECD_OUT_END_OF_STREAM ? ", its end: " : "",
+		        h->flags & FECD_OUT_END_OF_STREAM
+		            ? fecd_end_name(h->end_cause) ? fecd_end_name(h->end_cause) : "unknown"
+		            : "",
+		        s->o.bit_start);
+	return true;
+}
+
 static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *rx)
 {
-	uint64_t errors = 0;
+	uint64_t errors = 0, checked = h->payload_bits;
 
+	if (s->o.instance && h->instance && h->instance != s->o.instance) {
+		if (s->stale++ < 10)
+			fprintf(stderr,
+			        "fecd-sink: message %" PRIu64
+			        " comes from channel instance %016" PRIx64 ", not %016" PRIx64
+			        " (--instance): stale, not checked\n",
+			        s->msgs, h->instance, s->o.instance);
+		return 0;
+	}
+	if (stale_stream(s, h))
+		return 0;
 	if (reserve_bits(s, h->payload_bits)) {
 		fprintf(stderr, "fecd-sink: out of memory\n");
 		return -1;
@@ -159,6 +221,8 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 		s->code_changed++;
 	if (h->flags & FECD_OUT_END_OF_STREAM)
 		s->eos_seen++;
+	if (fecd_out_sender_ended(h))
+		s->sender_ends++;
 
 	if (h->flags & FECD_OUT_STREAM) {
 		uint64_t base = s->base + (stream_restarts(s, h) ? s->cur_end : 0);
@@ -201,20 +265,36 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 		if (beyond_window(s, 0, idx, s->frame_msgs,
 		                  s->o.window ? s->o.window : SINK_WINDOW_FRAMES, "frame"))
 			return 0;
-		if (frame_table_get(&s->frames, idx, &first, &nbits)) {
+		if (frame_len_from_header(s, h) ||
+		    frame_table_get(&s->frames, idx, &first, &nbits)) {
 			fprintf(stderr, "fecd-sink: out of memory\n");
 			return -1;
 		}
-		errors = nbits == h->payload_bits
-		             ? compare_bits(s, first, rx, nbits)
-		             : (nbits > h->payload_bits ? nbits : h->payload_bits);
+		if (nbits == h->payload_bits) {
+			errors = compare_bits(s, first, rx, nbits);
+		} else {
+			/* A frame of the wrong length: every bit of the longer of the two is wrong,
+			 * and counts as checked, so that the rate stays a rate. */
+			checked = nbits > h->payload_bits ? nbits : h->payload_bits;
+			errors = checked;
+			if (s->frame_len_errors++ < 10)
+				fprintf(stderr,
+				        "fecd-sink: frame %" PRIu64 " has %" PRIu32
+				        " bits where the feed sent %" PRIu32 "\n",
+				        idx, h->payload_bits, nbits);
+		}
 		track_add(&s->frame_track, idx, idx + 1);
 		s->frame_msgs++;
 	}
-	s->bits += h->payload_bits;
+	s->bits += checked;
 	s->bit_errors += errors;
-	if (errors || h->status != FECD_STATUS_DECODED)
+	if (errors || h->status != FECD_STATUS_DECODED) {
 		s->msg_errors++;
+		if (errors)
+			s->errors_wrong++;
+		else
+			s->errors_status++;
+	}
 	return 0;
 }
 
@@ -287,7 +367,7 @@ static int on_message(struct sink *s, zmq_msg_t *parts, int nparts, uint64_t rx_
 static bool done(const struct sink *s)
 {
 	if (s->o.until_eos)
-		return s->eos_seen >= s->o.until_eos;
+		return s->sender_ends >= s->o.until_eos;
 	if (s->o.expect_bits && s->bits_track.next >= s->o.expect_bits)
 		return true;
 	if (s->o.expect_frames && s->frame_track.next >= s->o.expect_frames)

@@ -27,6 +27,8 @@ struct sink_opts {
 	int timeout_ms, deadline_ms;
 	uint64_t expect_bits, expect_frames, until_eos, window;
 	int64_t max_msg_bytes;
+	uint32_t channel;  /* with -c: the channel whose output endpoint to take */
+	uint64_t instance; /* --instance: the channel's (channel.get); 0: any */
 	double max_ber, max_fer;
 };
 
@@ -43,7 +45,14 @@ struct sink {
 	struct track bits_track, frame_track;
 	/* counts */
 	uint64_t msgs, stream_msgs, frame_msgs, bits, bit_errors, msg_errors, malformed, eos_seen;
-	uint64_t out_of_window; /* messages placed beyond the window: reported, not checked */
+	uint64_t sender_ends; /* END_OF_STREAMs the sender said (end_cause) */
+	uint64_t errors_wrong,
+	    errors_status;         /* msg_errors: with bits wrong; bits right, status not */
+	uint32_t hdr_frame_bits;   /* frame length from the first frame's header, or 0 */
+	uint64_t frame_len_errors; /* frames of another length than the feed's */
+	bool stream_begun;         /* a stream message at --bit-start has come */
+	uint64_t stale;            /* stream messages of an earlier run, not checked */
+	uint64_t out_of_window;    /* messages placed beyond the window: reported, not checked */
 	uint64_t status[3], status_other, code_changed, restarts;
 	uint32_t gens[SINK_MAX_GENS];
 	unsigned ngens;

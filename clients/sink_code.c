@@ -18,7 +18,7 @@ int sink_code_open(struct sink *s)
 {
 	struct fec_decoder *dec = NULL;
 	struct fec_spec spec;
-	char err[256];
+	char err[1280];
 	int rc;
 
 	if (!s->o.code)

@@ -4,6 +4,7 @@
  * make a plain `fecd-sink` the receiving end of a plain `fecd-feed` through a daemon on its
  * default endpoints.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +20,16 @@ static void usage(FILE *f)
 	    "  --pdu                messages are GNU Radio PDUs, not native fecd messages\n"
 	    "  --frame-index seq|count   frame index from in_seq (default) or frame_seq\n"
 	    "  --expect-bits N | --expect-frames N   stop when delivered, fail when not\n"
-	    "  --until-eos[=N]      stop after the Nth END_OF_STREAM (default 1)\n"
+	    "  --until-eos[=N]      stop after the sender's Nth END_OF_STREAM (default 1); the\n"
+	    "                       ends fecd makes (code changes, gaps) are followed, not "
+	    "counted\n"
 	    "  --timeout MS         stop after this much silence (default 5000)\n"
 	    "  --deadline MS        stop after this long in all (default: none)\n"
 	    "  --max-ber X          highest bit error rate that passes (default 0)\n"
 	    "  --max-fer X          highest frame/message error rate that passes (default: any)\n"
+	    "                       a frame (stream: message) error is one with a wrong bit, or\n"
+	    "                       with status not_converged or erased even where its bits are "
+	    "right\n"
 	    "  --allow-loss, --allow-reorder   do not fail on lost / duplicate / reordered data\n"
 	    "  --latency-log FILE   with --stamps: each sample as a line \"SENT_S RECEIVED_S SEQ\n"
 	    "                       LATENCY_MS\" (times from the first send), to see when it grew\n"
@@ -31,6 +37,11 @@ static void usage(FILE *f)
 	    "  --window N           a message may place itself at most N units past those that\n"
 	    "                       arrived (default 2^32 bits, 2^20 frames); beyond: an error\n"
 	    "  --max-msg-bytes N    largest message part accepted (default 64 MiB)\n"
+	    "  --channel N          with -c: the channel whose output to read (default 1)\n"
+	    "  --instance HEX       the channel's instance (fecdctl channel.get): output of "
+	    "another\n"
+	    "                       (an earlier channel's, on the same endpoint) is stale, "
+	    "unchecked\n"
 	    "Soft values (part 3, fecd's output.soft) are checked wherever they come: their\n"
 	    "count against the decoded bits, and each bit LLR's sign against its decoded bit.\n",
 	    f);
@@ -53,6 +64,8 @@ enum {
 	OPT_JSON,
 	OPT_WINDOW,
 	OPT_MAXMSG,
+	OPT_CHANNEL,
+	OPT_INSTANCE,
 };
 
 static const struct option sink_longopts[] = {
@@ -72,6 +85,8 @@ static const struct option sink_longopts[] = {
     {"json", 0, 0, OPT_JSON},
     {"window", 1, 0, OPT_WINDOW},
     {"max-msg-bytes", 1, 0, OPT_MAXMSG},
+    {"channel", 1, 0, OPT_CHANNEL},
+    {"instance", 1, 0, OPT_INSTANCE},
     {0, 0, 0, 0},
 };
 
@@ -93,10 +108,11 @@ int sink_parse_args(int argc, char **argv, struct sink_opts *o)
 
 	*o = (struct sink_opts){
 	    .timeout_ms = 5000,
+	    .channel = 1,
 	    .max_msg_bytes = SINK_MAX_MSG_BYTES,
 	};
 	client_opts_defaults(&o->common, CLIENT_RECEIVER);
-	while ((c = getopt_long(argc, argv, "h", sink_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLIENT_OPTS_SHORT, sink_longopts, NULL)) != -1) {
 		const char *arg = optarg;
 
 		switch (client_opts_handle(&o->common, c, arg)) {
@@ -167,6 +183,19 @@ int sink_parse_args(int argc, char **argv, struct sink_opts *o)
 			if (parse_u64_arg(arg, &o->window) || !o->window)
 				goto bad;
 			break;
+		case OPT_CHANNEL:
+			if (parse_u64_arg(arg, &v) || v > UINT32_MAX)
+				goto bad;
+			o->channel = (uint32_t)v;
+			break;
+		case OPT_INSTANCE: {
+			char *end;
+			errno = 0;
+			o->instance = strtoull(arg, &end, 16);
+			if (errno || end == arg || *end || !o->instance)
+				goto bad;
+			break;
+		}
 		case OPT_MAXMSG:
 			if (parse_u64_arg(arg, &v) || !v || v > INT64_MAX)
 				goto bad;
@@ -185,6 +214,8 @@ int sink_parse_args(int argc, char **argv, struct sink_opts *o)
 		fprintf(stderr, "fecd-sink: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (client_opts_finish(&o->common, o->channel, "fecd-sink"))
+		return -1;
 	if (o->replay && o->input) {
 		fprintf(stderr, "fecd-sink: --replay checks seeded bits, not --input\n");
 		return -1;

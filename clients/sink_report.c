@@ -104,10 +104,12 @@ bool sink_report(struct sink *s)
 	double secs = s->t_last > s->t_first ? (double)(s->t_last - s->t_first) * 1e-9 : 0.0;
 	struct verdict v = {0};
 	char gens[SINK_MAX_GENS * 11 + 1] = "";
-	char buf[96];
+	char buf[128];
 
 	if (!s->msgs)
 		fail(&v, "no message received");
+	else if (!outs && s->stale)
+		fail(&v, "every message stale: none of this sink's checked");
 	if (ber > s->o.max_ber || (s->o.max_ber == 0.0 && s->bit_errors)) {
 		snprintf(buf, sizeof(buf), "BER %.3g above %.3g", ber, s->o.max_ber);
 		fail(&v, buf);
@@ -120,8 +122,13 @@ bool sink_report(struct sink *s)
 		fail(&v, "expected bits not reached");
 	if (s->o.expect_frames && s->frame_track.next < s->o.expect_frames)
 		fail(&v, "expected frames not reached");
-	if (s->o.until_eos && s->eos_seen < s->o.until_eos)
-		fail(&v, "END_OF_STREAM not seen");
+	if (s->o.until_eos && s->sender_ends < s->o.until_eos) {
+		snprintf(buf, sizeof(buf),
+		         "the sender's END_OF_STREAM not seen (%" PRIu64 " of %" PRIu64 "; %" PRIu64
+		         " stream ends fecd made)",
+		         s->sender_ends, s->o.until_eos, s->eos_seen - s->sender_ends);
+		fail(&v, buf);
+	}
 	if (!s->o.allow_loss && (lost_bits || lost_frames))
 		fail(&v, "data lost");
 	if (!s->o.allow_reorder && (dups || ooo))
@@ -144,11 +151,13 @@ bool sink_report(struct sink *s)
 		printf("{\"pass\":%s,\"why\":\"%s\",\"messages\":%" PRIu64
 		       ",\"stream_msgs\":%" PRIu64 ",\"frames\":%" PRIu64 ",\"bits\":%" PRIu64
 		       ",\"bit_errors\":%" PRIu64 ",\"ber\":%.6g,\"frame_errors\":%" PRIu64
-		       ",\"fer\":%.6g,\"bits_delivered\":%" PRIu64 ",\"lost_bits\":%" PRIu64
-		       ",\"lost_frames\":%" PRIu64 ",\"duplicates\":%" PRIu64
-		       ",\"out_of_order\":%" PRIu64 ",\"malformed\":%" PRIu64
-		       ",\"out_of_window\":%" PRIu64 ",\"restarts\":%" PRIu64
-		       ",\"end_of_stream\":%" PRIu64 ",\"status\":{"
+		       ",\"fer\":%.6g,\"frame_errors_wrong_bits\":%" PRIu64
+		       ",\"frame_errors_status_only\":%" PRIu64 ",\"bits_delivered\":%" PRIu64
+		       ",\"lost_bits\":%" PRIu64 ",\"lost_frames\":%" PRIu64
+		       ",\"duplicates\":%" PRIu64 ",\"out_of_order\":%" PRIu64
+		       ",\"malformed\":%" PRIu64 ",\"out_of_window\":%" PRIu64 ",\"stale\":%" PRIu64
+		       ",\"restarts\":%" PRIu64 ",\"end_of_stream\":%" PRIu64
+		       ",\"sender_end\":%" PRIu64 ",\"status\":{"
 		       "\"decoded\":%" PRIu64 ",\"not_converged\":%" PRIu64 ",\"erased\":%" PRIu64
 		       ",\"other\":%" PRIu64 "},\"code_gens\":[%s],\"code_changed\":%" PRIu64
 		       ",\"soft\":{\"messages\":%" PRIu64 ",\"values\":%" PRIu64
@@ -156,21 +165,30 @@ bool sink_report(struct sink *s)
 		       "},\"latency_ms\":{\"samples\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
 		       "\"max\":%.3f},\"seconds\":%.3f,\"bits_per_s\":%.0f}\n",
 		       v.len ? "false" : "true", v.why, s->msgs, s->stream_msgs, s->frame_msgs,
-		       s->bits, s->bit_errors, ber, s->msg_errors, fer, s->bits_track.delivered,
-		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
-		       s->restarts, s->eos_seen, s->status[0], s->status[1], s->status[2],
-		       s->status_other, gens, s->code_changed, s->soft_msgs, s->soft_values,
-		       s->soft_zero, s->soft_size_errors, s->soft_sign_errors, s->lat.n, p50, p90,
-		       p99, pmax, secs, secs > 0 ? (double)s->bits / secs : 0.0);
+		       s->bits, s->bit_errors, ber, s->msg_errors, fer, s->errors_wrong,
+		       s->errors_status, s->bits_track.delivered, lost_bits, lost_frames, dups, ooo,
+		       s->malformed, s->out_of_window, s->stale, s->restarts, s->eos_seen,
+		       s->sender_ends, s->status[0], s->status[1], s->status[2], s->status_other,
+		       gens, s->code_changed, s->soft_msgs, s->soft_values, s->soft_zero,
+		       s->soft_size_errors, s->soft_sign_errors, s->lat.n, p50, p90, p99, pmax,
+		       secs, secs > 0 ? (double)s->bits / secs : 0.0);
 	} else {
 		printf("fecd-sink: messages=%" PRIu64 " frames=%" PRIu64 " bits=%" PRIu64
 		       " bit_errors=%" PRIu64 " ber=%.3g frame_errors=%" PRIu64 " fer=%.3g\n",
 		       s->msgs, s->frame_msgs, s->bits, s->bit_errors, ber, s->msg_errors, fer);
+		if (s->stale)
+			printf("  stale=%" PRIu64
+			       " (an earlier run's stream output, not checked)\n",
+			       s->stale);
+		if (s->msg_errors)
+			printf("  frame_errors: %" PRIu64 " with bits wrong, %" PRIu64
+			       " with every bit right but not decoded (not_converged, erased)\n",
+			       s->errors_wrong, s->errors_status);
 		printf("  lost_bits=%" PRIu64 " lost_frames=%" PRIu64 " duplicates=%" PRIu64
 		       " out_of_order=%" PRIu64 " malformed=%" PRIu64 " out_of_window=%" PRIu64
-		       " restarts=%" PRIu64 " end_of_stream=%" PRIu64 "\n",
+		       " restarts=%" PRIu64 " end_of_stream=%" PRIu64 " sender_end=%" PRIu64 "\n",
 		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
-		       s->restarts, s->eos_seen);
+		       s->restarts, s->eos_seen, s->sender_ends);
 		printf("  status decoded=%" PRIu64 " not_converged=%" PRIu64 " erased=%" PRIu64
 		       " code_gens=%s code_changed=%" PRIu64 "\n",
 		       s->status[0], s->status[1], s->status[2], gens, s->code_changed);

@@ -9,6 +9,8 @@
  * same parser that reads command lines, so presets and user input can never disagree about what a
  * parameter means.
  */
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +202,66 @@ int fec_preset_apply(const char *name, struct fec_spec *spec)
 		return ret;
 	*spec = tmp;
 	return 0;
+}
+
+/* Edit distance with swaps of neighbours (optimal string alignment), without case; names longer
+ * than NAME_CMP_MAX count as far. */
+#define NAME_CMP_MAX 64
+static unsigned name_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned d[NAME_CMP_MAX + 1][NAME_CMP_MAX + 1];
+
+	if (la > NAME_CMP_MAX || lb > NAME_CMP_MAX)
+		return UINT32_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cost =
+			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			unsigned v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *fec_code_name_nearest(const char *name)
+{
+	const char *best = NULL;
+	unsigned best_d = UINT32_MAX, limit;
+
+	if (!name || !*name)
+		return NULL;
+	limit = (unsigned)(strlen(name) / 3);
+	if (limit < 1)
+		limit = 1;
+	for (unsigned i = 0; i < fec_preset_count(); i++) {
+		unsigned d = name_distance(name, fec_preset_at(i)->name);
+		if (d < best_d) {
+			best_d = d;
+			best = fec_preset_at(i)->name;
+		}
+	}
+	for (unsigned i = 0; i < fec_family_count(); i++) {
+		unsigned d = name_distance(name, fec_family_at(i)->name);
+		if (d < best_d) {
+			best_d = d;
+			best = fec_family_at(i)->name;
+		}
+	}
+	return best_d <= limit ? best : NULL;
 }
 
 const struct fec_preset *fec__preset_for_code(const struct fec_spec *spec, unsigned *matches)

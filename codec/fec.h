@@ -418,6 +418,10 @@ struct fec_preset {
 unsigned fec_preset_count(void);
 const struct fec_preset *fec_preset_at(unsigned i);
 int fec_preset_apply(const char *name, struct fec_spec *spec);
+/* The preset or family name nearest to a misspelt one (fewest single-character insertions,
+ * deletions, substitutions or swaps of neighbours, letters compared without case), for "did you
+ * mean": NULL when the nearest is more than a third of the name's length away (at least 1). */
+const char *fec_code_name_nearest(const char *name);
 
 bool fec_spec_equal(const struct fec_spec *a, const struct fec_spec *b);
 /* True when two specs describe the same code (same trellis, outputs and puncturing), so a stream

@@ -354,18 +354,29 @@ int fec__apply_params(const struct fec_family_ops *ops, struct fec_spec *spec, c
 	return 0;
 }
 
+/* Appends word to buf (used bytes so far) whole, or "..." once where it does not fit: a list
+ * is never cut in the middle of a name. */
+static size_t list_add(char *buf, size_t len, size_t used, const char *sep, const char *word)
+{
+	size_t need = strlen(sep) + strlen(word);
+
+	if (used + need + 4 < len)
+		return used + (size_t)snprintf(buf + used, len - used, "%s%s", sep, word);
+	if (used + 4 < len && (used < 3 || strcmp(buf + used - 3, "...") != 0))
+		used += (size_t)snprintf(buf + used, len - used, "...");
+	return used;
+}
+
 static void list_codes(char *buf, size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (unsigned i = 0; i < fec_preset_count() && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-		                         fec_preset_at(i)->name);
-	if (used < len)
-		used += (size_t)snprintf(buf + used, len - used, "; families:");
-	for (unsigned i = 0; i < fec_family_count() && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, " %s", fec_family_at(i)->name);
+	for (unsigned i = 0; i < fec_preset_count(); i++)
+		used = list_add(buf, len, used, i ? ", " : "", fec_preset_at(i)->name);
+	used = list_add(buf, len, used, "", "; families:");
+	for (unsigned i = 0; i < fec_family_count(); i++)
+		used = list_add(buf, len, used, " ", fec_family_at(i)->name);
 }
 
 int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size_t errlen)
@@ -373,7 +384,7 @@ int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size
 	const struct fec_family_ops *ops;
 	const struct fec_preset *preset;
 	struct fec_spec spec;
-	char buf[TEXT_MAX], list[400], *name, *rest;
+	char buf[TEXT_MAX], list[1024], *name, *rest;
 	int ret;
 
 	if (!text || !out)
@@ -398,10 +409,14 @@ int fec_spec_from_string(const char *text, struct fec_spec *out, char *err, size
 	} else {
 		ops = fec_family_by_name(name);
 		if (!ops) {
+			const char *near = fec_code_name_nearest(name);
+
 			list_codes(list, sizeof(list));
-			return fec__err(err, errlen, FEC_EFAMILY,
-			                "unknown code '%s': expected a preset or a family (%s)",
-			                name, list);
+			return fec__err(
+			    err, errlen, FEC_EFAMILY,
+			    "unknown code '%s'%s%s%s: expected a preset or a family (%s)", name,
+			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+			    list);
 		}
 		memset(&spec, 0, sizeof(spec));
 		spec.family = ops->family;

@@ -215,12 +215,18 @@ int fecd_channel_update(struct fecd *d, uint32_t id, const struct chan_config *c
 			struct epoch *ep, uint64_t at_seq, char *err, size_t errlen);
 /* Stops reading, decodes and publishes what was accepted, then closes the channel. */
 int fecd_channel_delete(struct fecd *d, uint32_t id, char *err, size_t errlen);
+/* The sender starts again (channel_reset, datapath/channel.h): the stream in progress ends and is
+ * published, the next message starts a new one from bit 0. */
+int fecd_channel_reset(struct fecd *d, uint32_t id, char *err, size_t errlen);
 
 struct channel *fecd_channel_find(struct fecd *d, uint32_t id);
 struct channel *fecd_channel_find_name(struct fecd *d, const char *name);
 /* Iteration in creation order: first with prev == NULL; NULL at the end. */
 struct channel *fecd_channel_next(struct fecd *d, struct channel *prev);
 const struct chan_config *channel_config(const struct channel *ch);
+/* The channel's instance (the output header's instance): random and nonzero, drawn at creation,
+ * so that a consumer can tell this channel's output from an earlier one's on the same endpoint. */
+uint64_t channel_instance(const struct channel *ch);
 void channel_get_stats(const struct channel *ch, struct chan_stats *out);
 
 /* The running configuration (global part and channels as they are now). */

@@ -333,6 +333,23 @@ int fecd_channel_delete(struct fecd *d, uint32_t id, char *err, size_t errlen)
 	return 0;
 }
 
+static void reset_here(void *arg)
+{
+	channel_reset(arg);
+}
+
+int fecd_channel_reset(struct fecd *d, uint32_t id, char *err, size_t errlen)
+{
+	struct channel *ch = fecd_channel_find(d, id);
+
+	if (!ch) {
+		snprintf(err, errlen, "no channel with id %u", id);
+		return -ENOENT;
+	}
+	loop_call(ch->dl, reset_here, ch);
+	return 0;
+}
+
 /* On the channel's loop thread, as it frees the channel. */
 void fecd_channel_closed(struct fecd *d, struct channel *ch)
 {

@@ -101,6 +101,23 @@ enum fecd_status {
 #define FECD_OUT_CODE_CHANGED 0x0008u  /* first message decoded with a new code generation */
 #define FECD_OUT_FLAGS_KNOWN 0x000fu
 
+/* Why a stream ended: the output header's end_cause, set with FECD_OUT_END_OF_STREAM (append-only;
+ * PROTOCOL.md 3.3). Only SENDER is the end a receiver waits for; the others are ends fecd made,
+ * after which the sender's data goes on in a new stream. */
+#define FECD_END_MAP(X)                                                                            \
+	X(UNSAID, 0, "unsaid")           /* no END_OF_STREAM here, or a fecd older than the field */ \
+	X(SENDER, 1, "sender")           /* the sender's END_OF_STREAM */                            \
+	X(CODE_CHANGE, 2, "code_change") /* a channel.update that changes the code took effect */    \
+	X(GAP, 3, "gap")                 /* a hole in a SUB input too large to bridge */             \
+	X(CLOSED, 4, "closed")           /* the channel was deleted, or fecd stopped */              \
+	X(RESET, 5, "reset")             /* channel.reset: the sender starts again */
+
+enum fecd_end_cause {
+#define X(name, val, str) FECD_END_##name = val,
+	FECD_END_MAP(X)
+#undef X
+};
+
 /* Input header: part 1 of a native input message; part 2 is the payload. On the wire (PROTOCOL.md
  * has the byte table) it starts with FECD_MAGIC, and one reserved zero byte follows format. */
 #define FECD_IN_HDR_LEN 32u
@@ -118,9 +135,12 @@ struct fecd_in_hdr {
 
 /* Output header: part 1 of a native decoded message; part 2 the packed bits, part 3 soft values.
  * On the wire it starts with FECD_MAGIC; the fields below follow in order, each naturally aligned
- * (PROTOCOL.md 3.1 has the offsets), with 3 reserved zero bytes at the end: 80 bytes. work,
- * soft_per_unit and soft_kind took bytes that were reserved (zero) before them. */
-#define FECD_OUT_HDR_LEN 80u
+ * (PROTOCOL.md 3.1 has the offsets), with 2 reserved zero bytes before instance: 88 bytes. work,
+ * soft_per_unit, soft_kind and end_cause took bytes that were reserved (zero) before them;
+ * instance was appended (senders before it wrote 80 bytes, which receivers still take, reading
+ * instance 0). */
+#define FECD_OUT_HDR_LEN     88u
+#define FECD_OUT_HDR_MIN_LEN 80u
 struct fecd_out_hdr {
 	uint8_t version;
 	uint8_t type;            /* FECD_MSG_DECODED */
@@ -142,6 +162,8 @@ struct fecd_out_hdr {
 	uint16_t soft_per_unit;  /* part 3's values per decoded unit: 1 per bit, q per q-ary symbol */
 	float metric;            /* family metric: Viterbi best path metric, else 0 */
 	uint8_t soft_kind;       /* enum fecd_soft_kind of part 3; FECD_SOFT_NONE without it */
+	uint8_t end_cause;       /* enum fecd_end_cause with FECD_OUT_END_OF_STREAM; else 0 */
+	uint64_t instance;       /* the channel's instance: random, nonzero, new at each creation */
 };
 
 /* Errors returned (negated) by the parsers; one table gives the enum and the messages. */
@@ -182,6 +204,10 @@ const char *fecd_status_name(int status);
 int fecd_status_from_name(const char *name);
 const char *fecd_soft_name(int soft_kind);
 int fecd_soft_from_name(const char *name);
+const char *fecd_end_name(int end_cause);
+/* True for the output that ends a stream because its sender said END_OF_STREAM (not for an end
+ * fecd made at a code change, a gap or a close, nor for one that does not say why). */
+bool fecd_out_sender_ended(const struct fecd_out_hdr *h);
 
 /* Bytes that nsyms symbols of a format occupy (4-bit: rounded up), 0 for an unknown format;
  * SIZE_MAX when the product would overflow. The vector format's symbols are q values each:

@@ -49,11 +49,14 @@ enum {
 	OUT_OFF_SOFT_PER_UNIT = 70,
 	OUT_OFF_METRIC = 72,
 	OUT_OFF_SOFT_KIND = 76,
-	OUT_OFF_RESERVED = 77, /* 3 bytes */
+	OUT_OFF_END_CAUSE = 77,
+	OUT_OFF_RESERVED = 78, /* 2 bytes */
+	OUT_OFF_INSTANCE = 80,
 };
 
 _Static_assert(IN_OFF_FRAME_LEN + 4 == FECD_IN_HDR_LEN, "input header layout");
-_Static_assert(OUT_OFF_RESERVED + 3 == FECD_OUT_HDR_LEN, "output header layout");
+_Static_assert(OUT_OFF_RESERVED + 2 == FECD_OUT_HDR_MIN_LEN, "output header layout");
+_Static_assert(OUT_OFF_INSTANCE + 8 == FECD_OUT_HDR_LEN, "output header layout");
 _Static_assert(FECD_IN_HDR_LEN <= FECD_HDR_MAX_LEN && FECD_OUT_HDR_LEN <= FECD_HDR_MAX_LEN,
                "header maximum");
 
@@ -159,6 +162,22 @@ const char *fecd_soft_name(int soft_kind)
 int fecd_soft_from_name(const char *name)
 {
 	return value_of(soft_names, NAMES_LEN(soft_names), name);
+}
+
+static const struct name_entry end_names[] = {
+#define X(name, val, str) {val, str},
+    FECD_END_MAP(X)
+#undef X
+};
+
+const char *fecd_end_name(int end_cause)
+{
+	return name_of(end_names, NAMES_LEN(end_names), end_cause);
+}
+
+bool fecd_out_sender_ended(const struct fecd_out_hdr *h)
+{
+	return (h->flags & FECD_OUT_END_OF_STREAM) && h->end_cause == FECD_END_SENDER;
 }
 
 static unsigned format_bits(int fmt)
@@ -313,6 +332,8 @@ void fecd_out_hdr_pack(const struct fecd_out_hdr *h, uint8_t buf[FECD_OUT_HDR_LE
 	fecd__put_le16(buf + OUT_OFF_SOFT_PER_UNIT, h->soft_per_unit);
 	fecd__put_le32(buf + OUT_OFF_METRIC, fecd__f32_bits(h->metric));
 	buf[OUT_OFF_SOFT_KIND] = h->soft_kind;
+	buf[OUT_OFF_END_CAUSE] = h->end_cause;
+	fecd__put_le64(buf + OUT_OFF_INSTANCE, h->instance);
 }
 
 /* The soft layout rules of PROTOCOL.md 3.2; h's layout is normalised first (a sender from before
@@ -344,7 +365,7 @@ int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
 {
 	const uint8_t *p = buf;
 	struct fecd_out_hdr h;
-	int err = common_hdr_check(p, len, FECD_OUT_HDR_LEN, FECD_MSG_DECODED);
+	int err = common_hdr_check(p, len, FECD_OUT_HDR_MIN_LEN, FECD_MSG_DECODED);
 
 	if (err)
 		return err;
@@ -368,6 +389,9 @@ int fecd_out_hdr_parse(const void *buf, size_t len, struct fecd_out_hdr *out)
 	h.soft_per_unit = fecd__get_le16(p + OUT_OFF_SOFT_PER_UNIT);
 	h.metric = fecd__f32_from_bits(fecd__get_le32(p + OUT_OFF_METRIC));
 	h.soft_kind = p[OUT_OFF_SOFT_KIND];
+	h.end_cause = p[OUT_OFF_END_CAUSE];
+	/* A sender from before instance wrote 80 bytes: instance 0, "not said". */
+	h.instance = h.hdr_len >= FECD_OUT_HDR_LEN ? fecd__get_le64(p + OUT_OFF_INSTANCE) : 0;
 
 	if (!fecd_family_name(h.family))
 		return -FECD_PROTO_EFAMILY;

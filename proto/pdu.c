@@ -19,13 +19,14 @@
 #include "pmt_int.h"
 
 enum pdu_kind {
-	KIND_UINT,   /* an unsigned header field, sent as uint64 */
-	KIND_STATUS, /* status, sent as its name (symbol) */
-	KIND_FAMILY, /* family, sent as its name (symbol) */
-	KIND_METRIC, /* metric, sent as double */
-	KIND_PACKED, /* bool: #t when the vector is packed MSB first, #f for one bit per byte */
-	KIND_FLAG,   /* bool: the output flag in only_if */
-	KIND_WORK,   /* work, sent as uint64 only beyond 65535 (where iterations saturates) */
+	KIND_UINT,     /* an unsigned header field, sent as uint64 */
+	KIND_STATUS,   /* status, sent as its name (symbol) */
+	KIND_FAMILY,   /* family, sent as its name (symbol) */
+	KIND_METRIC,   /* metric, sent as double */
+	KIND_PACKED,   /* bool: #t when the vector is packed MSB first, #f for one bit per byte */
+	KIND_FLAG,     /* bool: the output flag in only_if */
+	KIND_WORK,     /* work, sent as uint64 only beyond 65535 (where iterations saturates) */
+	KIND_INSTANCE, /* instance, sent as uint64 where it is set (not 0) */
 };
 
 struct pdu_key {
@@ -57,6 +58,8 @@ static const struct pdu_key pdu_keys[] = {
     {"end_of_stream", KIND_FLAG, 0, 0, FECD_OUT_END_OF_STREAM, false},
     {"code_changed", KIND_FLAG, 0, 0, FECD_OUT_CODE_CHANGED, false},
     {"work", KIND_WORK, 0, 0, 0, false},
+    {"end_cause", UINT_FIELD(end_cause), FECD_OUT_END_OF_STREAM, false},
+    {"instance", KIND_INSTANCE, 0, 0, 0, false},
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -67,6 +70,8 @@ static uint64_t field_get(const struct fecd_out_hdr *h, const struct pdu_key *k)
 	const uint8_t *f = (const uint8_t *)h + k->off;
 
 	switch (k->width) {
+	case 1:
+		return *f;
 	case 2: {
 		uint16_t v;
 		memcpy(&v, f, 2);
@@ -93,6 +98,9 @@ static int field_set(struct fecd_out_hdr *h, const struct pdu_key *k, uint64_t v
 	if (k->width < 8 && v >> (8 * k->width))
 		return -FECD_PROTO_EPMT;
 	switch (k->width) {
+	case 1:
+		*f = (uint8_t)v;
+		break;
 	case 2: {
 		uint16_t x = (uint16_t)v;
 		memcpy(f, &x, 2);
@@ -147,6 +155,7 @@ size_t fecd_pdu_max_len(uint32_t payload_bits, bool unpacked)
 		switch (k->kind) {
 		case KIND_UINT:
 		case KIND_WORK:
+		case KIND_INSTANCE:
 			n += FECD_PMT_UINT64_SIZE;
 			break;
 		case KIND_STATUS:
@@ -194,6 +203,9 @@ static void put_value(struct fecd__pmt_writer *w, const struct pdu_key *k,
 	case KIND_WORK:
 		fecd__pmt_put_uint64(w, h->work);
 		break;
+	case KIND_INSTANCE:
+		fecd__pmt_put_uint64(w, h->instance);
+		break;
 	}
 }
 
@@ -216,6 +228,8 @@ long fecd_pdu_write(const struct fecd_out_hdr *h, const uint8_t *packed_bits, bo
 			continue;
 		/* iterations says it all unless work went past its 16 bits: PDUs stay as they were */
 		if (k->kind == KIND_WORK && h->work <= UINT16_MAX)
+			continue;
+		if (k->kind == KIND_INSTANCE && !h->instance)
 			continue;
 		fecd__pmt_put_tag(&w, FECD_PMT_DICT);
 		fecd__pmt_put_tag(&w, FECD_PMT_PAIR);
@@ -361,6 +375,8 @@ static int read_value(const uint8_t *p, size_t len, size_t *pos, const struct pd
 			return -FECD_PROTO_EPMT;
 		st->h->work = (uint32_t)u;
 		return 0;
+	case KIND_INSTANCE:
+		return read_uint(p, len, pos, &st->h->instance);
 	}
 	return -FECD_PROTO_EPMT;
 }

@@ -51,14 +51,21 @@ static void list_families(char *buf, size_t len)
 		                      fec_family_at(i)->name);
 }
 
+/* Every preset's name, quoted; a name that does not fit is never cut (the buffers hold them
+ * all: 1024 bytes for about 45 names). */
 static void list_presets(char *buf, size_t len)
 {
 	size_t o = 0;
 
 	buf[0] = '\0';
-	for (unsigned i = 0; i < fec_preset_count() && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s\"%s\"", i ? ", " : "",
-		                      fec_preset_at(i)->name);
+	for (unsigned i = 0; i < fec_preset_count(); i++) {
+		const char *name = fec_preset_at(i)->name;
+		if (o + strlen(name) + 8 >= len) {
+			snprintf(buf + o, len - o, ", ...");
+			return;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "%s\"%s\"", i ? ", " : "", name);
+	}
 }
 
 static bool preset_known(const char *name)
@@ -291,7 +298,7 @@ static int code_start(const cJSON *obj, const struct fec_spec *base, struct fec_
 	const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
 	const cJSON *family = cJSON_GetObjectItemCaseSensitive(obj, "family");
 	const struct fec_family_ops *fam = NULL;
-	char what[300], p[PATH_LEN];
+	char what[1024], p[PATH_LEN];
 
 	if (family) {
 		snprintf(p, sizeof(p), "%s.family", path);
@@ -320,9 +327,20 @@ static int code_start(const cJSON *obj, const struct fec_spec *base, struct fec_
 				         why);
 				return -EINVAL;
 			}
-			list_presets(what + 7, sizeof(what) - 7);
-			memcpy(what, "one of ", 7);
-			return fail(err, errlen, p, what, preset);
+			const char *near = cJSON_IsString(preset)
+			                       ? fec_code_name_nearest(preset->valuestring)
+			                       : NULL;
+			char got[96];
+
+			if (!near || !preset_known(near))
+				near = NULL;
+			json_describe(preset, got, sizeof(got));
+			list_presets(what, sizeof(what));
+			/* The suggestion before the list, so that a short buffer keeps it. */
+			snprintf(err, errlen, "%s: unknown preset %s%s%s%s; expected one of %s", p,
+			         got, near ? " (did you mean \"" : "", near ? near : "",
+			         near ? "\"?)" : "", what);
+			return -EINVAL;
 		}
 		if (fam && fam->family != spec->family) {
 			snprintf(err, errlen, "%s.family: preset \"%s\" is a %s code, not %s", path,

@@ -13,6 +13,7 @@
  *                  "batch": {"jobs": 64, "deadline_ms": 20, "inflight": 2}}]}
  * Without "channels" the file gets the default channel; "channels": [] means none.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,31 @@ static void text_position(const char *text, const char *pos, char *buf, size_t l
 	snprintf(buf, len, "line %u, column %u", line, col);
 }
 
+void config_json_found(const char *pos, const char *end, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (pos >= end) {
+		snprintf(buf, len, "the end of the text");
+	} else if (*pos == '"') {
+		n = 1;
+		while (n < 17 && pos + n < end && pos[n] != '"' && pos[n] != '\n')
+			n++;
+		bool closed = pos + n < end && pos[n] == '"';
+		snprintf(buf, len, "'%.*s%s", (int)n, pos, closed ? "\"'" : "...'");
+	} else if (isalnum((unsigned char)*pos) || *pos == '-' || *pos == '_') {
+		while (n < 16 && pos + n < end &&
+		       (isalnum((unsigned char)pos[n]) || pos[n] == '-' || pos[n] == '_' ||
+		        pos[n] == '.'))
+			n++;
+		snprintf(buf, len, "'%.*s'", (int)n, pos);
+	} else if (isprint((unsigned char)*pos)) {
+		snprintf(buf, len, "'%c'", *pos);
+	} else {
+		snprintf(buf, len, "byte 0x%02x", (unsigned char)*pos);
+	}
+}
+
 int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, char *err,
                       size_t errlen)
 {
@@ -327,9 +353,12 @@ int fecd_config_parse(const char *text, size_t len, struct fecd_config *cfg, cha
 
 	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
 	if (!root) {
-		text_position(text, end && end >= text && end <= text + len ? end : text + len,
-		              where, sizeof(where));
-		snprintf(err, errlen, "invalid JSON at %s", where);
+		const char *stop = end && end >= text && end <= text + len ? end : text + len;
+		char found[48];
+
+		text_position(text, stop, where, sizeof(where));
+		config_json_found(stop, text + len, found, sizeof(found));
+		snprintf(err, errlen, "invalid JSON at %s: found %s", where, found);
 		return -EINVAL;
 	}
 	while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))

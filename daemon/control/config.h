@@ -44,6 +44,10 @@ void reload_free(struct reload *r);
 /* The default control-socket path (ctlpath.h). config_default_socket_why gives the rule that
  * chose path when path is that default (for the log), else NULL. */
 void config_default_socket(char *buf, size_t len);
+/* What JSON text that does not parse has where the parser stopped (pos, within [pos, end)):
+ * "the end of the text", a character ("','"), a word or a string cut to 16 characters, or a byte
+ * in hex; for messages such as "invalid JSON at line 3, column 14: found '}'". */
+void config_json_found(const char *pos, const char *end, char *buf, size_t len);
 const char *config_default_socket_why(const char *path);
 
 #endif

@@ -320,10 +320,13 @@ static void handle_line(struct client *cl, const char *text, size_t n)
 	req = cJSON_ParseWithLengthOpts(text, n, &end, false);
 	if (!req) {
 		code = RPC_EPARSE;
-		if (end && end >= text && end <= text + n)
-			snprintf(msg, sizeof(msg), "invalid JSON at offset %zu",
-			         (size_t)(end - text));
-		else
+		if (end && end >= text && end <= text + n) {
+			char found[48];
+
+			config_json_found(end, text + n, found, sizeof(found));
+			snprintf(msg, sizeof(msg), "invalid JSON at offset %zu: found %s",
+			         (size_t)(end - text), found);
+		} else
 			snprintf(msg, sizeof(msg), "invalid JSON");
 		goto out_reply;
 	}

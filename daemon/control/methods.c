@@ -16,6 +16,8 @@
  * to finish wins and the other gets -32001.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,7 +149,7 @@ static cJSON *channel_summary(const struct channel *ch)
 	const struct chan_config *cc = channel_config(ch);
 	const struct fec_family_ops *fam = fec_family_by_id(cc->spec.family);
 	struct chan_stats st;
-	char desc[160] = "";
+	char desc[160] = "", inst[24];
 	cJSON *o = cJSON_CreateObject();
 
 	channel_get_stats(ch, &st);
@@ -156,6 +158,8 @@ static cJSON *channel_summary(const struct channel *ch)
 	cJSON_AddNumberToObject(o, "id", cc->id);
 	cJSON_AddStringToObject(o, "name", cc->name);
 	cJSON_AddNumberToObject(o, "code_gen", st.code_gen);
+	snprintf(inst, sizeof(inst), "%016" PRIx64, channel_instance(ch));
+	cJSON_AddStringToObject(o, "instance", inst);
 	cJSON_AddStringToObject(o, "description", desc);
 	cJSON_AddNumberToObject(o, "rate", fec_spec_rate(&cc->spec));
 	cJSON_AddStringToObject(o, "input", cc->in.endpoint);
@@ -413,6 +417,29 @@ static int m_channel_delete(struct fecd *d, const cJSON *params, cJSON **result,
 	return 0;
 }
 
+static int m_channel_reset(struct fecd *d, const cJSON *params, cJSON **result, char *msg,
+                           size_t len)
+{
+	struct channel *ch;
+	char err[512];
+	uint32_t id;
+	int ret = select_channel(d, params, &ch, msg, len);
+
+	if (ret)
+		return ret;
+	id = channel_config(ch)->id;
+	ret = fecd_channel_reset(d, id, err, sizeof(err));
+	if (ret) {
+		snprintf(msg, len, "channel.reset failed: %s", err);
+		return RPC_EFAILED;
+	}
+	*result = cJSON_CreateObject();
+	cJSON_AddNumberToObject(*result, "id", id);
+	cJSON_AddStringToObject(*result, "name", channel_config(ch)->name);
+	cJSON_AddTrueToObject(*result, "reset");
+	return 0;
+}
+
 #define STATS_FIELDS(X)                                                                            \
 	X(msgs_in)                                                                                 \
 	X(symbols_in)                                                                              \
@@ -577,6 +604,9 @@ static const struct method methods[] = {
      .build = &update_build},
     {"channel.delete", m_channel_delete, select_keys, "{id or name}",
      "stops reading, publishes what was accepted, closes the channel"},
+    {"channel.reset", m_channel_reset, select_keys, "{id or name}",
+     "the sender starts again: the stream in progress ends (its tail published now, marked "
+     "end_cause reset), the next message starts a new stream from bit 0 and a new seq count"},
     {"stats.get", m_stats_get, select_keys, "{id or name} or nothing",
      "counters, throughput and latency percentiles of one channel, or of all"},
     {"backend.info", m_backend_info, no_keys, "{}", "the decoder backend and build facts"},

@@ -218,6 +218,7 @@ struct batch *batch_filling(struct channel *ch, struct epoch *ep, bool stream)
 	b->stream = stream;
 	b->stream_start = false;
 	b->end_of_stream = false;
+	b->end_cause = FECD_END_UNSAID;
 	b->count = 0;
 	b->next = NULL;
 	b->pub_started = false;
@@ -319,12 +320,14 @@ void batcher_submit_ready(struct channel *ch)
 		publish_run(ch);
 }
 
-bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t seq)
+bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t seq,
+                    enum fecd_end_cause cause)
 {
 	struct batch *b = ch->filling;
 
 	if (b && b->count > 0 && b->stream == stream && !(ch->fr.active && ch->fr.b == b)) {
 		b->end_of_stream = true;
+		b->end_cause = (uint8_t)cause;
 		batch_close(ch, b);
 		return true;
 	}
@@ -332,6 +335,7 @@ bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t 
 	if (!b)
 		return false;
 	b->end_of_stream = true;
+	b->end_cause = (uint8_t)cause;
 	b->eos_meta =
 	    (struct job_meta){.in_first = ch->abs_next, .in_seq = seq, .accept_ns = now_ns()};
 	batch_close(ch, b);
@@ -466,6 +470,7 @@ static bool cut_job(struct channel *ch, uint32_t own, uint32_t tail, bool end, u
 	b->count++;
 	if (end) {
 		b->end_of_stream = true;
+		b->end_cause = sb->end_cause;
 		batch_close(ch, b);
 	} else {
 		batch_job_added(ch, b);
@@ -556,12 +561,14 @@ static void stream_pad_last_unit(struct channel *ch, const struct epoch *ep)
 	sb->pad_trim = ep->info->unit_bits - bits;
 }
 
-bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
+bool stream_finish(struct channel *ch, enum fecd_end_cause cause, uint64_t seq)
 {
 	struct stream_buf *sb = &ch->sb;
 
 	if (!sb->open)
-		return eos ? batch_mark_eos(ch, ch->in_ep, true, seq) : true;
+		return cause == FECD_END_SENDER ? batch_mark_eos(ch, ch->in_ep, true, seq, cause)
+		                                : true;
+	sb->end_cause = (uint8_t)cause;
 	if (!stream_cut(ch))
 		return false;
 	const struct epoch *ep = ch->cut_ep;
@@ -587,7 +594,7 @@ bool stream_finish(struct channel *ch, bool eos, uint64_t seq)
 		if (!cut_job(ch, (uint32_t)own, (uint32_t)(rest < room ? rest : room), true,
 		             sb->pad_syms, sb->pad_trim))
 			return false;
-	} else if (!batch_mark_eos(ch, ch->cut_ep, true, seq)) {
+	} else if (!batch_mark_eos(ch, ch->cut_ep, true, seq, cause)) {
 		return false;
 	}
 	if (avail > own) {

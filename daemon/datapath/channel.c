@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -18,10 +19,14 @@
 #include "log.h"
 #include "loops.h"
 #include "offload.h"
+#include "port_owner.h"
 #include "service.h"
 
 #define BIND_RETRY_MS     20
 #define BIND_RETRY_MAX_MS 10000
+/* How long a channel waits for another fecd, still draining after SIGTERM, to let go of its port:
+ * fecd.service's TimeoutStopSec, after which systemd ends the old one. */
+#define BIND_WAIT_DRAIN_MS 30000
 #define BATCH_BYTES_MAX   (1ull << 30)
 
 uint64_t now_ns(void)
@@ -417,9 +422,45 @@ int channel_attach(struct channel *ch, void *sock, const struct endpoint_config 
 		         ch->cfg.name, what, ec->endpoint);
 		return 0;
 	}
+	if (ec->bind && rc == EADDRINUSE) {
+		char comm[32];
+		long pid = port_owner(ec->endpoint, comm, sizeof(comm));
+
+		if (pid > 0 && pid != (long)getpid() && strcmp(comm, "fecd") == 0) {
+			/* Another fecd still draining (fecd started again right after a SIGTERM):
+			 * bind when it exits. */
+			ch->bind_wait |= sock == ch->in_sock ? 1u : 2u;
+			ch->bind_give_up_ns = now_ns() + (uint64_t)BIND_WAIT_DRAIN_MS * 1000000u;
+			uv_timer_start(&ch->bind_timer, on_bind_retry, BIND_RETRY_MS,
+			               BIND_RETRY_MS);
+			log_notice("channel %s: %s endpoint %s is held by fecd (pid %ld), still "
+			           "draining; binding when it lets go (at most %d s)",
+			           ch->cfg.name, what, ec->endpoint, pid,
+			           BIND_WAIT_DRAIN_MS / 1000);
+			return 0;
+		}
+		if (pid > 0)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			         " (held by process %ld, %s)", pid, comm);
+		else if (strncmp(ec->endpoint, "tcp://", 6) == 0)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			         " (by a process this user cannot see)");
+	}
 	snprintf(err, errlen, "%s.endpoint: cannot %s %s: %s", what, ec->bind ? "bind" : "connect",
 	         ec->endpoint, why);
 	return -rc;
+}
+
+/* A channel's instance: 64 random bits, never 0 (which headers from before the field read as).
+ * getrandom without GRND_NONBLOCK waits only before the kernel's pool is first seeded; if it
+ * fails, the clock and the address of a fresh variable stand in (distinct, if not secret). */
+static uint64_t instance_draw(void)
+{
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		v = now_ns() ^ ((uint64_t)(uintptr_t)&v << 16);
+	return v ? v : 1;
 }
 
 /* ---- Closing */
@@ -517,7 +558,7 @@ void channel_close_pump(struct channel *ch)
 	if (ch->state != CHAN_CLOSING || ch->msg.active)
 		return;
 	if (!ch->flushed) {
-		if (ch->sb.open && !stream_finish(ch, false, ch->last_seq))
+		if (ch->sb.open && !stream_finish(ch, FECD_END_CLOSED, ch->last_seq))
 			return; /* waits for a batch slot */
 		if (ch->fr.active)
 			frame_drop(ch, FECD_FRAME_ERR_TRUNCATED, 0,
@@ -608,6 +649,7 @@ int channel_create(struct fecd *d, struct data_loop *dl, uv_loop_t *loop,
 	ch->cfg = *cc;
 	ch->gen = 1;
 	ch->pub_gen = 1;
+	ch->instance = instance_draw();
 	ch->state = CHAN_RUNNING;
 	pthread_mutex_init(&ch->done_lock, NULL);
 	stats_init(&ch->stats, now_ns());
@@ -731,6 +773,11 @@ out_put:
 const struct chan_config *channel_config(const struct channel *ch)
 {
 	return &ch->cfg;
+}
+
+uint64_t channel_instance(const struct channel *ch)
+{
+	return ch->instance;
 }
 
 struct stats_call {

@@ -80,6 +80,7 @@ struct batch {
 	bool stream;              /* one output message for all jobs */
 	bool stream_start;        /* the first job starts a stream: decoded-bit offsets restart */
 	bool end_of_stream;       /* the output ends the stream (or the sender's frames) */
+	uint8_t end_cause;        /* with end_of_stream: why (enum fecd_end_cause) */
 	struct job_meta eos_meta; /* a job-less end-of-stream marker's position */
 	struct backend_task task;
 	uint64_t submit_ns, done_ns; /* on the backend: submitted, decoded (its thread sets it) */
@@ -156,6 +157,7 @@ struct stream_buf {
 	bool open;        /* a stream has begun and not ended */
 	size_t keep_head; /* history kept before the cursor: the largest head any epoch needs */
 	uint32_t pad_syms, pad_trim; /* the stream's end: erasures filling its last unit */
+	uint8_t end_cause;           /* the stream's end: why it ends (enum fecd_end_cause) */
 	uint64_t last_in_ns; /* when its last message arrived (the idle flush counts from it) */
 };
 
@@ -207,6 +209,8 @@ struct channel {
 	bool in_blocked; /* waiting for a free batch slot */
 	bool in_stopped; /* closing: read no more */
 	bool have_seq;
+	bool reset_pending; /* channel.reset: end the stream before the next message */
+	uint64_t instance;  /* channel_instance (fecd.h): set at creation, never changed */
 	uint64_t last_seq;
 	uint64_t gr_msgs;  /* GNU Radio input: messages so far, used as seq */
 	uint64_t abs_next; /* channel index of the next accepted symbol */
@@ -290,6 +294,13 @@ void frame_drop(struct channel *ch, enum fecd_frame_error reason, uint64_t extra
 /* Shared with consume_asm.c: putting pending updates in force (false: wait for a slot), frame
  * assembly in the job slot, and the conversion of a message's symbols [first, first + n). */
 bool apply_pending(struct channel *ch, struct in_msg *m);
+/* channel.reset on the channel's loop: the sender starts again. The stream in progress ends
+ * (its tail decoded and published now, to whoever reads the output now, the last output marked
+ * END_OF_STREAM with end_cause reset), a frame in progress is dropped, and the next message
+ * starts a new stream (out_bit_offset from 0) and a new sequence count. Where no batch slot is
+ * free now, the end waits for one, before the next message. */
+void channel_reset(struct channel *ch);
+bool channel_reset_apply(struct channel *ch, uint64_t seq);
 bool frame_begin(struct channel *ch, struct in_msg *m, uint32_t want);
 void frame_write(struct channel *ch, const struct in_msg *m, size_t n);
 void frame_complete(struct channel *ch);
@@ -318,7 +329,8 @@ void batch_release(struct channel *ch, struct batch *b);
 void batcher_submit_ready(struct channel *ch);
 /* Marks the end of the sender's stream on the open batch, or in a job-less batch. False when no
  * slot is free. */
-bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t seq);
+bool batch_mark_eos(struct channel *ch, struct epoch *ep, bool stream, uint64_t seq,
+                    enum fecd_end_cause cause);
 /* Arms the batch deadline where a batch or a stream block waits, and the idle flush where a
  * stream holds symbols only for the last block's traceback (input.idle_flush_ms). */
 void batcher_arm_deadline(struct channel *ch);
@@ -327,9 +339,10 @@ void batcher_flush_due(struct channel *ch);
 void stream_begin(struct channel *ch);
 size_t stream_room(struct channel *ch); /* free symbols at the buffer's end (after compaction) */
 bool stream_cut(struct channel *ch);    /* cuts every block whose tail is here; false: no slot */
-/* Ends the stream: everything left is cut, the last job flagged STREAM_END; with eos the output
- * says END_OF_STREAM even when no stream was open. False when it must wait for a slot. */
-bool stream_finish(struct channel *ch, bool eos, uint64_t seq);
+/* Ends the stream for cause (enum fecd_end_cause, in the last output's header): everything left
+ * is cut, the last job flagged STREAM_END; for FECD_END_SENDER the output says END_OF_STREAM even
+ * when no stream was open. False when it must wait for a slot. */
+bool stream_finish(struct channel *ch, enum fecd_end_cause cause, uint64_t seq);
 /* Same code, new geometry: blocks starting at or after at_abs are cut with ep. */
 void stream_queue_epoch(struct channel *ch, struct epoch *ep, uint64_t at_abs);
 

@@ -97,7 +97,7 @@ bool apply_pending(struct channel *ch, struct in_msg *m)
 		if (ep_is_stream(old) && ch->sb.open) {
 			if (ep_is_stream(ep) && fec_spec_same_code(&old->cfg.spec, &ep->cfg.spec))
 				stream_queue_epoch(ch, ep, ch->sb.end + ep->info->head_syms);
-			else if (!stream_finish(ch, false, m->seq))
+			else if (!stream_finish(ch, FECD_END_CODE_CHANGE, m->seq))
 				return false;
 		} else if (!ep_is_stream(old) && ch->fr.active) {
 			if (!(m->flags & FECD_IN_FRAME_START) || ch->cfg.in_proto != IN_NATIVE)
@@ -218,7 +218,8 @@ static bool consume_stream(struct channel *ch, struct in_msg *m)
 		/* A hole too large to bridge (below): what follows is not adjacent to what came
 		 * before, so the stream ends here and a new one starts with this message (an
 		 * empty END_OF_STREAM message ends it anyway). */
-		if (!m->gap_syms && m->nsyms && sb->open && !stream_finish(ch, false, m->seq))
+		if (!m->gap_syms && m->nsyms && sb->open &&
+		    !stream_finish(ch, FECD_END_GAP, m->seq))
 			return false;
 		m->gap = false;
 	}
@@ -398,6 +399,34 @@ static bool consume_raw_frames(struct channel *ch, struct in_msg *m)
 	return true;
 }
 
+void channel_reset(struct channel *ch)
+{
+	ch->have_seq = false; /* the next message's seq starts a new count */
+	ch->gr_msgs = 0;
+	ch->reset_pending = true;
+	if (!ch->msg.active)
+		channel_reset_apply(ch, ch->last_seq);
+}
+
+/* Ends what the sender sent before channel.reset; false when it must wait for a batch slot. */
+bool channel_reset_apply(struct channel *ch, uint64_t seq)
+{
+	if (ep_is_stream(ch->in_ep)) {
+		if (!stream_finish(ch, FECD_END_RESET, seq))
+			return false;
+	} else {
+		if (ch->fr.active)
+			frame_drop(
+			    ch, FECD_FRAME_ERR_TRUNCATED, 0,
+			    "the channel was reset in the middle of a frame (%u of %u symbols)",
+			    ch->fr.have, ch->fr.want);
+		asm_give_up(ch);
+	}
+	ch->reset_pending = false;
+	log_info("channel %s: reset: the next message starts a new stream", ch->cfg.name);
+	return true;
+}
+
 bool consume_stream_or_frames(struct channel *ch, struct in_msg *m)
 {
 	if (!ch->in_ep->slot.asm_framing && asm_sync_held(&ch->as))
@@ -417,6 +446,8 @@ bool ingest_consume(struct channel *ch)
 	struct in_msg *m = &ch->msg;
 
 	if (!m->started) {
+		if (ch->reset_pending && !channel_reset_apply(ch, m->seq))
+			return false;
 		if (!apply_pending(ch, m))
 			return false;
 		m->started = true;
@@ -425,7 +456,7 @@ bool ingest_consume(struct channel *ch)
 		return false;
 	if ((m->flags & FECD_IN_END_OF_STREAM) && !m->eos_done) {
 		if (ep_is_stream(ch->in_ep)) {
-			if (!stream_finish(ch, true, m->seq))
+			if (!stream_finish(ch, FECD_END_SENDER, m->seq))
 				return false;
 		} else {
 			if (ch->fr.active)
@@ -434,7 +465,7 @@ bool ingest_consume(struct channel *ch)
 				           "symbols)",
 				           ch->fr.have, ch->fr.want);
 			asm_give_up(ch); /* a marker never spans two streams */
-			if (!batch_mark_eos(ch, ch->in_ep, false, m->seq))
+			if (!batch_mark_eos(ch, ch->in_ep, false, m->seq, FECD_END_SENDER))
 				return false;
 		}
 		m->eos_done = true;

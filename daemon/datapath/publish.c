@@ -104,6 +104,7 @@ static void hdr_common(struct channel *ch, const struct batch *b, struct fecd_ou
 	h->channel = ch->cfg.id;
 	h->family = (uint8_t)b->ep->cfg.spec.family;
 	h->code_gen = b->ep->gen;
+	h->instance = ch->instance;
 	h->frame_seq = ch->frame_seq;
 	if (b->ep->gen != ch->pub_gen)
 		h->flags |= FECD_OUT_CODE_CHANGED;
@@ -200,8 +201,10 @@ static int build_stream(struct channel *ch, struct batch *b)
 	if (b->stream_start)
 		ch->stream_bits = 0;
 	h->flags |= FECD_OUT_STREAM;
-	if (b->end_of_stream)
+	if (b->end_of_stream) {
 		h->flags |= FECD_OUT_END_OF_STREAM;
+		h->end_cause = b->end_cause;
+	}
 	if (want_soft(b))
 		h->flags |= FECD_OUT_SOFT;
 	h->status = status;
@@ -221,8 +224,10 @@ static int build_frame(struct channel *ch, struct batch *b, uint32_t i)
 	struct fecd_out_hdr *h = &b->pub_hdr;
 
 	hdr_common(ch, b, h);
-	if (b->end_of_stream && (b->count == 0 || i == b->count - 1))
+	if (b->end_of_stream && (b->count == 0 || i == b->count - 1)) {
 		h->flags |= FECD_OUT_END_OF_STREAM;
+		h->end_cause = b->end_cause;
+	}
 	if (b->count == 0) {
 		h->in_first = b->eos_meta.in_first;
 		h->in_seq = b->eos_meta.in_seq;

@@ -110,6 +110,34 @@ static void bad_texts(void)
 	}
 }
 
+/* A misspelt code name gets the nearest preset or family, and the whole list of names (never
+ * cut in the middle of one); a name far from every one gets no suggestion. */
+static void names_nearest(void)
+{
+	static const struct {
+		const char *typo, *want;
+	} cases[] = {
+	    {"ccsdss", "ccsds"}, {"Voyager", "voyager"},    {"dvbs-34", "dvbs-3/4"},
+	    {"ldcp", "ldpc"},    {"wimax576", "wimax-576"}, {"zzzzzzzz", NULL},
+	};
+	struct fec_spec spec;
+	char err[1280] = "";
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = fec_code_name_nearest(cases[i].typo);
+
+		CHECK(cases[i].want ? got && strcmp(got, cases[i].want) == 0 : got == NULL,
+		      "nearest to '%s': '%s', expected '%s'", cases[i].typo, got ? got : "(none)",
+		      cases[i].want ? cases[i].want : "(none)");
+	}
+	CHECK(fec_spec_from_string("ccsdss", &spec, err, sizeof(err)) == -FEC_EFAMILY &&
+	          strstr(err, "unknown code 'ccsdss' (did you mean 'ccsds'?)"),
+	      "suggestion: %s", err);
+	CHECK(strstr(err, fec_preset_at(fec_preset_count() - 1)->name) &&
+	          strstr(err, fec_family_at(fec_family_count() - 1)->name) && !strstr(err, "..."),
+	      "the whole list of presets and families: %s", err);
+}
+
 /* The parameter layer directly: checks of a value, parse errors, the canonical text's room. */
 static void param_layer(void)
 {
@@ -149,6 +177,7 @@ int main(void)
 	      "the tests' family is in the table");
 	text_form();
 	bad_texts();
+	names_nearest();
 	param_layer();
 	return check_done();
 }

@@ -99,7 +99,8 @@ static const struct bad_req bad_reqs[] = {
      REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsds\",\"q\":1}}"), 0, -32602,
      "params.code: unknown viterbi parameter \"q\""},
     {"bad preset", REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsd\"}}"), 0, -32602,
-     "params.code.preset: expected one of \"ccsds\""},
+     "params.code.preset: unknown preset \"ccsd\" (did you mean \"ccsds\"?); expected one of "
+     "\"ccsds\""},
     {"bad batch", REQ("channel.create", "{\"id\":9,\"batch\":{\"jobs\":100000}}"), 0, -32602,
      "params.batch.jobs: expected an integer in 0..4096, got 100000"},
     {"update endpoint",

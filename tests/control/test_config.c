@@ -51,7 +51,10 @@ static const struct bad_case bad_cases[] = {
     {"{\"backend\": \"gpu\"}", "backend: expected one of \"auto\", \"cuda\", \"cpu\""},
     {"{\"codes_paths\": \"all\"}", "codes_paths: expected one of \"codes_dir\", \"any\""},
     {"[1, 2]", "(top level): expected an object, got an array"},
-    {"{\"workers\": 1,,}", "invalid JSON at line 1, column"},
+    {"{\"workers\": 1,,}", "invalid JSON at line 1, column 16: found '}'"},
+    {"{\"workers\": 1 \"log_level\": \"info\"}",
+     "invalid JSON at line 1, column 15: found '\"log_level\"'"},
+    {"{\"workers\": 1,\n \"log_level\": inf}", "invalid JSON at line 2, column 15: found 'inf'"},
     {"{\n\"workers\": 1\n} x", "unexpected text after the JSON object at line 3, column 3"},
     {"{\"channels\": {}}", "channels: expected an array of channel objects, got an object"},
     {"{\"channels\": [5]}", "channels[0]: expected a channel object, got 5"},
@@ -94,7 +97,10 @@ static const struct bad_case bad_cases[] = {
     {CH("\"code\": {\"preset\": \"ccsds\", \"k\": 12}"),
      "channels[0].code.k: expected an integer in 3..9, got 12"},
     {CH("\"code\": {\"preset\": \"nosuch\"}"),
-     "channels[0].code.preset: expected one of \"ccsds\""},
+     "channels[0].code.preset: unknown preset \"nosuch\"; expected one of \"ccsds\""},
+    {CH("\"code\": {\"preset\": \"dvbs-34\"}"),
+     "channels[0].code.preset: unknown preset \"dvbs-34\" (did you mean \"dvbs-3/4\"?); "
+     "expected one of \"ccsds\""},
     {CH("\"code\": {\"family\": \"turbo\"}"),
      "channels[0].code.family: expected one of \"viterbi\", \"ldpc\", \"fano\", \"nbldpc\", "
      "\"ids\""},

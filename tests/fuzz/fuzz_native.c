@@ -145,7 +145,7 @@ static void output_header(const uint8_t *data, size_t size)
 
 	if (fecd_out_hdr_parse(data, size, &h) != 0)
 		return;
-	FUZZ_CHECK(h.hdr_len >= FECD_OUT_HDR_LEN && h.hdr_len <= size, "hdr_len");
+	FUZZ_CHECK(h.hdr_len >= FECD_OUT_HDR_MIN_LEN && h.hdr_len <= size, "hdr_len");
 	fecd_out_hdr_pack(&h, buf);
 	FUZZ_CHECK(fecd_out_hdr_parse(buf, sizeof(buf), &back) == 0, "packed header refused");
 	FUZZ_CHECK(back.channel == h.channel && back.family == h.family &&
@@ -156,6 +156,7 @@ static void output_header(const uint8_t *data, size_t size)
 	               back.payload_bits == h.payload_bits && back.soft_count == h.soft_count &&
 	               back.iterations == h.iterations && back.work == h.work &&
 	               back.soft_kind == h.soft_kind && back.soft_per_unit == h.soft_per_unit &&
+	               back.end_cause == h.end_cause && back.instance == h.instance &&
 	               (back.metric == h.metric || (isnan(back.metric) && isnan(h.metric))),
 	           "output header fields changed in a round trip");
 	/* the rest as parts 2 and 3, split where the header says part 2 ends */

@@ -5,7 +5,9 @@
  * have left:
  *   frame:SEQ    a 64-bit decoded frame whose first input message is sender sequence SEQ
  *   stream:OFF   a stream message of 64 decoded bits at decoded-bit offset OFF
- *   eos:SEQ      a frame message like frame:SEQ, flagged END_OF_STREAM
+ *   eos:SEQ      a frame message like frame:SEQ, flagged END_OF_STREAM (the sender's end)
+ *   unconv:SEQ   a frame like frame:SEQ with status not_converged (its bits all 0, as frame's)
+ *   short:SEQ    a frame like frame:SEQ of 32 bits
  *   soft:SEQ     a frame like frame:SEQ whose bits alternate 1010..., with 64 soft values that
  *                agree with them (bit LLRs: negative for a 1) and one of exactly 0
  *   softsign:SEQ the same with the LLR of bit 5 of the wrong sign
@@ -69,20 +71,27 @@ static int send_msg(void *sock, const char *kind, uint64_t value)
 	} else if (strcmp(kind, "stream") == 0) {
 		h.flags = FECD_OUT_STREAM;
 		h.out_bit_offset = value;
-	} else if (strcmp(kind, "frame") == 0 || strcmp(kind, "eos") == 0) {
+	} else if (strcmp(kind, "frame") == 0 || strcmp(kind, "eos") == 0 ||
+	           strcmp(kind, "unconv") == 0 || strcmp(kind, "short") == 0) {
 		h.in_seq = value;
-		if (kind[0] == 'e')
+		if (kind[0] == 'u')
+			h.status = FECD_STATUS_NOT_CONVERGED;
+		if (kind[0] == 's')
+			h.payload_bits = 32;
+		if (kind[0] == 'e') {
 			h.flags = FECD_OUT_END_OF_STREAM;
+			h.end_cause = FECD_END_SENDER;
+		}
 	} else {
 		fprintf(stderr,
-		        "it-craft: unknown kind '%s' (frame, stream, eos, soft, softsign, "
-		        "softcount)\n",
+		        "it-craft: unknown kind '%s' (frame, stream, eos, unconv, short, soft, "
+		        "softsign, softcount)\n",
 		        kind);
 		return 2;
 	}
 	fecd_out_hdr_pack(&h, hdr);
 	if (zmq_send(sock, hdr, sizeof(hdr), ZMQ_SNDMORE) < 0 ||
-	    zmq_send(sock, bits, sizeof(bits), with_soft ? ZMQ_SNDMORE : 0) < 0 ||
+	    zmq_send(sock, bits, (h.payload_bits + 7) / 8, with_soft ? ZMQ_SNDMORE : 0) < 0 ||
 	    (with_soft && zmq_send(sock, soft, 4 * (size_t)h.soft_count, 0) < 0)) {
 		fprintf(stderr, "it-craft: send: %s\n", zmq_strerror(errno));
 		return 1;

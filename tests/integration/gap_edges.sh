@@ -36,7 +36,7 @@ expect_eq "$(jq_get frames_out <<<"$st")" 18 "frames: frames out"
 expect_eq "$(sink_field sink-fr bit_errors)" 0 "frames: bit errors (a frame of two halves?)"
 
 # --- 2: a bridged hole, then an unbridgeable one, which ends the stream.
-start_sink sink-st --endpoint "$(ep 3)" --seed 92 --timeout 2000 --until-eos=2 --allow-loss \
+start_sink sink-st --endpoint "$(ep 3)" --seed 92 --timeout 2000 --until-eos --allow-loss \
 	--max-ber 1
 run_feed feed-st1 30 --socket pub --endpoint "$(ep 2)" --channel 2 --seed 92 --bits 40000 \
 	--rate 400000 --start-delay 500 --no-eos --skip-seq 3

@@ -6,7 +6,8 @@
 #  2. All-zero codewords as s8 and as f32 frames: decoded to zero bits, and the output header's
 #     new fields as PROTOCOL.md 3.1 and 3.2 give them: work (32 bits) equal to iterations (its
 #     16-bit saturation), soft_kind bit_llr with one value per bit, soft_count the decoded bits, every
-#     soft value favouring 0, and the reserved tail zero.
+#     soft value favouring 0, end_cause set only with END_OF_STREAM, the reserved bytes zero, and
+#     the channel's instance (appended at 80: not 0, the same in both).
 # (A code of q-ary input, which would take f32v, comes with the nbldpc family; the daemon's slot
 # layout for one is unit-tested in daemon.jobslot.)
 # Skips where the system Python has no zmq module.
@@ -37,6 +38,7 @@ push.send_multipart([hdr(F32V, 0, n, n), b'\0' * (4 * n)])      # q = 1
 push.send_multipart([hdr(F32V, 1, n, n), b'\0' * (4 * 4 * n)])  # q = 4
 push.send_multipart([hdr(S8, 2, n, n), bytes([100]) * n])        # all zeros, strong
 push.send_multipart([hdr(F32, 3, n, n), struct.pack('<%df' % n, *([9.0] * n))])
+first_instance = 0
 for want_seq in (2, 3):
     if not pull.poll(20000):
         sys.exit('no output for seq %d' % want_seq)
@@ -47,7 +49,7 @@ for want_seq in (2, 3):
      soft_kind) = struct.unpack_from('<IBBHIBBHIIQQQQIIIHHfB', h)
     print('seq %d: status %d bits %d work %d iterations %d soft %d kind %d per %d' %
           (in_seq, status, bits, work, iters, soft_count, soft_kind, per_unit))
-    assert len(h) == 80 and magic == 0x44434546 and hlen == 80, 'header'
+    assert len(h) == 88 and magic == 0x44434546 and hlen == 88, 'header'
     assert in_seq == want_seq and status == 0 and in_count == n and 0 < bits < n, 'frame'
     assert parts[1] == b'\0' * ((bits + 7) // 8), 'zero bits'
     assert 1 <= work <= 20 and work == iters, 'work %d = iterations %d' % (work, iters)
@@ -55,7 +57,12 @@ for want_seq in (2, 3):
     assert soft_kind == 1 and per_unit == 1 and soft_count == bits, 'soft layout'
     soft = struct.unpack('<%df' % soft_count, parts[2])
     assert all(v > 0 for v in soft), 'soft values favour 0'
-    assert h[77:80] == b'\0\0\0', 'reserved tail'
+    end_cause = h[77]
+    assert end_cause == (1 if flags & 0x0002 else 0), 'end_cause %d' % end_cause
+    assert h[78:80] == b'\0\0', 'reserved'
+    instance = struct.unpack_from('<Q', h, 80)[0]
+    assert instance != 0 and instance == (first_instance or instance), 'instance'
+    first_instance = instance
 print('ok')
 EOF
 

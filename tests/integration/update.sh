@@ -39,8 +39,9 @@ expect_eq "$(chan_stat 1 bad_msgs)" 0 "geometry bad_msgs"
 # --- 2: code switch at a sender sequence number.
 BITS=400000
 AT=150
-# fecd ends the first stream at the switch (END_OF_STREAM), so the second end is the last.
-start_sink sink-sw --endpoint "$(ep 3)" --seed 32 --expect-bits $BITS --until-eos=2 --timeout 30000
+# fecd ends the first stream at the switch (END_OF_STREAM, end_cause code_change); the sink follows
+# it and stops at the feed's own end.
+start_sink sink-sw --endpoint "$(ep 3)" --seed 32 --expect-bits $BITS --until-eos --timeout 30000
 spawn feed-sw "$FEED" --endpoint "$(ep 2)" --channel 2 --seed 32 --bits $BITS --ebn0 7 \
 	--rate 200000 --switch "$AT:dvbs-3/4"
 FEED_PID=$LAST_PID

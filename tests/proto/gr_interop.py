@@ -43,7 +43,7 @@ def tool(*args):
 # The order fecd writes its keys in; a dict_add of them in reverse rebuilds the same list.
 KEY_ORDER = ["channel", "frame_seq", "status", "family", "in_first", "in_count", "in_seq",
              "payload_bits", "code_gen", "iterations", "metric", "packed", "out_bit_offset",
-             "end_of_stream", "code_changed", "work"]
+             "end_of_stream", "code_changed", "work", "end_cause"]
 OUT_STREAM, OUT_EOS, OUT_CODE_CHANGED = 1, 2, 8
 
 
@@ -61,6 +61,8 @@ def expected_meta(c):
         m["code_changed"] = True
     if c["iters"] > 65535:  # the 32-bit work counter, sent where iterations saturates
         m["work"] = c["iters"]
+    if c["flags"] & OUT_EOS:  # why the stream ended (PROTOCOL.md 3.3)
+        m["end_cause"] = c.get("cause", 0)
     return m
 
 
@@ -85,7 +87,7 @@ CASES = [
     dict(channel=4294967295, seq=2**64 - 1, status="not_converged", family="ldpc",
          in_first=2**40, in_count=64800, in_seq=2**63, bits=13, gen=7, iters=50,
          metric=-0.25, flags=OUT_EOS | OUT_CODE_CHANGED, obo=0, unpacked=True,
-         data=bytes([0xA5, 0x5A])),
+         data=bytes([0xA5, 0x5A]), cause=1),
     dict(channel=3, seq=0, status="erased", family="ids", in_first=0, in_count=0, in_seq=0,
          bits=0, gen=1, iters=0, metric=0.0, flags=OUT_STREAM | OUT_EOS, obo=99, unpacked=False,
          data=b""),
@@ -99,7 +101,8 @@ def test_pdu_write():
     for i, c in enumerate(CASES):
         r = tool("pdu-write", c["channel"], c["seq"], c["status"], c["family"], c["in_first"],
                  c["in_count"], c["in_seq"], c["bits"], c["gen"], c["iters"], repr(c["metric"]),
-                 c["flags"], c["obo"], int(c["unpacked"]), c["data"].hex() or "00")
+                 c["flags"], c["obo"], int(c["unpacked"]), c["data"].hex() or "00",
+                 c.get("cause", 0))
         check(r.returncode == 0, "case %d: pdu-write: %s" % (i, r.stderr))
         raw = bytes.fromhex(r.stdout.strip())
         msg = pmt.deserialize_str(raw)

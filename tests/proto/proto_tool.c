@@ -3,6 +3,7 @@
  * checks our bytes against GNU Radio's own pmt library and gr-zeromq blocks:
  *   proto_tool pdu-write CH SEQ STATUS FAMILY IN_FIRST IN_COUNT IN_SEQ BITS CODE_GEN WORK METRIC
  *                        FLAGS OUT_BIT_OFFSET UNPACKED HEX   -> the PDU, as hex on stdout
+ *                        [END_CAUSE]                   (END_CAUSE: with FLAGS' END_OF_STREAM)
  *                        (WORK: the 32-bit counter; iterations is it saturated at 65535)
  *   proto_tool pdu-parse FILE                                 -> key=value lines
  *   proto_tool taghdr FILE                                    -> hdr_len=N offset=N
@@ -64,6 +65,8 @@ static int cmd_pdu_write(char **a)
 	h.flags = (uint16_t)strtoul(a[11], NULL, 0);
 	h.out_bit_offset = strtoull(a[12], NULL, 0);
 	bool unpacked = atoi(a[13]) != 0;
+	if (a[15]) /* END_CAUSE, optional */
+		h.end_cause = (uint8_t)strtoul(a[15], NULL, 0);
 
 	size_t nhex = strlen(a[14]) / 2;
 	uint8_t *bits = calloc(nhex + 1, 1);
@@ -133,7 +136,7 @@ static int cmd_taghdr(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc == 17 && strcmp(argv[1], "pdu-write") == 0)
+	if ((argc == 17 || argc == 18) && strcmp(argv[1], "pdu-write") == 0)
 		return cmd_pdu_write(argv + 2);
 	if (argc == 3 && strcmp(argv[1], "pdu-parse") == 0)
 		return cmd_pdu_parse(argv[2]);

@@ -156,10 +156,60 @@ static void test_out_layout_and_round_trip(void)
 	CHECK(fecd_out_payload_check(&back, 256, 0) == 0, "no soft part");
 	CHECK(fecd_out_payload_check(&back, 256, 4) == -FECD_PROTO_EPARTS, "unexpected soft part");
 
-	/* Reserved bytes ignored on receive (those left: 77..79; 20..23, 70..71 and 76 became work,
-	 * soft_per_unit and soft_kind, test_out_soft_work). */
-	buf[77] = buf[79] = 0x77;
+	/* Reserved bytes ignored on receive (those left: 78..79; 20..23, 70..71, 76 and 77 became
+	 * work, soft_per_unit, soft_kind and end_cause, test_out_soft_work, test_out_end_cause). */
+	buf[78] = buf[79] = 0x77;
 	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0, "reserved ignored");
+}
+
+/* end_cause (byte 77): why a stream ended. Only the sender's own END_OF_STREAM is its end; the
+ * ends fecd makes (a code change, a gap, a close) and a header that does not say are not. */
+static void test_out_end_cause(void)
+{
+	struct fecd_out_hdr h = sample_out(), back;
+	uint8_t buf[FECD_OUT_HDR_LEN];
+
+	h.flags = FECD_OUT_STREAM | FECD_OUT_END_OF_STREAM;
+	h.soft_count = 0;
+	h.end_cause = FECD_END_CODE_CHANGE;
+	fecd_out_hdr_pack(&h, buf);
+	CHECK(buf[77] == FECD_END_CODE_CHANGE, "end_cause at 77: %u", buf[77]);
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && back.end_cause == h.end_cause,
+	      "end_cause round trip");
+	CHECK(!fecd_out_sender_ended(&back), "a code change is not the sender's end");
+	buf[77] = FECD_END_SENDER;
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && fecd_out_sender_ended(&back),
+	      "the sender's end");
+	buf[77] = FECD_END_UNSAID;
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && !fecd_out_sender_ended(&back),
+	      "an end that does not say why is not the sender's");
+	buf[77] = 200;
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && !fecd_out_sender_ended(&back),
+	      "an unknown cause parses and is not the sender's");
+	back.flags = FECD_OUT_STREAM;
+	back.end_cause = FECD_END_SENDER;
+	CHECK(!fecd_out_sender_ended(&back), "no END_OF_STREAM, no end");
+	CHECK(strcmp(fecd_end_name(FECD_END_GAP), "gap") == 0 && !fecd_end_name(200), "names");
+}
+
+/* instance (bytes 80..87, appended): written and read back; a header of 80 bytes, as senders
+ * wrote before the field, still parses, with instance 0. */
+static void test_out_instance(void)
+{
+	struct fecd_out_hdr h = sample_out(), back;
+	uint8_t buf[FECD_OUT_HDR_LEN];
+
+	h.instance = 0x0123456789abcdefull;
+	fecd_out_hdr_pack(&h, buf);
+	CHECK(buf[6] == 88 && buf[80] == 0xef && buf[87] == 0x01, "instance at 80, little-endian");
+	CHECK(out_parse_exact(buf, sizeof(buf), &back) == 0 && back.instance == h.instance,
+	      "instance round trip");
+	buf[6] = FECD_OUT_HDR_MIN_LEN;
+	CHECK(out_parse_exact(buf, FECD_OUT_HDR_MIN_LEN, &back) == 0 && back.instance == 0,
+	      "an 80-byte header from before instance: instance 0");
+	buf[6] = FECD_OUT_HDR_MIN_LEN - 1;
+	CHECK(out_parse_exact(buf, FECD_OUT_HDR_MIN_LEN, &back) == -FECD_PROTO_EHDRLEN,
+	      "hdr_len 79 refused");
 }
 
 /* One row of the bad-input table: a mutation of a valid header and the error it must get. */
@@ -287,7 +337,7 @@ static void test_out_bad_table(void)
 	    {"type symbols", 5, 1, FECD_MSG_SYMBOLS, 0, FECD_PROTO_ETYPE},
 	    {"hdr_len 79", 6, 2, 79, 0, FECD_PROTO_EHDRLEN},
 	    {"hdr_len 2000", 6, 2, 2000, 0, FECD_PROTO_EHDRLEN},
-	    {"hdr_len past the buffer", 6, 2, 81, 0, FECD_PROTO_ETRUNCATED},
+	    {"hdr_len past the buffer", 6, 2, FECD_OUT_HDR_LEN + 1, 0, FECD_PROTO_ETRUNCATED},
 	    {"family 0", 12, 1, 0, 0, FECD_PROTO_EFAMILY},
 	    {"family 6", 12, 1, 6, 0, FECD_PROTO_EFAMILY},
 	    {"status 3", 13, 1, 3, 0, FECD_PROTO_ESTATUS},
@@ -525,6 +575,8 @@ int main(void)
 {
 	test_in_layout_and_round_trip();
 	test_out_layout_and_round_trip();
+	test_out_end_cause();
+	test_out_instance();
 	test_in_bad_table();
 	test_payload_lengths();
 	test_out_bad_table();

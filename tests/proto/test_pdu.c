@@ -94,7 +94,8 @@ static void check_round_trip(const struct fecd_out_hdr *h, const uint8_t *bits, 
 	          back.in_first == h->in_first && back.in_count == h->in_count &&
 	          back.in_seq == h->in_seq && back.payload_bits == h->payload_bits &&
 	          back.code_gen == h->code_gen && back.iterations == h->iterations &&
-	          back.metric == h->metric,
+	          back.metric == h->metric && back.instance == h->instance &&
+	          back.end_cause == (h->flags & FECD_OUT_END_OF_STREAM ? h->end_cause : 0),
 	      "%s: fields", what);
 	/* work goes out beyond 65535 only; below, iterations carries it */
 	CHECK(back.work == (h->work > UINT16_MAX ? h->work : h->iterations), "%s: work %u", what,
@@ -143,6 +144,8 @@ static void test_pdu_round_trips(void)
 	h.family = FECD_FAMILY_NBLDPC;
 	h.flags = FECD_OUT_STREAM | FECD_OUT_END_OF_STREAM | FECD_OUT_CODE_CHANGED;
 	h.out_bit_offset = 123456789;
+	h.end_cause = FECD_END_CODE_CHANGE;
+	h.instance = 0xfedcba9876543210ull; /* sent where not 0: the optional key instance */
 	check_round_trip(&h, bits, false, "all fields");
 	check_round_trip(&h, bits, true, "all fields unpacked");
 
