@@ -115,6 +115,19 @@ void nbldpc_encode(const struct nbldpc_code *code, const uint8_t *info, uint8_t 
 /* Whether H c = 0 over GF(q). */
 bool nbldpc_codeword_valid(const struct nbldpc_code *code, const uint8_t *c);
 
+/* The binary image (nbldpc_image.c): the (m p) x (n p) binary parity-check matrix whose
+ * codewords are the code's codewords as bits (bit_order inside each symbol), as the text of a
+ * binary alist file that the ldpc family reads (code=FILE). *text is malloc'ed. */
+int nbldpc_binary_image_alist(const struct nbldpc_code *code, enum nbldpc_bit_order order,
+                              char **text, char *err, size_t errlen);
+/* Whether the image's information bits are nbldpc's: the encoder's information symbols are
+ * columns 0..k-1 (H's last m columns independent), so that the ldpc family, which prefers the
+ * rightmost columns as parity, decodes the image to the same k p bits in the same order. */
+bool nbldpc_binary_image_same_info(const struct nbldpc_code *code);
+/* Loads the code spec names and writes its image's alist (spec->bit_order) to path. */
+int nbldpc_binary_image_write(const struct nbldpc_spec *spec, const char *path, char *err,
+                              size_t errlen);
+
 /* The code behind an nbldpc decoder (the tests, later the GPU backend). */
 struct fec_decoder;
 const struct nbldpc_code *nbldpc_decoder_code(const struct fec_decoder *dec);
