@@ -267,6 +267,29 @@ static void test_irregular(void)
 	}
 }
 
+/* spec_finish remembers a finished code: the GF(2) n=10080 code (about a second to build here)
+ * named again, or through its text form, is not built again. */
+static void test_memo(void)
+{
+	const char *text = "nbldpc,code=irregular,q=2,n=10080,seed=3";
+	struct fec_spec spec;
+	char err[256];
+	double t0 = now_s(), first, again;
+
+	CHECK(fec_spec_from_string(text, &spec, err, sizeof(err)) == 0 && spec.u.nbldpc.k == 5040 &&
+	          spec.u.nbldpc.code_q == 2,
+	      "%s: %s", text, err);
+	first = now_s() - t0;
+	t0 = now_s();
+	for (int i = 0; i < 10; i++)
+		CHECK(fec_spec_from_string(text, &spec, err, sizeof(err)) == 0 &&
+		          spec.u.nbldpc.k == 5040,
+		      "%s again: %s", text, err);
+	again = (now_s() - t0) / 10;
+	printf("spec_finish %s: %.3f s, then %.6f s\n", text, first, again);
+	CHECK(again * 20 < first, "the code is built again: %.3f s after %.3f s", again, first);
+}
+
 /* A small valid file: GF(4), N=4, M=2, each column weight 1, rows weight 2, then edits of it. */
 static const char good[] = "4 2 4\n"
                            "1 2\n"
@@ -390,6 +413,7 @@ int main(void)
 	test_fields();
 	test_generated();
 	test_irregular();
+	test_memo();
 	test_bad_files();
 	if (dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		test_files(dir);
