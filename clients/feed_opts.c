@@ -27,7 +27,9 @@ static void usage(FILE *f)
 	    "  --channel-model NAME[,KEY=VALUE...]  what the link does to the code bits\n"
 	    "                       (default awgn), one of the models below\n"
 	    "  --ebn0 DB | --noiseless   Eb/N0 of the link (default 7 dB), or no noise\n"
-	    "  --format f32|s8|u8|s4     wire format (default s8)\n"
+	    "  --format f32|s8|u8|s4|f32v  wire format (default s8; f32v, q log-probabilities\n"
+	    "                       per symbol from the channel's bit LLRs, for codes of q-ary\n"
+	    "                       input (nbldpc in=f32v), which take no other)\n"
 	    "  --scale X            s8/u8/s4: int8 LLR = llr * X (default: mean |LLR| -> 40);\n"
 	    "                       f32 carries the LLRs 2y/sigma^2 unscaled\n"
 	    "  --polarity zero|one  zero: positive LLR favours 0 (default)\n"
@@ -201,6 +203,7 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			o->format = fecd_format_from_name(arg);
 			if (o->format < 0)
 				goto bad;
+			o->format_set = true;
 			break;
 		case OPT_SCALE:
 			o->scale = strtof(arg, &colon);

@@ -149,6 +149,14 @@ bool nbldpc_binary_image_same_info(const struct nbldpc_code *code);
 int nbldpc_binary_image_write(const struct nbldpc_spec *spec, const char *path, char *err,
                               size_t errlen);
 
+/* q-ary input from a binary channel (nbldpc_symbols.c): nsym symbols of p bit LLRs each (in
+ * order, positive favours 0) to q = 2^p normalised log-probabilities each, value 0 first. */
+void nbldpc_llr_to_symlogp(const float *llr, size_t nsym, unsigned p, enum nbldpc_bit_order order,
+                           float *out);
+/* Which bit of a symbol's value (the coefficient of x^b) its j-th bit on the channel and in the
+ * decoded bits is. */
+unsigned nbldpc_symbol_bit(unsigned p, unsigned j, enum nbldpc_bit_order order);
+
 /* The code behind an nbldpc decoder (the tests, later the GPU backend). */
 struct fec_decoder;
 const struct nbldpc_code *nbldpc_decoder_code(const struct fec_decoder *dec);
