@@ -84,6 +84,37 @@ static int wire_format(const struct feed *f, const char *text, struct feed_code 
 	return 0;
 }
 
+/* --binary-image: the nbldpc code's binary image as an alist file; the exit status. */
+static int write_binary_image(const char *text, const char *path)
+{
+	struct nbldpc_code *code;
+	struct fec_spec spec;
+	char err[512];
+
+	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
+		fprintf(stderr, "fecd-feed: code '%s': %s\n", text, err);
+		return 2;
+	}
+	if (spec.family != FECD_FAMILY_NBLDPC) {
+		fprintf(stderr, "fecd-feed: --binary-image: code '%s' is no nbldpc code\n", text);
+		return 2;
+	}
+	if (nbldpc_binary_image_write(&spec.u.nbldpc, path, err, sizeof(err))) {
+		fprintf(stderr, "fecd-feed: --binary-image: %s\n", err);
+		return 1;
+	}
+	if (nbldpc_code_load(&spec.u.nbldpc, &code, err, sizeof(err)))
+		return 1;
+	printf("fecd-feed: %s: the binary image of %s, %u x %u bits%s\n", path, text,
+	       code->m * code->gf.p, code->n * code->gf.p,
+	       nbldpc_binary_image_same_info(code)
+	           ? ""
+	           : " (note: this code's information symbols are not its first k, so the ldpc "
+	             "family's information bits on it are not nbldpc's)");
+	nbldpc_code_free(code);
+	return 0;
+}
+
 static int code_open(struct feed *f, const char *text, struct feed_code *fc)
 {
 	struct fec_decoder *dec;
@@ -627,6 +658,8 @@ int main(int argc, char **argv)
 	rc = 1;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	if (f.o.binary_image)
+		return write_binary_image(f.o.code, f.o.binary_image);
 	if (code_open(&f, f.o.code, &f.code))
 		goto out;
 	/* Codes whose frames carry a fixed number of information bits (fec_info.frame_info_bits):

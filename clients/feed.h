@@ -42,6 +42,7 @@ struct feed_opts {
 	float scale; /* < 0: automatic */
 	int format;
 	bool format_set;
+	const char *binary_image; /* --binary-image FILE: write it and exit */
 	struct feed_switch switches[FEED_MAX_SWITCHES];
 	unsigned nswitches;
 	uint64_t skips[FEED_MAX_SKIPS];

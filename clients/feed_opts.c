@@ -49,6 +49,9 @@ static void usage(FILE *f)
 	    "  --rate SYMS          symbols per second (default: as fast as possible)\n"
 	    "  --skip-seq A[,B..]   do not send these sequence numbers (repeatable)\n"
 	    "  --inject-bad         send the table of malformed messages between good ones\n"
+	    "  --binary-image FILE  nbldpc codes: write the binary image of --code's GF(q) matrix\n"
+	    "                       as an alist file the ldpc family reads (code=FILE: the same\n"
+	    "                       frames, information bits in the same places) and exit\n"
 	    "  --inject-oversize SEQ  after message SEQ, send one whose payload is over fecd's\n"
 	    "                       limit (65 MiB): fecd's ZMQ drops the connection, the feed\n"
 	    "                       connects again and goes on\n",
@@ -99,6 +102,7 @@ enum {
 	OPT_ASM,
 	OPT_INVERT,
 	OPT_JUNK,
+	OPT_IMAGE,
 };
 
 static const struct option feed_longopts[] = {
@@ -126,6 +130,7 @@ static const struct option feed_longopts[] = {
     {"asm", 0, 0, OPT_ASM},
     {"invert", 2, 0, OPT_INVERT},
     {"junk", 1, 0, OPT_JUNK},
+    {"binary-image", 1, 0, OPT_IMAGE},
     {0, 0, 0, 0},
 };
 
@@ -198,6 +203,9 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			break;
 		case OPT_NOISELESS:
 			o->noiseless = true;
+			break;
+		case OPT_IMAGE:
+			o->binary_image = arg;
 			break;
 		case OPT_FORMAT:
 			o->format = fecd_format_from_name(arg);

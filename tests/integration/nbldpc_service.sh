@@ -10,6 +10,7 @@
 #  4. a live code change: channel.update turns channel 2 into bds-b1c-sf3 between frames; the
 #     next frames decode with the new code (code generation 2, 264 bits, soft values to match).
 #  5. codes.list names the generated presets of the seed's sizes (gf64-5040 ...).
+#  6. fecd-feed --binary-image writes a code's binary image as an alist.
 # Skips where ../shared/codes is absent.
 . "$(dirname "$0")/lib.sh"
 
@@ -85,4 +86,14 @@ log "codes.list: ok"
 
 stop_fecd
 expect_eq "$FECD_RC" 0 "fecd exit status after SIGTERM"
+
+# --- 6: fecd-feed --binary-image writes the (600 x 1200)-bit image of B1C subframe 2 as an alist
+# (test_nbldpc_image decodes such files through the ldpc family); other families are refused.
+FECD_CODES_DIR=$CODES "$FEED" --code bds-b1c-sf2 --binary-image "$IT_TMP/img.alist" \
+	>"$IT_TMP/img.log" 2>&1 || fail "--binary-image: $(cat "$IT_TMP/img.log")"
+expect_eq "$(head -n 1 "$IT_TMP/img.alist")" "1200 600" "image alist: N M"
+expect_eq "$(wc -l <"$IT_TMP/img.alist")" $((4 + 1200 + 600)) "image alist: lines"
+out=$("$FEED" --code ccsds --binary-image "$IT_TMP/no.alist" 2>&1) &&
+	fail "--binary-image of a convolutional code was accepted"
+case $out in *"is no nbldpc code"*) ;; *) fail "message: $out" ;; esac
 log "PASS"
