@@ -58,15 +58,18 @@ static void place_zigzag(const struct nbldpc_code *c, struct gen_rows *g)
 
 /* One attempt: columns 0..nplace-1 in turn, each joining deg[v] rows with room left, chosen at
  * random among the emptiest rows that share no column with the rows already chosen for it
- * (that would close a 4-cycle). false when some column finds no such row. */
-static bool place_try(const struct nbldpc_code *c, const uint8_t *deg, uint32_t nplace, bool zigzag,
-                      struct fec_prng *rng, struct gen_rows *g)
+ * (that would close a 4-cycle). 1 when placed, 0 when some column finds no such row, -FEC_ETIME
+ * past the build deadline (a large code's attempt takes seconds). */
+static int place_try(const struct nbldpc_code *c, const uint8_t *deg, uint32_t nplace, bool zigzag,
+                     struct fec_prng *rng, struct gen_rows *g)
 {
 	memset(g->row_fill, 0, c->m * sizeof(uint32_t));
 	memset(g->stamp, 0, c->n * sizeof(uint32_t));
 	if (zigzag)
 		place_zigzag(c, g);
 	for (uint32_t v = 0; v < nplace; v++) {
+		if (v % 64 == 0 && fec__build_expired())
+			return -FEC_ETIME;
 		for (unsigned d = 0; d < deg[v]; d++) {
 			uint32_t ncand = 0, best = 0;
 
@@ -84,7 +87,7 @@ static bool place_try(const struct nbldpc_code *c, const uint8_t *deg, uint32_t 
 				g->cand[ncand++] = r;
 			}
 			if (!ncand)
-				return false;
+				return 0;
 			{
 				const uint32_t r = g->cand[fec_prng_next(rng) % ncand];
 
@@ -95,7 +98,7 @@ static bool place_try(const struct nbldpc_code *c, const uint8_t *deg, uint32_t 
 			}
 		}
 	}
-	return true;
+	return 1;
 }
 
 /* The coefficient of column v in row r (0 when absent). */
@@ -133,8 +136,7 @@ static int build(struct nbldpc_code *c, const uint8_t *deg, uint32_t nplace, boo
 {
 	struct gen_rows g = {.dcmax = dcmax};
 	struct fec_prng rng;
-	bool ok = false;
-	int ret = -FEC_ENOMEM;
+	int ok = 0, ret = -FEC_ENOMEM;
 
 	g.row_cols = malloc((size_t)c->m * dcmax * sizeof(uint32_t));
 	g.row_fill = malloc((size_t)c->m * sizeof(uint32_t));
@@ -147,11 +149,11 @@ static int build(struct nbldpc_code *c, const uint8_t *deg, uint32_t nplace, boo
 	memcpy(g.cap, cap, c->m * sizeof(uint32_t));
 	fec_prng_seed(&rng, ((uint64_t)seed << 8) ^ 0x6e626c647063ull);
 	for (unsigned attempt = 0; attempt < 50 && !ok; attempt++) {
-		if (fec__build_expired()) {
-			ret = -FEC_ETIME;
+		ok = place_try(c, deg, nplace, zigzag, &rng, &g);
+		if (ok < 0) {
+			ret = ok;
 			goto out;
 		}
-		ok = place_try(c, deg, nplace, zigzag, &rng, &g);
 	}
 	if (!ok) {
 		ret = fec__err(err, errlen, FEC_EINVAL,

@@ -290,6 +290,24 @@ static void test_memo(void)
 	CHECK(again * 20 < first, "the code is built again: %.3f s after %.3f s", again, first);
 }
 
+/* A generated code too large for the build deadline stops at it: GF(2) n=65536 (minutes of
+ * placement) with 100 ms allowed returns -FEC_ETIME within about that. */
+static void test_deadline(void)
+{
+	struct nbldpc_code *c = NULL;
+	char err[256];
+	double t0 = now_s(), dt;
+	int ret;
+
+	fec_build_deadline_set((uint64_t)(t0 * 1e9) + 100000000u);
+	ret = nbldpc_irregular_build(65536, 2, 0, 1, &c, err, sizeof(err));
+	fec_build_deadline_set(0);
+	dt = now_s() - t0;
+	CHECK(ret == -FEC_ETIME && !c, "irregular n=65536 past the deadline: %d", ret);
+	CHECK(dt < 2.0, "the deadline of 0.1 s stopped the build after %.2f s", dt);
+	nbldpc_code_free(c);
+}
+
 /* A small valid file: GF(4), N=4, M=2, each column weight 1, rows weight 2, then edits of it. */
 static const char good[] = "4 2 4\n"
                            "1 2\n"
@@ -414,6 +432,7 @@ int main(void)
 	test_generated();
 	test_irregular();
 	test_memo();
+	test_deadline();
 	test_bad_files();
 	if (dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		test_files(dir);
