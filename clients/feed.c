@@ -51,7 +51,6 @@ static void on_signal(int sig)
 	feed_stop = 1;
 }
 
-/* Builds the code from its text form; kind, units and frame limits come from its decoder. */
 /* The wire format of a code's messages: bit codes take --format, q-ary codes f32v (the bits
  * of a symbol in the family's order: nbldpc's bit_order). */
 static int wire_format(const struct feed *f, const char *text, struct feed_code *fc)
@@ -115,6 +114,7 @@ static int write_binary_image(const char *text, const char *path)
 	return 0;
 }
 
+/* Builds the code from its text form; kind, units and frame limits come from its decoder. */
 static int code_open(struct feed *f, const char *text, struct feed_code *fc)
 {
 	struct fec_decoder *dec;
@@ -384,7 +384,7 @@ static int apply_switch(struct feed *f)
 		return 0;
 	if (code_open(f, text, &next))
 		return -1;
-	if (next.format != f->code.format || next.wire_q > f->code.wire_q) {
+	if (next.format != f->code.format || next.wire_q != f->code.wire_q) {
 		fprintf(stderr,
 		        "fecd-feed: --switch %s: the codes take different input (bit LLRs, or "
 		        "q-ary symbols of another q): not supported\n",
@@ -613,7 +613,7 @@ static int alloc_buffers(struct feed *f)
 	f->llr = malloc(f->cap_rx * sizeof(float));
 	/* f32v: q floats per symbol of sym_bits received values (--switch keeps the format and q)
 	 */
-	f->wire = malloc(f->cap_rx * sizeof(float) * (f->code.wire_q / f->code.sym_bits));
+	f->wire = malloc((f->cap_rx / f->code.sym_bits + 1) * f->code.wire_q * sizeof(float));
 	f->grmsg = f->o.gnuradio ? malloc(GR_TAG_HEADER_MAX + f->cap_rx * sizeof(float)) : NULL;
 	if (!f->bits || !f->cbits || !f->llr || !f->wire || (f->o.gnuradio && !f->grmsg)) {
 		fprintf(stderr, "fecd-feed: out of memory\n");

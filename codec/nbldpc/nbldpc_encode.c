@@ -11,7 +11,7 @@
  *
  * It applies when H's last m columns are independent (full rank, parity last): the information
  * symbols are then columns 0..k-1 and the codewords are exactly those of the dense encoder. The
- * family's generated codes are built so (their parity part is a zigzag, nbldpc_code.c), with a
+ * family's generated codes are built so (their parity part is a zigzag, nbldpc_gen.c), with a
  * gap of 1; BeiDou's files are too. Otherwise nbldpc__enc_plan_build says no and the dense
  * elimination chooses other parity columns.
  */
@@ -92,7 +92,8 @@ void nbldpc__enc_plan_encode(const struct nbldpc_code *c, const struct nbldpc_en
 	peel_pass(c, p, cw);
 }
 
-/* Inverts the g x g matrix a (row-major) into inv by Gauss-Jordan; false when singular. */
+/* Inverts the g x g matrix a (row-major) into inv by Gauss-Jordan; false when singular, or past
+ * the build deadline (the dense elimination the caller turns to then says so). */
 static bool invert(const struct nbldpc_gf *gf, uint8_t *a, uint8_t *inv, uint32_t g)
 {
 	memset(inv, 0, (size_t)g * g);
@@ -102,6 +103,8 @@ static bool invert(const struct nbldpc_gf *gf, uint8_t *a, uint8_t *inv, uint32_
 		uint32_t piv = col;
 		uint8_t f;
 
+		if (col % 64 == 0 && fec__build_expired())
+			return false;
 		while (piv < g && !a[(size_t)piv * g + col])
 			piv++;
 		if (piv == g)
@@ -137,6 +140,9 @@ static bool invert(const struct nbldpc_gf *gf, uint8_t *a, uint8_t *inv, uint32_
 }
 
 enum col_state { COL_INFO, COL_ACTIVE, COL_PEELED, COL_INACTIVE };
+
+/* The largest gap inverted: Gauss-Jordan takes about g^3 table look-ups, a second at 1024. */
+#define NBLDPC_GAP_MAX 1024u
 
 /* The peeling order and the inactivated symbols; 0 and *out NULL when the last m columns are not
  * independent (the caller eliminates densely), -FEC_ETIME past the build deadline. */
@@ -232,6 +238,10 @@ int nbldpc__enc_plan_build(const struct nbldpc_code *c, struct nbldpc_enc_plan *
 	ret = plan_order(c, p, state, cnt, used, queue);
 	if (ret <= 0)
 		goto out;
+	if (p->g > NBLDPC_GAP_MAX) {
+		ret = 0; /* peeling barely helped: as slow as the dense elimination, and larger */
+		goto out;
+	}
 	/* column i of the gap matrix: the left-over sums when inactivated symbol i is 1 */
 	a = malloc((size_t)p->g * p->g + 1);
 	p->ainv = malloc((size_t)p->g * p->g + 1);
