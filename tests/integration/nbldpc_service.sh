@@ -1,5 +1,5 @@
 #!/bin/bash
-# Integration ac: the nbldpc family as a service, on the BeiDou matrices of ../shared/codes:
+# Integration ad: the nbldpc family as a service, on the BeiDou matrices of ../shared/codes:
 #  1. q-ary input and symbol soft output: bds-b1c-sf2 with in=f32v, fecd-feed sending f32v (64
 #     log-probabilities per GF(64) symbol from its AWGN channel's bit LLRs), output.soft: every
 #     message carries 64 log-posteriors per information symbol, which fecd-sink --code checks
