@@ -51,6 +51,69 @@ static void on_signal(int sig)
 	feed_stop = 1;
 }
 
+/* The wire format of a code's messages: bit codes take --format, q-ary codes f32v (the bits
+ * of a symbol in the family's order: nbldpc's bit_order). */
+static int wire_format(const struct feed *f, const char *text, struct feed_code *fc)
+{
+	fc->format = f->o.format;
+	fc->wire_q = 1;
+	fc->sym_bits = 1;
+	if (fc->info.in_kind != FEC_IN_F32_SYMLOGP) {
+		if (f->o.format != FECD_FMT_F32V)
+			return 0;
+		fprintf(stderr,
+		        "fecd-feed: --format f32v: code '%s' takes bit LLRs, not q-ary "
+		        "symbols (in=f32v)\n",
+		        text);
+		return -1;
+	}
+	if (fc->spec.family != FECD_FAMILY_NBLDPC ||
+	    (f->o.format_set && f->o.format != FECD_FMT_F32V) || f->o.polarity_one ||
+	    f->o.gnuradio || f->o.asm_stream || f->o.replay) {
+		fprintf(stderr,
+		        "fecd-feed: code '%s' takes q-ary symbols (in=f32v): it is sent as f32v "
+		        "(nbldpc), in native messages, with no other --format, --polarity one, "
+		        "--gnuradio, --asm or --replay\n",
+		        text);
+		return -1;
+	}
+	fc->format = FECD_FMT_F32V;
+	fc->wire_q = fc->info.in_q;
+	fc->sym_bits = fc->spec.u.nbldpc.p;
+	return 0;
+}
+
+/* --binary-image: the nbldpc code's binary image as an alist file; the exit status. */
+static int write_binary_image(const char *text, const char *path)
+{
+	struct nbldpc_code *code;
+	struct fec_spec spec;
+	char err[512];
+
+	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
+		fprintf(stderr, "fecd-feed: code '%s': %s\n", text, err);
+		return 2;
+	}
+	if (spec.family != FECD_FAMILY_NBLDPC) {
+		fprintf(stderr, "fecd-feed: --binary-image: code '%s' is no nbldpc code\n", text);
+		return 2;
+	}
+	if (nbldpc_binary_image_write(&spec.u.nbldpc, path, err, sizeof(err))) {
+		fprintf(stderr, "fecd-feed: --binary-image: %s\n", err);
+		return 1;
+	}
+	if (nbldpc_code_load(&spec.u.nbldpc, &code, err, sizeof(err)))
+		return 1;
+	printf("fecd-feed: %s: the binary image of %s, %u x %u bits%s\n", path, text,
+	       code->m * code->gf.p, code->n * code->gf.p,
+	       nbldpc_binary_image_same_info(code)
+	           ? ""
+	           : " (note: this code's information symbols are not its first k, so the ldpc "
+	             "family's information bits on it are not nbldpc's)");
+	nbldpc_code_free(code);
+	return 0;
+}
+
 /* Builds the code from its text form; kind, units and frame limits come from its decoder. */
 static int code_open(struct feed *f, const char *text, struct feed_code *fc)
 {
@@ -82,6 +145,8 @@ static int code_open(struct feed *f, const char *text, struct feed_code *fc)
 		return -1;
 	}
 	fc->sigma = fc->chan.sigma;
+	if (wire_format(f, text, fc))
+		return -1;
 	/* Automatic scale: the mean |LLR| (awgn: 2 / sigma^2, or 1 when noiseless) becomes 40 of
 	 * int8's 127, leaving headroom for the noise's spread without wasting resolution. */
 	double mean = fec_channel_llr_mean(&fc->chan);
@@ -188,11 +253,18 @@ size_t feed_modulate_llr(struct feed *f, size_t nbits)
 /* feed_modulate_llr, then quantized into f->wire. */
 static size_t modulate(struct feed *f, size_t nbits)
 {
+	const struct feed_code *fc = &f->code;
 	size_t nsyms = feed_modulate_llr(f, nbits);
 
-	if (nsyms)
-		fec_llr_quantize(f->o.format, f->llr, nsyms, f->o.polarity_one, f->code.scale,
-		                 f->wire);
+	if (nsyms && fc->format == FECD_FMT_F32V) {
+		/* q-ary symbols of sym_bits code bits: the protocol's f32v is host float32, which
+		 * softbits.c requires to be little-endian */
+		nsyms /= fc->sym_bits;
+		nbldpc_llr_to_symlogp(f->llr, nsyms, fc->sym_bits, fc->spec.u.nbldpc.bit_order,
+		                      (float *)(void *)f->wire);
+	} else if (nsyms) {
+		fec_llr_quantize(fc->format, f->llr, nsyms, f->o.polarity_one, fc->scale, f->wire);
+	}
 	return nsyms;
 }
 
@@ -228,7 +300,7 @@ static int send_native(struct feed *f, uint64_t seq, const uint8_t *payload, siz
 	    .type = FECD_MSG_SYMBOLS,
 	    .hdr_len = FECD_IN_HDR_LEN,
 	    .channel = f->o.channel,
-	    .format = (uint8_t)f->o.format,
+	    .format = (uint8_t)f->code.format,
 	    .flags = (uint16_t)(flags | (f->o.polarity_one ? FECD_IN_POLARITY_ONE : 0)),
 	    .seq = seq,
 	    .symbol_count = (uint32_t)n,
@@ -255,7 +327,7 @@ static int send_native(struct feed *f, uint64_t seq, const uint8_t *payload, siz
 int feed_send_wire(struct feed *f, const uint8_t *wire, size_t n, uint16_t flags,
                    uint32_t frame_len)
 {
-	size_t len = fecd_format_bytes(f->o.format, n);
+	size_t len = fecd_format_bytes_q(f->code.format, n, f->code.wire_q);
 	uint64_t seq = f->seq++;
 	int rc;
 
@@ -289,7 +361,9 @@ static int send_msg(struct feed *f, size_t first, size_t n, uint16_t flags, uint
 		fprintf(stderr, "fecd-feed: s4 messages must start on a byte boundary\n");
 		return -1;
 	}
-	return feed_send_wire(f, f->wire + fecd_format_bytes(f->o.format, first), n, flags, frame_len);
+	return feed_send_wire(f,
+	                      f->wire + fecd_format_bytes_q(f->code.format, first, f->code.wire_q),
+	                      n, flags, frame_len);
 }
 
 /* The switch that takes effect at message seq, if any. */
@@ -310,6 +384,14 @@ static int apply_switch(struct feed *f)
 		return 0;
 	if (code_open(f, text, &next))
 		return -1;
+	if (next.format != f->code.format || next.wire_q != f->code.wire_q) {
+		fprintf(stderr,
+		        "fecd-feed: --switch %s: the codes take different input (bit LLRs, or "
+		        "q-ary symbols of another q): not supported\n",
+		        text);
+		code_close(&next);
+		return -1;
+	}
 	if (code_is_frame(&next) != code_is_frame(&f->code)) {
 		fprintf(stderr,
 		        "fecd-feed: --switch %s: cannot switch between stream and frame "
@@ -546,8 +628,10 @@ static int alloc_buffers(struct feed *f)
 {
 	if (code_is_frame(&f->code)) {
 		f->cap_bits = f->o.sched.max_bits;
+		/* in wire symbols: q-ary codes send one per sym_bits code bits */
 		if (f->code.info.max_frame_syms &&
-		    fec_encoded_len(&f->code.spec, f->cap_bits) > f->code.info.max_frame_syms) {
+		    fec_encoded_len(&f->code.spec, f->cap_bits) / f->code.sym_bits >
+		        f->code.info.max_frame_syms) {
 			fprintf(stderr,
 			        "fecd-feed: --frame-bits %u is longer than the code's frames "
 			        "(max_frame_bits)\n",
@@ -569,7 +653,9 @@ static int alloc_buffers(struct feed *f)
 	f->bits = malloc(f->cap_bits);
 	f->cbits = malloc(f->cap_syms);
 	f->llr = malloc(f->cap_rx * sizeof(float));
-	f->wire = malloc(f->cap_rx * sizeof(float));
+	/* f32v: q floats per symbol of sym_bits received values (--switch keeps the format and q)
+	 */
+	f->wire = malloc((f->cap_rx / f->code.sym_bits + 1) * f->code.wire_q * sizeof(float));
 	f->grmsg = f->o.gnuradio ? malloc(GR_TAG_HEADER_MAX + f->cap_rx * sizeof(float)) : NULL;
 	if (!f->bits || !f->cbits || !f->llr || !f->wire || (f->o.gnuradio && !f->grmsg)) {
 		fprintf(stderr, "fecd-feed: out of memory\n");
@@ -614,6 +700,8 @@ int main(int argc, char **argv)
 	rc = 1;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	if (f.o.binary_image)
+		return write_binary_image(f.o.code, f.o.binary_image);
 	if (code_open(&f, f.o.code, &f.code))
 		goto out;
 	/* Codes whose frames carry a fixed number of information bits (fec_info.frame_info_bits):

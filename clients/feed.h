@@ -41,6 +41,8 @@ struct feed_opts {
 	double ebn0, rate;
 	float scale; /* < 0: automatic */
 	int format;
+	bool format_set;
+	const char *binary_image; /* --binary-image FILE: write it and exit */
 	struct feed_switch switches[FEED_MAX_SWITCHES];
 	unsigned nswitches;
 	uint64_t skips[FEED_MAX_SKIPS];
@@ -62,6 +64,10 @@ struct feed_code {
 	struct fec_channel chan;
 	double sigma; /* the link's BPSK noise (chan.sigma), for --asm's markers and junk */
 	float scale;
+	/* The wire format its messages carry: --format for codes of bit input; f32v, wire_q values
+	 * per symbol of sym_bits code bits, for codes of q-ary input (nbldpc in=f32v). */
+	int format;
+	uint32_t wire_q, sym_bits;
 };
 
 struct feed {

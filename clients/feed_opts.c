@@ -27,7 +27,9 @@ static void usage(FILE *f)
 	    "  --channel-model NAME[,KEY=VALUE...]  what the link does to the code bits\n"
 	    "                       (default awgn), one of the models below\n"
 	    "  --ebn0 DB | --noiseless   Eb/N0 of the link (default 7 dB), or no noise\n"
-	    "  --format f32|s8|u8|s4     wire format (default s8)\n"
+	    "  --format f32|s8|u8|s4|f32v  wire format (default s8; f32v, q log-probabilities\n"
+	    "                       per symbol from the channel's bit LLRs, for codes of q-ary\n"
+	    "                       input (nbldpc in=f32v), which take no other)\n"
 	    "  --scale X            s8/u8/s4: int8 LLR = llr * X (default: mean |LLR| -> 40);\n"
 	    "                       f32 carries the LLRs 2y/sigma^2 unscaled\n"
 	    "  --polarity zero|one  zero: positive LLR favours 0 (default)\n"
@@ -47,6 +49,9 @@ static void usage(FILE *f)
 	    "  --rate SYMS          symbols per second (default: as fast as possible)\n"
 	    "  --skip-seq A[,B..]   do not send these sequence numbers (repeatable)\n"
 	    "  --inject-bad         send the table of malformed messages between good ones\n"
+	    "  --binary-image FILE  nbldpc codes: write the binary image of --code's GF(q) matrix\n"
+	    "                       as an alist file the ldpc family reads (code=FILE: the same\n"
+	    "                       frames, information bits in the same places) and exit\n"
 	    "  --inject-oversize SEQ  after message SEQ, send one whose payload is over fecd's\n"
 	    "                       limit (65 MiB): fecd's ZMQ drops the connection, the feed\n"
 	    "                       connects again and goes on\n",
@@ -97,6 +102,7 @@ enum {
 	OPT_ASM,
 	OPT_INVERT,
 	OPT_JUNK,
+	OPT_IMAGE,
 };
 
 static const struct option feed_longopts[] = {
@@ -124,6 +130,7 @@ static const struct option feed_longopts[] = {
     {"asm", 0, 0, OPT_ASM},
     {"invert", 2, 0, OPT_INVERT},
     {"junk", 1, 0, OPT_JUNK},
+    {"binary-image", 1, 0, OPT_IMAGE},
     {0, 0, 0, 0},
 };
 
@@ -197,10 +204,14 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		case OPT_NOISELESS:
 			o->noiseless = true;
 			break;
+		case OPT_IMAGE:
+			o->binary_image = arg;
+			break;
 		case OPT_FORMAT:
 			o->format = fecd_format_from_name(arg);
 			if (o->format < 0)
 				goto bad;
+			o->format_set = true;
 			break;
 		case OPT_SCALE:
 			o->scale = strtof(arg, &colon);

@@ -3,9 +3,12 @@
  * the frame lengths, where the code's frames carry a fixed number of information bits (LDPC's
  * k), and the kind of soft output it gives; and the check of the soft values a message carries
  * in part 3 (fecd's output.soft): their count against the decoded bits, and for bit LLRs each
- * value's sign against its decoded bit (positive favours 0, PROTOCOL.md 3.2).
+ * value's sign against its decoded bit (positive favours 0, PROTOCOL.md 3.2); for q-ary symbol
+ * log-posteriors of an nbldpc code, that each symbol's probabilities sum to 1 and its most
+ * probable value is its decoded bits (in the code's bit order).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +37,10 @@ int sink_code_open(struct sink *s)
 	}
 	s->code_info = *fec_decoder_info(dec);
 	s->have_code = true;
+	if (spec.family == FECD_FAMILY_NBLDPC && s->code_info.soft_kind == FEC_SOFT_SYM_LOGP) {
+		s->sym_bits = spec.u.nbldpc.p;
+		s->sym_order = spec.u.nbldpc.bit_order;
+	}
 	fec_decoder_destroy(dec);
 	return client_opts_code_frames(&s->o.common, &s->code_info, "fecd-sink");
 }
@@ -81,6 +88,46 @@ static void size_error(struct sink *s, const struct fecd_out_hdr *h, const char 
 		        s->msgs, h->soft_count, h->payload_bits, why);
 }
 
+/* nbldpc's symbols: sym_bits decoded bits each; the most probable of q values is their value, and
+ * the probabilities sum to 1 (log-posteriors, normalised). */
+static void sym_check(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *bits,
+                      const uint8_t *soft)
+{
+	const uint32_t q = h->soft_per_unit, units = h->soft_count / q, p = s->sym_bits;
+	uint64_t wrong = 0;
+
+	if ((uint64_t)units * p != h->payload_bits) {
+		size_error(s, h, "expected q values per symbol of log2(q) decoded bits");
+		return;
+	}
+	for (uint32_t u = 0; u < units; u++) {
+		const uint8_t *v = soft + 4 * (size_t)u * q;
+		uint32_t best = 0, dec = 0;
+		double sum = 0.0;
+
+		for (uint32_t a = 0; a < q; a++) {
+			const float x = get_f32le(v + 4 * (size_t)a);
+
+			sum += exp((double)x);
+			if (x > get_f32le(v + 4 * (size_t)best))
+				best = a;
+		}
+		for (uint32_t j = 0; j < p; j++) {
+			const uint32_t i = u * p + j;
+
+			if ((bits[i / 8] >> (7 - i % 8)) & 1)
+				dec |= 1u << nbldpc_symbol_bit(p, j, s->sym_order);
+		}
+		wrong += best != dec || !(fabs(sum - 1.0) < 1e-3);
+	}
+	if (wrong && s->soft_sign_msgs++ < 10)
+		fprintf(stderr,
+		        "fecd-sink: message %" PRIu64 ": %" PRIu64 " of %" PRIu32
+		        " soft symbols disagree with their decoded bits or do not sum to 1\n",
+		        s->msgs, wrong, units);
+	s->soft_sign_errors += wrong;
+}
+
 void sink_soft_check(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *bits,
                      const uint8_t *soft)
 {
@@ -102,6 +149,8 @@ void sink_soft_check(struct sink *s, const struct fecd_out_hdr *h, const uint8_t
 		/* q values per symbol; how symbols map to the decoded bits is the family's */
 		if (!per_unit || h->soft_count % per_unit)
 			size_error(s, h, "not a whole number of symbols");
+		else if (s->sym_bits)
+			sym_check(s, h, bits, soft);
 		return;
 	case FEC_SOFT_BIT_LLR:
 		break;

@@ -5,11 +5,16 @@
  * spec, and the family's entry in fec.c's table. Objects are in nbldpc_coder.c, decoders in
  * nbldpc_decode.c, codes in nbldpc_code.c, presets in nbldpc_presets.c.
  *
- * spec_finish loads the code to check it and to learn n, m, k and q; the codes are small (the
- * BeiDou ones have at most 200 symbols), so nothing is remembered between calls.
+ * spec_finish loads the code to check it and to learn n, m, k and q, and remembers what it learnt
+ * for the code (as the ldpc family does): describing a channel matches its code against every
+ * preset, and channels and the bench make the same spec again, which must not rebuild generated
+ * codes of thousands of symbols each time.
  */
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fec_impl.h"
 #include "nbldpc.h"
@@ -27,19 +32,21 @@ static const char *const soft_names[] = {"sym", "bit", NULL};
 static const struct fec_param_desc nbldpc_params[] = {
     {"code", FEC_PARAM_STRING, 0, NBLDPC_CODE_TEXT_MAX - 1, 0, NULL, NULL,
      "the parity-check matrix: a non-binary alist file (a path relative to the codes folder) "
-     "or regular (generated: q, n, dv, dc, seed)"},
+     "or generated: regular (q, n, dv, dc, seed) or irregular (q, n, seed: rate 1/2 with the "
+     "degree profile of Monzo 2010's GF(q) codes, parity part a zigzag)"},
     {"q", FEC_PARAM_INT, 2, NBLDPC_Q_MAX, 0, NULL, "64",
-     "regular: the field's size, a power of 2 in 2..256 (a file gives its own)"},
+     "generated codes: the field's size, a power of 2 in 2..256 (a file gives its own)"},
     {"poly", FEC_PARAM_HEX_LIST, 0, 0x1ff, 1, NULL, "0",
      "the field's primitive polynomial with its x^p term, e.g. 43 for x^6+x+1 (0: the "
      "conventional one for q)"},
     {"form", FEC_PARAM_ENUM, 0, 0, 0, form_names, "power",
      "alist values: power (exponents of alpha, 0 = 1) or vector (the element's bits, bit i "
      "the coefficient of x^i)"},
-    {"n", FEC_PARAM_INT, 0, NBLDPC_N_MAX, 0, NULL, "0", "regular: code length in symbols"},
+    {"n", FEC_PARAM_INT, 0, NBLDPC_N_MAX, 0, NULL, "0",
+     "generated codes: code length in symbols (irregular: even, at least 16)"},
     {"dv", FEC_PARAM_INT, 2, NBLDPC_DEG_MAX - 1, 0, NULL, "2", "regular: column weight"},
     {"dc", FEC_PARAM_INT, 3, NBLDPC_DEG_MAX, 0, NULL, "4", "regular: row weight"},
-    {"seed", FEC_PARAM_INT, 0, 4294967295L, 0, NULL, "1", "regular: construction seed"},
+    {"seed", FEC_PARAM_INT, 0, 4294967295L, 0, NULL, "1", "generated codes: construction seed"},
     {"algo", FEC_PARAM_ENUM, 0, 0, 0, algo_names, "fft-bp",
      "fft-bp (belief propagation through Walsh-Hadamard transforms, float, flooding) or "
      "min-max (layered, integer costs in llr_scale units)"},
@@ -178,10 +185,84 @@ static int nbldpc_spec_get(const struct fec_spec *spec, const char *name, struct
 	return 0;
 }
 
+/* ---- The memory of finished codes: room for every channel fecd can run (256) and the
+ * presets. */
+#define MEMO_SLOTS 320
+#define MEMO_KEY   (NBLDPC_CODE_TEXT_MAX + PATH_MAX + 96)
+
+struct memo {
+	char key[MEMO_KEY];
+	uint32_t n, m, k, p, code_q;
+};
+
+static struct memo memo[MEMO_SLOTS];
+static unsigned memo_next;
+static atomic_flag memo_lock = ATOMIC_FLAG_INIT;
+
+/* A text naming the matrix and the version of its file; false when none can be made (a path
+ * the policy refuses, a file missing: then the load reports it and nothing is remembered). */
+static bool memo_key(const struct nbldpc_spec *l, char *key)
+{
+	struct fec__code_file f;
+	struct stat st;
+	int len;
+
+	if (!strcmp(l->code, "regular"))
+		len = snprintf(key, MEMO_KEY, "regular q=%u poly=%u n=%u dv=%u dc=%u seed=%u", l->q,
+		               l->poly, l->gen_n, l->gen_dv, l->gen_dc, l->seed);
+	else if (!strcmp(l->code, "irregular"))
+		len = snprintf(key, MEMO_KEY, "irregular q=%u poly=%u n=%u seed=%u", l->q, l->poly,
+		               l->gen_n, l->seed);
+	else if (fec__code_path(l->code, &f, NULL, 0) || stat(f.path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	else
+		len = snprintf(key, MEMO_KEY, "%s form=%u poly=%u %s %lld %lld", l->code, l->form,
+		               l->poly, f.path, (long long)st.st_size, (long long)st.st_mtime);
+	return len > 0 && len < MEMO_KEY;
+}
+
+static bool memo_find(const char *key, struct nbldpc_spec *l)
+{
+	bool found = false;
+
+	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
+		;
+	for (unsigned i = 0; i < MEMO_SLOTS && !found; i++)
+		if (!strcmp(memo[i].key, key)) {
+			l->n = memo[i].n;
+			l->m = memo[i].m;
+			l->k = memo[i].k;
+			l->p = memo[i].p;
+			l->code_q = memo[i].code_q;
+			found = true;
+		}
+	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
+	return found;
+}
+
+static void memo_add(const char *key, const struct nbldpc_spec *l)
+{
+	struct memo *m;
+
+	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
+		;
+	m = &memo[memo_next];
+	memo_next = (memo_next + 1) % MEMO_SLOTS;
+	snprintf(m->key, sizeof(m->key), "%s", key);
+	m->n = l->n;
+	m->m = l->m;
+	m->k = l->k;
+	m->p = l->p;
+	m->code_q = l->code_q;
+	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
+}
+
 int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 {
 	struct nbldpc_spec *l = &spec->u.nbldpc;
 	struct nbldpc_code *code;
+	char key[MEMO_KEY];
+	bool keyed;
 	int ret;
 
 	if (spec->family != FECD_FAMILY_NBLDPC)
@@ -189,7 +270,8 @@ int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 	l->code[sizeof(l->code) - 1] = '\0';
 	if (!l->code[0])
 		return fec__err(err, errlen, FEC_EINVAL,
-		                "code: expected a non-binary alist file or regular, got nothing");
+		                "code: expected a non-binary alist file, regular or irregular, got "
+		                "nothing");
 	for (const struct fec_param_desc *d = nbldpc_params; d->name; d++) {
 		union {
 			char s[NBLDPC_CODE_TEXT_MAX];
@@ -204,6 +286,9 @@ int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 	if (l->q & (l->q - 1))
 		return fec__err(err, errlen, FEC_EINVAL,
 		                "q: expected a power of 2 in 2..256, got %u", l->q);
+	keyed = memo_key(l, key);
+	if (keyed && memo_find(key, l))
+		return 0;
 	ret = nbldpc_code_load(l, &code, err, errlen);
 	if (ret)
 		return ret;
@@ -213,6 +298,8 @@ int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 	l->p = code->gf.p;
 	l->code_q = code->gf.q;
 	nbldpc_code_free(code);
+	if (keyed)
+		memo_add(key, l);
 	return 0;
 }
 
@@ -223,6 +310,8 @@ static bool same_matrix(const struct nbldpc_spec *a, const struct nbldpc_spec *b
 	if (!strcmp(a->code, "regular"))
 		return a->q == b->q && a->gen_n == b->gen_n && a->gen_dv == b->gen_dv &&
 		       a->gen_dc == b->gen_dc && a->seed == b->seed;
+	if (!strcmp(a->code, "irregular"))
+		return a->q == b->q && a->gen_n == b->gen_n && a->seed == b->seed;
 	return a->form == b->form;
 }
 
@@ -239,6 +328,8 @@ static void nbldpc_spec_describe(const struct fec_spec *spec, char *buf, size_t 
 	else if (!strcmp(l->code, "regular"))
 		snprintf(name, sizeof(name), "regular n=%u dv=%u dc=%u seed=%u", l->gen_n,
 		         l->gen_dv, l->gen_dc, l->seed);
+	else if (!strcmp(l->code, "irregular"))
+		snprintf(name, sizeof(name), "irregular n=%u seed=%u", l->gen_n, l->seed);
 	else
 		snprintf(name, sizeof(name), "%s", l->code);
 	snprintf(buf, len, "nbldpc %s GF(%u) (%u,%u) %s%s %u it%s%s", name, l->code_q, l->n, l->k,

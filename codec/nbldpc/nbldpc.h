@@ -7,8 +7,9 @@
  * code names the matrix: a non-binary alist file (the format of ../shared/codes/README.md: line
  * 1 "N M q", then the degrees, then (row, value) pairs per column and (column, value) pairs per
  * row; values in power form, exponents of alpha with 0 = alpha^0, or with form=vector the
- * element's bits, bit i the coefficient of x^i), or "regular" (generated: n symbols, column
- * weight dv, row weight dc, random nonzero coefficients, no 4-cycles, deterministic for seed).
+ * element's bits, bit i the coefficient of x^i), "regular" (generated: n symbols, column
+ * weight dv, row weight dc, random nonzero coefficients, no 4-cycles, deterministic for seed) or
+ * "irregular" (generated, rate 1/2, n symbols, the seed thesis's degree profile for q).
  * Each GF(q) symbol is p channel bits, most significant first (bit_order=msb) as BeiDou sends
  * them, or least significant first.
  */
@@ -24,8 +25,8 @@
 #define NBLDPC_DEG_MAX       64         /* highest row or column weight */
 #define NBLDPC_ITERS_MAX     1000
 #define NBLDPC_Q_MAX         256
-/* Largest M x N the encoder's Gaussian elimination takes (a dense byte copy of H): 64 MiB, room
- * for the seed's largest GF(q) codes (GF64_5040: 2520 x 5040, 12.7 MB). */
+/* Largest M x N the dense elimination takes (a byte copy of H), for codes whose last m columns
+ * are not independent (the sparse encoder, nbldpc_encode.c, takes the others at any size). */
 #define NBLDPC_DENSE_MAX (64u << 20)
 
 enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX };
@@ -93,8 +94,11 @@ struct nbldpc_code {
 	/* The systematic encoder: info_cols (k increasing columns) carry the information symbols;
 	 * parity column par_cols[r] = sum over j of enc[r * k + j] * info symbol j. */
 	uint32_t *info_cols, *par_cols;
-	uint8_t *enc; /* rank x k */
+	uint8_t *enc; /* rank x k; NULL when plan encodes */
 	uint32_t rank;
+	/* The sparse encoder (nbldpc_encode.c) when H's last m columns are independent: information
+	 * in columns 0..k-1, parity by peeling; NULL when the dense elimination chose. */
+	struct nbldpc_enc_plan *plan;
 	char name[96];
 };
 
@@ -110,10 +114,48 @@ int nbldpc_alist_parse(const char *text, const char *name, enum nbldpc_form form
 int nbldpc_regular_build(uint32_t n, unsigned dv, unsigned dc, unsigned q, unsigned poly,
                          uint32_t seed, struct nbldpc_code **out, char *err, size_t errlen);
 
+/* The sparse encoder (nbldpc_encode.c): 0 with *out NULL when H's last m columns are not
+ * independent; -FEC_ETIME past the build deadline. */
+struct nbldpc_enc_plan;
+int nbldpc__enc_plan_build(const struct nbldpc_code *code, struct nbldpc_enc_plan **out);
+void nbldpc__enc_plan_encode(const struct nbldpc_code *code, const struct nbldpc_enc_plan *plan,
+                             const uint8_t *info, uint8_t *codeword);
+void nbldpc__enc_plan_free(struct nbldpc_enc_plan *plan);
+
+/* A generated rate-1/2 code over GF(q) of n symbols (even, >= 16) with the seed thesis's degree
+ * profile for q and a zigzag parity part (nbldpc_gen.c says which and why), no 4-cycles. */
+int nbldpc_irregular_build(uint32_t n, unsigned q, unsigned poly, uint32_t seed,
+                           struct nbldpc_code **out, char *err, size_t errlen);
+/* The largest column and row degrees of that profile for q (the thesis's table 4.4). */
+void nbldpc_irregular_profile(unsigned q, unsigned *dv_max, unsigned *dc_max);
+/* Builds the column view and the encoder of a code whose rows are filled (nbldpc_code.c). */
+int nbldpc__code_finish(struct nbldpc_code *code, char *err, size_t errlen);
+
 /* Systematic encoding: info (k symbols) -> codeword (n symbols). */
 void nbldpc_encode(const struct nbldpc_code *code, const uint8_t *info, uint8_t *codeword);
 /* Whether H c = 0 over GF(q). */
 bool nbldpc_codeword_valid(const struct nbldpc_code *code, const uint8_t *c);
+
+/* The binary image (nbldpc_image.c): the (m p) x (n p) binary parity-check matrix whose
+ * codewords are the code's codewords as bits (bit_order inside each symbol), as the text of a
+ * binary alist file that the ldpc family reads (code=FILE). *text is malloc'ed. */
+int nbldpc_binary_image_alist(const struct nbldpc_code *code, enum nbldpc_bit_order order,
+                              char **text, char *err, size_t errlen);
+/* Whether the image's information bits are nbldpc's: the encoder's information symbols are
+ * columns 0..k-1 (H's last m columns independent), so that the ldpc family, which prefers the
+ * rightmost columns as parity, decodes the image to the same k p bits in the same order. */
+bool nbldpc_binary_image_same_info(const struct nbldpc_code *code);
+/* Loads the code spec names and writes its image's alist (spec->bit_order) to path. */
+int nbldpc_binary_image_write(const struct nbldpc_spec *spec, const char *path, char *err,
+                              size_t errlen);
+
+/* q-ary input from a binary channel (nbldpc_symbols.c): nsym symbols of p bit LLRs each (in
+ * order, positive favours 0) to q = 2^p normalised log-probabilities each, value 0 first. */
+void nbldpc_llr_to_symlogp(const float *llr, size_t nsym, unsigned p, enum nbldpc_bit_order order,
+                           float *out);
+/* Which bit of a symbol's value (the coefficient of x^b) its j-th bit on the channel and in the
+ * decoded bits is. */
+unsigned nbldpc_symbol_bit(unsigned p, unsigned j, enum nbldpc_bit_order order);
 
 /* The code behind an nbldpc decoder (the tests, later the GPU backend). */
 struct fec_decoder;

@@ -1,8 +1,8 @@
 /*
- * nbldpc codes: the field GF(2^p), the parity-check matrix with its coefficients (from a
- * non-binary alist file or generated (dv, dc)-regular without 4-cycles), and the systematic
- * encoder derived from H by Gaussian elimination over GF(q). Parse errors name the file, the line
- * and what was expected there (textfile.h).
+ * nbldpc codes: the field GF(2^p), the parity-check matrix with its coefficients from a
+ * non-binary alist file (generated ones are built in nbldpc_gen.c), and the systematic encoder
+ * derived from H: by peeling (nbldpc_encode.c) or by Gaussian elimination over GF(q). Parse
+ * errors name the file, the line and what was expected there (textfile.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,6 @@
 
 #include "fec_impl.h"
 #include "nbldpc.h"
-#include "prng.h"
 #include "textfile.h"
 
 static const uint16_t default_polys[9] = {0, 0x3, 0x7, 0xb, 0x13, 0x25, 0x43, 0x89, 0x11d};
@@ -68,6 +67,7 @@ void nbldpc_code_free(struct nbldpc_code *c)
 	free(c->info_cols);
 	free(c->par_cols);
 	free(c->enc);
+	nbldpc__enc_plan_free(c->plan);
 	free(c);
 }
 
@@ -106,15 +106,35 @@ static int build_columns(struct nbldpc_code *c)
 	return 0;
 }
 
-/* Gaussian elimination over GF(q) on a dense copy of H, pivots taken from the last column
- * leftwards so that parity symbols sit at the end where H allows (BeiDou's ICD order). */
+/* The sparse encoder when H's last m columns are independent (nbldpc_encode.c); otherwise
+ * Gaussian elimination over GF(q) on a dense copy of H, pivots taken from the last column
+ * leftwards so that parity symbols sit at the end where H allows (BeiDou's ICD order). Both give
+ * the same codewords where both apply. */
 static int build_encoder(struct nbldpc_code *c, char *err, size_t errlen)
 {
 	const struct nbldpc_gf *gf = &c->gf;
 	const size_t n = c->n, m = c->m;
 	uint8_t *h, *is_par, tab[256];
 	uint32_t rank = 0, j = 0;
+	int ret = nbldpc__enc_plan_build(c, &c->plan);
 
+	if (ret)
+		return ret;
+	if (c->plan) {
+		/* parity last, found by peeling: no dense copy */
+		c->rank = c->m;
+		c->k = c->n - c->m;
+		c->info_cols = malloc(((size_t)c->k + 1) * sizeof(uint32_t));
+		c->par_cols = malloc(((size_t)c->m + 1) * sizeof(uint32_t));
+		if (!c->info_cols || !c->par_cols)
+			return -FEC_ENOMEM;
+		for (uint32_t v = 0; v < c->n; v++)
+			if (v < c->k)
+				c->info_cols[v] = v;
+			else
+				c->par_cols[v - c->k] = v;
+		return 0;
+	}
 	if (m * n > NBLDPC_DENSE_MAX)
 		return fec__err(err, errlen, FEC_EINVAL,
 		                "%s: the encoder is derived on a dense copy of H, at most %u "
@@ -200,6 +220,10 @@ void nbldpc_encode(const struct nbldpc_code *c, const uint8_t *info, uint8_t *cw
 {
 	const struct nbldpc_gf *gf = &c->gf;
 
+	if (c->plan) {
+		nbldpc__enc_plan_encode(c, c->plan, info, cw);
+		return;
+	}
 	for (uint32_t i = 0; i < c->k; i++)
 		cw[c->info_cols[i]] = info[i];
 	for (uint32_t r = 0; r < c->rank; r++) {
@@ -225,7 +249,7 @@ bool nbldpc_codeword_valid(const struct nbldpc_code *c, const uint8_t *cw)
 	return true;
 }
 
-static int finish_code(struct nbldpc_code *c, char *err, size_t errlen)
+int nbldpc__code_finish(struct nbldpc_code *c, char *err, size_t errlen)
 {
 	int ret = build_columns(c);
 
@@ -401,148 +425,12 @@ int nbldpc_alist_parse(const char *text, const char *name, enum nbldpc_form form
 				goto out;
 			}
 		}
-	ret = finish_code(c, err, errlen);
+	ret = nbldpc__code_finish(c, err, errlen);
 out:
 	free(coldeg);
 	free(rowdeg);
 	free(cidx);
 	free(cval);
-	if (ret)
-		nbldpc_code_free(c);
-	else
-		*out = c;
-	return ret;
-}
-
-/* ---- Generated codes: (dv, dc)-regular, no 4-cycles, random nonzero coefficients. */
-
-/* One attempt: columns in turn, each joining dv rows with room left, chosen at random among the
- * emptiest rows that share no column with the rows already chosen for it (that would close a
- * 4-cycle). false when some column finds no such row. */
-static bool regular_try(struct nbldpc_code *c, unsigned dv, unsigned dc, struct fec_prng *rng,
-                        uint32_t *rows_of, uint32_t *row_cols, uint32_t *row_fill, uint32_t *stamp,
-                        uint32_t *cand)
-{
-	memset(row_fill, 0, c->m * sizeof(uint32_t));
-	memset(stamp, 0, c->n * sizeof(uint32_t));
-	for (uint32_t v = 0; v < c->n; v++) {
-		for (unsigned d = 0; d < dv; d++) {
-			uint32_t ncand = 0, best = 0;
-
-			for (uint32_t r = 0; r < c->m; r++) {
-				bool ok = row_fill[r] < dc;
-
-				for (uint32_t i = 0; ok && i < row_fill[r]; i++)
-					ok = stamp[row_cols[r * dc + i]] != v + 1;
-				if (!ok || dc - row_fill[r] < best)
-					continue;
-				if (dc - row_fill[r] > best) {
-					best = dc - row_fill[r];
-					ncand = 0;
-				}
-				cand[ncand++] = r;
-			}
-			if (!ncand)
-				return false;
-			{
-				const uint32_t r = cand[fec_prng_next(rng) % ncand];
-
-				for (uint32_t i = 0; i < row_fill[r]; i++)
-					stamp[row_cols[r * dc + i]] = v + 1;
-				stamp[v] = v + 1;
-				row_cols[r * dc + row_fill[r]++] = v;
-				rows_of[v * dv + d] = r;
-			}
-		}
-	}
-	return true;
-}
-
-int nbldpc_regular_build(uint32_t n, unsigned dv, unsigned dc, unsigned q, unsigned poly,
-                         uint32_t seed, struct nbldpc_code **out, char *err, size_t errlen)
-{
-	struct nbldpc_code *c;
-	struct fec_prng rng;
-	uint32_t *rows_of = NULL, *row_cols = NULL, *row_fill = NULL, *stamp = NULL, *cand = NULL;
-	unsigned p = 0;
-	bool ok = false;
-	int ret;
-
-	*out = NULL;
-	while (p <= 8 && (1u << p) != q)
-		p++;
-	if (p < 1 || p > 8)
-		return fec__err(err, errlen, FEC_EINVAL,
-		                "q: expected a power of 2 in 2..256, got %u", q);
-	if (dv < 2 || dc <= dv || n < dc || (uint64_t)n * dv % dc)
-		return fec__err(err, errlen, FEC_EINVAL,
-		                "regular: expected 2 <= dv < dc <= n and n * dv a multiple of dc, "
-		                "got n=%u dv=%u dc=%u",
-		                n, dv, dc);
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -FEC_ENOMEM;
-	snprintf(c->name, sizeof(c->name), "regular n=%u dv=%u dc=%u q=%u seed=%u", n, dv, dc, q,
-	         seed);
-	c->n = n;
-	c->m = (uint32_t)((uint64_t)n * dv / dc);
-	c->nnz = n * dv;
-	ret = nbldpc_gf_init(&c->gf, p, poly, err, errlen);
-	if (ret)
-		goto out;
-	rows_of = malloc((size_t)n * dv * sizeof(uint32_t));
-	row_cols = malloc((size_t)c->m * dc * sizeof(uint32_t));
-	row_fill = malloc((size_t)c->m * sizeof(uint32_t));
-	stamp = malloc((size_t)n * sizeof(uint32_t));
-	cand = malloc((size_t)c->m * sizeof(uint32_t));
-	c->row_start = malloc(((size_t)c->m + 1) * sizeof(uint32_t));
-	c->row_col = malloc((size_t)c->nnz * sizeof(uint32_t));
-	c->row_val = malloc(c->nnz);
-	if (!rows_of || !row_cols || !row_fill || !stamp || !cand || !c->row_start || !c->row_col ||
-	    !c->row_val) {
-		ret = -FEC_ENOMEM;
-		goto out;
-	}
-	fec_prng_seed(&rng, ((uint64_t)seed << 8) ^ 0x6e626c647063ull);
-	for (unsigned attempt = 0; attempt < 50 && !ok; attempt++) {
-		if (fec__build_expired()) {
-			ret = -FEC_ETIME;
-			goto out;
-		}
-		ok = regular_try(c, dv, dc, &rng, rows_of, row_cols, row_fill, stamp, cand);
-	}
-	if (!ok) {
-		ret = fec__err(err, errlen, FEC_EINVAL,
-		               "regular: found no (%u,%u) graph without 4-cycles at n=%u in 50 "
-		               "tries: take a longer code",
-		               dv, dc, n);
-		goto out;
-	}
-	for (uint32_t r = 0; r <= c->m; r++)
-		c->row_start[r] = r * dc;
-	for (uint32_t r = 0; r < c->m; r++) {
-		/* columns of a row in increasing order */
-		uint32_t *rc = row_cols + (size_t)r * dc;
-
-		for (unsigned i = 1; i < dc; i++)
-			for (unsigned j = i; j > 0 && rc[j - 1] > rc[j]; j--) {
-				const uint32_t t = rc[j];
-
-				rc[j] = rc[j - 1];
-				rc[j - 1] = t;
-			}
-		for (unsigned i = 0; i < dc; i++) {
-			c->row_col[r * dc + i] = rc[i];
-			c->row_val[r * dc + i] = (uint8_t)(1 + fec_prng_next(&rng) % (q - 1));
-		}
-	}
-	ret = finish_code(c, err, errlen);
-out:
-	free(rows_of);
-	free(row_cols);
-	free(row_fill);
-	free(stamp);
-	free(cand);
 	if (ret)
 		nbldpc_code_free(c);
 	else
@@ -559,6 +447,8 @@ int nbldpc_code_load(const struct nbldpc_spec *s, struct nbldpc_code **out, char
 	if (!strcmp(s->code, "regular"))
 		return nbldpc_regular_build(s->gen_n, s->gen_dv, s->gen_dc, s->q, s->poly, s->seed,
 		                            out, err, errlen);
+	if (!strcmp(s->code, "irregular"))
+		return nbldpc_irregular_build(s->gen_n, s->q, s->poly, s->seed, out, err, errlen);
 	ret = fec__code_file_read(s->code, &text, err, errlen);
 	if (ret)
 		return ret;

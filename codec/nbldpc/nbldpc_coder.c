@@ -137,6 +137,17 @@ static float logsumexp(const float *v, unsigned q, unsigned mask, unsigned want)
 	return mx + logf(sum);
 }
 
+/* The largest v[a] over the values a with (a & mask) == want. */
+static float max_sel(const float *v, unsigned q, unsigned mask, unsigned want)
+{
+	float mx = -INFINITY;
+
+	for (unsigned a = 0; a < q; a++)
+		if ((a & mask) == want && v[a] > mx)
+			mx = v[a];
+	return mx;
+}
+
 static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
                                uint32_t first, uint32_t count)
 {
@@ -203,8 +214,13 @@ static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, str
 			for (unsigned t = 0; t < p; t++) {
 				const unsigned m = 1u << d->bit_shift[t];
 
+				/* FFT-BP's posteriors are probabilities: the exact marginal.
+				 * Min-max's are costs: the max-log one, whose sign is always the
+				 * decided symbol's bit (the exact marginal of costs is not). */
 				o[(size_t)i * p + t] =
-				    logsumexp(ap, q, m, 0) - logsumexp(ap, q, m, m);
+				    s->algo == NBLDPC_ALGO_FFTBP
+				        ? logsumexp(ap, q, m, 0) - logsumexp(ap, q, m, m)
+				        : max_sel(ap, q, m, 0) - max_sel(ap, q, m, m);
 			}
 		}
 		job->soft_count = s->soft == NBLDPC_SOFT_SYM ? c->k * q : c->k * p;

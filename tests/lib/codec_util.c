@@ -214,13 +214,13 @@ int util_ldpc_frame_errors(const char *text, double ebn0, unsigned frames, uint6
 		fprintf(stderr, "%s: %s\n", text, err);
 		return -1;
 	}
-	if (spec.family != FECD_FAMILY_LDPC || fec_decoder_create(&spec, &dec) ||
-	    fec_encoder_create(&spec, &enc)) {
+	if ((spec.family != FECD_FAMILY_LDPC && spec.family != FECD_FAMILY_NBLDPC) ||
+	    fec_decoder_create(&spec, &dec) || fec_encoder_create(&spec, &enc)) {
 		fprintf(stderr, "%s: not an LDPC code this build can decode and encode\n", text);
 		goto out;
 	}
 	info = fec_decoder_info(dec);
-	k = spec.u.ldpc.k;
+	k = info->frame_info_bits;
 	rate = fec_spec_rate(&spec);
 	b.in_stride = info->frame_syms;
 	b.out_stride = (info->max_out_bits + 7) / 8;

@@ -57,9 +57,11 @@ struct util_fer {
 	double cpu_s;      /* this thread's CPU time in fec_decode */
 };
 
-/* Sends `frames` frames of the LDPC code `text` (seeded random information bits through the
- * encoder, BPSK over AWGN at ebn0 dB for rate k/n_tx, then int8 LLRs at the spec's llr_scale, or
- * float32 LLRs with in=f32) and decodes them, 64 at a time. 0, or -1 when the code cannot be
+/* Sends `frames` frames of the LDPC code `text` (the ldpc family, or nbldpc with bit input:
+ * seeded random information bits through the encoder, BPSK over AWGN at ebn0 dB for rate k/n_tx,
+ * then int8 LLRs at the spec's llr_scale, or float32 LLRs with in=f32) and decodes them, 64 at a
+ * time. An nbldpc code and the ldpc family on its binary image (whose encoder gives the same
+ * codewords, test_nbldpc_image) get the same frames from the same seed. 0, or -1 when the code cannot be
  * built (with a message on stderr). The same seed gives the same frames and noise for every
  * decoder setting of one code. */
 int util_ldpc_frame_errors(const char *text, double ebn0, unsigned frames, uint64_t seed,

@@ -3,10 +3,13 @@
  * modulo the polynomial; non-primitive polynomials refused; the shared non-binary alist files
  * load with their N, M, q and k (skipped without ../shared/codes); encoded words satisfy H for
  * files and generated codes of every q; generated codes are regular, free of 4-cycles and the
- * same for the same seed; malformed files are refused with messages naming the line.
+ * same for the same seed; irregular codes of the seed's sizes have its degree profile and build in
+ * seconds through the sparse encoder; malformed files are refused with messages naming the line.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "check.h"
 #include "fec.h"
@@ -80,7 +83,7 @@ static void test_fields(void)
 static void check_encoder(const struct nbldpc_code *c, uint64_t seed)
 {
 	struct fec_prng rng;
-	uint8_t info[NBLDPC_N_MAX / 8], cw[NBLDPC_N_MAX / 8];
+	static uint8_t info[NBLDPC_N_MAX], cw[NBLDPC_N_MAX];
 	unsigned bad = 0;
 
 	fec_prng_seed(&rng, seed);
@@ -100,19 +103,32 @@ static void check_encoder(const struct nbldpc_code *c, uint64_t seed)
 	}
 }
 
+/* Two rows sharing two columns: for each row, the rows met through its columns, each at most
+ * once. */
 static bool has_4cycle(const struct nbldpc_code *c)
 {
-	for (uint32_t a = 0; a < c->m; a++)
-		for (uint32_t b = a + 1; b < c->m; b++) {
-			unsigned shared = 0;
+	uint32_t *seen = calloc(c->m, sizeof(uint32_t)), *erow = malloc(c->nnz * sizeof(uint32_t));
+	bool found = false;
 
-			for (uint32_t i = c->row_start[a]; i < c->row_start[a + 1]; i++)
-				for (uint32_t j = c->row_start[b]; j < c->row_start[b + 1]; j++)
-					shared += c->row_col[i] == c->row_col[j];
-			if (shared > 1)
-				return true;
+	for (uint32_t r = 0; r < c->m; r++)
+		for (uint32_t e = c->row_start[r]; e < c->row_start[r + 1]; e++)
+			erow[e] = r;
+	for (uint32_t a = 0; a < c->m && !found; a++)
+		for (uint32_t e = c->row_start[a]; e < c->row_start[a + 1]; e++) {
+			const uint32_t v = c->row_col[e];
+
+			for (uint32_t k = c->col_start[v]; k < c->col_start[v + 1]; k++) {
+				const uint32_t b = erow[c->col_edge[k]];
+
+				if (b == a)
+					continue;
+				found |= seen[b] == a + 1;
+				seen[b] = a + 1;
+			}
 		}
-	return false;
+	free(seen);
+	free(erow);
+	return found;
 }
 
 static void test_generated(void)
@@ -170,6 +186,136 @@ static void test_generated(void)
 		CHECK(nbldpc_regular_build(10, 3, 4, 64, 0, 1, &c, err, sizeof(err)) < 0,
 		      "n * dv not a multiple of dc refused");
 	}
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* This thread's CPU time: build times measured so are not the machine's load. */
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The seed's sizes (table 4.4, 5040 information bits): the profile's degrees, no 4-cycles, the
+ * zigzag's sparse encoder (information first), the same code for the same seed, built in seconds.
+ */
+static void test_irregular(void)
+{
+	static const unsigned sizes[][2] = {
+	    /* q, n */
+	    {2, 10080},  {8, 3360},   {16, 2520}, {32, 2016}, {64, 1680},
+	    {128, 1440}, {256, 1260}, {64, 168},  {256, 126},
+	};
+	char err[256];
+
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const unsigned q = sizes[i][0], n = sizes[i][1], base = q == 2 ? 3 : 2;
+		struct nbldpc_code *c = NULL, *c2 = NULL;
+		unsigned dv_max, dc_max, bad = 0;
+		double t0 = cpu_s(), dt;
+
+		nbldpc_irregular_profile(q, &dv_max, &dc_max);
+		err[0] = '\0';
+		CHECK(nbldpc_irregular_build(n, q, 0, 11, &c, err, sizeof(err)) == 0,
+		      "irregular q=%u n=%u: %s", q, n, err);
+		dt = cpu_s() - t0;
+		if (!c)
+			continue;
+		printf("irregular GF(%u) n=%u: built in %.3f s of CPU, %u edges\n", q, n, dt,
+		       c->nnz);
+		CHECK(dt < 5.0, "GF(%u) n=%u took %.1f s to build", q, n, dt);
+		CHECK(c->m == n / 2 && c->k == n / 2 && c->plan, "GF(%u): m %u k %u, plan %s", q,
+		      c->m, c->k, c->plan ? "yes" : "no");
+		CHECK(c->max_col_deg == dv_max && c->max_row_deg == dc_max,
+		      "GF(%u): degrees up to %u and %u, the profile's %u and %u", q, c->max_col_deg,
+		      c->max_row_deg, dv_max, dc_max);
+		for (uint32_t v = 0; v < c->n; v++) {
+			const uint32_t d = c->col_start[v + 1] - c->col_start[v];
+
+			if (v >= c->k)
+				bad += d != 2 && !(q == 2 && v == c->n - 1 && d == 3);
+			else
+				bad += d != base && d != dv_max;
+		}
+		for (uint32_t r = 0; r < c->m; r++) {
+			const uint32_t d = c->row_start[r + 1] - c->row_start[r];
+
+			bad += d != dc_max && d != dc_max - 1;
+		}
+		for (uint32_t j = 0; j < c->k; j++)
+			bad += c->info_cols[j] != j;
+		CHECK(bad == 0, "GF(%u): %u degrees or information columns off the profile", q,
+		      bad);
+		CHECK(c->nnz > (dc_max - 0.6) * c->m && c->nnz < (dc_max - 0.4) * c->m,
+		      "GF(%u): %u edges for %u rows, want rows averaging %u - 1/2", q, c->nnz, c->m,
+		      dc_max);
+		CHECK(!has_4cycle(c), "irregular GF(%u) n=%u: a 4-cycle", q, n);
+		check_encoder(c, 300 + i);
+		CHECK(nbldpc_irregular_build(n, q, 0, 11, &c2, err, sizeof(err)) == 0 &&
+		          c2->nnz == c->nnz &&
+		          !memcmp(c2->row_col, c->row_col, c->nnz * sizeof(uint32_t)) &&
+		          !memcmp(c2->row_val, c->row_val, c->nnz),
+		      "irregular GF(%u): the same seed builds another code", q);
+		nbldpc_code_free(c);
+		nbldpc_code_free(c2);
+	}
+	{
+		struct nbldpc_code *c = NULL;
+
+		CHECK(nbldpc_irregular_build(101, 64, 0, 1, &c, err, sizeof(err)) < 0 &&
+		          strstr(err, "even"),
+		      "odd n refused: %s", err);
+	}
+}
+
+/* spec_finish remembers a finished code: the GF(2) n=10080 code (about a second to build here)
+ * named again, or through its text form, is not built again. */
+static void test_memo(void)
+{
+	const char *text = "nbldpc,code=irregular,q=2,n=10080,seed=3";
+	struct fec_spec spec;
+	char err[256];
+	double t0 = cpu_s(), first, again;
+
+	CHECK(fec_spec_from_string(text, &spec, err, sizeof(err)) == 0 && spec.u.nbldpc.k == 5040 &&
+	          spec.u.nbldpc.code_q == 2,
+	      "%s: %s", text, err);
+	first = cpu_s() - t0;
+	t0 = cpu_s();
+	for (int i = 0; i < 10; i++)
+		CHECK(fec_spec_from_string(text, &spec, err, sizeof(err)) == 0 &&
+		          spec.u.nbldpc.k == 5040,
+		      "%s again: %s", text, err);
+	again = (cpu_s() - t0) / 10;
+	printf("spec_finish %s: %.3f s, then %.6f s\n", text, first, again);
+	CHECK(again * 20 < first, "the code is built again: %.3f s after %.3f s", again, first);
+}
+
+/* A generated code too large for the build deadline stops at it: GF(2) n=65536 (minutes of
+ * placement) with 100 ms allowed returns -FEC_ETIME within about that. */
+static void test_deadline(void)
+{
+	struct nbldpc_code *c = NULL;
+	char err[256];
+	double t0 = now_s(), dt;
+	int ret;
+
+	fec_build_deadline_set((uint64_t)(t0 * 1e9) + 100000000u);
+	ret = nbldpc_irregular_build(65536, 2, 0, 1, &c, err, sizeof(err));
+	fec_build_deadline_set(0);
+	dt = now_s() - t0;
+	CHECK(ret == -FEC_ETIME && !c, "irregular n=65536 past the deadline: %d", ret);
+	CHECK(dt < 5.0, "the deadline of 0.1 s stopped the build after %.2f s", dt);
+	nbldpc_code_free(c);
 }
 
 /* A small valid file: GF(4), N=4, M=2, each column weight 1, rows weight 2, then edits of it. */
@@ -294,6 +440,9 @@ int main(void)
 
 	test_fields();
 	test_generated();
+	test_irregular();
+	test_memo();
+	test_deadline();
 	test_bad_files();
 	if (dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		test_files(dir);
