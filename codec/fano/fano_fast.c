@@ -2,17 +2,20 @@
  * The fano family's fast CPU path: the same search as fano_decode.c's reference (its top comment
  * is the specification), arranged for speed, with results equal bit for bit (bits, status, work,
  * metric), UFA and BFA:
- *   - a table of the 2^n branch metrics of every stage, int16, built once per frame, so that a
- *     node's two branches cost two loads (code word w0 of input 0 from the look-up tables, and
- *     w0 ^ c1 for input 1, c1 the code word of the current input alone);
+ *   - a table of the branch metrics of every stage, built once per frame from per-output rows
+ *     (vectorized sums): entry w of a stage holds, in 32 bits, the metric of code word w (input
+ *     0's word of a node) and of w ^ c1 (the same node's input 1; c1 is the code word of the
+ *     current input alone), so that a node's two branches cost one load;
  *   - int32 path metrics and threshold, where fano_fast_init finds that no sum or difference of
  *     them can leave int32 within the budget (else the reference's int64 path decodes);
+ *   - a node's children's branch metrics loaded while its own are compared, so that a forward
+ *     move waits for no load (the search's chain of decisions is its critical path);
  *   - the whole node history instead of the 8-entry queue (the queue is a cache of the same
- *     values): an 8-byte record per depth (gamma and the two sorted branch metrics) and one byte
- *     per decided input (the input, and at bit 1 which input was the better branch), written
- *     once per forward move, no read-modify-write of path words;
+ *     values): a 16-byte record per depth (gamma, the node's entry, its children's) and one byte
+ *     per decided input, written once per forward move, no read-modify-write of path words;
  *   - the tightening's division only where the threshold rises by more than one step;
- *   - each direction's cycle inlined into the frame's loop, its state in locals.
+ *   - each direction's cycle inlined into the frame's loop (UFA's once more for K <= 8, whose
+ *     code words take one table look-up), its state in locals.
  */
 #include <string.h>
 
@@ -23,10 +26,21 @@
 
 enum { STAYED, FORWARD, REACHED_END };
 
+/* A stage's entry: code word w's metric in the low 16 bits, w ^ c1's in the high 16. */
+static inline int32_t pair_m0(uint32_t p)
+{
+	return (int16_t)(uint16_t)(p & 0xffffu);
+}
+
+static inline int32_t pair_m1(uint32_t p)
+{
+	return (int16_t)(uint16_t)(p >> 16);
+}
+
 /* A node left forward: what a move back to it needs. */
 struct rec {
-	int32_t gamma;
-	int16_t tm0, tm1; /* the better branch's metric, the other's (0 in the tail) */
+	uint64_t node; /* its gamma (low 32 bits, two's complement) and its entry (high 32) */
+	uint64_t cand; /* its children's entries, input 0's in the low 32 bits */
 };
 
 /* The frame's constants. */
@@ -37,75 +51,80 @@ struct fk {
 	uint64_t smask; /* the K-1 bits of a state */
 };
 
-/* One search direction. */
+/* One search direction. The branch it tries next is kept as its input and metric (nb, cur): a
+ * node's better branch (ties: input 0; the tail: input 0 only) on arrival or after the threshold
+ * falls, the other one when a look back stops there. */
 struct fw {
-	const int16_t *row0; /* the branch metrics of this direction's depth 0 */
-	ptrdiff_t step;      /* entries from one depth's row to the next's (negative backward) */
+	const uint32_t *crow; /* the entries of the depth after this node's (its children's) */
+	ptrdiff_t step;       /* entries from one depth's row to the next's (negative backward) */
 	const uint8_t (*lut)[256];
-	unsigned c1;     /* the code word of the current input bit alone */
 	struct rec *rec; /* rec[t]: node t, once left forward */
-	uint8_t *bits;   /* bits[t]: input decided at depth t | its node's better input << 1 */
+	uint8_t *bits;   /* bits[t]: the input decided at depth t */
 	uint64_t state;  /* the K-1 inputs before this node, bit 0 the latest */
-	int32_t gamma, T, tm0, tm1;
+	uint64_t cand;   /* the entries of this node's children (input 0 low, input 1 high) */
+	uint32_t entry;  /* this node's entry */
+	int32_t gamma, T;
+	int32_t cur; /* the metric of the branch to try */
 	uint32_t depth;
-	unsigned best, i;
+	unsigned nb; /* the input of the branch to try */
 };
 
 #define INLINE static inline __attribute__((always_inline))
 
 /* The code word of the branch with input 0 out of a node whose state is `state`. */
-INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t state)
+INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t state, bool one)
 {
 	const uint64_t reg = state << 1;
 	unsigned w = lut[0][reg & 0xffu];
 
-	for (unsigned j = 1; j < k->lut_bytes; j++)
+	for (unsigned j = 1; !one && j < k->lut_bytes; j++)
 		w ^= lut[j][(reg >> (8 * j)) & 0xffu];
 	return w;
 }
 
-/* The sorted branch metrics of the walker's node. */
-INLINE void node_metrics(const struct fk *k, struct fw *w)
+/* The next branch to try is the node's better one. Without branches: which input is better is
+ * as random as the bits sent. */
+INLINE void try_best(const struct fk *k, struct fw *w)
 {
-	const int16_t *row = w->row0 + w->step * (ptrdiff_t)w->depth;
-	const unsigned w0 = word0(k, w->lut, w->state);
-	const int32_t m0 = row[w0];
-	int32_t m1;
+	const int32_t m0 = pair_m0(w->entry), d = pair_m1(w->entry) - m0;
+	const unsigned better = ((uint32_t)-d >> 31) & (unsigned)(w->depth < k->info);
 
-	if (w->depth >= k->info) { /* tail: input 0 only */
-		w->tm0 = m0;
-		w->tm1 = 0;
-		w->best = 0;
-		return;
-	}
-	m1 = row[w0 ^ w->c1];
-	w->best = m1 > m0;
-	w->tm0 = w->best ? m1 : m0;
-	w->tm1 = w->best ? m0 : m1;
+	w->nb = better;
+	w->cur = m0 + (d & -(int32_t)better);
+}
+
+/* The entries of the walker's node's children (the table has a zero row past each end, for the
+ * last node's). */
+INLINE void load_children(const struct fk *k, struct fw *w, bool one)
+{
+	const uint64_t s0 = (w->state << 1) & k->smask;
+
+	w->cand = w->crow[word0(k, w->lut, s0, one)] |
+	          (uint64_t)w->crow[word0(k, w->lut, s0 | 1u, one)] << 32;
 }
 
 /* One cycle: fano_decode.c's cycle(), on the history arrays. */
-INLINE int fw_cycle(const struct fk *k, struct fw *w)
+INLINE int fw_cycle(const struct fk *k, struct fw *w, bool one)
 {
-	const int32_t ng = w->gamma + (w->i ? w->tm1 : w->tm0);
+	const int32_t ng = w->gamma + w->cur;
 
 	if (ng >= w->T) {
-		const unsigned bit = w->best ^ w->i;
-
 		if (w->gamma < w->T + k->delta && ng - w->T >= k->delta) {
 			const int32_t gap = ng - w->T;
 
 			w->T += gap < 2 * k->delta ? k->delta : gap / k->delta * k->delta;
 		}
-		w->rec[w->depth] =
-		    (struct rec){.gamma = w->gamma, .tm0 = (int16_t)w->tm0, .tm1 = (int16_t)w->tm1};
-		w->bits[w->depth] = (uint8_t)(bit | w->best << 1);
-		w->state = (w->state << 1 | bit) & k->smask;
+		w->rec[w->depth] = (struct rec){
+		    .node = (uint32_t)w->gamma | (uint64_t)w->entry << 32, .cand = w->cand};
+		w->bits[w->depth] = (uint8_t)w->nb;
+		w->state = (w->state << 1 | w->nb) & k->smask;
 		w->gamma = ng;
 		if (++w->depth == k->stages)
 			return REACHED_END;
-		node_metrics(k, w);
-		w->i = 0;
+		w->crow += w->step;
+		w->entry = (uint32_t)(w->cand >> (32 * w->nb));
+		load_children(k, w, one);
+		try_best(k, w);
 		return FORWARD;
 	}
 	for (;;) {
@@ -115,68 +134,114 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w)
 		if (w->depth == 0)
 			break;
 		p = w->rec[w->depth - 1];
-		if (p.gamma < w->T)
+		if ((int32_t)(uint32_t)p.node < w->T)
 			break;
 		b = w->bits[--w->depth];
-		w->gamma = p.gamma;
-		w->tm0 = p.tm0;
-		w->tm1 = p.tm1;
-		w->best = b >> 1;
-		w->i = (b ^ w->best) & 1u;
+		w->crow -= w->step;
+		w->gamma = (int32_t)(uint32_t)p.node;
+		w->entry = (uint32_t)(p.node >> 32);
+		w->cand = p.cand;
 		/* the oldest input comes back into the state (zeros before depth 0: BITS_PAD) */
 		w->state = w->state >> 1 |
-		           (uint64_t)(w->bits[(ptrdiff_t)w->depth - (k->k - 1)] & 1u) << (k->k - 2);
-		if (w->depth < k->info && w->i == 0) {
-			w->i = 1;
-			return STAYED;
+		           (uint64_t)(w->bits[(ptrdiff_t)w->depth - (ptrdiff_t)(k->k - 1)] & 1u)
+		               << (k->k - 2);
+		if (w->depth < k->info) {
+			const int32_t m0 = pair_m0(w->entry), m1 = pair_m1(w->entry);
+
+			if (b == (unsigned)(m1 > m0)) { /* left by its better branch: the other */
+				w->nb = b ^ 1u;
+				w->cur = w->nb ? m1 : m0;
+				return STAYED;
+			}
 		}
 	}
 	w->T -= k->delta;
-	w->i = 0;
+	try_best(k, w);
 	return STAYED;
 }
 
-/* The metrics of the 2^n code words of every stage: row s, entry w = sum over outputs r of
- * met[bit r of w][LLR r of stage s]. */
-static void stage_table(const struct fano_fast *f, const int8_t *in, int16_t *tab)
+/* One direction's table: entry w of stage s is the metric of code word w and of w ^ c1, each the
+ * sum over outputs r of the row of output r at stage s's LLR r (fano_fast_init's vt: lo for w,
+ * hi for w ^ c1). n and words are constants where it is inlined, so that the sums vectorize. */
+INLINE void stage_rows(const int16_t *lo_t, const int16_t *hi_t, const int8_t *in,
+                       uint32_t *restrict out, uint32_t stages, unsigned n, unsigned words)
 {
-	const struct fano_code *c = f->code;
-	const unsigned n = c->n, words = 1u << n;
+	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
+		size_t at[4];
+		int16_t lo[16], hi[16];
 
-	for (uint32_t s = 0; s < c->stages; s++, in += n, tab += words) {
-		int32_t e[16], base = 0, d[4];
-
-		for (unsigned r = 0; r < n; r++) {
-			const unsigned q = (uint8_t)(in[r] + 128);
-
-			base += f->met[0][q];
-			d[r] = f->met[1][q] - f->met[0][q];
-		}
-		e[0] = base;
 		for (unsigned r = 0; r < n; r++)
-			for (unsigned j = 0; j < 1u << r; j++)
-				e[j | 1u << r] = e[j] + d[r];
+			at[r] = ((size_t)r * 256 + ((uint8_t)in[r] ^ 0x80u)) * words;
+		/* int16 sums: every one fits (n x the metric floor) */
+		for (unsigned j = 0; j < words; j++) {
+			lo[j] = lo_t[at[0] + j];
+			hi[j] = hi_t[at[0] + j];
+		}
+		for (unsigned r = 1; r < n; r++)
+			for (unsigned j = 0; j < words; j++) {
+				lo[j] = (int16_t)(lo[j] + lo_t[at[r] + j]);
+				hi[j] = (int16_t)(hi[j] + hi_t[at[r] + j]);
+			}
 		for (unsigned j = 0; j < words; j++)
-			tab[j] = (int16_t)e[j];
+			out[j] = (uint16_t)lo[j] | (uint32_t)(uint16_t)hi[j] << 16;
 	}
 }
 
-static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, const int16_t *tab,
+static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *in, uint32_t *tab)
+{
+	const struct fano_code *c = f->code;
+	const int16_t *lo = f->vt[0], *hi = f->vt[1 + dir];
+
+	switch (c->n) {
+	case 2:
+		stage_rows(lo, hi, in, tab, c->stages, 2, 4);
+		break;
+	case 3:
+		stage_rows(lo, hi, in, tab, c->stages, 3, 8);
+		break;
+	default:
+		stage_rows(lo, hi, in, tab, c->stages, 4, 16);
+		break;
+	}
+}
+
+static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
                         struct rec *rec, uint8_t *bits)
 {
 	const struct fano_code *c = f->code;
 	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
-	const struct fk k = {.info = c->info_bits, .k = c->k, .lut_bytes = c->lut_bytes};
+	const struct fk k = {.info = c->info_bits,
+	                     .k = c->k,
+	                     .lut_bytes = c->lut_bytes,
+	                     .smask = (1ull << (c->k - 1)) - 1};
 
 	memset(w, 0, sizeof(*w));
-	w->row0 = dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab;
 	w->step = dir ? -words : words;
+	w->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + w->step;
 	w->lut = c->lut[dir];
-	w->c1 = c->lut[dir][0][1];
 	w->rec = rec;
 	memset(bits - BITS_PAD, 0, BITS_PAD);
 	w->bits = bits;
-	node_metrics(&k, w);
+	w->entry = (w->crow - w->step)[word0(&k, w->lut, 0, false)];
+	try_best(&k, w);
+	load_children(&k, w, false);
+}
+
+/* UFA: cycles until the end or the budget; the cycles used. one: K <= 8. */
+INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool one, int *done)
+{
+	struct fw w = *fd;
+	uint64_t left = budget;
+
+	while (left) {
+		left--;
+		if (fw_cycle(k, &w, one) == REACHED_END) {
+			*done = 1;
+			break;
+		}
+	}
+	*fd = w;
+	return budget - left;
 }
 
 /* Whether the FD's and the BD's decided input t agree (the tail: zeros to both). */
@@ -252,7 +317,7 @@ static void pack_bits(const uint8_t *src, uint32_t nbits, uint8_t *out)
 }
 
 /* The gamma of the path of bits (one per byte, info_bits of them, then the zero tail). */
-static int64_t path_metric(const struct fano_code *c, const int16_t *tab, const uint8_t *bits)
+static int64_t path_metric(const struct fano_code *c, const uint32_t *tab, const uint8_t *bits)
 {
 	const uint64_t mask = c->k == 64 ? ~0ull : (1ull << c->k) - 1;
 	const unsigned words = 1u << c->n;
@@ -261,13 +326,13 @@ static int64_t path_metric(const struct fano_code *c, const int16_t *tab, const 
 
 	for (uint32_t t = 0; t < c->stages; t++, tab += words) {
 		reg = (reg << 1 | (t < c->info_bits ? bits[t] & 1u : 0u)) & mask;
-		g += tab[fano_word(c, 0, reg)];
+		g += pair_m0(tab[fano_word(c, 0, reg)]);
 	}
 	return g;
 }
 
 struct scratch {
-	int16_t *tab;
+	uint32_t *tab[2]; /* each direction's stage table (one, where both have the same c1) */
 	struct rec *rec[2];
 	uint8_t *bits[2];
 	uint8_t *res;
@@ -281,10 +346,12 @@ static size_t round64(size_t n)
 static void scratch_layout(const struct fano_code *c, uint8_t *base, struct scratch *s,
                            size_t *total)
 {
-	size_t at = round64((size_t)c->stages << c->n << 1);
+	const size_t tab_bytes = round64(((size_t)c->stages + 2) << c->n << 2);
+	size_t at = 0;
 
-	if (s)
-		s->tab = (int16_t *)base;
+	for (unsigned d = 0; d < 2; d++, at += tab_bytes)
+		if (s) /* a zero row before and after */
+			s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
 	for (unsigned d = 0; d < 2; d++) {
 		if (s) {
 			s->rec[d] = (struct rec *)(base + at);
@@ -312,16 +379,26 @@ size_t fano_fast_scratch_bytes(const struct fano_code *c)
 void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_t met[2][256],
                     uint32_t delta, uint64_t budget, unsigned merge_len, bool bfa)
 {
+	const unsigned words = 1u << c->n;
 	int64_t most = 0; /* the largest |code-bit metric| */
 	uint64_t bound;
 
 	memset(f, 0, sizeof(*f));
 	f->code = c;
-	f->met = met;
 	f->delta = (int32_t)delta;
 	f->budget = budget;
 	f->merge_len = merge_len;
 	f->bfa = bfa;
+	for (unsigned r = 0; r < c->n; r++)
+		for (unsigned q = 0; q < 256; q++)
+			for (unsigned w = 0; w < words; w++) {
+				const size_t at = ((size_t)r * 256 + q) * words + w;
+
+				f->vt[0][at] = (int16_t)met[w >> r & 1u][q];
+				for (unsigned d = 0; d < 2; d++)
+					f->vt[1 + d][at] =
+					    (int16_t)met[(w ^ c->lut[d][0][1]) >> r & 1u][q];
+			}
 	for (unsigned b = 0; b < 2; b++)
 		for (unsigned q = 0; q < 256; q++)
 			most = met[b][q] < -most ? -(int64_t)met[b][q]
@@ -345,30 +422,34 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 	                     .k = c->k,
 	                     .lut_bytes = c->lut_bytes,
 	                     .smask = (1ull << (c->k - 1)) - 1};
+	const size_t words = (size_t)1 << c->n;
 	struct scratch s;
-	struct fw fd, bd;
+	struct fw fd, bd = {0};
 	uint64_t used = 0;
 	int64_t at = -1;
 	int done = 0; /* 1: FD complete, 2: BD complete, 3: merged at `at` */
 
 	scratch_layout(c, scratch, &s, NULL);
-	stage_table(f, in, s.tab);
-	walker_init(&fd, f, 0, s.tab, s.rec[0], s.bits[0]);
+	if (!f->bfa || c->lut[0][0][1] == c->lut[1][0][1])
+		s.tab[1] = s.tab[0]; /* the same c1: the backward decoder shares the table */
+	for (unsigned d = 0; d < (s.tab[1] == s.tab[0] ? 1u : 2u); d++) {
+		memset(s.tab[d] - words, 0, words * sizeof(uint32_t));
+		memset(s.tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
+		stage_table(f, d, in, s.tab[d]);
+	}
+	walker_init(&fd, f, 0, s.tab[0], s.rec[0], s.bits[0]);
 	if (!f->bfa) {
-		while (used < f->budget) {
-			used++;
-			if (fw_cycle(&k, &fd) == REACHED_END) {
-				done = 1;
-				break;
-			}
-		}
+		if (c->lut_bytes == 1)
+			used = run_ufa(&k, &fd, f->budget, true, &done);
+		else
+			used = run_ufa(&k, &fd, f->budget, false, &done);
 	} else {
-		walker_init(&bd, f, 1, s.tab, s.rec[1], s.bits[1]);
+		walker_init(&bd, f, 1, s.tab[1], s.rec[1], s.bits[1]);
 		while (used < f->budget && !done) {
 			int r;
 
 			used++;
-			r = fw_cycle(&k, &fd);
+			r = fw_cycle(&k, &fd, false);
 			if (r == REACHED_END)
 				done = 1;
 			else if (r == FORWARD &&
@@ -377,7 +458,7 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 			if (done || used == f->budget)
 				continue;
 			used++;
-			r = fw_cycle(&k, &bd);
+			r = fw_cycle(&k, &bd, false);
 			if (r == REACHED_END)
 				done = 2;
 			else if (r == FORWARD &&
@@ -408,5 +489,5 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 			s.res[t] = 0;
 	}
 	pack_bits(s.res, info, out);
-	job->metric = (float)(done ? path_metric(c, s.tab, s.res) : (int64_t)fd.gamma) / MET_SCALE;
+	job->metric = (float)(done ? path_metric(c, s.tab[0], s.res) : (int64_t)fd.gamma) / MET_SCALE;
 }

@@ -15,15 +15,19 @@
 
 struct fano_fast {
 	const struct fano_code *code;
-	const int32_t (*met)[256]; /* the reference's table: met[bit][int8 LLR + 128] */
 	int32_t delta;
 	uint64_t budget;    /* cycles per frame */
 	unsigned merge_len; /* BFA: K - 2 + merge */
 	bool bfa;
 	bool usable; /* no metric, threshold or difference of them can leave int32 */
+	/* Per output r, LLR q and code word w (< 2^n), at ((r * 256) + q + 128) * 2^n + w: output
+	 * r's metric in w (vt[0]: met[bit r of w][q + 128]) and in w ^ c1 of the forward (vt[1])
+	 * and the backward code (vt[2]), c1 being the code word of the current input alone */
+	int16_t vt[3][FANO_N_MAX * 256 * 16];
 };
 
-/* Sets f up for the decoder's code and parameters (c and met must outlive it). */
+/* Sets f up for the decoder's code, metric table (met[bit][int8 LLR + 128], the reference's) and
+ * parameters (c must outlive it). */
 void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_t met[2][256],
                     uint32_t delta, uint64_t budget, unsigned merge_len, bool bfa);
 
