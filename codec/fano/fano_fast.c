@@ -22,7 +22,11 @@
 #include "fano_fast.h"
 
 #define MET_SCALE 16
-#define BITS_PAD  64 /* zero bytes before a path's depth 0: the state's oldest input below K-1 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ENTRY_LO 1 /* which of an entry's two int16 in memory is its low half */
+#else
+#define ENTRY_LO 0
+#endif
 
 enum { STAYED, FORWARD, REACHED_END };
 
@@ -41,26 +45,36 @@ static inline int32_t pair_m1(uint32_t p)
 struct rec {
 	uint64_t node; /* its gamma (low 32 bits, two's complement) and its entry (high 32) */
 	uint64_t cand; /* its children's entries, input 0's in the low 32 bits */
+	uint64_t reg;  /* its code register (struct fw) */
 };
 
 /* The frame's constants. */
 struct fk {
 	int32_t delta;
 	uint32_t stages, info;
-	unsigned k, lut_bytes;
+	unsigned lut_bytes;
 	uint64_t smask; /* the K-1 bits of a state */
 };
 
 /* One search direction. The branch it tries next is kept as its input and metric (nb, cur): a
  * node's better branch (ties: input 0; the tail: input 0 only) on arrival or after the threshold
- * falls, the other one when a look back stops there. */
+ * falls, the other one when a look back stops there.
+ *
+ * Code words come from the node's register, in one of two forms (acc, a constant where the
+ * search is inlined). The state (K - 1 inputs, the latest in bit 0) and the look-up tables, for
+ * any K. Or, for K <= ACC_K_MAX, the parts of the next K - 1 input-0 code words that the inputs
+ * already decided give, one per 4 bits, the next node's in the lowest: deciding input b shifts
+ * it down by 4 bits and adds b times the code words of the input at lags 1, 2, ... (acc_g). That
+ * word is then one shift and one mask away from the decision, where the tables take two
+ * dependent loads: the chain of decisions is the search's critical path. */
 struct fw {
 	const uint32_t *crow; /* the entries of the depth after this node's (its children's) */
 	ptrdiff_t step;       /* entries from one depth's row to the next's (negative backward) */
 	const uint8_t (*lut)[256];
+	uint64_t acc_g;  /* acc: the code words of an input at lags 1..K-1, 4 bits each */
 	struct rec *rec; /* rec[t]: node t, once left forward */
 	uint8_t *bits;   /* bits[t]: the input decided at depth t */
-	uint64_t state;  /* the K-1 inputs before this node, bit 0 the latest */
+	uint64_t reg;    /* the state, or the accumulated code words (acc) */
 	uint64_t cand;   /* the entries of this node's children (input 0 low, input 1 high) */
 	uint32_t entry;  /* this node's entry */
 	int32_t gamma, T;
@@ -69,17 +83,27 @@ struct fw {
 	unsigned nb; /* the input of the branch to try */
 };
 
+#define ACC_K_MAX 17 /* K - 1 code words of up to 4 bits in 64 */
+
 #define INLINE static inline __attribute__((always_inline))
 
 /* The code word of the branch with input 0 out of a node whose state is `state`. */
-INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t state, bool one)
+INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t state)
 {
 	const uint64_t reg = state << 1;
 	unsigned w = lut[0][reg & 0xffu];
 
-	for (unsigned j = 1; !one && j < k->lut_bytes; j++)
+	for (unsigned j = 1; j < k->lut_bytes; j++)
 		w ^= lut[j][(reg >> (8 * j)) & 0xffu];
 	return w;
+}
+
+/* The register after deciding input bit. */
+INLINE uint64_t next_reg(const struct fk *k, const struct fw *w, unsigned bit, bool acc)
+{
+	if (acc)
+		return (w->reg >> 4) ^ (w->acc_g & (0 - (uint64_t)bit));
+	return (w->reg << 1 | bit) & k->smask;
 }
 
 /* The next branch to try is the node's better one. Without branches: which input is better is
@@ -95,16 +119,22 @@ INLINE void try_best(const struct fk *k, struct fw *w)
 
 /* The entries of the walker's node's children (the table has a zero row past each end, for the
  * last node's). */
-INLINE void load_children(const struct fk *k, struct fw *w, bool one)
+INLINE void load_children(const struct fk *k, struct fw *w, bool acc)
 {
-	const uint64_t s0 = (w->state << 1) & k->smask;
+	if (acc) {
+		const unsigned x = (unsigned)(w->reg >> 4) & 15u, g1 = (unsigned)w->acc_g & 15u;
 
-	w->cand = w->crow[word0(k, w->lut, s0, one)] |
-	          (uint64_t)w->crow[word0(k, w->lut, s0 | 1u, one)] << 32;
+		w->cand = w->crow[x] | (uint64_t)w->crow[x ^ g1] << 32;
+		return;
+	}
+	const uint64_t s0 = (w->reg << 1) & k->smask;
+
+	w->cand = w->crow[word0(k, w->lut, s0)] | (uint64_t)w->crow[word0(k, w->lut, s0 | 1u)]
+	                                              << 32;
 }
 
 /* One cycle: fano_decode.c's cycle(), on the history arrays. */
-INLINE int fw_cycle(const struct fk *k, struct fw *w, bool one)
+INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 {
 	const int32_t ng = w->gamma + w->cur;
 
@@ -114,16 +144,17 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool one)
 
 			w->T += gap < 2 * k->delta ? k->delta : gap / k->delta * k->delta;
 		}
-		w->rec[w->depth] = (struct rec){
-		    .node = (uint32_t)w->gamma | (uint64_t)w->entry << 32, .cand = w->cand};
+		w->rec[w->depth] = (struct rec){.node = (uint32_t)w->gamma | (uint64_t)w->entry << 32,
+		                                .cand = w->cand,
+		                                .reg = w->reg};
 		w->bits[w->depth] = (uint8_t)w->nb;
-		w->state = (w->state << 1 | w->nb) & k->smask;
+		w->reg = next_reg(k, w, w->nb, acc);
 		w->gamma = ng;
 		if (++w->depth == k->stages)
 			return REACHED_END;
 		w->crow += w->step;
 		w->entry = (uint32_t)(w->cand >> (32 * w->nb));
-		load_children(k, w, one);
+		load_children(k, w, acc);
 		try_best(k, w);
 		return FORWARD;
 	}
@@ -141,10 +172,7 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool one)
 		w->gamma = (int32_t)(uint32_t)p.node;
 		w->entry = (uint32_t)(p.node >> 32);
 		w->cand = p.cand;
-		/* the oldest input comes back into the state (zeros before depth 0: BITS_PAD) */
-		w->state = w->state >> 1 |
-		           (uint64_t)(w->bits[(ptrdiff_t)w->depth - (ptrdiff_t)(k->k - 1)] & 1u)
-		               << (k->k - 2);
+		w->reg = p.reg;
 		if (w->depth < k->info) {
 			const int32_t m0 = pair_m0(w->entry), m1 = pair_m1(w->entry);
 
@@ -160,58 +188,51 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool one)
 	return STAYED;
 }
 
-/* One direction's table: entry w of stage s is the metric of code word w and of w ^ c1, each the
- * sum over outputs r of the row of output r at stage s's LLR r (fano_fast_init's vt: lo for w,
- * hi for w ^ c1). n and words are constants where it is inlined, so that the sums vectorize. */
-INLINE void stage_rows(const int16_t *lo_t, const int16_t *hi_t, const int8_t *in,
-                       uint32_t *restrict out, uint32_t stages, unsigned n, unsigned words)
+/* One direction's table: entry w of stage s is the metric of code word w and of w ^ c1 (the
+ * sums over outputs r of fano_fast_init's per-output rows at stage s's LLR r, which hold both,
+ * laid out as the entries are). n and words are constants where it is inlined, so that the sums
+ * vectorize: int16 lanes, every sum fits (n times the metric floor). */
+INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t *restrict out,
+                       uint32_t stages, unsigned n, unsigned words)
 {
 	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
-		size_t at[4];
-		int16_t lo[16], hi[16];
+		const int16_t *p[FANO_N_MAX];
+		int16_t row[32];
 
 		for (unsigned r = 0; r < n; r++)
-			at[r] = ((size_t)r * 256 + ((uint8_t)in[r] ^ 0x80u)) * words;
-		/* int16 sums: every one fits (n x the metric floor) */
-		for (unsigned j = 0; j < words; j++) {
-			lo[j] = lo_t[at[0] + j];
-			hi[j] = hi_t[at[0] + j];
-		}
+			p[r] = vt + ((size_t)r * 256 + (uint8_t)in[r]) * 2 * words;
+		for (unsigned j = 0; j < 2 * words; j++)
+			row[j] = p[0][j];
 		for (unsigned r = 1; r < n; r++)
-			for (unsigned j = 0; j < words; j++) {
-				lo[j] = (int16_t)(lo[j] + lo_t[at[r] + j]);
-				hi[j] = (int16_t)(hi[j] + hi_t[at[r] + j]);
-			}
-		for (unsigned j = 0; j < words; j++)
-			out[j] = (uint16_t)lo[j] | (uint32_t)(uint16_t)hi[j] << 16;
+			for (unsigned j = 0; j < 2 * words; j++)
+				row[j] = (int16_t)(row[j] + p[r][j]);
+		memcpy(out, row, words * sizeof(uint32_t));
 	}
 }
 
 static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *in, uint32_t *tab)
 {
 	const struct fano_code *c = f->code;
-	const int16_t *lo = f->vt[0], *hi = f->vt[1 + dir];
 
 	switch (c->n) {
 	case 2:
-		stage_rows(lo, hi, in, tab, c->stages, 2, 4);
+		stage_rows(f->vt[dir], in, tab, c->stages, 2, 4);
 		break;
 	case 3:
-		stage_rows(lo, hi, in, tab, c->stages, 3, 8);
+		stage_rows(f->vt[dir], in, tab, c->stages, 3, 8);
 		break;
 	default:
-		stage_rows(lo, hi, in, tab, c->stages, 4, 16);
+		stage_rows(f->vt[dir], in, tab, c->stages, 4, 16);
 		break;
 	}
 }
 
 static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
-                        struct rec *rec, uint8_t *bits)
+                        struct rec *rec, uint8_t *bits, bool acc)
 {
 	const struct fano_code *c = f->code;
 	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
 	const struct fk k = {.info = c->info_bits,
-	                     .k = c->k,
 	                     .lut_bytes = c->lut_bytes,
 	                     .smask = (1ull << (c->k - 1)) - 1};
 
@@ -219,23 +240,24 @@ static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, c
 	w->step = dir ? -words : words;
 	w->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + w->step;
 	w->lut = c->lut[dir];
+	for (unsigned j = 1; acc && j < c->k; j++)
+		w->acc_g |= (uint64_t)fano_word(c, dir, 1ull << j) << (4 * (j - 1));
 	w->rec = rec;
-	memset(bits - BITS_PAD, 0, BITS_PAD);
 	w->bits = bits;
-	w->entry = (w->crow - w->step)[word0(&k, w->lut, 0, false)];
+	w->entry = (w->crow - w->step)[0]; /* the root: every register bit zero, code word 0 */
 	try_best(&k, w);
-	load_children(&k, w, false);
+	load_children(&k, w, acc);
 }
 
-/* UFA: cycles until the end or the budget; the cycles used. one: K <= 8. */
-INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool one, int *done)
+/* UFA: cycles until the end or the budget; the cycles used. */
+INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool acc, int *done)
 {
 	struct fw w = *fd;
 	uint64_t left = budget;
 
 	while (left) {
 		left--;
-		if (fw_cycle(k, &w, one) == REACHED_END) {
+		if (fw_cycle(k, &w, acc) == REACHED_END) {
 			*done = 1;
 			break;
 		}
@@ -292,6 +314,38 @@ static int64_t merge_after_bd(const struct fw *fd, const struct fw *bd, uint32_t
 			return info - bd->depth;
 	}
 	return -1;
+}
+
+/* BFA: the FD and the BD in turn, the FD first, until one completes, their paths merge or the
+ * budget (counted over both) is spent; the cycles used. done: 1 FD complete, 2 BD complete, 3
+ * merged at *at. */
+INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw *fdp,
+                        struct fw *bdp, bool acc, int *done, int64_t *at)
+{
+	struct fw fd = *fdp, bd = *bdp;
+	uint64_t used = 0;
+
+	while (used < f->budget && !*done) {
+		int r;
+
+		used++;
+		r = fw_cycle(k, &fd, acc);
+		if (r == REACHED_END)
+			*done = 1;
+		else if (r == FORWARD && (*at = merge_after_fd(&fd, &bd, k->info, f->merge_len)) >= 0)
+			*done = 3;
+		if (*done || used == f->budget)
+			continue;
+		used++;
+		r = fw_cycle(k, &bd, acc);
+		if (r == REACHED_END)
+			*done = 2;
+		else if (r == FORWARD && (*at = merge_after_bd(&fd, &bd, k->info, f->merge_len)) >= 0)
+			*done = 3;
+	}
+	*fdp = fd;
+	*bdp = bd;
+	return used;
 }
 
 /* Packs nbits values (bit 0 of each byte) into out, first bit in the top bit; src has 8 readable
@@ -355,11 +409,10 @@ static void scratch_layout(const struct fano_code *c, uint8_t *base, struct scra
 	for (unsigned d = 0; d < 2; d++) {
 		if (s) {
 			s->rec[d] = (struct rec *)(base + at);
-			s->bits[d] = base + at + round64((size_t)c->stages * sizeof(struct rec)) +
-			             BITS_PAD;
+			s->bits[d] = base + at + round64((size_t)c->stages * sizeof(struct rec));
 		}
 		at += round64((size_t)c->stages * sizeof(struct rec)) +
-		      round64(BITS_PAD + (size_t)c->stages + 8);
+		      round64((size_t)c->stages + 8);
 	}
 	if (s)
 		s->res = base + at;
@@ -389,16 +442,18 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 	f->budget = budget;
 	f->merge_len = merge_len;
 	f->bfa = bfa;
-	for (unsigned r = 0; r < c->n; r++)
-		for (unsigned q = 0; q < 256; q++)
-			for (unsigned w = 0; w < words; w++) {
-				const size_t at = ((size_t)r * 256 + q) * words + w;
+	for (unsigned d = 0; d < 2; d++)
+		for (unsigned r = 0; r < c->n; r++)
+			for (unsigned q = 0; q < 256; q++)
+				for (unsigned w = 0; w < words; w++) {
+					const unsigned w1 = w ^ c->lut[d][0][1];
+					const unsigned m = (q + 128) & 0xffu; /* met's index of LLR q */
+					int16_t *e = f->vt[d] + ((size_t)r * 256 + q) * 2 * words + 2 * w;
 
-				f->vt[0][at] = (int16_t)met[w >> r & 1u][q];
-				for (unsigned d = 0; d < 2; d++)
-					f->vt[1 + d][at] =
-					    (int16_t)met[(w ^ c->lut[d][0][1]) >> r & 1u][q];
-			}
+					/* the entry's low 16 bits, w's metric, first in memory */
+					e[ENTRY_LO] = (int16_t)met[w >> r & 1u][m];
+					e[1 - ENTRY_LO] = (int16_t)met[w1 >> r & 1u][m];
+				}
 	for (unsigned b = 0; b < 2; b++)
 		for (unsigned q = 0; q < 256; q++)
 			most = met[b][q] < -most ? -(int64_t)met[b][q]
@@ -419,10 +474,10 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 	const struct fk k = {.delta = f->delta,
 	                     .stages = c->stages,
 	                     .info = info,
-	                     .k = c->k,
 	                     .lut_bytes = c->lut_bytes,
 	                     .smask = (1ull << (c->k - 1)) - 1};
 	const size_t words = (size_t)1 << c->n;
+	const bool acc = c->k <= ACC_K_MAX;
 	struct scratch s;
 	struct fw fd, bd = {0};
 	uint64_t used = 0;
@@ -437,34 +492,14 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 		memset(s.tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
 		stage_table(f, d, in, s.tab[d]);
 	}
-	walker_init(&fd, f, 0, s.tab[0], s.rec[0], s.bits[0]);
+	walker_init(&fd, f, 0, s.tab[0], s.rec[0], s.bits[0], acc);
 	if (!f->bfa) {
-		if (c->lut_bytes == 1)
-			used = run_ufa(&k, &fd, f->budget, true, &done);
-		else
-			used = run_ufa(&k, &fd, f->budget, false, &done);
+		used = acc ? run_ufa(&k, &fd, f->budget, true, &done)
+		           : run_ufa(&k, &fd, f->budget, false, &done);
 	} else {
-		walker_init(&bd, f, 1, s.tab[1], s.rec[1], s.bits[1]);
-		while (used < f->budget && !done) {
-			int r;
-
-			used++;
-			r = fw_cycle(&k, &fd, false);
-			if (r == REACHED_END)
-				done = 1;
-			else if (r == FORWARD &&
-			         (at = merge_after_fd(&fd, &bd, info, f->merge_len)) >= 0)
-				done = 3;
-			if (done || used == f->budget)
-				continue;
-			used++;
-			r = fw_cycle(&k, &bd, false);
-			if (r == REACHED_END)
-				done = 2;
-			else if (r == FORWARD &&
-			         (at = merge_after_bd(&fd, &bd, info, f->merge_len)) >= 0)
-				done = 3;
-		}
+		walker_init(&bd, f, 1, s.tab[1], s.rec[1], s.bits[1], acc);
+		used = acc ? run_bfa(&k, f, &fd, &bd, true, &done, &at)
+		           : run_bfa(&k, f, &fd, &bd, false, &done, &at);
 	}
 	job->out_bits = info;
 	job->soft_count = 0;

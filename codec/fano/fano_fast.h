@@ -20,10 +20,10 @@ struct fano_fast {
 	unsigned merge_len; /* BFA: K - 2 + merge */
 	bool bfa;
 	bool usable; /* no metric, threshold or difference of them can leave int32 */
-	/* Per output r, LLR q and code word w (< 2^n), at ((r * 256) + q + 128) * 2^n + w: output
-	 * r's metric in w (vt[0]: met[bit r of w][q + 128]) and in w ^ c1 of the forward (vt[1])
-	 * and the backward code (vt[2]), c1 being the code word of the current input alone */
-	int16_t vt[3][FANO_N_MAX * 256 * 16];
+	/* Per direction, output r, LLR q (as a byte) and code word w < 2^n, at
+	 * ((r * 256) + q) * 2^(n+1) + 2 w: output r's metric in w and in w ^ c1 (c1 the code
+	 * word of the current input alone), laid out as fano_fast.c's table entries */
+	int16_t vt[2][FANO_N_MAX * 256 * 32];
 };
 
 /* Sets f up for the decoder's code, metric table (met[bit][int8 LLR + 128], the reference's) and
