@@ -22,30 +22,40 @@
 #include "fano_fast.h"
 
 #define MET_SCALE 16
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define ENTRY_LO 1 /* which of an entry's two int16 in memory is its low half */
-#else
-#define ENTRY_LO 0
-#endif
 
 enum { STAYED, FORWARD, REACHED_END };
 
-/* A stage's entry: code word w's metric in the low 16 bits, w ^ c1's in the high 16. */
-static inline int32_t pair_m0(uint32_t p)
+/* A stage's entry, for the node whose input-0 code word is w: its two branches' metrics sorted
+ * (w's and w ^ c1's, c1 the code word of the current input alone), and which input is the
+ * better (1 only when input 1's metric is strictly larger). Bits 0..15: the other branch's
+ * metric (int16); bit 16: the better input; bits 17..31: the better branch's metric (15-bit two's
+ * complement: a branch's metric is at least n x the metric floor, -16384, and at most 64). */
+static inline unsigned entry_best(uint32_t e)
 {
-	return (int16_t)(uint16_t)(p & 0xffffu);
+	return e >> 16 & 1u;
 }
 
-static inline int32_t pair_m1(uint32_t p)
+static inline int32_t entry_tm0(uint32_t e)
 {
-	return (int16_t)(uint16_t)(p >> 16);
+	return ((int32_t)(e >> 17) ^ 0x4000) - 0x4000;
 }
 
-/* A node left forward: what a move back to it needs. */
+static inline int32_t entry_tm1(uint32_t e)
+{
+	return (int16_t)(uint16_t)(e & 0xffffu);
+}
+
+/* The metric of input 0's branch. */
+static inline int32_t entry_m0(uint32_t e)
+{
+	return entry_best(e) ? entry_tm1(e) : entry_tm0(e);
+}
+
+/* A node left forward: what a move back to it needs (its children's entries are loaded again). */
 struct rec {
-	uint64_t node; /* its gamma (low 32 bits, two's complement) and its entry (high 32) */
-	uint64_t cand; /* its children's entries, input 0's in the low 32 bits */
-	uint64_t reg;  /* its code register (struct fw) */
+	int32_t gamma;
+	uint32_t entry;
+	uint64_t reg; /* its code register (struct fw) */
 };
 
 /* The frame's constants. */
@@ -106,15 +116,16 @@ INLINE uint64_t next_reg(const struct fk *k, const struct fw *w, unsigned bit, b
 	return (w->reg << 1 | bit) & k->smask;
 }
 
-/* The next branch to try is the node's better one. Without branches: which input is better is
- * as random as the bits sent. */
+/* The next branch to try is the node's better one (the tail: input 0's, the only one). */
 INLINE void try_best(const struct fk *k, struct fw *w)
 {
-	const int32_t m0 = pair_m0(w->entry), d = pair_m1(w->entry) - m0;
-	const unsigned better = ((uint32_t)-d >> 31) & (unsigned)(w->depth < k->info);
-
-	w->nb = better;
-	w->cur = m0 + (d & -(int32_t)better);
+	if (w->depth >= k->info) {
+		w->nb = 0;
+		w->cur = entry_m0(w->entry);
+		return;
+	}
+	w->nb = entry_best(w->entry);
+	w->cur = entry_tm0(w->entry);
 }
 
 /* The entries of the walker's node's children (the table has a zero row past each end, for the
@@ -144,9 +155,7 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 
 			w->T += gap < 2 * k->delta ? k->delta : gap / k->delta * k->delta;
 		}
-		w->rec[w->depth] = (struct rec){.node = (uint32_t)w->gamma | (uint64_t)w->entry << 32,
-		                                .cand = w->cand,
-		                                .reg = w->reg};
+		w->rec[w->depth] = (struct rec){.gamma = w->gamma, .entry = w->entry, .reg = w->reg};
 		w->bits[w->depth] = (uint8_t)w->nb;
 		w->reg = next_reg(k, w, w->nb, acc);
 		w->gamma = ng;
@@ -165,39 +174,37 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 		if (w->depth == 0)
 			break;
 		p = w->rec[w->depth - 1];
-		if ((int32_t)(uint32_t)p.node < w->T)
+		if (p.gamma < w->T)
 			break;
 		b = w->bits[--w->depth];
 		w->crow -= w->step;
-		w->gamma = (int32_t)(uint32_t)p.node;
-		w->entry = (uint32_t)(p.node >> 32);
-		w->cand = p.cand;
+		w->gamma = p.gamma;
+		w->entry = p.entry;
 		w->reg = p.reg;
-		if (w->depth < k->info) {
-			const int32_t m0 = pair_m0(w->entry), m1 = pair_m1(w->entry);
-
-			if (b == (unsigned)(m1 > m0)) { /* left by its better branch: the other */
-				w->nb = b ^ 1u;
-				w->cur = w->nb ? m1 : m0;
-				return STAYED;
-			}
+		if (w->depth < k->info && b == entry_best(w->entry)) {
+			/* left by its better branch: the other one next */
+			load_children(k, w, acc);
+			w->nb = b ^ 1u;
+			w->cur = entry_tm1(w->entry);
+			return STAYED;
 		}
 	}
+	load_children(k, w, acc);
 	w->T -= k->delta;
 	try_best(k, w);
 	return STAYED;
 }
 
-/* One direction's table: entry w of stage s is the metric of code word w and of w ^ c1 (the
- * sums over outputs r of fano_fast_init's per-output rows at stage s's LLR r, which hold both,
- * laid out as the entries are). n and words are constants where it is inlined, so that the sums
- * vectorize: int16 lanes, every sum fits (n times the metric floor). */
+/* One direction's table: for each stage s and input-0 code word w, the entry from the metrics
+ * of w and of w ^ c1 (the sums over outputs r of fano_fast_init's per-output rows at stage s's
+ * LLR r). n and words are constants where it is inlined, so that it vectorizes: int16 sums
+ * (every one fits: n times the metric floor at least), then each pair sorted and packed. */
 INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t *restrict out,
                        uint32_t stages, unsigned n, unsigned words)
 {
 	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
 		const int16_t *p[FANO_N_MAX];
-		int16_t row[32];
+		int16_t row[32], lo[16], hi[16];
 
 		for (unsigned r = 0; r < n; r++)
 			p[r] = vt + ((size_t)r * 256 + (uint8_t)in[r]) * 2 * words;
@@ -206,7 +213,16 @@ INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t *restrict o
 		for (unsigned r = 1; r < n; r++)
 			for (unsigned j = 0; j < 2 * words; j++)
 				row[j] = (int16_t)(row[j] + p[r][j]);
-		memcpy(out, row, words * sizeof(uint32_t));
+		/* in int16 lanes: the other metric, and the better one doubled with the flag */
+		for (unsigned j = 0; j < words; j++) {
+			const int16_t m0 = row[j], m1 = row[words + j];
+			const uint16_t best = m1 > m0;
+
+			lo[j] = best ? m0 : m1;
+			hi[j] = (int16_t)((uint16_t)((uint16_t)(best ? m1 : m0) << 1) | best);
+		}
+		for (unsigned j = 0; j < words; j++)
+			out[j] = (uint16_t)lo[j] | (uint32_t)(uint16_t)hi[j] << 16;
 	}
 }
 
@@ -380,7 +396,7 @@ static int64_t path_metric(const struct fano_code *c, const uint32_t *tab, const
 
 	for (uint32_t t = 0; t < c->stages; t++, tab += words) {
 		reg = (reg << 1 | (t < c->info_bits ? bits[t] & 1u : 0u)) & mask;
-		g += pair_m0(tab[fano_word(c, 0, reg)]);
+		g += entry_m0(tab[fano_word(c, 0, reg)]);
 	}
 	return g;
 }
@@ -448,11 +464,10 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 				for (unsigned w = 0; w < words; w++) {
 					const unsigned w1 = w ^ c->lut[d][0][1];
 					const unsigned m = (q + 128) & 0xffu; /* met's index of LLR q */
-					int16_t *e = f->vt[d] + ((size_t)r * 256 + q) * 2 * words + 2 * w;
+					int16_t *e = f->vt[d] + ((size_t)r * 256 + q) * 2 * words;
 
-					/* the entry's low 16 bits, w's metric, first in memory */
-					e[ENTRY_LO] = (int16_t)met[w >> r & 1u][m];
-					e[1 - ENTRY_LO] = (int16_t)met[w1 >> r & 1u][m];
+					e[w] = (int16_t)met[w >> r & 1u][m];
+					e[words + w] = (int16_t)met[w1 >> r & 1u][m];
 				}
 	for (unsigned b = 0; b < 2; b++)
 		for (unsigned q = 0; q < 256; q++)

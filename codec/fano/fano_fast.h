@@ -20,9 +20,9 @@ struct fano_fast {
 	unsigned merge_len; /* BFA: K - 2 + merge */
 	bool bfa;
 	bool usable; /* no metric, threshold or difference of them can leave int32 */
-	/* Per direction, output r, LLR q (as a byte) and code word w < 2^n, at
-	 * ((r * 256) + q) * 2^(n+1) + 2 w: output r's metric in w and in w ^ c1 (c1 the code
-	 * word of the current input alone), laid out as fano_fast.c's table entries */
+	/* Per direction, output r and LLR q (as a byte), from ((r * 256) + q) * 2^(n+1): output
+	 * r's metric in each code word w < 2^n, then in each w ^ c1 (c1 the code word of the
+	 * current input alone) */
 	int16_t vt[2][FANO_N_MAX * 256 * 32];
 };
 
