@@ -19,7 +19,9 @@
  */
 #include <string.h>
 
+#include "cpu_simd.h"
 #include "fano_fast.h"
+#include "fano_stage.h"
 
 #define MET_SCALE 16
 
@@ -63,6 +65,7 @@ struct fk {
 	int32_t delta;
 	uint32_t stages, info;
 	unsigned lut_bytes;
+	unsigned n;     /* code bits per stage */
 	uint64_t smask; /* the K-1 bits of a state */
 };
 
@@ -72,16 +75,17 @@ struct fk {
  *
  * Code words come from the node's register, in one of two forms (acc, a constant where the
  * search is inlined). The state (K - 1 inputs, the latest in bit 0) and the look-up tables, for
- * any K. Or, for K <= ACC_K_MAX, the parts of the next K - 1 input-0 code words that the inputs
- * already decided give, one per 4 bits, the next node's in the lowest: deciding input b shifts
- * it down by 4 bits and adds b times the code words of the input at lags 1, 2, ... (acc_g). That
- * word is then one shift and one mask away from the decision, where the tables take two
- * dependent loads: the chain of decisions is the search's critical path. */
+ * any K. Or, where the K - 1 code words of n bits fit 64 bits (acc_fits: K <= 33 for n = 2, 22
+ * for 3, 17 for 4), the parts of the next K - 1 input-0 code words that the inputs already
+ * decided give, n bits each, the next node's in the lowest: deciding input b shifts it down by n
+ * bits and adds b times the code words of the input at lags 1, 2, ... (acc_g). That word is then
+ * one shift and one mask away from the decision, where the tables take two dependent loads (and
+ * 8 for K = 32): the chain of decisions is the search's critical path. */
 struct fw {
 	const uint32_t *crow; /* the entries of the depth after this node's (its children's) */
 	ptrdiff_t step;       /* entries from one depth's row to the next's (negative backward) */
 	const uint8_t (*lut)[256];
-	uint64_t acc_g;  /* acc: the code words of an input at lags 1..K-1, 4 bits each */
+	uint64_t acc_g;  /* acc: the code words of an input at lags 1..K-1, n bits each */
 	struct rec *rec; /* rec[t]: node t, once left forward */
 	uint8_t *bits;   /* bits[t]: the input decided at depth t */
 	uint64_t reg;    /* the state, or the accumulated code words (acc) */
@@ -93,9 +97,14 @@ struct fw {
 	unsigned nb; /* the input of the branch to try */
 };
 
-#define ACC_K_MAX 17 /* K - 1 code words of up to 4 bits in 64 */
 
 #define INLINE static inline __attribute__((always_inline))
+
+/* Whether the code's register fits the accumulated form: K - 1 code words of n bits in 64. */
+static bool acc_fits(const struct fano_code *c)
+{
+	return c->n * (c->k - 1) <= 64;
+}
 
 /* The code word of the branch with input 0 out of a node whose state is `state`. */
 INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t state)
@@ -112,7 +121,7 @@ INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t st
 INLINE uint64_t next_reg(const struct fk *k, const struct fw *w, unsigned bit, bool acc)
 {
 	if (acc)
-		return (w->reg >> 4) ^ (w->acc_g & (0 - (uint64_t)bit));
+		return (w->reg >> k->n) ^ (w->acc_g & (0 - (uint64_t)bit));
 	return (w->reg << 1 | bit) & k->smask;
 }
 
@@ -133,7 +142,8 @@ INLINE void try_best(const struct fk *k, struct fw *w)
 INLINE void load_children(const struct fk *k, struct fw *w, bool acc)
 {
 	if (acc) {
-		const unsigned x = (unsigned)(w->reg >> 4) & 15u, g1 = (unsigned)w->acc_g & 15u;
+		const unsigned mask = (1u << k->n) - 1;
+		const unsigned x = (unsigned)(w->reg >> k->n) & mask, g1 = (unsigned)w->acc_g & mask;
 
 		w->cand = w->crow[x] | (uint64_t)w->crow[x ^ g1] << 32;
 		return;
@@ -195,53 +205,21 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 	return STAYED;
 }
 
-/* One direction's table: for each stage s and input-0 code word w, the entry from the metrics
- * of w and of w ^ c1 (the sums over outputs r of fano_fast_init's per-output rows at stage s's
- * LLR r). n and words are constants where it is inlined, so that it vectorizes: int16 sums
- * (every one fits: n times the metric floor at least), then each pair sorted and packed. */
-INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t *restrict out,
-                       uint32_t stages, unsigned n, unsigned words)
-{
-	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
-		const int16_t *p[FANO_N_MAX];
-		int16_t row[32], lo[16], hi[16];
-
-		for (unsigned r = 0; r < n; r++)
-			p[r] = vt + ((size_t)r * 256 + (uint8_t)in[r]) * 2 * words;
-		for (unsigned j = 0; j < 2 * words; j++)
-			row[j] = p[0][j];
-		for (unsigned r = 1; r < n; r++)
-			for (unsigned j = 0; j < 2 * words; j++)
-				row[j] = (int16_t)(row[j] + p[r][j]);
-		/* in int16 lanes: the other metric, and the better one doubled with the flag */
-		for (unsigned j = 0; j < words; j++) {
-			const int16_t m0 = row[j], m1 = row[words + j];
-			const uint16_t best = m1 > m0;
-
-			lo[j] = best ? m0 : m1;
-			hi[j] = (int16_t)((uint16_t)((uint16_t)(best ? m1 : m0) << 1) | best);
-		}
-		for (unsigned j = 0; j < words; j++)
-			out[j] = (uint16_t)lo[j] | (uint32_t)(uint16_t)hi[j] << 16;
-	}
-}
-
 static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *in, uint32_t *tab)
 {
 	const struct fano_code *c = f->code;
 
-	switch (c->n) {
-	case 2:
-		stage_rows(f->vt[dir], in, tab, c->stages, 2, 4);
-		break;
-	case 3:
-		stage_rows(f->vt[dir], in, tab, c->stages, 3, 8);
-		break;
-	default:
-		stage_rows(f->vt[dir], in, tab, c->stages, 4, 16);
-		break;
+#ifdef FECD_SIMD_X86
+	if (fec_simd_level() >= FEC_SIMD_AVX2) {
+		fano_stage_table_avx2(f->vt[dir], in, tab, c->stages, c->n);
+		return;
 	}
+#endif
+	fano_stage_table_sse2(f->vt[dir], in, tab, c->stages, c->n);
 }
+
+/* This file's build of the stage table (SSE2 on x86-64, whatever the target has elsewhere). */
+FANO_STAGE_TABLE(fano_stage_table_sse2)
 
 static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
                         struct rec *rec, uint8_t *bits, bool acc)
@@ -250,6 +228,7 @@ static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, c
 	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
 	const struct fk k = {.info = c->info_bits,
 	                     .lut_bytes = c->lut_bytes,
+	                     .n = c->n,
 	                     .smask = (1ull << (c->k - 1)) - 1};
 
 	memset(w, 0, sizeof(*w));
@@ -257,7 +236,7 @@ static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, c
 	w->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + w->step;
 	w->lut = c->lut[dir];
 	for (unsigned j = 1; acc && j < c->k; j++)
-		w->acc_g |= (uint64_t)fano_word(c, dir, 1ull << j) << (4 * (j - 1));
+		w->acc_g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
 	w->rec = rec;
 	w->bits = bits;
 	w->entry = (w->crow - w->step)[0]; /* the root: every register bit zero, code word 0 */
@@ -280,6 +259,118 @@ INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool
 	}
 	*fd = w;
 	return budget - left;
+}
+
+/* UFA on accumulated code words (acc_fits): fw_cycle's search written out with its state
+ * in locals and the entries per depth (words) a constant, so that the hot loop keeps all of it in
+ * registers. The same cycles as run_ufa's, which the tests compare with the reference too. */
+INLINE uint64_t run_ufa_acc(const struct fk *k, struct fw *fw, uint64_t budget, unsigned words,
+                            int *done)
+{
+	const int32_t delta = k->delta;
+	const uint32_t info = k->info;
+	const unsigned n = words == 4 ? 2 : words == 8 ? 3 : 4;
+	const uint64_t g = fw->acc_g;
+	struct rec *const rec = fw->rec;
+	uint8_t *const bits = fw->bits;
+	const uint32_t *crow = fw->crow;
+	uint64_t reg = fw->reg, cand = fw->cand, left = budget;
+	uint32_t entry = fw->entry, depth = fw->depth;
+	int32_t gamma = fw->gamma, T = fw->T, cur = fw->cur;
+	unsigned nb = fw->nb, x;
+
+	while (left) {
+		const int32_t ng = gamma + cur;
+		unsigned b = 0;
+		bool stop = false;
+
+		left--;
+		if (ng >= T) {
+			if (gamma < T + delta && ng - T >= delta) {
+				const int32_t gap = ng - T;
+
+				T += gap < 2 * delta ? delta : gap / delta * delta;
+			}
+			rec[depth] = (struct rec){.gamma = gamma, .entry = entry, .reg = reg};
+			bits[depth] = (uint8_t)nb;
+			reg = (reg >> n) ^ (g & (0 - (uint64_t)nb));
+			gamma = ng;
+			entry = (uint32_t)(cand >> (32 * nb));
+			crow += words;
+			x = (unsigned)(reg >> n) & (words - 1);
+			cand = crow[x] | (uint64_t)crow[x ^ ((unsigned)g & (words - 1))] << 32;
+			if (++depth >= info) { /* the tail: input 0 only */
+				if (depth == k->stages) {
+					*done = 1;
+					break;
+				}
+				nb = 0;
+				cur = entry_m0(entry);
+			} else {
+				nb = entry_best(entry);
+				cur = entry_tm0(entry);
+			}
+			continue;
+		}
+		while (depth > 0 && rec[depth - 1].gamma >= T) {
+			const struct rec p = rec[--depth];
+
+			b = bits[depth];
+			crow -= words;
+			gamma = p.gamma;
+			entry = p.entry;
+			reg = p.reg;
+			if (depth < info && b == entry_best(entry)) {
+				stop = true;
+				break;
+			}
+		}
+		x = (unsigned)(reg >> n) & (words - 1);
+		cand = crow[x] | (uint64_t)crow[x ^ ((unsigned)g & (words - 1))] << 32;
+		if (stop) { /* left by its better branch: the other one next */
+			nb = b ^ 1u;
+			cur = entry_tm1(entry);
+			continue;
+		}
+		T -= delta;
+		nb = depth < info ? entry_best(entry) : 0;
+		cur = depth < info ? entry_tm0(entry) : entry_m0(entry);
+	}
+	fw->crow = crow;
+	fw->reg = reg;
+	fw->cand = cand;
+	fw->entry = entry;
+	fw->depth = depth;
+	fw->gamma = gamma;
+	fw->T = T;
+	fw->cur = cur;
+	fw->nb = nb;
+	return budget - left;
+}
+
+/* The UFA loops, each a function of its own so that the register allocator sees nothing else. */
+static __attribute__((noinline)) uint64_t ufa_acc4(const struct fk *k, struct fw *fw,
+                                                   uint64_t budget, int *done)
+{
+	return run_ufa_acc(k, fw, budget, 4, done);
+}
+
+static __attribute__((noinline)) uint64_t ufa_acc8(const struct fk *k, struct fw *fw,
+                                                   uint64_t budget, int *done)
+{
+	return run_ufa_acc(k, fw, budget, 8, done);
+}
+
+static __attribute__((noinline)) uint64_t ufa_acc16(const struct fk *k, struct fw *fw,
+                                                    uint64_t budget, int *done)
+{
+	return run_ufa_acc(k, fw, budget, 16, done);
+}
+
+static __attribute__((noinline)) uint64_t ufa_lut(const struct fk *k, struct fw *fw,
+                                                  uint64_t budget, int *done)
+{
+	return run_ufa(k, fw, budget, false, done);
 }
 
 /* Whether the FD's and the BD's decided input t agree (the tail: zeros to both). */
@@ -362,6 +453,20 @@ INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw
 	*fdp = fd;
 	*bdp = bd;
 	return used;
+}
+
+static __attribute__((noinline)) uint64_t bfa_acc(const struct fk *k, const struct fano_fast *f,
+                                                   struct fw *fd, struct fw *bd, int *done,
+                                                   int64_t *at)
+{
+	return run_bfa(k, f, fd, bd, true, done, at);
+}
+
+static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const struct fano_fast *f,
+                                                   struct fw *fd, struct fw *bd, int *done,
+                                                   int64_t *at)
+{
+	return run_bfa(k, f, fd, bd, false, done, at);
 }
 
 /* Packs nbits values (bit 0 of each byte) into out, first bit in the top bit; src has 8 readable
@@ -490,9 +595,10 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 	                     .stages = c->stages,
 	                     .info = info,
 	                     .lut_bytes = c->lut_bytes,
+	                     .n = c->n,
 	                     .smask = (1ull << (c->k - 1)) - 1};
 	const size_t words = (size_t)1 << c->n;
-	const bool acc = c->k <= ACC_K_MAX;
+	const bool acc = acc_fits(c);
 	struct scratch s;
 	struct fw fd, bd = {0};
 	uint64_t used = 0;
@@ -509,12 +615,18 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 	}
 	walker_init(&fd, f, 0, s.tab[0], s.rec[0], s.bits[0], acc);
 	if (!f->bfa) {
-		used = acc ? run_ufa(&k, &fd, f->budget, true, &done)
-		           : run_ufa(&k, &fd, f->budget, false, &done);
+		if (!acc)
+			used = ufa_lut(&k, &fd, f->budget, &done);
+		else if (c->n == 2)
+			used = ufa_acc4(&k, &fd, f->budget, &done);
+		else if (c->n == 3)
+			used = ufa_acc8(&k, &fd, f->budget, &done);
+		else
+			used = ufa_acc16(&k, &fd, f->budget, &done);
 	} else {
 		walker_init(&bd, f, 1, s.tab[1], s.rec[1], s.bits[1], acc);
-		used = acc ? run_bfa(&k, f, &fd, &bd, true, &done, &at)
-		           : run_bfa(&k, f, &fd, &bd, false, &done, &at);
+		used = acc ? bfa_acc(&k, f, &fd, &bd, &done, &at)
+		           : bfa_lut(&k, f, &fd, &bd, &done, &at);
 	}
 	job->out_bits = info;
 	job->soft_count = 0;
