@@ -90,7 +90,7 @@ ctl_err channel.update '{"id": 1, "code": {"preset": "wspr", "k": 65}}' 'params\
 ctl_err channel.update '{"id": 1, "code": {"family": "fano", "k": 7, "polys": ["377", "133"]}}' \
 	'polys' 'wider than k=7' '3\.\.64'
 ctl_err channel.update '{"id": 1, "code": {"family": "fano", "polys": ["133", "171", "165", "117", "127"]}}' \
-	'params\.code\.polys' '4'
+	'params\.code\.polys: expected an array of 2\.\.4 octal numbers'
 ctl_err channel.update '{"id": 1, "code": {"preset": "wspr", "cycles": 0}}' \
 	'params\.code\.cycles' '1\.\.65000'
 ctl channel.get '{"id": 1}' | jq_get config.code.algo | grep -qx bfa || fail "a refused update changed the code"
