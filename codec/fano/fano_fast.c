@@ -97,7 +97,6 @@ struct fw {
 	unsigned nb; /* the input of the branch to try */
 };
 
-
 #define INLINE static inline __attribute__((always_inline))
 
 /* Whether the code's register fits the accumulated form: K - 1 code words of n bits in 64. */
@@ -143,7 +142,8 @@ INLINE void load_children(const struct fk *k, struct fw *w, bool acc)
 {
 	if (acc) {
 		const unsigned mask = (1u << k->n) - 1;
-		const unsigned x = (unsigned)(w->reg >> k->n) & mask, g1 = (unsigned)w->acc_g & mask;
+		const unsigned x = (unsigned)(w->reg >> k->n) & mask,
+		               g1 = (unsigned)w->acc_g & mask;
 
 		w->cand = w->crow[x] | (uint64_t)w->crow[x ^ g1] << 32;
 		return;
@@ -165,7 +165,8 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 
 			w->T += gap < 2 * k->delta ? k->delta : gap / k->delta * k->delta;
 		}
-		w->rec[w->depth] = (struct rec){.gamma = w->gamma, .entry = w->entry, .reg = w->reg};
+		w->rec[w->depth] =
+		    (struct rec){.gamma = w->gamma, .entry = w->entry, .reg = w->reg};
 		w->bits[w->depth] = (uint8_t)w->nb;
 		w->reg = next_reg(k, w, w->nb, acc);
 		w->gamma = ng;
@@ -387,8 +388,7 @@ INLINE uint32_t bd_low(const struct fw *bd, uint32_t info)
 
 /* After the FD's forward move: a run of len agreeing inputs ending at its last; the run's start
  * (as fano_decode.c returns it: the run's last input examined), or -1. */
-static int64_t merge_after_fd(const struct fw *fd, const struct fw *bd, uint32_t info,
-                              unsigned len)
+static int64_t merge_after_fd(const struct fw *fd, const struct fw *bd, uint32_t info, unsigned len)
 {
 	const uint32_t lo = bd_low(bd, info);
 	uint32_t t = fd->depth - 1, run = 0;
@@ -407,8 +407,7 @@ static int64_t merge_after_fd(const struct fw *fd, const struct fw *bd, uint32_t
 }
 
 /* After the BD's forward move onto an information bit: a run starting at it. */
-static int64_t merge_after_bd(const struct fw *fd, const struct fw *bd, uint32_t info,
-                              unsigned len)
+static int64_t merge_after_bd(const struct fw *fd, const struct fw *bd, uint32_t info, unsigned len)
 {
 	uint32_t run = 0;
 
@@ -439,7 +438,8 @@ INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw
 		r = fw_cycle(k, &fd, acc);
 		if (r == REACHED_END)
 			*done = 1;
-		else if (r == FORWARD && (*at = merge_after_fd(&fd, &bd, k->info, f->merge_len)) >= 0)
+		else if (r == FORWARD &&
+		         (*at = merge_after_fd(&fd, &bd, k->info, f->merge_len)) >= 0)
 			*done = 3;
 		if (*done || used == f->budget)
 			continue;
@@ -447,7 +447,8 @@ INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw
 		r = fw_cycle(k, &bd, acc);
 		if (r == REACHED_END)
 			*done = 2;
-		else if (r == FORWARD && (*at = merge_after_bd(&fd, &bd, k->info, f->merge_len)) >= 0)
+		else if (r == FORWARD &&
+		         (*at = merge_after_bd(&fd, &bd, k->info, f->merge_len)) >= 0)
 			*done = 3;
 	}
 	*fdp = fd;
@@ -456,15 +457,15 @@ INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw
 }
 
 static __attribute__((noinline)) uint64_t bfa_acc(const struct fk *k, const struct fano_fast *f,
-                                                   struct fw *fd, struct fw *bd, int *done,
-                                                   int64_t *at)
+                                                  struct fw *fd, struct fw *bd, int *done,
+                                                  int64_t *at)
 {
 	return run_bfa(k, f, fd, bd, true, done, at);
 }
 
 static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const struct fano_fast *f,
-                                                   struct fw *fd, struct fw *bd, int *done,
-                                                   int64_t *at)
+                                                  struct fw *fd, struct fw *bd, int *done,
+                                                  int64_t *at)
 {
 	return run_bfa(k, f, fd, bd, false, done, at);
 }
@@ -568,7 +569,8 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 			for (unsigned q = 0; q < 256; q++)
 				for (unsigned w = 0; w < words; w++) {
 					const unsigned w1 = w ^ c->lut[d][0][1];
-					const unsigned m = (q + 128) & 0xffu; /* met's index of LLR q */
+					const unsigned m =
+					    (q + 128) & 0xffu; /* met's index of LLR q */
 					int16_t *e = f->vt[d] + ((size_t)r * 256 + q) * 2 * words;
 
 					e[w] = (int16_t)met[w >> r & 1u][m];
@@ -640,7 +642,9 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 	/* The FD's inputs below its end (merged: below the run), the BD's from its start (merged:
 	 * from the run), zeros between (not converged) */
 	const uint32_t fd_end = done == 2 ? 0 : done == 3 ? (uint32_t)at : fd.depth;
-	const uint32_t bd_start = done == 2 || done == 3 ? fd_end : f->bfa ? bd_low(&bd, info) : info;
+	const uint32_t bd_start = done == 2 || done == 3 ? fd_end
+	                          : f->bfa               ? bd_low(&bd, info)
+	                                                 : info;
 
 	for (uint32_t t = 0; t < info; t++) {
 		if (t < fd_end)
@@ -651,5 +655,6 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 			s.res[t] = 0;
 	}
 	pack_bits(s.res, info, out);
-	job->metric = (float)(done ? path_metric(c, s.tab[0], s.res) : (int64_t)fd.gamma) / MET_SCALE;
+	job->metric =
+	    (float)(done ? path_metric(c, s.tab[0], s.res) : (int64_t)fd.gamma) / MET_SCALE;
 }

@@ -19,7 +19,7 @@
  * LLR r). n and words are constants where it is inlined, so that it vectorizes: int16 sums
  * (every one fits: n times the metric floor at least), then each pair sorted and packed. */
 FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t *restrict out,
-                       uint32_t stages, unsigned n, unsigned words)
+                                  uint32_t stages, unsigned n, unsigned words)
 {
 	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
 		const int16_t *p[FANO_N_MAX];

@@ -28,8 +28,7 @@ static int fast_usable(const char *text)
 	char err[256] = "";
 	int rc;
 
-	if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
-	    fec_decoder_create(&spec, &dec))
+	if (fec_spec_from_string(text, &spec, err, sizeof(err)) || fec_decoder_create(&spec, &dec))
 		return -1;
 	rc = fano_decoder_fast_usable(dec) ? 1 : 0;
 	fec_decoder_destroy(dec);
@@ -61,8 +60,8 @@ static bool frame_differs(const struct frames *f, const struct result *r, const 
 		}
 	}
 	/* the packed tail past the last bit is zero in both */
-	if (f->nbits % 8 && r->out[j * r->out_stride + f->nbits / 8] !=
-	                        g->out[j * g->out_stride + f->nbits / 8]) {
+	if (f->nbits % 8 &&
+	    r->out[j * r->out_stride + f->nbits / 8] != g->out[j * g->out_stride + f->nbits / 8]) {
 		snprintf(why, len, "the last byte's unused bits differ");
 		return true;
 	}
@@ -77,8 +76,8 @@ static void compare(const char *text, double ebn0, uint32_t count, uint64_t seed
 	unsigned nc = 0, bad = 0;
 	const int usable = fast_usable(text);
 
-	CHECK(usable == (expect_fast ? 1 : 0), "%s: fast path usable %d, expected %d", text,
-	      usable, expect_fast);
+	CHECK(usable == (expect_fast ? 1 : 0), "%s: fast path usable %d, expected %d", text, usable,
+	      expect_fast);
 	if (frames_make(&f, text, count, ebn0, seed)) {
 		CHECK(0, "%s: frames", text);
 		return;
@@ -134,7 +133,8 @@ static void test_presets(void)
 		}
 		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=300,cycles=2", algos[a]);
 		compare(t, 3.0, 100, 7, true);
-		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=333,delta=8,llr_scale=3", algos[a]);
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=333,delta=8,llr_scale=3",
+		         algos[a]);
 		compare(t, 2.5, 60, 8, true);
 		snprintf(t, sizeof(t), "nasa-k32,algo=%s,frame_bits=200,cycles=3", algos[a]);
 		compare(t, 2.5, 100, 9, true);
@@ -165,15 +165,17 @@ static void test_random_codes(void)
 		const uint64_t mask = k == 64 ? ~0ull : (1ull << k) - 1;
 		const uint32_t nbits = 1 + (uint32_t)(fec_prng_next(&p) % 300);
 		const double ebn0 = (double)(fec_prng_next(&p) % 70) / 10.0;
+		/* drawn one by one: the order of a call's arguments is unspecified */
+		const char *algo = fec_prng_next(&p) & 1 ? "bfa" : "ufa";
+		const unsigned delta = 1 + (unsigned)(fec_prng_next(&p) % 120);
+		const unsigned cycles = 2 + (unsigned)(fec_prng_next(&p) % 40);
+		const unsigned merge = 1 + (unsigned)(fec_prng_next(&p) % 16);
+		const char *scale = scales[fec_prng_next(&p) % 4];
 		char text[320];
 		int used = snprintf(text, sizeof(text),
 		                    "fano,k=%u,frame_bits=%u,algo=%s,delta=%u,cycles=%u,merge=%u,"
 		                    "llr_scale=%s,polys_karn=",
-		                    k, nbits, fec_prng_next(&p) & 1 ? "bfa" : "ufa",
-		                    1 + (unsigned)(fec_prng_next(&p) % 120),
-		                    2 + (unsigned)(fec_prng_next(&p) % 40),
-		                    1 + (unsigned)(fec_prng_next(&p) % 16),
-		                    scales[fec_prng_next(&p) % 4]);
+		                    k, nbits, algo, delta, cycles, merge, scale);
 
 		for (unsigned r = 0; r < n; r++) {
 			const uint64_t poly = (fec_prng_next(&p) & mask) | 1u | 1ull << (k - 1);
@@ -199,7 +201,8 @@ int main(void)
 	for (unsigned l = FEC_SIMD_PORTABLE + 1; fec_simd_level_name(l); l++)
 		levels += fec_simd_available(l) != 0;
 	if (!levels) {
-		printf("SKIP: this CPU has no SIMD level above portable, where the fast path runs\n");
+		printf(
+		    "SKIP: this CPU has no SIMD level above portable, where the fast path runs\n");
 		return 77;
 	}
 	printf("reference (portable) against the fast path at %u SIMD levels up to %s:\n", levels,
