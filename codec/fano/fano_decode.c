@@ -464,7 +464,7 @@ int fano_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	d->f32 = s.frame.in == FEC_IN_F32_LLR;
 	fano_fast_init(&d->fast, &d->code, (const int32_t(*)[256])d->met, f->delta, d->budget,
 	               d->merge_len, d->bfa);
-	/* the reference's paths, the f32 input's int8 copy, then the fast path's (64-byte aligned) */
+	/* the reference's paths, the f32 copy in int8, then the fast path's, 64-byte aligned */
 	d->fast_at = (3 * (size_t)d->words * sizeof(uint64_t) + d->frame_syms + 63) & ~(size_t)63;
 
 	info = &d->base.info;
