@@ -482,7 +482,7 @@ int fano_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	info->soft_per_unit = 0;
 	info->frame_info_bits = f->frame_bits;
 	info->cost_varies = true;
-	info->scratch_bytes = d->fast_at + fano_fast_scratch_bytes(&d->code);
+	info->scratch_bytes = d->fast_at + fano_fast_scratch_bytes(&d->fast);
 	info->job_group = 1;
 	*out = &d->base;
 	return 0;

@@ -519,16 +519,22 @@ static size_t round64(size_t n)
 	return (n + 63) & ~(size_t)63;
 }
 
-static void scratch_layout(const struct fano_code *c, uint8_t *base, struct scratch *s,
+/* The scratch's parts: the stage tables (the backward decoder's only where its c1 differs), each
+ * direction's records and decided inputs (the backward's for BFA), the output's inputs. */
+static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct scratch *s,
                            size_t *total)
 {
+	const struct fano_code *c = f->code;
 	const size_t tab_bytes = round64(((size_t)c->stages + 2) << c->n << 2);
+	const unsigned dirs = f->bfa ? 2 : 1;
 	size_t at = 0;
 
-	for (unsigned d = 0; d < 2; d++, at += tab_bytes)
+	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
 		if (s) /* a zero row before and after */
 			s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
-	for (unsigned d = 0; d < 2; d++) {
+	if (s && !f->two_tabs)
+		s->tab[1] = s->tab[0];
+	for (unsigned d = 0; d < dirs; d++) {
 		if (s) {
 			s->rec[d] = (struct rec *)(base + at);
 			s->bits[d] = base + at + round64((size_t)c->stages * sizeof(struct rec));
@@ -543,11 +549,11 @@ static void scratch_layout(const struct fano_code *c, uint8_t *base, struct scra
 		*total = at;
 }
 
-size_t fano_fast_scratch_bytes(const struct fano_code *c)
+size_t fano_fast_scratch_bytes(const struct fano_fast *f)
 {
 	size_t total;
 
-	scratch_layout(c, NULL, NULL, &total);
+	scratch_layout(f, NULL, NULL, &total);
 	return total;
 }
 
@@ -564,6 +570,7 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 	f->budget = budget;
 	f->merge_len = merge_len;
 	f->bfa = bfa;
+	f->two_tabs = bfa && c->lut[0][0][1] != c->lut[1][0][1];
 	for (unsigned d = 0; d < 2; d++)
 		for (unsigned r = 0; r < c->n; r++)
 			for (unsigned q = 0; q < 256; q++)
@@ -607,10 +614,8 @@ void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
 	int64_t at = -1;
 	int done = 0; /* 1: FD complete, 2: BD complete, 3: merged at `at` */
 
-	scratch_layout(c, scratch, &s, NULL);
-	if (!f->bfa || c->lut[0][0][1] == c->lut[1][0][1])
-		s.tab[1] = s.tab[0]; /* the same c1: the backward decoder shares the table */
-	for (unsigned d = 0; d < (s.tab[1] == s.tab[0] ? 1u : 2u); d++) {
+	scratch_layout(f, scratch, &s, NULL);
+	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++) {
 		memset(s.tab[d] - words, 0, words * sizeof(uint32_t));
 		memset(s.tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
 		stage_table(f, d, in, s.tab[d]);

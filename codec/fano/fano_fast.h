@@ -19,7 +19,8 @@ struct fano_fast {
 	uint64_t budget;    /* cycles per frame */
 	unsigned merge_len; /* BFA: K - 2 + merge */
 	bool bfa;
-	bool usable; /* no metric, threshold or difference of them can leave int32 */
+	bool two_tabs; /* BFA whose backward code's c1 differs: a stage table per direction */
+	bool usable;   /* no metric, threshold or difference of them can leave int32 */
 	/* Per direction, output r and LLR q (as a byte), from ((r * 256) + q) * 2^(n+1): output
 	 * r's metric in each code word w < 2^n, then in each w ^ c1 (c1 the code word of the
 	 * current input alone) */
@@ -32,7 +33,7 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
                     uint32_t delta, uint64_t budget, unsigned merge_len, bool bfa);
 
 /* Scratch bytes fano_fast_frame needs (any malloc alignment). */
-size_t fano_fast_scratch_bytes(const struct fano_code *c);
+size_t fano_fast_scratch_bytes(const struct fano_fast *f);
 
 /* Decodes one frame of c->stages * c->n int8 LLRs into job (status, work, metric, out_bits,
  * soft_count) and out (packed bits, first bit in the top bit of out[0]). f->usable must hold. */

@@ -4,11 +4,12 @@
  * this CPU has (the fast path, fano_fast.c, whose stage table is built with SSE2 or AVX2) must
  * give the same status, work (cycles), metric and bits. Cases: the
  * three presets at 2..6 dB, UFA and BFA, budgets that run out and budgets that do not, several
- * deltas, merge lengths and LLR scales, then random codes over K 3..64, n 2..4 and frame lengths
- * 1..300 at random Eb/N0. The fast path must be the one that ran (fano_decoder_fast_usable) for
- * all of them, and a budget and delta whose thresholds leave int32 must fall back to the
- * reference. A difference is reported with the case, the frame and the first field or bit that
- * differs.
+ * deltas, merge lengths and LLR scales, a code whose backward current-input word differs from the
+ * forward one's, then random codes over K 3..64, n 2..4 and frame lengths 1..300 at random Eb/N0
+ * (in a quarter of them all polynomials but the first need not tap either end). The fast path must
+ * be the one that ran (fano_decoder_fast_usable) for all of them, and a budget and delta whose
+ * thresholds leave int32 must fall back to the reference. A difference is reported with the case,
+ * the frame and the first field or bit that differs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -149,6 +150,11 @@ static void test_presets(void)
 		compare(t, 1.0, 200, 13, true);
 		snprintf(t, sizeof(t), "wspr,algo=%s,delta=16,llr_scale=20", algos[a]);
 		compare(t, 4.0, 200, 14, true);
+		/* the second polynomial does not tap the oldest input: the backward code's
+		 * current-input word differs from the forward code's */
+		snprintf(t, sizeof(t), "fano,k=7,polys_karn=5b:3f:79,frame_bits=500,algo=%s",
+		         algos[a]);
+		compare(t, 3.0, 60, 18, true);
 	}
 }
 
@@ -178,7 +184,12 @@ static void test_random_codes(void)
 		                    k, nbits, algo, delta, cycles, merge, scale);
 
 		for (unsigned r = 0; r < n; r++) {
-			const uint64_t poly = (fec_prng_next(&p) & mask) | 1u | 1ull << (k - 1);
+			/* in every fourth code the polynomials after the first (which makes
+			 * the code's K) need not tap the current or the oldest input: the two
+			 * directions' current-input words differ (BFA: a table per direction) */
+			const uint64_t ends = c % 4 == 3 && r > 0 ? 1ull << (fec_prng_next(&p) % k)
+			                                          : 1u | 1ull << (k - 1);
+			const uint64_t poly = (fec_prng_next(&p) & mask) | ends;
 
 			used += snprintf(text + used, sizeof(text) - (size_t)used, "%s%" PRIx64,
 			                 r ? ":" : "", poly);
