@@ -5,11 +5,11 @@
  * give the same status, work (cycles), metric and bits. Cases: the
  * three presets at 2..6 dB, UFA and BFA, budgets that run out and budgets that do not, several
  * deltas, merge lengths and LLR scales, a code whose backward current-input word differs from the
- * forward one's, then random codes over K 3..64, n 2..4 and frame lengths 1..300 at random Eb/N0
- * (in a quarter of them all polynomials but the first need not tap either end). The fast path must
- * be the one that ran (fano_decoder_fast_usable) for all of them, and a budget and delta whose
- * thresholds leave int32 must fall back to the reference. A difference is reported with the case,
- * the frame and the first field or bit that differs.
+ * forward one's, frames of 65536 bits, then random codes over K 3..64, n 2..4 and frame
+ * lengths 1..300 at random Eb/N0 (in a quarter of them all polynomials but the first need not tap
+ * either end). The fast path must be the one that ran (fano_decoder_fast_usable) for all of them,
+ * and a budget and delta whose thresholds leave int32 must fall back to the reference. A difference
+ * is reported with the case, the frame and the first field or bit that differs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -155,6 +155,9 @@ static void test_presets(void)
 		snprintf(t, sizeof(t), "fano,k=7,polys_karn=5b:3f:79,frame_bits=500,algo=%s",
 		         algos[a]);
 		compare(t, 3.0, 60, 18, true);
+		/* the longest frames */
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=65536,cycles=100", algos[a]);
+		compare(t, 4.0, 2, 19, true);
 	}
 }
 
