@@ -3,19 +3,22 @@
  * is the specification), arranged for speed, with results equal bit for bit (bits, status, work,
  * metric), UFA and BFA:
  *   - a table of the branch metrics of every stage, built once per frame from per-output rows
- *     (vectorized sums): entry w of a stage holds, in 32 bits, the metric of code word w (input
- *     0's word of a node) and of w ^ c1 (the same node's input 1; c1 is the code word of the
- *     current input alone), so that a node's two branches cost one load;
+ *     (vectorized sums; fano_stage.h, built with AVX2 too): entry w of a stage holds, in 32
+ *     bits, the sorted metrics of code word w (input 0's word of a node) and w ^ c1 (the same
+ *     node's input 1; c1 is the code word of the current input alone) and which input is the
+ *     better, so that a node's two branches cost one load and no comparison;
  *   - int32 path metrics and threshold, where fano_fast_init finds that no sum or difference of
  *     them can leave int32 within the budget (else the reference's int64 path decodes);
- *   - a node's children's branch metrics loaded while its own are compared, so that a forward
- *     move waits for no load (the search's chain of decisions is its critical path);
+ *   - a node's children's entries loaded while its own are compared, and code words from an
+ *     accumulator of the decided inputs' contributions where it fits (struct fw): a forward move
+ *     waits for no load, the search's chain of decisions being its critical path;
  *   - the whole node history instead of the 8-entry queue (the queue is a cache of the same
- *     values): a 16-byte record per depth (gamma, the node's entry, its children's) and one byte
+ *     values): a 16-byte record per depth (gamma, the node's entry, its register) and one byte
  *     per decided input, written once per forward move, no read-modify-write of path words;
- *   - the tightening's division only where the threshold rises by more than one step;
- *   - each direction's cycle inlined into the frame's loop (UFA's once more for K <= 8, whose
- *     code words take one table look-up), its state in locals.
+ *   - the better branch chosen without branches (it is as random as the data), the tightening's
+ *     division only where the threshold rises by more than one step;
+ *   - the UFA loops written out with their state in locals, in functions of their own (one per
+ *     entries-per-stage count), so that the register allocator keeps the search in registers.
  */
 #include <string.h>
 
