@@ -148,10 +148,10 @@ enum fec_param_type {
 	FEC_PARAM_INT,      /* integer within [min, max] */
 	FEC_PARAM_ENUM,     /* one of the names in choices (NULL-terminated) */
 	FEC_PARAM_BOOL,
-	FEC_PARAM_OCT_LIST, /* list of 1..max_items octal numbers */
+	FEC_PARAM_OCT_LIST, /* list of min_items..max_items octal numbers */
 	FEC_PARAM_STRING,   /* free text up to max bytes (pattern strings, preset names, file paths) */
 	FEC_PARAM_REAL,     /* real number within [min, max] / FEC_PARAM_REAL_UNIT */
-	FEC_PARAM_HEX_LIST, /* list of 1..max_items hexadecimal numbers */
+	FEC_PARAM_HEX_LIST, /* list of min_items..max_items hexadecimal numbers */
 	FEC_PARAM_CODE,     /* another family's code, a composite family's child (below) */
 };
 
@@ -168,6 +168,7 @@ struct fec_param_desc {
 	const char *const *choices; /* ENUM: the names; CODE: the families allowed (NULL: any) */
 	const char *def;          /* default as text, NULL when required or derived */
 	const char *help;         /* one line: what it is and what is expected */
+	unsigned min_items;       /* OCT_LIST, HEX_LIST: fewest items (0: 1; fec_param_min_items) */
 };
 
 /* List items are unsigned 64-bit: their bounds are min and max read as uint64_t, so that a table
@@ -186,6 +187,12 @@ static inline uint64_t fec_param_umin(const struct fec_param_desc *d)
 static inline uint64_t fec_param_umax(const struct fec_param_desc *d)
 {
 	return (uint64_t)d->max;
+}
+
+/* The fewest items a list takes (a table that says nothing: 1). */
+static inline unsigned fec_param_min_items(const struct fec_param_desc *d)
+{
+	return d->min_items ? d->min_items : 1;
 }
 
 /* One list item in its list's notation (OCT_LIST: octal digits; HEX_LIST: hexadecimal digits

@@ -149,10 +149,11 @@ int fec__param_check(const struct fec_param_desc *d, const struct fec_param_valu
 		break;
 	case FEC_PARAM_OCT_LIST:
 	case FEC_PARAM_HEX_LIST:
-		if (v->nitems < 1 || v->nitems > d->max_items || !v->items)
+		if (v->nitems < fec_param_min_items(d) || v->nitems > d->max_items || !v->items)
 			return fec__err(err, errlen, FEC_ERANGE,
-			                "%s: expected 1..%u %s numbers, got %u", d->name,
-			                d->max_items, item_notation(d->type), v->nitems);
+			                "%s: expected %u..%u %s numbers, got %u", d->name,
+			                fec_param_min_items(d), d->max_items,
+			                item_notation(d->type), v->nitems);
 		for (unsigned i = 0; i < v->nitems; i++) {
 			char got[24], lo[24], hi[24];
 

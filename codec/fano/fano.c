@@ -25,11 +25,13 @@ static const struct fec_param_desc fano_params[] = {
     {"polys", FEC_PARAM_OCT_LIST, 1, FEC_PARAM_U64_MAX, FANO_N_MAX, NULL, "133:171:165",
      "generator polynomials in octal, 2..4 (one per output, sent in this order), as the "
      "viterbi family writes them: the top of the K bits taps the current input bit; or give "
-     "polys_karn instead"},
+     "polys_karn instead",
+     .min_items = FANO_N_MIN},
     {"polys_karn", FEC_PARAM_HEX_LIST, 1, FEC_PARAM_U64_MAX, FANO_N_MAX, NULL, NULL,
      "the same in Karn's and WSJT-X's notation, hexadecimal, 2..4: bit 0 taps the current "
      "input bit (WSPR: 0xf2d05351:0xe4613c47); the list given last is the code's, the other "
-     "is derived from it"},
+     "is derived from it",
+     .min_items = FANO_N_MIN},
     {"frame_bits", FEC_PARAM_INT, 1, FANO_FRAME_BITS_MAX, 0, NULL, "1024",
      "information bits per frame, 1..65536 (K-1 zero tail bits follow)"},
     {"algo", FEC_PARAM_ENUM, 0, 0, 0, algo_names, "ufa",
@@ -85,10 +87,6 @@ static int fano_spec_set(struct fec_spec *spec, const char *name, const struct f
 		const bool karn = !strcmp(name, "polys_karn");
 		uint64_t *list = karn ? f->polys_karn : f->polys;
 
-		if (v->nitems < FANO_N_MIN)
-			return fec__err(err, errlen, FEC_ERANGE,
-			                "%s: expected %d..%d polynomials (one per output), got %u",
-			                name, FANO_N_MIN, FANO_N_MAX, v->nitems);
 		memset(f->polys, 0, sizeof(f->polys));
 		memset(f->polys_karn, 0, sizeof(f->polys_karn));
 		for (unsigned r = 0; r < v->nitems; r++)

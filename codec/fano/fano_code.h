@@ -48,6 +48,9 @@ static inline uint64_t fano_bitrev(uint64_t v, unsigned k)
 
 int fano_spec_finish(struct fec_spec *spec, char *err, size_t errlen);
 int fano_decoder_create(const struct fec_spec *spec, struct fec_decoder **out);
+/* Whether dec (a fano decoder) decodes on the fast path above the portable SIMD level: its 32-bit
+ * metrics cannot overflow for its budget and delta (fano_fast.h). For the tests. */
+bool fano_decoder_fast_usable(const struct fec_decoder *dec);
 int fano_encoder_create(const struct fec_spec *spec, struct fec_encoder **out);
 
 #endif

@@ -46,8 +46,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_simd.h"
 #include "fano.h"
 #include "fano_code.h"
+#include "fano_fast.h"
 #include "softbits.h"
 
 #define MET_SCALE 16    /* metric units per bit */
@@ -66,6 +68,8 @@ struct fano_decoder {
 	uint32_t frame_syms;
 	float llr_scale;
 	bool bfa, f32;
+	struct fano_fast fast; /* fano_fast.c: used where usable, above the portable SIMD level */
+	size_t fast_at;        /* its scratch's offset */
 };
 
 /* A node's context: what a move back needs. */
@@ -367,6 +371,7 @@ static int fano_decode(const struct fec_decoder *dec, void *scratch, struct fec_
 	const struct fano_decoder *d = (const struct fano_decoder *)dec;
 	uint64_t *paths = scratch;
 	int8_t *q8 = (int8_t *)(paths + 3 * (size_t)d->words);
+	const bool fast = d->fast.usable && fec_simd_level() > FEC_SIMD_PORTABLE;
 
 	for (uint32_t j = first; j < first + count; j++) {
 		struct fec_job *job = &b->jobs[j];
@@ -385,7 +390,11 @@ static int fano_decode(const struct fec_decoder *dec, void *scratch, struct fec_
 		} else {
 			in = b->in + j * b->in_stride;
 		}
-		decode_frame(d, in, paths, job, b->out + j * b->out_stride);
+		if (fast)
+			fano_fast_frame(&d->fast, in, (uint8_t *)scratch + d->fast_at, job,
+			                b->out + j * b->out_stride);
+		else
+			decode_frame(d, in, paths, job, b->out + j * b->out_stride);
 	}
 	return 0;
 }
@@ -423,6 +432,11 @@ static void metric_table(struct fano_decoder *d, float llr_scale, unsigned n)
 	}
 }
 
+bool fano_decoder_fast_usable(const struct fec_decoder *dec)
+{
+	return ((const struct fano_decoder *)dec)->fast.usable;
+}
+
 int fano_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 {
 	struct fec_spec s = *spec;
@@ -448,6 +462,10 @@ int fano_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	d->llr_scale = s.frame.llr_scale;
 	d->bfa = f->algo == FANO_ALGO_BFA;
 	d->f32 = s.frame.in == FEC_IN_F32_LLR;
+	fano_fast_init(&d->fast, &d->code, (const int32_t(*)[256])d->met, f->delta, d->budget,
+	               d->merge_len, d->bfa);
+	/* the reference's paths, the f32 copy in int8, then the fast path's, 64-byte aligned */
+	d->fast_at = (3 * (size_t)d->words * sizeof(uint64_t) + d->frame_syms + 63) & ~(size_t)63;
 
 	info = &d->base.info;
 	info->family = FECD_FAMILY_FANO;
@@ -464,7 +482,7 @@ int fano_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	info->soft_per_unit = 0;
 	info->frame_info_bits = f->frame_bits;
 	info->cost_varies = true;
-	info->scratch_bytes = 3 * (size_t)d->words * sizeof(uint64_t) + d->frame_syms;
+	info->scratch_bytes = d->fast_at + fano_fast_scratch_bytes(&d->fast);
 	info->job_group = 1;
 	*out = &d->base;
 	return 0;

@@ -26,7 +26,8 @@ static const struct fec_param_desc conv_params[] = {
      "constraint length K (K-1 memory bits): an integer in 3..9"},
     {"polys", FEC_PARAM_OCT_LIST, 1, 0777, CONV_N_MAX, NULL, "171:133",
      "generator polynomials in octal, 2..4 (one per output, sent in this order); the top of "
-     "the K bits taps the current input bit"},
+     "the K bits taps the current input bit",
+     .min_items = CONV_N_MIN},
     {"invert", FEC_PARAM_STRING, 0, CONV_N_MAX, 0, NULL, "none",
      "output inversion: none (the textbook code), or one 0/1 character per output in polys "
      "order (\"01\": the second output is inverted, as CCSDS)"},

@@ -237,9 +237,10 @@ static int param_value(const struct fec_param_desc *d, const cJSON *v, const cha
 	case FEC_PARAM_HEX_LIST: {
 		unsigned max_items = d->max_items < MAX_LIST ? d->max_items : MAX_LIST;
 
-		if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 ||
+		if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < (int)fec_param_min_items(d) ||
 		    cJSON_GetArraySize(v) > (int)max_items) {
-			snprintf(what, sizeof(what), "an array of 1..%u %s numbers", max_items,
+			snprintf(what, sizeof(what), "an array of %u..%u %s numbers",
+			         fec_param_min_items(d), max_items,
 			         d->type == FEC_PARAM_HEX_LIST ? "hexadecimal" : "octal");
 			return fail(err, errlen, path, what, v);
 		}
@@ -531,6 +532,7 @@ static cJSON *param_desc_json(const struct fec_param_desc *d)
 		fec_param_item_format(d->type, fec_param_umax(d), text, sizeof(text));
 		cJSON_AddStringToObject(o, "max", text);
 		cJSON_AddNumberToObject(o, "max_items", d->max_items);
+		cJSON_AddNumberToObject(o, "min_items", fec_param_min_items(d));
 	}
 	if (d->type == FEC_PARAM_REAL) {
 		cJSON_AddNumberToObject(o, "min", (double)d->min / FEC_PARAM_REAL_UNIT);

@@ -516,7 +516,8 @@ static void write_family(FILE *f, const struct fec_family_ops *fam)
 
 			fec_param_item_format(p->type, fec_param_umin(p), lo, sizeof(lo));
 			fec_param_item_format(p->type, fec_param_umax(p), hi, sizeof(hi));
-			fprintf(f, "1..%u values, each %s..%s %s", p->max_items, lo, hi,
+			fprintf(f, "%u..%u values, each %s..%s %s", fec_param_min_items(p),
+			        p->max_items, lo, hi,
 			        p->type == FEC_PARAM_HEX_LIST ? "hexadecimal" : "octal");
 		} else if (p->type == FEC_PARAM_STRING)
 			fprintf(f, "up to %ld bytes", p->max);

@@ -166,13 +166,21 @@ static void bad_params(const struct fec_family_ops *ops)
 			char item[24];
 			size_t at = 0;
 
-			/* an item above the bound (none is, for a bound of 2^64 - 1), then one
-			 * item too many */
+			/* an item above the bound (none is, for a bound of 2^64 - 1), one item
+			 * too many, and one too few where more than one is needed */
 			if (fec_param_umax(p) < UINT64_MAX) {
 				fec_param_item_format(p->type, fec_param_umax(p) + 1, v, sizeof(v));
 				refused(base, p->name, v);
 			}
 			fec_param_item_format(p->type, fec_param_umax(p), item, sizeof(item));
+			if (fec_param_min_items(p) > 1) {
+				at = 0;
+				for (unsigned k = 0; k + 1 < fec_param_min_items(p); k++)
+					at += (size_t)snprintf(v + at, sizeof(v) - at, "%s%s",
+					                       k ? ":" : "", item);
+				refused(base, p->name, v);
+				at = 0;
+			}
 			for (unsigned k = 0; k <= p->max_items && at + 32 < sizeof(v); k++)
 				at += (size_t)snprintf(v + at, sizeof(v) - at, "%s%s", k ? ":" : "",
 				                       item);

@@ -116,7 +116,12 @@ static const struct bad_case bad_cases[] = {
      "channels[0].code.polys[0]: expected an octal number in 1..777, as a string (\"777\") or "
      "an integer with octal digits, got \"1777777777777777777777\""},
     {CH("\"code\": {\"family\": \"viterbi\", \"polys\": []}"),
-     "channels[0].code.polys: expected an array of 1..4 octal numbers, got an array"},
+     "channels[0].code.polys: expected an array of 2..4 octal numbers, got an array"},
+    {CH("\"code\": {\"family\": \"fano\", \"polys\": [133, 171, 165, 117, 127]}"),
+     "channels[0].code.polys: expected an array of 2..4 octal numbers, got an array"},
+    {CH("\"code\": {\"family\": \"fano\", \"polys_karn\": [\"f2d05351\"]}"),
+     "channels[0].code.polys_karn: expected an array of 2..4 hexadecimal numbers, got an "
+     "array"},
     {CH("\"code\": {\"preset\": \"ccsds\", \"mode\": \"frames\"}"),
      "channels[0].code.mode: expected one of \"stream\", \"terminated\", \"truncated\""},
     {CH("\"code\": {\"preset\": \"ccsds\", \"invert\": \"012\"}"), "channels[0].code.invert: "},
