@@ -28,7 +28,7 @@
  * for the seed's largest GF(q) codes (GF64_5040: 2520 x 5040, 12.7 MB). */
 #define NBLDPC_DENSE_MAX (64u << 20)
 
-enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX };
+enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX, NBLDPC_ALGO_TMS };
 enum nbldpc_domain { NBLDPC_DOMAIN_LOG = 1, NBLDPC_DOMAIN_PROB };
 enum nbldpc_form { NBLDPC_FORM_POWER = 1, NBLDPC_FORM_VECTOR };
 enum nbldpc_bit_order { NBLDPC_MSB_FIRST = 1, NBLDPC_LSB_FIRST };
@@ -46,6 +46,8 @@ struct nbldpc_spec {
 	enum nbldpc_domain domain; /* fft-bp: log (signed log values) or prob (normalised) */
 	uint16_t max_iters;
 	uint16_t nm; /* min-max: values kept per message (0, or q and more: all) */
+	uint16_t dev2;  /* tms: first deviations tried in two-deviation configurations */
+	uint8_t offset; /* tms: subtracted from each check message's costs */
 	bool early_stop;
 	enum nbldpc_bit_order bit_order;
 	enum nbldpc_soft soft; /* soft output: q-ary symbol log-probabilities or bit LLRs */

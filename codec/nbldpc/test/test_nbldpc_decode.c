@@ -284,9 +284,9 @@ static void frames_clean(struct frames *f, float llr)
 	}
 }
 
-#define NDECODERS 4
+#define NDECODERS 5
 static const char *const decoders[NDECODERS] = {"algo=fft-bp,domain=prob", "algo=fft-bp,domain=log",
-                                                "algo=min-max", "algo=min-max,nm=16"};
+                                                "algo=min-max", "algo=min-max,nm=16", "algo=tms"};
 
 static void test_clean(void)
 {
