@@ -81,6 +81,14 @@ uint64_t bench_data_errors(const struct bench_data *d, const uint8_t *out, uint6
 uint32_t bench_data_mismatches(const struct bench_data *d, const uint8_t *out);
 uint32_t bench_out_mismatches(const struct bench_data *d, const uint8_t *out, const uint8_t *ref,
                               uint32_t first, uint32_t count);
+/* A data set of nframes frames of a frame family's code (text: its text form) for the CPU and
+ * GPU runners: each job is one frame, its output the frame's information bits
+ * (fec_info.frame_info_bits), its input the frame's int8 LLRs (llr_scale 8) of seeded bits
+ * through the encoder and BPSK over AWGN at ebn0. 0, or a negative FEC_E* code (why in err). */
+int bench_frames_build(struct bench_data *d, const char *text, uint32_t nframes, double ebn0,
+                       uint64_t seed, char *err, size_t errlen);
+/* Frames of such a data set whose output differs from the bits sent (UINT32_MAX: no memory). */
+uint32_t bench_frame_errors(const struct bench_data *d, const uint8_t *out);
 /* A batch view of jobs [first, first + count) over given buffers laid out like d's. */
 struct fec_batch bench_batch(const struct bench_data *d, struct fec_job *jobs, const int8_t *in,
                              uint8_t *out, uint32_t first, uint32_t count);

@@ -40,9 +40,8 @@ static bool have_code(const char *file)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* A data set of nframes LDPC frames for fecd-bench's helpers: each job is one frame, its output
- * the k information bits (so bench_data_errors and the CPU and GPU runners apply as they are). */
-static int ldpc_data_build(struct bench_data *d, const char *text, uint32_t nframes, double ebn0,
+/* A data set of nframes frames of a frame family's code (bench.h). */
+int bench_frames_build(struct bench_data *d, const char *text, uint32_t nframes, double ebn0,
                            uint64_t seed, char *err, size_t errlen)
 {
 	struct fec_encoder *enc = NULL;
@@ -108,7 +107,7 @@ out_err:
 	return rc;
 }
 
-static uint32_t frame_errors(const struct bench_data *d, const uint8_t *out)
+uint32_t bench_frame_errors(const struct bench_data *d, const uint8_t *out)
 {
 	uint32_t bad = 0;
 	uint8_t *pk = malloc(d->out_stride);
@@ -260,7 +259,7 @@ static void ldpc_main(struct bench_report *r, const struct bench_opts *o, struct
 	snprintf(text, sizeof(text),
 	         "ldpc,code=%s,algo=nms,schedule=layered,iters=10,early_stop=false", DVBS2);
 	progress("ldpc: data, %s", text);
-	if (ldpc_data_build(&d, text, o->short_mode ? 64 : 32 * (o->threads > 8 ? o->threads : 8),
+	if (bench_frames_build(&d, text, o->short_mode ? 64 : 32 * (o->threads > 8 ? o->threads : 8),
 	                    ebn0, o->seed, err, sizeof(err))) {
 		report_skip(sec, "%s", err);
 		return;
@@ -280,7 +279,7 @@ static void ldpc_main(struct bench_report *r, const struct bench_opts *o, struct
 		goto out_out;
 	}
 	report_note(sec, "frame error rate of the reference decode: %.3f",
-	            (double)frame_errors(&d, d.ref) / d.njobs);
+	            (double)bench_frame_errors(&d, d.ref) / d.njobs);
 	cpu_rows(sec, o, &d, out);
 	if (!g) {
 		report_note(sec, "GPU rows skipped: %s", gpu_why);
@@ -288,7 +287,7 @@ static void ldpc_main(struct bench_report *r, const struct bench_opts *o, struct
 	}
 	snprintf(text, sizeof(text),
 	         "ldpc,code=%s,algo=nms,schedule=layered,iters=10,early_stop=true", DVBS2);
-	if (!ldpc_data_build(&de, text, d.njobs, ebn0, o->seed, err, sizeof(err))) {
+	if (!bench_frames_build(&de, text, d.njobs, ebn0, o->seed, err, sizeof(err))) {
 		have_de = bench_cpu_rate(&de, o->threads, cpu_batch(&de), 0.0, de.ref) > 0;
 		if (!have_de)
 			bench_data_free(&de);
@@ -341,7 +340,7 @@ static void ldpc_rates(struct bench_report *r, const struct bench_opts *o, struc
 		         "ldpc,code=%s,algo=nms,schedule=layered,iters=10,early_stop=false",
 		         rates[c].file);
 		progress("ldpc_rates: %s", text);
-		if (ldpc_data_build(&d, text, 16 * (o->threads > 8 ? o->threads : 8), rates[c].ebn0,
+		if (bench_frames_build(&d, text, 16 * (o->threads > 8 ? o->threads : 8), rates[c].ebn0,
 		                    o->seed, err, sizeof(err))) {
 			report_note(sec, "%s: %s", rates[c].file, err);
 			continue;
@@ -506,7 +505,7 @@ static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct
 			progress("ldpc seed: %s, %u iterations", seed_codes[c].name, seed_iters[i]);
 			/* Few distinct frames: at -1 dB none converges, every frame costs the same.
 			 */
-			if (ldpc_data_build(&d, text, 1, -1.0, o->seed, err, sizeof(err))) {
+			if (bench_frames_build(&d, text, 1, -1.0, o->seed, err, sizeof(err))) {
 				report_note(sec, "%s: %s", seed_codes[c].name, err);
 				break;
 			}

@@ -1,0 +1,219 @@
+/*
+ * The nbldpc family on the GPU: the gpu_family_ops the backend core calls. create() uploads the
+ * CPU decoder's code (H both ways with its coefficients, the information columns; the field's
+ * exponent and logarithm tables travel in the launch's parameters, from which the kernels form the
+ * coefficient permutations the transforms need) and picks the decoder's kernel and launch shape:
+ * FFT-BP (nbldpc_gpu_fftbp.cu) or min-max (nbldpc_gpu_minmax.cu, its own launcher; supported
+ * once that kernel exists). launch() checks the batch's input kind and enqueues the kernel.
+ * NBLDPC_GPU.md has the design and figures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nbldpc_gpu.cuh"
+#include "nbldpc_gpu_minmax.h"
+
+extern "C" {
+#include "nbldpc_decoder.h"
+}
+
+#define NBGPU_MAX_BUFS 8
+
+struct nbgpu_impl {
+	struct nbgpu_code code;
+	struct nbgpu_shape shape;
+	void *bufs[NBGPU_MAX_BUFS]; /* device allocations, freed by destroy */
+	unsigned nbufs;
+	char desc[320];
+};
+
+static bool nbgpu_supports(const struct fec_spec *spec)
+{
+	if (spec->family != FECD_FAMILY_NBLDPC)
+		return false;
+	if (spec->u.nbldpc.algo == NBLDPC_ALGO_MINMAX)
+		return nbgpu_minmax_supports(spec);
+	return spec->u.nbldpc.algo == NBLDPC_ALGO_FFTBP;
+}
+
+/* Copies bytes of host to a new device buffer owned by g; *out gets it. */
+static cudaError_t upload(struct nbgpu_impl *g, const void *host, size_t bytes, const void **out)
+{
+	void *p = NULL;
+	cudaError_t e;
+
+	if (g->nbufs == NBGPU_MAX_BUFS)
+		return cudaErrorMemoryAllocation;
+	e = cudaMalloc(&p, bytes ? bytes : 4);
+	if (e != cudaSuccess)
+		return e;
+	g->bufs[g->nbufs++] = p;
+	e = cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
+	*out = p;
+	return e;
+}
+
+#define UPLOAD(g, host, count, dst)                                                                \
+	upload(g, host, (size_t)(count) * sizeof(*(host)), (const void **)&(dst))
+
+static void nbgpu_free(struct nbgpu_impl *g)
+{
+	for (unsigned i = 0; i < g->nbufs; i++)
+		cudaFree(g->bufs[i]);
+	free(g);
+}
+
+static void fill_code(struct nbgpu_code *c, const struct nbldpc_decoder *d)
+{
+	const struct fec_spec *spec = &d->base.spec;
+	const struct nbldpc_spec *s = &spec->u.nbldpc;
+	const struct nbldpc_code *code = d->code;
+
+	c->n = code->n;
+	c->m = code->m;
+	c->nnz = code->nnz;
+	c->k = code->k;
+	c->q = d->q;
+	c->p = d->p;
+	c->max_row_deg = code->max_row_deg;
+	c->max_col_deg = code->max_col_deg;
+	c->algo = s->algo;
+	c->log = s->domain == NBLDPC_DOMAIN_LOG;
+	c->early_stop = s->early_stop;
+	c->max_iters = s->max_iters;
+	c->in = spec->frame.in;
+	c->llr_scale = spec->frame.llr_scale;
+	c->in_syms = d->base.info.frame_syms;
+	c->soft_bit = s->soft == NBLDPC_SOFT_BIT;
+	memcpy(c->bit_shift, d->bit_shift, sizeof(c->bit_shift));
+	memcpy(c->gf_exp, code->gf.exp, sizeof(c->gf_exp));
+	memcpy(c->gf_log, code->gf.log, sizeof(c->gf_log));
+}
+
+static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_decoder *cpu_dec,
+                        void **impl, char *err, size_t errlen)
+{
+	const struct fec_spec *spec = fec_decoder_spec(cpu_dec);
+	const struct nbldpc_code *code = nbldpc_decoder_code(cpu_dec);
+	const struct nbldpc_decoder *d = (const struct nbldpc_decoder *)cpu_dec;
+	struct nbgpu_impl *g;
+	struct nbgpu_code *c;
+	cudaError_t e;
+	bool ok = false;
+	int rc;
+
+	if (!nbgpu_supports(spec) || !code) {
+		snprintf(err, errlen, "nbldpc_gpu: not an nbldpc decoder the GPU takes");
+		return -FEC_ENOTSUP;
+	}
+	g = (struct nbgpu_impl *)calloc(1, sizeof(*g));
+	if (!g)
+		return -FEC_ENOMEM;
+	c = &g->code;
+	fill_code(c, d);
+	e = UPLOAD(g, code->row_start, c->m + 1, c->row_start);
+	if (e == cudaSuccess)
+		e = UPLOAD(g, code->row_col, c->nnz, c->row_col);
+	if (e == cudaSuccess)
+		e = UPLOAD(g, code->row_val, c->nnz, c->row_val);
+	if (e == cudaSuccess)
+		e = UPLOAD(g, code->col_start, c->n + 1, c->col_start);
+	if (e == cudaSuccess)
+		e = UPLOAD(g, code->col_edge, c->nnz, c->col_edge);
+	if (e == cudaSuccess)
+		e = UPLOAD(g, code->info_cols, c->k, c->info_cols);
+	if (e != cudaSuccess)
+		goto out_cuda;
+
+	if (c->algo == NBLDPC_ALGO_MINMAX)
+		e = (cudaError_t)nbgpu_minmax_prepare(c, dev, &g->shape, &ok);
+	else
+		e = (cudaError_t)nbgpu_fftbp_prepare(c, dev, &g->shape, &ok);
+	if (e != cudaSuccess)
+		goto out_cuda;
+	if (!ok) {
+		snprintf(err, errlen,
+		         "nbldpc_gpu: rows of %u edges over GF(%u) need more shared memory than a "
+		         "block of this device has",
+		         c->max_row_deg, c->q);
+		nbgpu_free(g);
+		return -FEC_ENOTSUP;
+	}
+	snprintf(g->desc, sizeof(g->desc),
+	         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, frames "
+	         "across blocks): %d threads/block (%d groups), %d blocks/SM, grid %d, %d regs, "
+	         "%zu B shared, %zu B workspace a frame",
+	         c->algo == NBLDPC_ALGO_MINMAX ? "minmax" : "fftbp", c->q,
+	         c->algo == NBLDPC_ALGO_MINMAX ? ""
+	         : c->log                      ? ",log"
+	                                       : ",prob",
+	         c->q < 32 ? c->q : 32, g->shape.threads, g->shape.groups, g->shape.blocks_per_sm,
+	         g->shape.grid, g->shape.regs, g->shape.smem, g->shape.ws_per_frame);
+	*impl = g;
+	return 0;
+
+out_cuda:
+	rc = gpu_error(e, "nbldpc_gpu: uploading the code", err, errlen);
+	nbgpu_free(g);
+	return rc;
+}
+
+static size_t nbgpu_workspace_bytes(const void *impl, uint32_t count)
+{
+	const struct nbgpu_impl *g = (const struct nbgpu_impl *)impl;
+	uint32_t frames = count < (uint32_t)g->shape.grid ? count : (uint32_t)g->shape.grid;
+
+	return (size_t)frames * g->shape.ws_per_frame;
+}
+
+/* The input kind a decoder of this code takes on the device. */
+static enum gpu_in_kind want_kind(const struct nbgpu_code *c)
+{
+	return c->in == FEC_IN_F32_SYMLOGP ? GPU_IN_F32_SYMLOGP
+	       : c->in == FEC_IN_F32_LLR   ? GPU_IN_F32_LLR
+	                                   : GPU_IN_S8_LLR;
+}
+
+static int nbgpu_launch(const void *impl, const struct gpu_batch *b, void *ws, size_t ws_bytes,
+                        cudaStream_t s, char *err, size_t errlen)
+{
+	const struct nbgpu_impl *g = (const struct nbgpu_impl *)impl;
+	const enum gpu_in_kind want = want_kind(&g->code);
+	int e;
+
+	if (b->in_kind != want || (want == GPU_IN_F32_SYMLOGP && b->in_q != g->code.q)) {
+		snprintf(err, errlen,
+		         "nbldpc_gpu: the decoder takes %s input (q = %u), not %s (%u)",
+		         gpu_in_kind_name(want), want == GPU_IN_F32_SYMLOGP ? g->code.q : 1,
+		         gpu_in_kind_name(b->in_kind), b->in_q);
+		return b->in_kind == GPU_IN_S4_LLR ? -FEC_ENOTSUP : -FEC_EINVAL;
+	}
+	if (ws_bytes < nbgpu_workspace_bytes(impl, b->count)) {
+		snprintf(err, errlen, "nbldpc_gpu: workspace of %zu bytes, %zu needed", ws_bytes,
+		         nbgpu_workspace_bytes(impl, b->count));
+		return -FEC_EINVAL;
+	}
+	if (g->code.algo == NBLDPC_ALGO_MINMAX)
+		e = nbgpu_minmax_launch(&g->code, &g->shape, b, ws, s);
+	else
+		e = nbgpu_fftbp_launch(&g->code, &g->shape, b, ws, s);
+	if (e)
+		return gpu_error((cudaError_t)e, "nbldpc_gpu: kernel launch", err, errlen);
+	return 0;
+}
+
+static const char *nbgpu_describe(const void *impl)
+{
+	return ((const struct nbgpu_impl *)impl)->desc;
+}
+
+static void nbgpu_destroy(void *impl)
+{
+	nbgpu_free((struct nbgpu_impl *)impl);
+}
+
+extern "C" const struct gpu_family_ops nbldpc_gpu_family = {
+    FECD_FAMILY_NBLDPC, nbgpu_supports, nbgpu_create,  nbgpu_workspace_bytes,
+    nbgpu_launch,       nbgpu_describe, nbgpu_destroy,
+};

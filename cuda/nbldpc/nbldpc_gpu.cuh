@@ -1,0 +1,149 @@
+/*
+ * Internal to the GPU nbldpc files: the code's tables as the kernels take them (device pointers,
+ * the field's tables and the decoder's choices, passed by value at each launch), the per-frame
+ * rules every nbldpc kernel applies exactly as codec/nbldpc/nbldpc_coder.c does (which jobs are
+ * usable, the symbol log-likelihoods formed from the input, the packed information bits, the job's
+ * outputs), the launch shape, and the FFT-BP kernel's launcher. The min-max kernel's launcher is
+ * declared in nbldpc_gpu_minmax.h.
+ */
+#ifndef NBLDPC_GPU_CUH
+#define NBLDPC_GPU_CUH
+
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "fec.h"
+#include "nbldpc.h"
+}
+#include "gpu_family.h"
+
+/* Everything a kernel reads about the code and the decoder's parameters. Edges are numbered in
+ * row order (codec/nbldpc/nbldpc.h): row_col[e] and row_val[e] (the coefficient, vector form) of
+ * edge e; col_edge lists each column's edges in row order. */
+struct nbgpu_code {
+	uint32_t n, m, nnz, k, q, p;
+	uint32_t max_row_deg, max_col_deg;
+	const uint32_t *row_start, *row_col, *col_start, *col_edge, *info_cols;
+	const uint8_t *row_val;
+	int algo; /* enum nbldpc_algo */
+	bool log; /* fft-bp: log domain */
+	bool early_stop;
+	uint32_t max_iters;
+	int in;               /* enum fec_in_kind: the input the slots hold */
+	float llr_scale;      /* int8 input: LLR * llr_scale */
+	uint32_t in_syms;     /* input values of a frame: n p bits, or n symbols of q values */
+	bool soft_bit;        /* soft output: bit LLRs (else q-ary symbol log-probabilities) */
+	uint8_t bit_shift[8]; /* bit t (0 = first sent) of a symbol a is (a >> bit_shift[t]) & 1 */
+	/* GF(q) in vector form: gf_exp[i] = alpha^i for i < 2(q-1), gf_log[a] for a != 0 */
+	uint8_t gf_exp[512];
+	uint8_t gf_log[256];
+};
+
+/* Launch shape chosen at create() from q, the code and the device. */
+struct nbgpu_shape {
+	int threads;       /* per block */
+	int groups;        /* check (or variable) groups per block: min(q, 32) lanes each */
+	int blocks_per_sm; /* resident, from the occupancy API */
+	int grid;          /* blocks of a full launch: frames decoded at once */
+	int regs;
+	size_t smem;         /* dynamic shared memory per block */
+	size_t ws_per_frame; /* workspace bytes one frame in flight needs */
+};
+
+/* Whether job f is decodable (codec/nbldpc/nbldpc_coder.c: the right length, no head); an unusable
+ * one gets its ERASED outputs here. */
+__device__ __forceinline__ bool nbgpu_job_ok(const struct nbgpu_code &c, struct fec_job *job)
+{
+	if (job->in_len == c.in_syms && job->head_len == 0)
+		return true;
+	job->out_bits = 0;
+	job->soft_count = 0;
+	job->work = 0;
+	job->metric = 0.0f;
+	job->status = FECD_STATUS_ERASED;
+	return false;
+}
+
+__device__ __forceinline__ void nbgpu_job_done(const struct nbgpu_code &c,
+                                               const struct gpu_batch &b, struct fec_job *job,
+                                               unsigned it, bool ok)
+{
+	job->out_bits = c.k * c.p;
+	job->soft_count = b.soft ? (c.soft_bit ? c.k * c.p : c.k * c.q) : 0;
+	job->work = it;
+	job->metric = 0.0f;
+	job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+}
+
+/* GF(q) product and quotient (b != 0) from the field's tables (shared-memory copies). */
+__device__ __forceinline__ unsigned nbgpu_mul(const uint8_t *ex, const uint8_t *lg, unsigned a,
+                                              unsigned b)
+{
+	return a && b ? ex[lg[a] + lg[b]] : 0u;
+}
+
+__device__ __forceinline__ unsigned nbgpu_div(const uint8_t *ex, const uint8_t *lg, unsigned q,
+                                              unsigned a, unsigned b)
+{
+	return a ? ex[lg[a] + q - 1 - lg[b]] : 0u;
+}
+
+/* The log-likelihood of value a of symbol x of frame f, up to a constant per symbol, as
+ * nbldpc_coder.c map_in_f32 forms it: -(sum of the LLRs of a's 1 bits), in bit order; q-ary input
+ * taken as it is (non-finite: -1e30). */
+__device__ __forceinline__ float nbgpu_prior(const struct nbgpu_code &c, const struct gpu_batch &b,
+                                             uint32_t f, uint32_t x, unsigned a)
+{
+	const char *slot = (const char *)b.in + (size_t)f * b.in_stride;
+
+	if (c.in == FEC_IN_F32_SYMLOGP) {
+		const float v = ((const float *)slot)[(size_t)x * c.q + a];
+
+		return isfinite(v) ? v : -1e30f;
+	}
+	float v = 0.0f;
+
+	for (unsigned t = 0; t < c.p; t++) {
+		const size_t i = (size_t)x * c.p + t;
+		float llr = c.in == FEC_IN_F32_LLR ? ((const float *)slot)[i]
+		                                   : (float)((const int8_t *)slot)[i] / c.llr_scale;
+
+		if (!isfinite(llr))
+			llr = 0.0f;
+		if ((a >> c.bit_shift[t]) & 1u)
+			v -= llr;
+	}
+	return v;
+}
+
+/* Packs the information bits of the hard decision (n symbols in hard) into the frame's output
+ * slot, first bit in the top of the first byte (codec bitpack.h), one thread per byte. */
+__device__ __forceinline__ void nbgpu_out_bits(const struct nbgpu_code &c,
+                                               const struct gpu_batch &b, uint32_t f,
+                                               const uint8_t *hard, unsigned tid, unsigned nt)
+{
+	uint8_t *out = b.out + (size_t)f * b.out_stride;
+	const uint32_t nbits = c.k * c.p;
+
+	for (uint32_t j8 = tid; j8 < (nbits + 7) / 8; j8 += nt) {
+		unsigned byte = 0;
+
+		for (uint32_t j = j8 * 8; j < j8 * 8 + 8 && j < nbits; j++) {
+			const unsigned sym = hard[c.info_cols[j / c.p]];
+
+			byte |= ((sym >> c.bit_shift[j % c.p]) & 1u) << (7 - j % 8);
+		}
+		out[j8] = (uint8_t)byte;
+	}
+}
+
+/* FFT-BP (nbldpc_gpu_fftbp.cu): prepare fills the shape (false in *ok where the code's rows need
+ * more shared memory than a block has), launch enqueues a batch. */
+int nbgpu_fftbp_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
+                        struct nbgpu_shape *sh, bool *ok);
+int nbgpu_fftbp_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
+                       const struct gpu_batch *b, void *ws, cudaStream_t s);
+
+#endif

@@ -1,0 +1,371 @@
+/*
+ * The GPU nbldpc decoder against the CPU one, through the public GPU API (a lane), job by job.
+ * Cases: generated (2,4)-regular codes over GF(q) for every q = 2..256, the BeiDou presets and
+ * nb60-gf64 from the codes folder; FFT-BP in the probability and the log domain; int8 and
+ * float32 bit LLRs and q-ary (f32v) input; soft output as symbol log-probabilities and as bit
+ * LLRs; early stop on and off. Frames are seeded codewords through BPSK over AWGN at a point
+ * where some frames fail, plus jobs of the wrong length that must come back ERASED.
+ *
+ * What must agree. FFT-BP is float arithmetic and the GPU's sums (tree reductions) and fast-math
+ * expf/logf round differently from the CPU's, so values differ in the last bits and a frame on
+ * the edge of decoding can, rarely, take another iteration or another decision. So:
+ *   - every job: out_bits and soft_count equal; ERASED jobs equal;
+ *   - status, iterations (work) and the output bytes equal on all but FLIP_MAX of the frames of
+ *     a case, and the case's frame-error counts (not DECODED or a wrong bit) differ by at most
+ *     that many: decisions agree, as the issue asks of float FFT-BP;
+ *   - on the frames that agree, soft values within SOFT_ABS + SOFT_REL |value| of the CPU's
+ *     (log-probabilities and LLRs of a few units: rounding moves them by 1e-4 or so; values
+ *     at the floor, -80 and below, only need to stay there).
+ * Every difference is printed: case, job, field, first differing index. Exits 77 without a GPU.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "awgn.h"
+#include "bitpack.h"
+#include "check.h"
+#include "fec.h"
+#include "fecd_cuda.h"
+#include "nbldpc.h"
+#include "prng.h"
+
+#define FLIP_MAX   1     /* frames of a case whose decision may differ (see above) */
+#define SOFT_ABS   0.02f /* soft values: absolute tolerance */
+#define SOFT_REL   0.01f /* and relative */
+#define SOFT_FLOOR (-70.0f)
+
+struct gpu {
+	struct fecd_cuda *ctx;
+	struct fecd_cuda_lane *lane;
+};
+
+/* A batch of frames and both decodes of it. */
+struct run {
+	const struct fec_info *info;
+	const struct nbldpc_code *code;
+	uint32_t count, kb;
+	size_t in_stride, out_stride, soft_stride;
+	uint8_t *sent; /* information bits, one per byte */
+	struct fec_job *jobs, *jobs_cpu, *jobs_gpu;
+	int8_t *in;
+	float *in_f;
+	uint8_t *out_cpu, *out_gpu;
+	float *soft_cpu, *soft_gpu;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->sent);
+	free(r->jobs);
+	free(r->jobs_cpu);
+	free(r->jobs_gpu);
+	free(r->in);
+	free(r->in_f);
+	free(r->out_cpu);
+	free(r->out_gpu);
+	free(r->soft_cpu);
+	free(r->soft_gpu);
+	memset(r, 0, sizeof(*r));
+}
+
+/* bit_shift of the decoder's bit order: bit t of a symbol's p bits (0 = first sent). */
+static unsigned bit_shift(const struct fec_spec *spec, unsigned p, unsigned t)
+{
+	return spec->u.nbldpc.bit_order == NBLDPC_MSB_FIRST ? p - 1 - t : t;
+}
+
+/* count frames of the decoder's code at ebn0 dB in its input kind; every 7th job from 5 on has
+ * the wrong length. 0, or -1. */
+static int run_make(const struct fec_spec *spec, const struct fec_decoder *dec, uint32_t count,
+                    double ebn0, uint64_t seed, struct run *r)
+{
+	const struct fec_info *info = fec_decoder_info(dec);
+	const struct nbldpc_code *c = nbldpc_decoder_code(dec);
+	const unsigned p = c->gf.p, q = c->gf.q;
+	const double sigma = fec_awgn_sigma(ebn0, (double)c->k / c->n);
+	struct fec_encoder *enc = NULL;
+	struct fec_prng rng;
+	uint8_t *cw;
+	size_t nout;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->info = info;
+	r->code = c;
+	r->count = count;
+	r->kb = c->k * p;
+	r->in_stride = (size_t)info->frame_syms * info->in_q;
+	r->out_stride = (r->kb + 7) / 8;
+	r->soft_stride = info->max_soft;
+	r->sent = malloc((size_t)count * r->kb);
+	r->jobs = calloc(count, sizeof(struct fec_job));
+	r->jobs_cpu = calloc(count, sizeof(struct fec_job));
+	r->jobs_gpu = calloc(count, sizeof(struct fec_job));
+	r->in = malloc((size_t)count * r->in_stride);
+	r->in_f = malloc((size_t)count * r->in_stride * sizeof(float));
+	r->out_cpu = calloc(count, r->out_stride);
+	r->out_gpu = calloc(count, r->out_stride);
+	r->soft_cpu = calloc((size_t)count * r->soft_stride, sizeof(float));
+	r->soft_gpu = calloc((size_t)count * r->soft_stride, sizeof(float));
+	cw = malloc((size_t)c->n * p);
+	if (!r->sent || !r->jobs || !r->jobs_cpu || !r->jobs_gpu || !r->in || !r->in_f ||
+	    !r->out_cpu || !r->out_gpu || !r->soft_cpu || !r->soft_gpu || !cw)
+		goto out;
+	if (fec_encoder_create(spec, &enc))
+		goto out;
+	fec_prng_seed(&rng, seed);
+	for (uint32_t j = 0; j < count; j++) {
+		uint8_t *bits = r->sent + (size_t)j * r->kb;
+
+		fec_prng_bits(&rng, bits, r->kb);
+		if (fec_encode(enc, bits, r->kb, cw, &nout) || nout != (size_t)c->n * p)
+			goto out;
+		for (uint32_t x = 0; x < c->n; x++) {
+			float llr[8];
+
+			for (unsigned t = 0; t < p; t++) {
+				const double y =
+				    (cw[x * p + t] ? -1.0 : 1.0) + sigma * fec_prng_gauss(&rng);
+				const double l = 2.0 * y / (sigma * sigma);
+				const double s = l * spec->frame.llr_scale;
+
+				llr[t] = (float)l;
+				r->in[j * r->in_stride + x * p + t] =
+				    (int8_t)(s > 127    ? 127
+				             : s < -128 ? -128
+				                        : lrint(s));
+				if (info->in_kind == FEC_IN_F32_LLR)
+					r->in_f[j * r->in_stride + x * p + t] = llr[t];
+			}
+			if (info->in_kind != FEC_IN_F32_SYMLOGP)
+				continue;
+			for (unsigned a = 0; a < q; a++) {
+				float v = 0.0f;
+
+				for (unsigned t = 0; t < p; t++)
+					if ((a >> bit_shift(spec, p, t)) & 1)
+						v -= llr[t];
+				r->in_f[j * r->in_stride + (size_t)x * q + a] = v;
+			}
+		}
+		r->jobs[j] =
+		    (struct fec_job){.in_len = info->frame_syms, .own_len = info->frame_syms};
+		if (j % 7 == 5)
+			r->jobs[j].in_len = info->frame_syms - 1;
+	}
+	rc = 0;
+out:
+	fec_encoder_destroy(enc);
+	free(cw);
+	return rc;
+}
+
+static struct fec_batch run_batch(struct run *r, struct fec_job *jobs, uint8_t *out, float *soft,
+                                  bool want_soft)
+{
+	const bool f32 = r->info->in_kind != FEC_IN_S8_LLR;
+
+	memcpy(jobs, r->jobs, r->count * sizeof(struct fec_job));
+	return (struct fec_batch){
+	    .count = r->count,
+	    .jobs = jobs,
+	    .in = f32 ? NULL : r->in,
+	    .in_f32 = f32 ? r->in_f : NULL,
+	    .in_stride = r->in_stride,
+	    .out = out,
+	    .out_stride = r->out_stride,
+	    .soft = want_soft ? soft : NULL,
+	    .soft_stride = r->soft_stride,
+	};
+}
+
+/* Whether job j of a decode is a frame error (not DECODED, or a wrong bit). */
+static bool frame_error(const struct run *r, const struct fec_job *job, const uint8_t *out,
+                        uint32_t j)
+{
+	uint8_t packed[4096];
+
+	if (job->status != FECD_STATUS_DECODED || job->out_bits != r->kb || r->out_stride > 4096)
+		return true;
+	fec_pack_bits(r->sent + (size_t)j * r->kb, r->kb, packed);
+	return fec_count_bit_errors(packed, out + j * r->out_stride, r->kb) != 0;
+}
+
+static bool soft_near(float a, float b)
+{
+	if (a <= SOFT_FLOOR && b <= SOFT_FLOOR)
+		return true;
+	return fabsf(a - b) <= SOFT_ABS + SOFT_REL * fmaxf(fabsf(a), fabsf(b));
+}
+
+/* Decodes one case on both and compares; prints the case's line. */
+static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft)
+{
+	struct fec_spec spec;
+	struct fec_decoder *dec = NULL;
+	struct fecd_cuda_decoder *gdec = NULL;
+	struct run r = {0};
+	char err[400];
+	void *scratch = NULL;
+	unsigned flips = 0, fe_cpu = 0, fe_gpu = 0, iters = 0, erased = 0;
+
+	if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
+	    fec_decoder_create(&spec, &dec)) {
+		CHECK(0, "%s: no CPU decoder: %s", text, err);
+		goto out;
+	}
+	if (!fecd_cuda_supports(&spec)) {
+		CHECK(0, "%s: the GPU should decode it", text);
+		goto out;
+	}
+	if (fecd_cuda_decoder_create(g->ctx, dec, &gdec, err, sizeof(err))) {
+		CHECK(0, "%s: GPU decoder: %s", text, err);
+		goto out;
+	}
+	if (run_make(&spec, dec, count, ebn0, 17 + count, &r)) {
+		CHECK(0, "%s: frames", text);
+		goto out;
+	}
+	scratch = malloc(r.info->scratch_bytes);
+	struct fec_batch bc = run_batch(&r, r.jobs_cpu, r.out_cpu, r.soft_cpu, soft);
+	struct fec_batch bg = run_batch(&r, r.jobs_gpu, r.out_gpu, r.soft_gpu, soft);
+
+	if (!scratch || fec_decode(dec, scratch, &bc, 0, count)) {
+		CHECK(0, "%s: CPU decode", text);
+		goto out;
+	}
+	if (fecd_cuda_lane_submit(g->lane, gdec, &bg, 0, err, sizeof(err)) ||
+	    fecd_cuda_lane_wait(g->lane, err, sizeof(err))) {
+		CHECK(0, "%s: GPU decode: %s", text, err);
+		goto out;
+	}
+	for (uint32_t j = 0; j < count; j++) {
+		const struct fec_job *a = &r.jobs_cpu[j], *b = &r.jobs_gpu[j];
+		const bool erase = a->status == FECD_STATUS_ERASED;
+
+		erased += erase;
+		if (erase || b->status == FECD_STATUS_ERASED) {
+			CHECK(a->status == b->status && b->out_bits == 0 && b->soft_count == 0,
+			      "%s: job %u: status %u (CPU) / %u (GPU), out_bits %u", text, j,
+			      a->status, b->status, b->out_bits);
+			continue;
+		}
+		CHECK(a->out_bits == b->out_bits && a->soft_count == b->soft_count,
+		      "%s: job %u: out_bits %u / %u, soft_count %u / %u", text, j, a->out_bits,
+		      b->out_bits, a->soft_count, b->soft_count);
+		fe_cpu += frame_error(&r, a, r.out_cpu, j);
+		fe_gpu += frame_error(&r, b, r.out_gpu, j);
+		iters += a->work;
+		if (a->status != b->status || a->work != b->work ||
+		    memcmp(r.out_cpu + j * r.out_stride, r.out_gpu + j * r.out_stride,
+		           r.out_stride)) {
+			uint32_t byte = 0;
+
+			while (byte < r.out_stride && r.out_cpu[j * r.out_stride + byte] ==
+			                                  r.out_gpu[j * r.out_stride + byte])
+				byte++;
+			printf("  %s: job %u differs: status %u / %u, work %u / %u, first output "
+			       "byte differing %d\n",
+			       text, j, a->status, b->status, a->work, b->work,
+			       byte < r.out_stride ? (int)byte : -1);
+			flips++;
+			continue;
+		}
+		for (uint32_t k = 0; soft && k < a->soft_count; k++) {
+			const float x = r.soft_cpu[j * r.soft_stride + k];
+			const float y = r.soft_gpu[j * r.soft_stride + k];
+
+			if (!soft_near(x, y)) {
+				CHECK(0, "%s: job %u: soft value %u: %g (CPU) / %g (GPU)", text, j,
+				      k, (double)x, (double)y);
+				break;
+			}
+		}
+	}
+	CHECK(flips <= FLIP_MAX, "%s: %u frames decided differently (at most %d)", text, flips,
+	      FLIP_MAX);
+	CHECK((fe_cpu > fe_gpu ? fe_cpu - fe_gpu : fe_gpu - fe_cpu) <= FLIP_MAX,
+	      "%s: frame errors %u (CPU) / %u (GPU)", text, fe_cpu, fe_gpu);
+	printf("%s at %.1f dB: %u frames (%u erased), frame errors %u / %u, %.2f iterations a "
+	       "frame, %u decided differently; %s\n",
+	       text, ebn0, count, erased, fe_cpu, fe_gpu,
+	       count > erased ? (double)iters / (count - erased) : 0.0, flips,
+	       fecd_cuda_decoder_describe(gdec));
+out:
+	free(scratch);
+	run_free(&r);
+	fecd_cuda_decoder_destroy(gdec);
+	fec_decoder_destroy(dec);
+}
+
+/* Every q, both domains, each input kind and soft output kind; early stop on and off. */
+static void test_generated(struct gpu *g)
+{
+	static const char *const ins[] = {"s8", "f32", "f32v"};
+	char text[256];
+
+	for (unsigned p = 1; p <= 8; p++) {
+		const unsigned q = 1u << p;
+		/* smaller codes for large q: the CPU's cost grows as q log q a message */
+		const unsigned n = q >= 128 ? 48 : q >= 32 ? 96 : 192;
+
+		for (unsigned v = 0; v < 4; v++) {
+			snprintf(text, sizeof(text),
+			         "nbldpc,code=regular,q=%u,n=%u,dv=2,dc=4,seed=%u,domain=%s,in=%s,"
+			         "soft=%s,iters=%u,early_stop=%s,bit_order=%s",
+			         q, n, p + v, v & 1 ? "log" : "prob", ins[(p + v) % 3],
+			         v & 2 ? "bit" : "sym", 10 + 5 * (v & 1), v == 2 ? "false" : "true",
+			         v == 3 ? "lsb" : "msb");
+			run_case(g, text, 40, p <= 2 ? 2.5 : 1.5, true);
+		}
+	}
+	/* a denser code (rows of 8, columns of 4), soft output off */
+	run_case(g, "nbldpc,code=regular,q=16,n=120,dv=4,dc=8,seed=2,domain=prob", 40, 2.0, false);
+	run_case(g, "nbldpc,code=regular,q=64,n=96,dv=3,dc=6,seed=2,domain=log,in=f32", 40, 2.0,
+	         false);
+}
+
+/* The codes from files: the BeiDou presets and nb60-gf64. */
+static void test_presets(struct gpu *g)
+{
+	static const char *const presets[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
+	                                      "nb60-gf64"};
+	char text[128];
+
+	for (unsigned i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		for (unsigned d = 0; d < 2; d++) {
+			snprintf(text, sizeof(text), "%s,domain=%s,soft=%s", presets[i],
+			         d ? "log" : "prob", d ? "bit" : "sym");
+			run_case(g, text, 64, 1.5, true);
+		}
+}
+
+int main(void)
+{
+	struct gpu g = {0};
+	const char *dir = getenv("FECD_CODES_DIR");
+	struct stat st;
+	char msg[256] = "";
+
+	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
+		printf("SKIP: no CUDA device (%s)\n", msg);
+		return 77;
+	}
+	if (fecd_cuda_open(0, &g.ctx, msg, sizeof(msg)) ||
+	    fecd_cuda_lane_create(g.ctx, &g.lane, msg, sizeof(msg))) {
+		fprintf(stderr, "CUDA: %s\n", msg);
+		return 1;
+	}
+	test_generated(&g);
+	if (dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		test_presets(&g);
+	else
+		printf("SKIPPED (FECD_CODES_DIR %s): the presets from files\n",
+		       dir && *dir ? dir : "unset");
+	fecd_cuda_lane_destroy(g.lane);
+	fecd_cuda_close(g.ctx);
+	return check_done();
+}
