@@ -53,7 +53,7 @@ static const struct fec_param_desc nbldpc_params[] = {
     {"dev2", FEC_PARAM_INT, 0, NBLDPC_Q_MAX, 0, NULL, "8",
      "tms: the likeliest single deviations each combined with all others into two-deviation "
      "configurations (0: one deviation only)"},
-    {"offset", FEC_PARAM_INT, 0, 255, 0, NULL, "0",
+    {"offset", FEC_PARAM_INT, 0, 255, 0, NULL, "8",
      "tms: subtracted from the check messages' costs (llr_scale units)"},
     {"iters", FEC_PARAM_INT, 1, NBLDPC_ITERS_MAX, 0, NULL, "20", "maximum iterations"},
     {"early_stop", FEC_PARAM_BOOL, 0, 0, 0, NULL, "true",
@@ -82,7 +82,7 @@ static void nbldpc_spec_default(struct fec_spec *spec)
 	l->domain = NBLDPC_DOMAIN_PROB;
 	l->max_iters = 20;
 	l->dev2 = 8;
-	l->offset = 0;
+	l->offset = 8;
 	l->early_stop = true;
 	l->bit_order = NBLDPC_MSB_FIRST;
 	l->soft = NBLDPC_SOFT_SYM;
