@@ -2,7 +2,7 @@
  * The nbldpc family: LDPC codes over GF(2^p), p = 1..8 (q = 2..256). Its spec, the field, the
  * code (parity-check matrix with coefficients, from a non-binary alist file or generated) and the
  * systematic encoder derived from H; the decoders (FFT belief propagation, layered min-max) are
- * in nbldpc_decode.c.
+ * in nbldpc_decode.c, trellis min-sum (tms) in nbldpc_tms.c.
  *
  * code names the matrix: a non-binary alist file (the format of ../shared/codes/README.md: line
  * 1 "N M q", then the degrees, then (row, value) pairs per column and (column, value) pairs per
