@@ -124,6 +124,10 @@ static void check_update(const struct nbldpc_decoder *d, uint32_t e0, unsigned d
 		const __m512i px = _mm512_xor_si512(iota, _mm512_set1_epi8((char)eta1));
 		const __mmask64 lanes = ~(1ull | 1ull << eta1);
 
+		/* a candidate with m1 = 255 (and all after it) lowers no T: v1 + v2 saturates */
+		if (key >> 8 == 255)
+			break;
+
 		klo = _mm512_mask_mov_epi16(klo, _mm512_cmpeq_epi16_mask(klo, kv),
 		                            _mm512_set1_epi16(-1));
 		khi = _mm512_mask_mov_epi16(khi, _mm512_cmpeq_epi16_mask(khi, kv),

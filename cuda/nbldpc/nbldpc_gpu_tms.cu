@@ -145,7 +145,7 @@ __device__ static void tms_check(const struct nbgpu_code &c, const uint8_t *ex, 
 	uint8_t *e2s = sl + so.e2, *os = sl + so.os, *sel = sl + so.sel, *zs = sl + so.zs;
 	int16_t *wsm = (int16_t *)(sl + so.wsm);
 	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
-	const unsigned nsel = c.dev2 < Q - 1 ? c.dev2 : Q - 1;
+	unsigned nsel = c.dev2 < Q - 1 ? c.dev2 : Q - 1;
 	unsigned m1[V], m2[V], e1[V], e2[V], key[V], beta = 0;
 
 	/* steps 1 and 2 */
@@ -233,6 +233,11 @@ __device__ static void tms_check(const struct nbgpu_code &c, const uint8_t *ex, 
 		for (int v = 0; v < V; v++)
 			lk = min(lk, key[v]);
 		lk = wmin(lk);
+		/* a candidate with m1 = 255 (and all after it) lowers no T: v1 + v2 saturates */
+		if (lk >> 8 == 255) {
+			nsel = k;
+			break;
+		}
 #pragma unroll
 		for (int v = 0; v < V; v++)
 			if (key[v] == lk)
