@@ -12,6 +12,7 @@
 #include "awgn.h"
 #include "channel_model.h"
 #include "fec_impl.h"
+#include "ids_code.h"
 
 #define TEXT_MAX 256 /* longest text form accepted */
 
@@ -39,6 +40,45 @@ static int awgn_apply(const struct fec_channel *ch, struct fec_prng *p, const ui
 	return 0;
 }
 
+/* ---- bsid: the ids family's binary substitution, insertion and deletion channel (ids_code.h),
+ * then BPSK over AWGN at the link's Eb/N0 on the received bits. Noiseless, its values are hard
+ * bits: llr_mean makes the feed's automatic scale put them at +-127 on the wire (the ids
+ * decoder's hard bits). pi stops at 0.5, pd at 0.49, so pi + pd < 1 and the received length
+ * keeps within ids_bsid_max_out. */
+
+static const struct fec_channel_param bsid_params[] = {
+    {"pi", 0.0, 0.5, 0.001, "insertion probability before each bit (a random bit), 0..0.5"},
+    {"pd", 0.0, 0.49, 0.001, "deletion probability of each bit, 0..0.49"},
+    {"ps", 0.0, 0.5, 0.0, "substitution probability of each transmitted bit, 0..0.5"},
+    {NULL},
+};
+
+static size_t bsid_max_out_len(const struct fec_channel *ch, size_t n)
+{
+	(void)ch;
+	return ids_bsid_max_out(n);
+}
+
+static double bsid_llr_mean(const struct fec_channel *ch)
+{
+	return ch->sigma > 0.0 ? 2.0 / (ch->sigma * ch->sigma) : 40.0 / 127.0;
+}
+
+static int bsid_apply(const struct fec_channel *ch, struct fec_prng *p, const uint8_t *bits,
+                      size_t n, float *out, size_t *nout)
+{
+	const struct ids_chan c = {ch->param[0], ch->param[1], ch->param[2]};
+	const size_t cap = ids_bsid_max_out(n);
+	uint8_t *rx = malloc(cap ? cap : 1);
+
+	if (!rx)
+		return -FEC_ENOMEM;
+	ids_bsid_apply(&c, p, bits, n, rx, cap, nout);
+	fec_awgn_llr(p, rx, *nout, ch->sigma, 1.0f, out);
+	free(rx);
+	return 0;
+}
+
 /* ---- The table. */
 
 static const struct fec_channel_model models[] = {
@@ -48,6 +88,13 @@ static const struct fec_channel_model models[] = {
      .max_out_len = same_len,
      .llr_mean = awgn_llr_mean,
      .apply = awgn_apply},
+    {.name = "bsid",
+     .help = "insertions, deletions and substitutions (the ids family's BSID channel), then "
+             "BPSK over AWGN at the link's Eb/N0 (hard bits when noiseless)",
+     .params = bsid_params,
+     .max_out_len = bsid_max_out_len,
+     .llr_mean = bsid_llr_mean,
+     .apply = bsid_apply},
 };
 
 #define NMODELS (sizeof(models) / sizeof(models[0]))

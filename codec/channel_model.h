@@ -12,6 +12,9 @@
  *
  *   awgn   BPSK (bit 0 -> +1, bit 1 -> -1) over white Gaussian noise at the link's Eb/N0
  *          (awgn.h), one LLR per code bit: what fecd-feed has always sent
+ *   bsid   the ids family's channel (codec/ids/ids_code.h): insertions (pi), deletions (pd) and
+ *          substitutions (ps) on the code bits, then awgn on what is received; the length
+ *          changes, up to 3n + 128 values
  *
  * Functions return 0 or a negative FEC_E* code with a message in err.
  */

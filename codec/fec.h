@@ -35,6 +35,7 @@
 #include "ldpc.h"
 #include "fano.h"
 #include "nbldpc.h"
+#include "ids.h"
 
 #define FEC_ERRNO_MAP(X)                                                                           \
 	X(INVAL, "invalid argument")                                                               \
@@ -133,6 +134,7 @@ struct fec_spec {
 		struct ldpc_spec ldpc;     /* FECD_FAMILY_LDPC */
 		struct fano_spec fano;     /* FECD_FAMILY_FANO */
 		struct nbldpc_spec nbldpc; /* FECD_FAMILY_NBLDPC */
+		struct ids_spec ids;       /* FECD_FAMILY_IDS */
 	} u;
 };
 

@@ -73,7 +73,8 @@ struct fec_family_impl {
 /* The implemented families, once: enum suffix of FECD_FAMILY_*, then the implementation object.
  * Adding a family adds one line here and its folder of sources. */
 #define FEC_FAMILY_IMPL_MAP(X)                                                                     \
-	X(VITERBI, conv_family) X(LDPC, ldpc_family) X(FANO, fano_family) X(NBLDPC, nbldpc_family)
+	X(VITERBI, conv_family)                                                                   \
+	X(LDPC, ldpc_family) X(FANO, fano_family) X(NBLDPC, nbldpc_family) X(IDS, ids_family)
 
 #define X(fam, impl) extern const struct fec_family_impl impl;
 FEC_FAMILY_IMPL_MAP(X)

@@ -20,7 +20,7 @@ extern "C" {
 #include "nbldpc_decoder.h"
 }
 
-#define NBGPU_MAX_BUFS 8
+#define NBGPU_MAX_BUFS 12
 
 struct nbgpu_impl {
 	struct nbgpu_code code;
@@ -66,6 +66,35 @@ static void nbgpu_free(struct nbgpu_impl *g)
 	for (unsigned i = 0; i < g->nbufs; i++)
 		cudaFree(g->bufs[i]);
 	free(g);
+}
+
+/* The other edges of each edge's column (nbgpu_code.oth_start, oth_edge). */
+static cudaError_t upload_others(struct nbgpu_impl *g, const struct nbldpc_code *code)
+{
+	uint32_t *start = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+	uint32_t *oth =
+	    (uint32_t *)malloc(((size_t)code->nnz * code->max_col_deg + 1) * sizeof(uint32_t));
+	uint32_t n = 0;
+	cudaError_t e = cudaErrorMemoryAllocation;
+
+	if (!start || !oth)
+		goto out;
+	for (uint32_t ed = 0; ed < code->nnz; ed++) {
+		const uint32_t x = code->row_col[ed];
+
+		start[ed] = n;
+		for (uint32_t j = code->col_start[x]; j < code->col_start[x + 1]; j++)
+			if (code->col_edge[j] != ed)
+				oth[n++] = code->col_edge[j];
+	}
+	start[code->nnz] = n;
+	e = UPLOAD(g, start, code->nnz + 1, g->code.oth_start);
+	if (e == cudaSuccess)
+		e = UPLOAD(g, oth, n, g->code.oth_edge);
+out:
+	free(start);
+	free(oth);
+	return e;
 }
 
 static void fill_code(struct nbgpu_code *c, const struct nbldpc_decoder *d)
@@ -129,6 +158,8 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		e = UPLOAD(g, code->col_edge, c->nnz, c->col_edge);
 	if (e == cudaSuccess)
 		e = UPLOAD(g, code->info_cols, c->k, c->info_cols);
+	if (e == cudaSuccess)
+		e = upload_others(g, code);
 	if (e != cudaSuccess)
 		goto out_cuda;
 

@@ -26,6 +26,9 @@ struct nbgpu_code {
 	uint32_t n, m, nnz, k, q, p;
 	uint32_t max_row_deg, max_col_deg;
 	const uint32_t *row_start, *row_col, *col_start, *col_edge, *info_cols;
+	/* per edge e, the other edges of its column in column order (the order the CPU's
+	 * variable node multiplies them in): oth_edge[oth_start[e] .. oth_start[e + 1]) */
+	const uint32_t *oth_start, *oth_edge;
 	const uint8_t *row_val;
 	int algo; /* enum nbldpc_algo */
 	bool log; /* fft-bp: log domain */

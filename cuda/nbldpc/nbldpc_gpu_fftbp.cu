@@ -96,14 +96,16 @@ __device__ __forceinline__ void gnorm(float (&r)[nbgpu_geo<Q>::V], unsigned mask
 				r[v] = PROB_FLOOR;
 			s += r[v];
 		}
-		s = gsum<L>(s, mask);
+		s = 1.0f / gsum<L>(s, mask);
 #pragma unroll
 		for (int v = 0; v < V; v++)
-			r[v] = __fdiv_rn(r[v], s);
+			r[v] *= s;
 	}
 }
 
-/* The unnormalised Walsh-Hadamard transform over the group: value a = ln V + v in r[v]. */
+/* The unnormalised Walsh-Hadamard transform over the group: value a = ln V + v in r[v]. A
+ * butterfly across lanes is one fused multiply-add with +1 or -1 (the lane holding a gets
+ * a + b, the one holding b gets a - b, each rounded once as the CPU's sum and difference). */
 template <int Q>
 __device__ __forceinline__ void gwht(float (&r)[nbgpu_geo<Q>::V], unsigned ln, unsigned mask)
 {
@@ -122,13 +124,11 @@ __device__ __forceinline__ void gwht(float (&r)[nbgpu_geo<Q>::V], unsigned ln, u
 				}
 		} else {
 			const int d = h / V;
+			const float sg = (ln & d) ? -1.0f : 1.0f;
 
 #pragma unroll
-			for (int v = 0; v < V; v++) {
-				const float o = __shfl_xor_sync(mask, r[v], d);
-
-				r[v] = (ln & d) ? o - r[v] : r[v] + o;
-			}
+			for (int v = 0; v < V; v++)
+				r[v] = fmaf(r[v], sg, __shfl_xor_sync(mask, r[v], d));
 		}
 	}
 }
@@ -221,11 +221,19 @@ __device__ static struct fbp_ws fbp_ws_map(const struct nbgpu_code &c, char *bas
 	return w;
 }
 
-/* Floats of shared memory a group uses: its edges' transforms (two arrays of max_row_deg q:
- * products or signs beside them) and the permutation's exchange buffer. */
+/* Words (4 bytes) of shared memory a group uses: its edges' transforms (two arrays of
+ * max_row_deg q: products or signs beside them), the permutation's exchange buffer (q) and the
+ * check's edges staged from the tables (per edge its variable, coefficient, number of other
+ * edges in the column and those edges). */
+static __host__ __device__ uint32_t fbp_col_others(const struct nbgpu_code &c)
+{
+	return c.max_col_deg > 1 ? c.max_col_deg - 1 : 0;
+}
+
 static __host__ __device__ size_t fbp_group_floats(const struct nbgpu_code &c)
 {
-	return 2 * (size_t)c.max_row_deg * c.q + c.q;
+	return 2 * (size_t)c.max_row_deg * c.q + c.q +
+	       (size_t)c.max_row_deg * (3 + fbp_col_others(c));
 }
 
 /* ---- The phases of one iteration, by one group. */
@@ -241,12 +249,26 @@ __device__ static void fbp_check(const struct nbgpu_code &c, const uint8_t *ex, 
 {
 	constexpr int L = nbgpu_geo<Q>::L, V = nbgpu_geo<Q>::V;
 	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
+	const uint32_t C1 = fbp_col_others(c);
+	uint32_t *mx = (uint32_t *)X + Q, *mh = mx + c.max_row_deg, *mo = mh + c.max_row_deg;
+	uint32_t *me = mo + c.max_row_deg;
 
+	/* the edges' table entries, fetched by the lanes at once (their loads overlap) */
+	__syncwarp(mask); /* the last check's readers are done with them */
+	for (uint32_t i = ln; i < deg; i += L) {
+		const uint32_t e = e0 + i, o0 = c.oth_start[e], no = c.oth_start[e + 1] - o0;
+
+		mx[i] = c.row_col[e];
+		mh[i] = c.row_val[e];
+		mo[i] = no;
+		for (uint32_t k = 0; k < no; k++)
+			me[i * C1 + k] = c.oth_edge[o0 + k];
+	}
+	__syncwarp(mask);
 	/* each edge's variable-to-check message, permuted (the check sees h x) and transformed */
 	for (uint32_t i = 0; i < deg; i++) {
-		const uint32_t e = e0 + i, x = c.row_col[e];
-		const unsigned h = c.row_val[e];
-		const uint32_t j0 = c.col_start[x], j1 = c.col_start[x + 1];
+		const uint32_t x = mx[i], no = first ? 0 : mo[i];
+		const unsigned h = mh[i];
 		float r_[V], s_[V];
 
 #pragma unroll
@@ -254,15 +276,10 @@ __device__ static void fbp_check(const struct nbgpu_code &c, const uint8_t *ex, 
 			const unsigned a = nbgpu_div(ex, lg, Q, ln * V + v, h);
 			float t = w.pr[(size_t)x * Q + a];
 
-			for (uint32_t j = j0; !first && j < j1; j++) {
-				const uint32_t e2 = c.col_edge[j];
+			for (uint32_t k = 0; k < no; k++) {
+				const float m = cho[(size_t)me[i * C1 + k] * Q + a];
 
-				if (e2 == e)
-					continue;
-				if (LOG)
-					t += cho[(size_t)e2 * Q + a];
-				else
-					t *= cho[(size_t)e2 * Q + a];
+				t = LOG ? t + m : t * m;
 			}
 			r_[v] = t;
 			s_[v] = 1.0f;
@@ -309,7 +326,7 @@ __device__ static void fbp_check(const struct nbgpu_code &c, const uint8_t *ex, 
 	for (uint32_t k = 0; k < deg; k++) {
 		const uint32_t i = LOG ? k : deg - 1 - k; /* the CPU's order */
 		const uint32_t e = e0 + i;
-		const unsigned h = c.row_val[e];
+		const unsigned h = mh[i];
 		float tm[V], ts[V];
 
 #pragma unroll
@@ -494,8 +511,12 @@ __device__ static bool fbp_syndrome_bad(const struct nbgpu_code &c, const uint8_
 	return __syncthreads_or(bad) != 0;
 }
 
+/* Blocks of NBGPU_THREADS an SM should hold: registers are what limits them (63 a thread
+ * unbounded for q = 64 gave 4 blocks, 50% occupancy; shared memory allows 6). */
+#define FBP_MIN_BLOCKS(Q) ((Q) >= 256 ? 3 : 5)
+
 template <int Q, bool LOG>
-__global__ void __launch_bounds__(NBGPU_THREADS)
+__global__ void __launch_bounds__(NBGPU_THREADS, FBP_MIN_BLOCKS(Q))
     nbldpc_fftbp_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
                         size_t ws_frame)
 {

@@ -155,6 +155,10 @@ double bench_gpu_kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
  * device's lanes; information bits per second, or < 0. */
 double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
                                const struct bench_data *d, bool *exact, double *ber);
+/* The same with packed 4-bit input (two symbols per byte, round(v / 18)), checked against the
+ * CPU's decode of that input as the device expands it. */
+double bench_gpu_transfer_rate_s4(struct bench_gpu *g, const struct bench_opts *o,
+                                  const struct bench_data *d, bool *exact, double *ber);
 /* The GPU decoder's describe() line for d's code, into buf; nonzero (and why in buf) when the
  * GPU has no decoder for it. */
 int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *buf, size_t len);

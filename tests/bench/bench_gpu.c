@@ -380,6 +380,19 @@ out_fail:
 	return NULL;
 }
 
+double bench_gpu_transfer_rate_s4(struct bench_gpu *g, const struct bench_opts *o,
+                                  const struct bench_data *d, bool *exact, double *ber)
+{
+	uint8_t *ref4 = ref_s4(o, d);
+	double rate = -1.0;
+
+	*exact = false;
+	if (ref4)
+		rate = transfer_rate(g, o, d, ref4, true, lanes_for(g, o), exact, ber);
+	free(ref4);
+	return rate;
+}
+
 void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
 	struct bench_gpu *g = c->g;
@@ -495,6 +508,14 @@ double bench_gpu_kernel_rate(struct bench_gpu *g, const struct bench_opts *o,
 
 double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
                                const struct bench_data *d, bool *exact, double *ber)
+{
+	(void)g, (void)o, (void)d, (void)ber;
+	*exact = false;
+	return -1.0;
+}
+
+double bench_gpu_transfer_rate_s4(struct bench_gpu *g, const struct bench_opts *o,
+                                  const struct bench_data *d, bool *exact, double *ber)
 {
 	(void)g, (void)o, (void)d, (void)ber;
 	*exact = false;

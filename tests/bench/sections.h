@@ -32,7 +32,9 @@
 	X(anchors, "viterbi", bench_anchors, BENCH_MAIN_DATA)                                      \
 	X(sweeps, "viterbi", bench_sweeps, BENCH_MAIN_DATA)                                        \
 	X(ldpc, "ldpc", bench_ldpc, 0)                                                             \
+	X(fano, "fano", bench_fano, 0)                                                             \
 	X(nbldpc, "nbldpc", bench_nbldpc, 0)                                                       \
+	X(nbldpc_seed, "nbldpc", bench_nbldpc_seed, 0)                                             \
 	X(e2e, NULL, bench_e2e, BENCH_MAIN_DATA | BENCH_DAEMON)
 
 #define BENCH_CI_RUNS 1
@@ -50,9 +52,12 @@
 	  "LDPC DVB-S2 64800 by rate, layered nms, 10 iterations, int8 (information bits)", 0)     \
 	X(ldpc, "ldpc_seed",                                                                       \
 	  "LDPC: the seed's table 4.3, GPU/CPU(1 core) speedup, spa flooding, Eb/N0 -1 dB", 0)     \
+	X(fano, "fano", "Fano: whd-k7 and nasa-k32, 1024-bit frames (information bits)", 0)        \
+	X(fano, "fano_snr", "Fano: cycles per bit and frame errors against Eb/N0, 1024-bit frames", \
+	  0)                                                                                       \
 	X(nbldpc, "nbldpc",                                                                        \
 	  "nbldpc: FFT-BP and min-max, 10 iterations, int8, GPU and CPU (information bits)", 0)   \
-	X(nbldpc, "nbldpc_seed",                                                                   \
+	X(nbldpc_seed, "nbldpc_seed",                                                                   \
 	  "nbldpc: the seed's table 4.6, GPU/CPU(1 core) speedup, FFT-BP, Eb/N0 -1 dB", 0)         \
 	X(e2e, "e2e", "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", BENCH_CI_RUNS)      \
 	X(e2e, "latency", "Latency through fecd at a set input rate", BENCH_CI_RUNS)
@@ -67,6 +72,8 @@
 	X("ldpc", "Mb/s", "same as cpu", 4)                                                        \
 	X("ldpc_rates", "CPU 1 core Mb/s", "same as cpu", 1)                                       \
 	X("ldpc_seed", "CPU fr/s", NULL, 1)                                                        \
+	X("fano", "Mb/s", "same as cpu", 2)                                                        \
+	X("fano_snr", "frames", "same as cpu", 5)                                                  \
 	X("nbldpc", "CPU all cores Mb/s", NULL, 3)                                                 \
 	X("nbldpc_seed", "CPU fr/s", NULL, 1)                                                      \
 	X("e2e", "Mb/s total", "verified", 2)                                                      \

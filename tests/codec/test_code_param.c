@@ -144,8 +144,8 @@ static void param_layer(void)
 int main(void)
 {
 	pair_family_register();
-	CHECK(fec_family_by_name("pair") && fec_family_count() == 5 &&
-	          fec_family_at(4) == fec_family_by_id(PAIR_FAMILY_ID),
+	CHECK(fec_family_by_name("pair") && fec_family_count() == 6 &&
+	          fec_family_at(5) == fec_family_by_id(PAIR_FAMILY_ID),
 	      "the tests' family is in the table");
 	text_form();
 	bad_texts();

@@ -95,8 +95,9 @@ static const struct bad_case bad_cases[] = {
      "channels[0].code.k: expected an integer in 3..9, got 12"},
     {CH("\"code\": {\"preset\": \"nosuch\"}"),
      "channels[0].code.preset: expected one of \"ccsds\""},
-    {CH("\"code\": {\"family\": \"ids\"}"),
-     "channels[0].code.family: expected one of \"viterbi\", \"ldpc\", \"fano\", \"nbldpc\""},
+    {CH("\"code\": {\"family\": \"turbo\"}"),
+     "channels[0].code.family: expected one of \"viterbi\", \"ldpc\", \"fano\", \"nbldpc\", "
+     "\"ids\""},
     {CH("\"code\": {\"preset\": \"ccsds\", \"decode_length\": 10}"),
      "channels[0].code: unknown viterbi parameter \"decode_length\" (valid keys: preset, family, "
      "k"},

@@ -6,7 +6,9 @@
  * on it and on the noisy batch (AWGN at 4 dB) every job's status, out_bits, soft_count and work
  * equal and the output bytes equal. Metric and soft values must be equal bit for bit, or, for
  * the float rules whose device functions round differently from the CPU's (spa's tanh: over the
- * iterations the magnitudes part by a few percent, as cuda/ldpc/test/test_gpu_ldpc.c allows),
+ * iterations the magnitudes part by a few percent, as cuda/ldpc/test/test_gpu_ldpc.c allows;
+ * nbldpc's FFT-BP, whose group sums and fast-math exponentials round otherwise, its symbol
+ * log-probabilities all of one sign: cuda/nbldpc/test/test_gpu_nbldpc.c holds them closer),
  * of the same sign; the summary says which cases were bit for bit. Codes the GPU does not decode,
  * and presets whose code file is absent, are listed as skipped. Exits 77 without a GPU.
  */

@@ -219,9 +219,9 @@ static void typed_values(void)
 	uint64_t items[] = {0171, 0133, 0165};
 	struct fec_param_value v = {.type = FEC_PARAM_INT, .i = 133};
 
-	CHECK(ops && fec_family_count() == 4 && fec_family_at(0) == ops &&
+	CHECK(ops && fec_family_count() == 5 && fec_family_at(0) == ops &&
 	          fec_family_by_name("ldpc") && fec_family_by_name("fano") &&
-	          fec_family_by_name("nbldpc") &&
+	          fec_family_by_name("nbldpc") && fec_family_by_name("ids") &&
 	          fec_family_by_id(FECD_FAMILY_VITERBI) == ops && !fec_family_by_id(99),
 	      "family table");
 	if (!ops)

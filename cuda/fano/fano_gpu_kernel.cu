@@ -1,0 +1,490 @@
+/*
+ * The fano family's GPU kernels and their launcher: the Fano algorithm exactly as
+ * codec/fano/fano_decode.c specifies it (bits, status, cycles and metric bit for bit), UFA with
+ * one thread per frame and BFA with two (the forward decoder in the even lane, the backward one in
+ * the odd lane beside it), run as a budget ladder: every frame first gets a small cycle budget,
+ * and each later rung continues, from their saved state, only the frames the rung before left
+ * unfinished, with a larger one, up to the channel's budget. The frames a rung leaves are listed
+ * on the device and the next rung reads the list, so that the whole ladder is enqueued on the
+ * stream at once; hard frames end up together instead of holding whole warps of finished ones.
+ * FANO_GPU.md has the design and the figures.
+ */
+#include "fano_gpu_walker.cuh"
+
+/* Whether information bits [a, a + len) agree between the FD's path and the BD's (bit t of the
+ * BD at its depth nb - 1 - t); bits of the tail (t >= nb) are zeros to both. */
+__device__ bool window_agrees(const struct fgpu_code &c, const uint64_t *fd, const uint64_t *bd,
+                              uint32_t stride, uint32_t a, uint32_t len)
+{
+	for (uint32_t o = 0; o < len; o += 64) {
+		const unsigned m = len - o < 64 ? len - o : 64;
+		const uint32_t t = a + o;
+		const uint64_t f = path_bits(fd, stride, t, m);
+		const uint64_t r = path_bits(bd, stride, (long long)c.info_bits - t - m, m);
+
+		if (f != __brevll(r) >> (64 - m))
+			return false;
+	}
+	return true;
+}
+
+/* After the FD's forward move (fano_decode.c merge_after_fd): the run's start or -1. */
+__device__ long long merge_after_fd(const struct fgpu_code &c, const uint64_t *fd,
+                                    const uint64_t *bd, uint32_t stride, uint32_t fdepth,
+                                    uint32_t bdepth)
+{
+	const uint32_t lo = bdepth >= c.info_bits ? 0 : c.info_bits - bdepth;
+
+	if (fdepth < lo + c.merge_len)
+		return -1;
+	return window_agrees(c, fd, bd, stride, fdepth - c.merge_len, c.merge_len)
+	           ? (long long)(fdepth - c.merge_len)
+	           : -1;
+}
+
+/* After the BD's forward move onto an information bit (merge_after_bd). */
+__device__ long long merge_after_bd(const struct fgpu_code &c, const uint64_t *fd,
+                                    const uint64_t *bd, uint32_t stride, uint32_t fdepth,
+                                    uint32_t bdepth)
+{
+	if (bdepth > c.info_bits)
+		return -1;
+	const uint32_t s = c.info_bits - bdepth;
+
+	if (s + c.merge_len > fdepth)
+		return -1;
+	return window_agrees(c, fd, bd, stride, s, c.merge_len) ? (long long)s : -1;
+}
+
+/* Which decoder gives which output bits: the FD below x, the BD (when bd) from max(x, y). */
+struct fgpu_pick {
+	uint32_t x, y;
+	bool bd;
+};
+
+/* Output bits [64 w, 64 w + 64) as one word (bit 0 the first). */
+__device__ uint64_t out_word(const struct fgpu_code &c, const uint64_t *fd, const uint64_t *bd,
+                             uint32_t stride, const struct fgpu_pick &p, uint32_t w)
+{
+	const uint32_t t0 = 64 * w, z = p.x > p.y ? p.x : p.y;
+	uint64_t v = 0;
+
+	if (p.x > t0)
+		v = fd[(size_t)w * stride] & (p.x >= t0 + 64 ? ~0ull : (1ull << (p.x - t0)) - 1);
+	if (p.bd && z < t0 + 64) {
+		const uint64_t r =
+		    __brevll(path_bits(bd, stride, (long long)c.info_bits - t0 - 64, 64));
+
+		v |= r & (z <= t0 ? ~0ull : ~((1ull << (z - t0)) - 1));
+	}
+	if (c.info_bits < t0 + 64)
+		v &= (1ull << (c.info_bits - t0)) - 1;
+	return v;
+}
+
+/* The output path's gamma, from the forward code and the output bits (path_metric). */
+__device__ long long out_metric(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                const int8_t *in, const uint64_t *fd, const uint64_t *bd,
+                                uint32_t stride, const struct fgpu_pick &p)
+{
+	const uint64_t mask = c.k == 64 ? ~0ull : (1ull << c.k) - 1;
+	uint64_t reg = 0, word = 0;
+	long long g = 0;
+
+	for (uint32_t t = 0; t < c.stages; t++) {
+		unsigned bit = 0;
+
+		if (t < c.info_bits) {
+			if ((t & 63) == 0)
+				word = out_word(c, fd, bd, stride, p, t >> 6);
+			bit = (unsigned)(word >> (t & 63) & 1u);
+		}
+		reg = (reg << 1 | bit) & mask;
+		g += word_metric(c, sm, in + (size_t)t * c.n, code_word(c, sm, 0, reg));
+	}
+	return g;
+}
+
+/* Writes frame f's outputs. done: 0 budget spent, 1 FD complete, 2 BD complete, 3 merged at at. */
+__device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                       const struct gpu_batch &b, uint32_t f, const int8_t *in, const uint64_t *fd,
+                       const uint64_t *bd, uint32_t stride, int done, long long at, uint32_t fdepth,
+                       uint32_t bdepth, long long fgamma, uint32_t used)
+{
+	struct fec_job *job = &b.jobs[f];
+	uint8_t *out = b.out + (size_t)f * b.out_stride;
+	const uint32_t nb = c.info_bits, nbytes = (nb + 7) / 8;
+	struct fgpu_pick p;
+
+	switch (done) {
+	case 1:
+		p = {nb, nb, false};
+		break;
+	case 2:
+		p = {0, 0, true};
+		break;
+	case 3:
+		p = {(uint32_t)at, (uint32_t)at, true};
+		break;
+	default:
+		p = {fdepth < nb ? fdepth : nb, c.bfa ? (bdepth >= nb ? 0 : nb - bdepth) : nb,
+		     c.bfa};
+	}
+	for (uint32_t w = 0; w * 8 < nbytes; w++) {
+		const uint64_t v = out_word(c, fd, bd, stride, p, w);
+
+		for (uint32_t j = 0; j < 8 && w * 8 + j < nbytes; j++)
+			out[w * 8 + j] = (uint8_t)(__brev((unsigned)(v >> (8 * j)) & 0xffu) >> 24);
+	}
+	job->out_bits = nb;
+	job->soft_count = 0;
+	job->work = used;
+	if (done) {
+		const long long g = done == 1 ? fgamma : out_metric(c, sm, in, fd, bd, stride, p);
+
+		job->status = FECD_STATUS_DECODED;
+		job->metric = (float)g / 16.0f;
+	} else {
+		job->status = FECD_STATUS_NOT_CONVERGED;
+		job->metric = (float)fgamma / 16.0f;
+	}
+}
+
+__device__ __forceinline__ void job_erased(struct fec_job *job)
+{
+	job->out_bits = 0;
+	job->soft_count = 0;
+	job->work = 0;
+	job->metric = 0.0f;
+	job->status = FECD_STATUS_ERASED;
+}
+
+/* The walker of slot s: fresh at the root (first rung) or as the rung before left it. */
+template <int N, typename S>
+__device__ __forceinline__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
+                                            const struct fgpu_ws &ws, struct fgpu_walker<S> &w,
+                                            uint32_t s, bool first)
+{
+	w.path = ws.path + s;
+	w.stride = ws.slots;
+	if (first) {
+		walker_start<N>(c, sm, w, 0, 0, (S)0, 0, 0);
+		return;
+	}
+	walker_start<N>(c, sm, w, ws.depth_i[s] >> 1, ws.depth_i[s] & 1u, (S)ws.state[s],
+	                ws.gamma[s], ws.T[s]);
+}
+
+/* The decided bits of the word being written go to memory (a word the walker has left is there
+ * already; the word at a depth that is a multiple of 64 holds nothing decided). */
+template <typename S> __device__ __forceinline__ void walker_sync(const struct fgpu_walker<S> &w)
+{
+	if (w.depth & 63)
+		walker_flush(w);
+}
+
+template <typename S>
+__device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
+                                            const struct fgpu_walker<S> &w, uint32_t s)
+{
+	walker_sync(w);
+	ws.depth_i[s] = w.depth << 1 | w.i;
+	ws.state[s] = w.state;
+	ws.gamma[s] = w.gamma;
+	ws.T[s] = w.T;
+}
+
+__device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
+{
+	for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
+		sm.met[j] = c.met[j];
+	for (unsigned j = threadIdx.x; j < (c.bfa ? 2u : 1u) * 8 * 256; j += blockDim.x)
+		(&sm.lut[0][0][0])[j] = c.lut[j];
+	__syncthreads();
+}
+
+/* Rung r of the ladder: the frames of the list the rung before left (the first rung: every
+ * job), each decoded until done or until it has used `budget` cycles in all. */
+template <int N, typename S>
+__global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
+    fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
+                    const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
+{
+	__shared__ struct fgpu_smem sm;
+	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
+	struct fgpu_walker<S> w;
+	const bool first = r == 0;
+	const uint32_t count = first ? b.count : ws.counter[r - 1];
+	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+
+	load_tables(c, sm);
+	w.dir = 0;
+	w.q = &queue[threadIdx.x];
+	for (uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < count;
+	     e += gridDim.x * blockDim.x) {
+		const uint32_t f = first ? e : list[e];
+		uint32_t used = first ? 0 : ws.used[f];
+		int done = 0;
+
+		if (first && (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
+			job_erased(&b.jobs[f]);
+			continue;
+		}
+		w.in = in_base + (size_t)f * in_stride;
+		walker_load<N>(c, sm, ws, w, f, first);
+		while (used < budget) {
+			used++;
+			if (cycle<false, N>(c, sm, w) == ST_END) {
+				done = 1;
+				break;
+			}
+		}
+		if (done || used >= c.budget) {
+			walker_sync(w);
+			finish(c, sm, b, f, w.in, w.path, NULL, w.stride, done, -1, w.depth, 0,
+			       w.gamma, used);
+			continue;
+		}
+		walker_save(ws, w, f);
+		ws.used[f] = used;
+		ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+	}
+}
+
+/* BFA: two threads per frame, side by side in a warp: the forward decoder in the even lane, the
+ * backward one in the odd lane. Each runs its own cycles; after every pair of cycles both look at
+ * both paths and agree on the outcome, in the CPU's order: FD cycle, FD's merge check, BD cycle
+ * (when the budget leaves one), BD's merge check. */
+template <int N, typename S>
+__global__ void __launch_bounds__(FGPU_THREADS)
+    fgpu_bfa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
+                    const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
+{
+	__shared__ struct fgpu_smem sm;
+	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
+	struct fgpu_walker<S> w;
+	const bool first = r == 0;
+	const uint32_t count = first ? b.count : ws.counter[r - 1];
+	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	const unsigned lane = threadIdx.x & 31, base = lane & ~1u;
+	const unsigned pm = 3u << base;
+
+	load_tables(c, sm);
+	w.dir = threadIdx.x & 1u;
+	w.q = &queue[threadIdx.x];
+	for (uint32_t e = (blockIdx.x * blockDim.x + threadIdx.x) / 2; e < count;
+	     e += gridDim.x * blockDim.x / 2) {
+		const uint32_t f = first ? e : list[e];
+		const uint64_t *fd = ws.path + 2 * f, *bd = fd + 1;
+		uint32_t used = first ? 0 : ws.used[f];
+		uint32_t fdepth, bdepth;
+		long long at = -1;
+		int done = 0;
+
+		if (first && (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
+			if (w.dir == 0)
+				job_erased(&b.jobs[f]);
+			continue;
+		}
+		w.in = in_base + (size_t)f * in_stride;
+		walker_load<N>(c, sm, ws, w, 2 * f + w.dir, first);
+		fdepth = __shfl_sync(pm, w.depth, base);
+		bdepth = __shfl_sync(pm, w.depth, base + 1);
+		while (used < budget && !done) {
+			const bool bd_runs = used + 1 < c.budget;
+			int st = ST_STAYED;
+
+			if (w.dir == 0 || bd_runs)
+				st = cycle<true, N>(c, sm, w);
+			__syncwarp(pm);
+			const int sf = __shfl_sync(pm, st, base),
+			          sb = __shfl_sync(pm, st, base + 1);
+			const uint32_t bnew = __shfl_sync(pm, w.depth, base + 1);
+
+			fdepth = __shfl_sync(pm, w.depth, base);
+			used++;
+			if (sf == ST_END)
+				done = 1;
+			else if (sf == ST_FORWARD &&
+			         (at = merge_after_fd(c, fd, bd, ws.slots, fdepth, bdepth)) >= 0)
+				done = 3;
+			if (done || !bd_runs)
+				continue;
+			used++;
+			bdepth = bnew;
+			if (sb == ST_END)
+				done = 2;
+			else if (sb == ST_FORWARD &&
+			         (at = merge_after_bd(c, fd, bd, ws.slots, fdepth, bdepth)) >= 0)
+				done = 3;
+		}
+		if (done || used >= c.budget) {
+			if (w.dir == 0)
+				finish(c, sm, b, f, w.in, fd, bd, ws.slots, done, at, fdepth,
+				       bdepth, w.gamma, used);
+			__syncwarp(pm);
+			continue;
+		}
+		walker_save(ws, w, 2 * f + w.dir);
+		if (w.dir == 0) {
+			ws.used[f] = used;
+			ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+		}
+	}
+}
+
+/* Packed 4-bit or float32 input to int8 LLRs, as softbits.c converts them on the CPU (s4: two's
+ * complement, -8 -> -7, times 18; f32: round(llr * scale) half away from zero, clamped to +-127,
+ * NaN -> 0). */
+__global__ void fgpu_convert_kernel(const struct fgpu_code c, const struct gpu_batch b, float scale,
+                                    int8_t *out, size_t ostride)
+{
+	const size_t total = (size_t)b.count * c.frame_syms;
+
+	for (size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x; x < total;
+	     x += (size_t)gridDim.x * blockDim.x) {
+		const uint32_t f = (uint32_t)(x / c.frame_syms), s = (uint32_t)(x % c.frame_syms);
+		const char *slot = (const char *)b.in + (size_t)f * b.in_stride;
+		int v;
+
+		if (b.jobs[f].in_len != c.frame_syms)
+			continue;
+		if (b.in_kind == GPU_IN_S4_LLR) {
+			const unsigned byte = ((const uint8_t *)slot)[s / 2];
+
+			v = (int)((s & 1u) ? byte & 0xfu : byte >> 4);
+			v = v >= 8 ? v - 16 : v;
+			v = (v == -8 ? -7 : v) * 18;
+		} else {
+			const float y = ((const float *)slot)[s] * scale;
+
+			v = isnan(y)       ? 0
+			    : y >= 127.0f  ? 127
+			    : y <= -127.0f ? -127
+			                   : (int)lroundf(y);
+		}
+		out[(size_t)f * ostride + s] = (int8_t)v;
+	}
+}
+
+static size_t align256(size_t x)
+{
+	return (x + 255) & ~(size_t)255;
+}
+
+size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, struct fgpu_ws *ws)
+{
+	const uint32_t slots = count * (c->bfa ? 2 : 1);
+	const size_t in8_stride = (c->frame_syms + 15) & ~(size_t)15;
+	char *p = (char *)base;
+	size_t off = 0;
+
+#define TAKE(field, type, n)                                                                       \
+	do {                                                                                       \
+		if (ws)                                                                            \
+			ws->field = (type *)(p + off);                                             \
+		off += align256((size_t)(n) * sizeof(type));                                       \
+	} while (0)
+	if (ws) {
+		ws->slots = slots;
+		ws->in8_stride = in8_stride;
+	}
+	TAKE(in8, int8_t, in8_stride * count);
+	TAKE(path, uint64_t, (size_t)c->words * slots);
+	TAKE(T, int32_t, slots);
+	TAKE(gamma, int32_t, slots);
+	TAKE(state, uint64_t, slots);
+	TAKE(depth_i, uint32_t, slots);
+	TAKE(used, uint32_t, count);
+	TAKE(list[0], uint32_t, count);
+	TAKE(list[1], uint32_t, count);
+	TAKE(counter, uint32_t, FGPU_RUNGS);
+#undef TAKE
+	return off;
+}
+
+typedef void (*fgpu_kernel_fn)(const struct fgpu_code, const struct gpu_batch, const struct fgpu_ws,
+                               const int8_t *, size_t, unsigned, uint32_t);
+
+/* The rung kernel for the code: UFA built for its n (2, 3, 4) and a 32-bit state where K <= 32
+ * (the common codes' fast path), BFA for any code. */
+static fgpu_kernel_fn rung_kernel(const struct fgpu_code *c)
+{
+	const bool narrow = c->k <= 32;
+
+	if (c->bfa)
+		return fgpu_bfa_kernel<0, uint64_t>;
+	switch (c->n) {
+	case 2:
+		return narrow ? fgpu_ufa_kernel<2, uint32_t> : fgpu_ufa_kernel<2, uint64_t>;
+	case 3:
+		return narrow ? fgpu_ufa_kernel<3, uint32_t> : fgpu_ufa_kernel<3, uint64_t>;
+	default:
+		return narrow ? fgpu_ufa_kernel<4, uint32_t> : fgpu_ufa_kernel<4, uint64_t>;
+	}
+}
+
+int fgpu_shape(const struct fgpu_code *c, int *threads, int *blocks_per_sm, int *regs)
+{
+	struct cudaFuncAttributes a;
+	const void *k = (const void *)rung_kernel(c);
+	cudaError_t e = cudaFuncGetAttributes(&a, k);
+
+	if (e == cudaSuccess)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, FGPU_THREADS,
+		                                                  0);
+	*threads = FGPU_THREADS;
+	*regs = a.numRegs;
+	return (int)e;
+}
+
+unsigned fgpu_rungs(const struct fgpu_code *c, bool ladder, uint32_t rung[FGPU_RUNGS])
+{
+	/* the first rung: 2 cycles per stage (the average at 4 dB on whd-k7 is under that);
+	 * each next one 4 times the one before; all even, so that a BFA rung ends after the BD's
+	 * cycle, except the channel's budget itself */
+	uint64_t r = 2ull * c->stages;
+	unsigned n = 0;
+
+	while (ladder && r < c->budget && n < FGPU_RUNGS - 1) {
+		rung[n++] = (uint32_t)r;
+		r *= 4;
+	}
+	rung[n++] = c->budget;
+	return n;
+}
+
+int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_base, int threads,
+                int grid, const uint32_t *rung, unsigned nrungs, cudaStream_t s)
+{
+	struct fgpu_ws ws;
+	const int8_t *in = (const int8_t *)b->in;
+	size_t in_stride = b->in_stride;
+	const uint32_t tpf = c->bfa ? 2 : 1;
+	uint32_t blocks = (uint32_t)(((uint64_t)b->count * tpf + threads - 1) / threads);
+	cudaError_t e;
+
+	fgpu_ws_layout(c, b->count, ws_base, &ws);
+	if (blocks > (uint32_t)grid)
+		blocks = (uint32_t)grid;
+	e = cudaMemsetAsync(ws.counter, 0, FGPU_RUNGS * sizeof(uint32_t), s);
+	if (e != cudaSuccess)
+		return (int)e;
+	if (b->in_kind != GPU_IN_S8_LLR) {
+		const size_t total = (size_t)b->count * c->frame_syms;
+		const uint32_t cb = (uint32_t)((total + 255) / 256);
+		const uint32_t cgrid = cb < 65535u ? cb : 65535u;
+		const size_t in_stride8 = ws.in8_stride;
+
+		int8_t *out = ws.in8;
+
+		fgpu_convert_kernel<<<cgrid, 256, 0, s>>>(*c, *b, c->llr_scale, out, in_stride8);
+		in = ws.in8;
+		in_stride = ws.in8_stride;
+	}
+	const fgpu_kernel_fn k = rung_kernel(c);
+
+	for (unsigned r = 0; r < nrungs; r++)
+		k<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r, rung[r]);
+	return (int)cudaGetLastError();
+}

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Integration ac: ids frames through the daemon on the CPU, one frame of varying received length
+# per native message (the header's frame_len; fecd-feed's bsid channel model makes the
+# insertions and deletions):
+#  1. dm-ldpc (a watermark inner code under a GF(16) LDPC code) by preset: 40 frames through
+#     insertions and deletions at pi = pd = 0.01, every one decoded and verified against the
+#     feed's seed, the frames' lengths varying (symbols_in is not 40 times 3000).
+#  2. tvb-fig17 (the seed's Fig. 17 code alone): 10 frames without edits, decoded exactly.
+#  3. A live channel change: pi and pd of the dm-ldpc channel raised to 0.03 by channel.update;
+#     the next 20 frames, through that channel, decoded with generation 2.
+#  4. Bad input: frames longer than the code's longest (tvb-fig17's into the dm-ldpc channel)
+#     dropped and counted; bad parameters refused naming what was wrong (pi + pd >= 1, q not a
+#     power of two, 2^n < q, an outer code over another field); codes.list names the family.
+. "$(dirname "$0")/lib.sh"
+
+write_config \
+	"$(chan_json 1 dm '{"preset": "dm-ldpc"}' 0 1)" \
+	"$(chan_json 2 tvb '{"preset": "tvb-fig17"}' 2 3)"
+start_fecd
+
+# name channel in-port out-port frames k code [feed options...]
+run_case() {
+	local name=$1 ch=$2 inp=$3 outp=$4 nf=$5 k=$6 code=$7
+	shift 7
+	local before
+	before=$(chan_stat "$ch" frames_out)
+	start_sink "sink-$name" --endpoint "$(ep "$outp")" --seed $((700 + ch)) --code "$code" \
+		--expect-frames "$nf" --timeout 60000
+	run_feed "feed-$name" 90 --endpoint "$(ep "$inp")" --channel "$ch" --seed $((700 + ch)) \
+		--code "$code" --frames "$nf" --noiseless "$@"
+	check_sink "sink-$name" 70
+	expect_eq "$(sink_field "sink-$name" frames)" "$nf" "$name frames received"
+	expect_eq "$(sink_field "sink-$name" lost_frames)" 0 "$name lost frames"
+	expect_eq "$(sink_field "sink-$name" bit_errors)" 0 "$name bit errors"
+	expect_eq "$(sink_field "sink-$name" status.decoded)" "$nf" "$name frames decoded"
+	expect_eq "$(sink_field "sink-$name" bits)" $((nf * k)) "$name bits"
+	wait_for 10 '[ "$(chan_stat '"$ch"' queue_syms)" = 0 ]' || fail "$name: symbols left queued"
+	st=$(ctl stats.get "{\"id\": $ch}") || fail "stats.get"
+	expect_eq "$(jq_get frames_out <<<"$st")" $((before + nf)) "$name stats frames_out"
+	expect_eq "$(jq_get frame_errors <<<"$st")" 0 "$name stats frame_errors"
+	expect_eq "$(jq_get bad_msgs <<<"$st")" 0 "$name stats bad_msgs"
+	log "$name: ok"
+}
+
+# --- 1: 250 information symbols of GF(16) (1000 bits) in 500 codewords of 6 bits.
+run_case dm 1 0 1 40 1000 dm-ldpc --channel-model bsid,pi=0.01,pd=0.01
+syms=$(chan_stat 1 symbols_in)
+[ "$syms" != $((40 * 3000)) ] || fail "every frame arrived 3000 symbols long: no insertions or deletions"
+log "dm: $syms symbols in 40 frames"
+
+# --- 2: 840 symbols of 4 bits in 8-bit codewords, no edits.
+run_case tvb 2 2 3 10 3360 tvb-fig17 --channel-model bsid,pi=0,pd=0
+expect_eq "$(chan_stat 2 symbols_in)" $((10 * 6720)) "tvb symbols_in"
+
+# --- 3: the channel the decoder assumes, changed live.
+u=$(ctl channel.update '{"id": 1, "code": {"preset": "dm-ldpc", "pi": 0.03, "pd": 0.03}}') ||
+	fail "channel update"
+expect_eq "$(jq_get code_gen <<<"$u")" 2 "update code_gen"
+ctl channel.get '{"id": 1}' | jq_get config.code.pi | grep -qx 0.03 || fail "channel.get: pi is not 0.03"
+run_case dm-03 1 0 1 20 1000 dm-ldpc --channel-model bsid,pi=0.03,pd=0.03
+expect_eq "$(sink_field sink-dm-03 code_gens)" "[2]" "dm-03 code generation"
+
+# --- 4: bad input.
+ctl_err() {
+	local method=$1 params=$2 out
+	shift 2
+	if out=$(timeout 10 "$FECDCTL" --socket "$CTL_SOCK" "$method" "$params" 2>&1); then
+		fail "$method $params succeeded: $out"
+	fi
+	log "refused as expected: $out"
+	grep -q -- "-32602" <<<"$out" || fail "$method: expected error -32602, got: $out"
+	for p in "$@"; do
+		grep -Eq -- "$p" <<<"$out" || fail "$method: the error does not match '$p': $out"
+	done
+}
+errs=$(chan_stat 1 frame_errors)
+outs=$(chan_stat 1 frames_out)
+run_feed wrong 60 --endpoint "$(ep 0)" --channel 1 --seed 71 --code tvb-fig17 --frames 5 \
+	--noiseless --channel-model bsid,pi=0,pd=0
+wait_for 10 '[ "$(chan_stat 1 frame_errors)" = $((errs + 5)) ]' ||
+	fail "frame_errors $(chan_stat 1 frame_errors), expected $((errs + 5))"
+expect_eq "$(chan_stat 1 frames_out)" "$outs" "frames published from too long input"
+ctl_err channel.update '{"id": 2, "code": {"preset": "tvb-fig17", "pi": 0.6, "pd": 0.5}}' 'pi \+ pd'
+ctl_err channel.update '{"id": 2, "code": {"preset": "tvb-fig17", "q": 12}}' 'q: expected a power of two'
+ctl_err channel.update '{"id": 2, "code": {"preset": "tvb-fig17", "n": 3}}' '2\^n must be at least q'
+ctl_err channel.update '{"id": 1, "code": {"preset": "dm-ldpc", "outer": {"family": "nbldpc", "code": "regular", "q": 64, "n": 500}}}' \
+	'outer: its field GF\(64\)'
+fecd_alive || fail "fecd died on bad input"
+list=$(ctl codes.list) || fail "codes.list"
+for name in '"ids"' '"tvb-fig17"' '"dm-ldpc"'; do
+	grep -q "$name" <<<"$list" || fail "codes.list lacks $name"
+done
+
+stop_fecd
+expect_eq "$FECD_RC" 0 "fecd exit status after SIGTERM"
+log "PASS"
