@@ -23,7 +23,7 @@ int nbldpc__decoder_create(const struct fec_spec *spec, struct fec_decoder **out
 int nbldpc__encoder_create(const struct fec_spec *spec, struct fec_encoder **out);
 int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen);
 
-static const char *const algo_names[] = {"fft-bp", "min-max", NULL};
+static const char *const algo_names[] = {"fft-bp", "min-max", "tms", NULL};
 static const char *const domain_names[] = {"log", "prob", NULL};
 static const char *const form_names[] = {"power", "vector", NULL};
 static const char *const order_names[] = {"msb", "lsb", NULL};
@@ -48,14 +48,20 @@ static const struct fec_param_desc nbldpc_params[] = {
     {"dc", FEC_PARAM_INT, 3, NBLDPC_DEG_MAX, 0, NULL, "4", "regular: row weight"},
     {"seed", FEC_PARAM_INT, 0, 4294967295L, 0, NULL, "1", "generated codes: construction seed"},
     {"algo", FEC_PARAM_ENUM, 0, 0, 0, algo_names, "fft-bp",
-     "fft-bp (belief propagation through Walsh-Hadamard transforms, float, flooding) or "
-     "min-max (layered, integer costs in llr_scale units)"},
+     "fft-bp (belief propagation through Walsh-Hadamard transforms, float, flooding), "
+     "min-max (layered, integer costs in llr_scale units) or tms (trellis min-sum with one "
+     "and two deviations, layered, 8-bit costs: the fast one)"},
     {"domain", FEC_PARAM_ENUM, 0, 0, 0, domain_names, "prob",
      "fft-bp: prob (normalised probabilities) or log (signed log-probabilities, the seed's "
      "log-FFT)"},
     {"nm", FEC_PARAM_INT, 0, NBLDPC_Q_MAX, 0, NULL, "0",
      "min-max: the smallest costs kept per message (truncated min-max: O(nm^2) a "
      "combination instead of O(q^2)); 0 keeps all q"},
+    {"dev2", FEC_PARAM_INT, 0, NBLDPC_Q_MAX, 0, NULL, "8",
+     "tms: the likeliest single deviations each combined with all others into two-deviation "
+     "configurations (0: one deviation only)"},
+    {"offset", FEC_PARAM_INT, 0, 255, 0, NULL, "8",
+     "tms: subtracted from the check messages' costs (llr_scale units)"},
     {"iters", FEC_PARAM_INT, 1, NBLDPC_ITERS_MAX, 0, NULL, "20", "maximum iterations"},
     {"early_stop", FEC_PARAM_BOOL, 0, 0, 0, NULL, "true",
      "stop at the first iteration whose hard decisions satisfy every check"},
@@ -82,6 +88,8 @@ static void nbldpc_spec_default(struct fec_spec *spec)
 	l->algo = NBLDPC_ALGO_FFTBP;
 	l->domain = NBLDPC_DOMAIN_PROB;
 	l->max_iters = 20;
+	l->dev2 = 8;
+	l->offset = 8;
 	l->early_stop = true;
 	l->bit_order = NBLDPC_MSB_FIRST;
 	l->soft = NBLDPC_SOFT_SYM;
@@ -122,6 +130,10 @@ static int nbldpc_spec_set(struct fec_spec *spec, const char *name, const struct
 		l->domain = (enum nbldpc_domain)(v->i + 1);
 	else if (!strcmp(name, "nm"))
 		l->nm = (uint16_t)v->i;
+	else if (!strcmp(name, "dev2"))
+		l->dev2 = (uint16_t)v->i;
+	else if (!strcmp(name, "offset"))
+		l->offset = (uint8_t)v->i;
 	else if (!strcmp(name, "iters"))
 		l->max_iters = (uint16_t)v->i;
 	else if (!strcmp(name, "early_stop"))
@@ -173,6 +185,10 @@ static int nbldpc_spec_get(const struct fec_spec *spec, const char *name, struct
 		v->i = (long)l->domain - 1;
 	} else if (!strcmp(name, "nm")) {
 		v->i = l->nm;
+	} else if (!strcmp(name, "dev2")) {
+		v->i = l->dev2;
+	} else if (!strcmp(name, "offset")) {
+		v->i = l->offset;
 	} else if (!strcmp(name, "iters")) {
 		v->i = l->max_iters;
 	} else if (!strcmp(name, "early_stop")) {

@@ -2,7 +2,7 @@
  * The nbldpc family: LDPC codes over GF(2^p), p = 1..8 (q = 2..256). Its spec, the field, the
  * code (parity-check matrix with coefficients, from a non-binary alist file or generated) and the
  * systematic encoder derived from H; the decoders (FFT belief propagation, layered min-max) are
- * in nbldpc_decode.c.
+ * in nbldpc_decode.c, trellis min-sum (tms) in nbldpc_tms.c.
  *
  * code names the matrix: a non-binary alist file (the format of ../shared/codes/README.md: line
  * 1 "N M q", then the degrees, then (row, value) pairs per column and (column, value) pairs per
@@ -29,7 +29,7 @@
  * are not independent (the sparse encoder, nbldpc_encode.c, takes the others at any size). */
 #define NBLDPC_DENSE_MAX (64u << 20)
 
-enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX };
+enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX, NBLDPC_ALGO_TMS };
 enum nbldpc_domain { NBLDPC_DOMAIN_LOG = 1, NBLDPC_DOMAIN_PROB };
 enum nbldpc_form { NBLDPC_FORM_POWER = 1, NBLDPC_FORM_VECTOR };
 enum nbldpc_bit_order { NBLDPC_MSB_FIRST = 1, NBLDPC_LSB_FIRST };
@@ -47,6 +47,8 @@ struct nbldpc_spec {
 	enum nbldpc_domain domain; /* fft-bp: log (signed log values) or prob (normalised) */
 	uint16_t max_iters;
 	uint16_t nm; /* min-max: values kept per message (0, or q and more: all) */
+	uint16_t dev2;  /* tms: first deviations tried in two-deviation configurations */
+	uint8_t offset; /* tms: subtracted from each check message's costs */
 	bool early_stop;
 	enum nbldpc_bit_order bit_order;
 	enum nbldpc_soft soft; /* soft output: q-ary symbol log-probabilities or bit LLRs */

@@ -20,6 +20,8 @@ static void nbldpc_decoder_destroy(struct fec_decoder *dec)
 	struct nbldpc_decoder *d = (struct nbldpc_decoder *)dec;
 
 	nbldpc_code_free(d->code);
+	free(d->tms_mul);
+	free(d->tms_div);
 	free(d);
 }
 
@@ -123,6 +125,55 @@ static void map_in_cost(const struct nbldpc_decoder *d, const struct fec_batch *
 	}
 }
 
+/* The int32 costs of n symbols to tms's int16 ones in the same memory (from the front: symbol
+ * x's lie within the int32 costs of symbols up to x, already read): less each symbol's smallest,
+ * capped at 32767. */
+static void costs_to_i16(const int32_t *cost, int16_t *out, uint32_t n, unsigned q)
+{
+	for (uint32_t x = 0; x < n; x++) {
+		const int32_t *v = cost + (size_t)x * q;
+		int16_t tmp[NBLDPC_Q_MAX];
+		int32_t mn = v[0];
+
+		for (unsigned a = 1; a < q; a++)
+			if (v[a] < mn)
+				mn = v[a];
+		for (unsigned a = 0; a < q; a++)
+			tmp[a] = (int16_t)(v[a] - mn > 32767 ? 32767 : v[a] - mn);
+		memcpy(out + (size_t)x * q, tmp, q * sizeof(int16_t));
+	}
+}
+
+/* tms's costs from int8 LLRs directly: value a's cost is the sum of |LLR| over the bits where a
+ * differs from the bitwise hard decision (the same as map_in_cost then costs_to_i16: the
+ * smallest cost is the hard decision's, 0), built up one bit at a time. */
+static void map_in_s8_i16(const struct nbldpc_decoder *d, const int8_t *in, int16_t *app)
+{
+	const unsigned q = d->q, p = d->p;
+
+	for (uint32_t x = 0; x < d->code->n; x++) {
+		int16_t *o = app + (size_t)x * q;
+
+		o[0] = 0;
+		/* from the lowest weight up: the values below w so far have this bit 0, their
+		 * copies at + w have it 1 */
+		for (unsigned sh = 0; sh < p; sh++) {
+			const unsigned w = 1u << sh;
+			unsigned t = 0;
+			int16_t one, zero;
+
+			while (d->bit_shift[t] != sh)
+				t++;
+			one = (int16_t)(in[(size_t)x * p + t] > 0 ? in[(size_t)x * p + t] : 0);
+			zero = (int16_t)(in[(size_t)x * p + t] < 0 ? -in[(size_t)x * p + t] : 0);
+			for (unsigned a = 0; a < w; a++) {
+				o[a + w] = (int16_t)(o[a] + one);
+				o[a] = (int16_t)(o[a] + zero);
+			}
+		}
+	}
+}
+
 /* log of the sum of exp(v[a]) over the values a with (a & mask) == want */
 static float logsumexp(const float *v, unsigned q, unsigned mask, unsigned want)
 {
@@ -179,6 +230,21 @@ static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, str
 		if (s->algo == NBLDPC_ALGO_FFTBP) {
 			map_in_f32(d, b, j, vals);
 			it = nbldpc__fftbp(d, own, vals, vals, hard, &ok);
+		} else if (s->algo == NBLDPC_ALGO_TMS) {
+			int32_t *cost = (int32_t *)vals;
+			int16_t *app = (int16_t *)vals;
+
+			if (dec->spec.frame.in == FEC_IN_S8_LLR) {
+				map_in_s8_i16(d, b->in + j * b->in_stride, app);
+			} else {
+				map_in_cost(d, b, j, cost);
+				costs_to_i16(cost, app, c->n, q);
+			}
+			it = nbldpc__tms(d, own, app, hard, &ok);
+			/* back to log-likelihoods (for soft output) from the last value down: float
+			 * i covers the int16 costs 2i and 2i + 1, which are read by then */
+			for (size_t i = (size_t)c->n * q; b->soft && i-- > 0;)
+				vals[i] = -(float)app[i] / dec->spec.frame.llr_scale;
 		} else {
 			int32_t *cost = (int32_t *)vals;
 
@@ -292,6 +358,12 @@ int nbldpc__decoder_create(const struct fec_spec *spec, struct fec_decoder **out
 	d->q = d->code->gf.q;
 	d->p = d->code->gf.p;
 	set_bit_shift(d->bit_shift, d->p, s.u.nbldpc.bit_order);
+	ret = nbldpc__tms_prepare(d);
+	if (ret) {
+		nbldpc_code_free(d->code);
+		free(d);
+		return ret;
+	}
 	fill_info(d);
 	*out = &d->base;
 	return 0;

@@ -32,7 +32,12 @@ size_t nbldpc__scratch_bytes(const struct nbldpc_decoder *d)
 	const size_t mm =
 	    (size_t)c->nnz * q * sizeof(int16_t) + ((3 * deg + 3) * q) * sizeof(int32_t);
 
-	return (fft > mm ? fft : mm) + 64;
+	/* tms: R (nnz q bytes), one check's extrinsic messages (16 and 8 bits) and new ones, its
+	 * work area */
+	const size_t tms = (size_t)c->nnz * q + 4 * deg * q + nbldpc__tms_work_bytes(deg, q);
+	const size_t big = fft > mm ? fft : mm;
+
+	return (big > tms ? big : tms) + 64;
 }
 
 /* ---- Walsh-Hadamard transforms (unnormalised: applying one twice multiplies by q). */

@@ -15,6 +15,9 @@ struct nbldpc_decoder {
 	unsigned q, p;
 	/* bit j (0 = first sent) of the p bits of symbol a is (a >> bit_shift[j]) & 1 */
 	uint8_t bit_shift[8];
+	/* tms's fast path (GF(64) with AVX-512 VBMI): tms_mul[h q + a] = h a and
+	 * tms_div[h q + b] = b / h (row 0 unused); NULL without it */
+	uint8_t *tms_mul, *tms_div;
 };
 
 /* Scratch one thread needs for one frame (both decoders). */
@@ -36,6 +39,29 @@ unsigned nbldpc__minmax(const struct nbldpc_decoder *d, void *scratch, int32_t *
  * signed-log implementation (inputs and outputs are then log-probabilities). */
 void nbldpc__fft_check(const struct nbldpc_gf *gf, unsigned deg, const uint8_t *h, const float *in,
                        float *out, bool log, float *work);
+
+/* Trellis min-sum (nbldpc_tms.c, whose top comment specifies it): app: n * q int16 channel costs
+ * (0 the likeliest of each symbol), replaced by the a-posteriori costs. nbldpc__tms picks the
+ * fast path where the CPU and q allow it; _ref is the reference. */
+unsigned nbldpc__tms(const struct nbldpc_decoder *d, void *scratch, int16_t *app, uint8_t *hard,
+                     bool *ok);
+unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t *app, uint8_t *hard,
+                         bool *ok);
+/* The fast path: GF(64), the CPU with AVX-512 VBMI (nbldpc_tms_avx512.c). */
+unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
+                            uint8_t *hard, bool *ok);
+/* Builds tms_mul and tms_div where the fast path applies (the spec asks for tms, q = 64, the CPU
+ * has it at the SIMD level in force); 0 or -FEC_ENOMEM. */
+int nbldpc__tms_prepare(struct nbldpc_decoder *d);
+
+/* Bytes of the per-check work area of nbldpc__tms_check. */
+size_t nbldpc__tms_work_bytes(unsigned maxd, unsigned q);
+/* One check node of tms on its own (steps 2-8): qe, deg normalised extrinsic messages of q costs
+ * in the variables' values, to re, the check's new messages (the tests compare it with brute
+ * force). */
+void nbldpc__tms_check(const struct nbldpc_gf *gf, unsigned deg, const uint8_t *h,
+                       const uint8_t *qe, uint8_t *re, unsigned dev2, unsigned offset,
+                       uint8_t *work);
 
 #define NBLDPC_COST_MAX 30000 /* saturation of min-max costs */
 

@@ -3,8 +3,9 @@
  * CPU decoder's code (H both ways with its coefficients, the information columns; the field's
  * exponent and logarithm tables travel in the launch's parameters, from which the kernels form the
  * coefficient permutations the transforms need) and picks the decoder's kernel and launch shape:
- * FFT-BP (nbldpc_gpu_fftbp.cu) or min-max (nbldpc_gpu_minmax.cu, its own launcher; supported
- * once that kernel exists). launch() checks the batch's input kind and enqueues the kernel.
+ * FFT-BP (nbldpc_gpu_fftbp.cu), trellis min-sum (nbldpc_gpu_tms.cu) or min-max
+ * (nbldpc_gpu_minmax.cu, its own launcher; supported once that kernel exists). launch() checks
+ * the batch's input kind and enqueues the kernel.
  * NBLDPC_GPU.md has the design and figures.
  */
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "nbldpc_gpu.cuh"
 #include "nbldpc_gpu_minmax.h"
+#include "nbldpc_gpu_tms.h"
 
 extern "C" {
 #include "nbldpc_decoder.h"
@@ -34,6 +36,8 @@ static bool nbgpu_supports(const struct fec_spec *spec)
 		return false;
 	if (spec->u.nbldpc.algo == NBLDPC_ALGO_MINMAX)
 		return nbgpu_minmax_supports(spec);
+	if (spec->u.nbldpc.algo == NBLDPC_ALGO_TMS)
+		return nbgpu_tms_supports(spec);
 	return spec->u.nbldpc.algo == NBLDPC_ALGO_FFTBP;
 }
 
@@ -111,6 +115,8 @@ static void fill_code(struct nbgpu_code *c, const struct nbldpc_decoder *d)
 	c->log = s->domain == NBLDPC_DOMAIN_LOG;
 	c->early_stop = s->early_stop;
 	c->max_iters = s->max_iters;
+	c->dev2 = s->dev2;
+	c->offset = s->offset;
 	c->in = spec->frame.in;
 	c->llr_scale = spec->frame.llr_scale;
 	c->in_syms = d->base.info.frame_syms;
@@ -159,6 +165,8 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 
 	if (c->algo == NBLDPC_ALGO_MINMAX)
 		e = (cudaError_t)nbgpu_minmax_prepare(c, dev, &g->shape, &ok);
+	else if (c->algo == NBLDPC_ALGO_TMS)
+		e = (cudaError_t)nbgpu_tms_prepare(c, dev, &g->shape, &ok);
 	else
 		e = (cudaError_t)nbgpu_fftbp_prepare(c, dev, &g->shape, &ok);
 	if (e != cudaSuccess)
@@ -171,16 +179,27 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		nbgpu_free(g);
 		return -FEC_ENOTSUP;
 	}
-	snprintf(g->desc, sizeof(g->desc),
-	         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, frames "
-	         "across blocks): %d threads/block (%d groups), %d blocks/SM, grid %d, %d regs, "
-	         "%zu B shared, %zu B workspace a frame",
-	         c->algo == NBLDPC_ALGO_MINMAX ? "minmax" : "fftbp", c->q,
-	         c->algo == NBLDPC_ALGO_MINMAX ? ""
-	         : c->log                      ? ",log"
-	                                       : ",prob",
-	         c->q < 32 ? c->q : 32, g->shape.threads, g->shape.groups, g->shape.blocks_per_sm,
-	         g->shape.grid, g->shape.regs, g->shape.smem, g->shape.ws_per_frame);
+	if (c->algo == NBLDPC_ALGO_TMS)
+		snprintf(
+		    g->desc, sizeof(g->desc),
+		    "nbldpc_tms_kernel<q=%u> (layered, dev2 %u, offset %u, a warp a frame): "
+		    "%d threads/block (%d frames), %d blocks/SM, %d frames in flight, %d regs, "
+		    "%zu B shared, %zu B workspace a frame",
+		    c->q, c->dev2, c->offset, g->shape.threads, g->shape.groups,
+		    g->shape.blocks_per_sm, g->shape.grid, g->shape.regs, g->shape.smem,
+		    g->shape.ws_per_frame);
+	else
+		snprintf(g->desc, sizeof(g->desc),
+		         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, "
+		         "frames across blocks): %d threads/block (%d groups), %d blocks/SM, grid "
+		         "%d, %d regs, %zu B shared, %zu B workspace a frame",
+		         c->algo == NBLDPC_ALGO_MINMAX ? "minmax" : "fftbp", c->q,
+		         c->algo == NBLDPC_ALGO_MINMAX ? ""
+		         : c->log                      ? ",log"
+		                                       : ",prob",
+		         c->q < 32 ? c->q : 32, g->shape.threads, g->shape.groups,
+		         g->shape.blocks_per_sm, g->shape.grid, g->shape.regs, g->shape.smem,
+		         g->shape.ws_per_frame);
 	*impl = g;
 	return 0;
 
@@ -227,6 +246,8 @@ static int nbgpu_launch(const void *impl, const struct gpu_batch *b, void *ws, s
 	}
 	if (g->code.algo == NBLDPC_ALGO_MINMAX)
 		e = nbgpu_minmax_launch(&g->code, &g->shape, b, ws, s);
+	else if (g->code.algo == NBLDPC_ALGO_TMS)
+		e = nbgpu_tms_launch(&g->code, &g->shape, b, ws, s);
 	else
 		e = nbgpu_fftbp_launch(&g->code, &g->shape, b, ws, s);
 	if (e)

@@ -4,7 +4,7 @@
  * rules every nbldpc kernel applies exactly as codec/nbldpc/nbldpc_coder.c does (which jobs are
  * usable, the symbol log-likelihoods formed from the input, the packed information bits, the job's
  * outputs), the launch shape, and the FFT-BP kernel's launcher. The min-max kernel's launcher is
- * declared in nbldpc_gpu_minmax.h.
+ * declared in nbldpc_gpu_minmax.h, trellis min-sum's in nbldpc_gpu_tms.h.
  */
 #ifndef NBLDPC_GPU_CUH
 #define NBLDPC_GPU_CUH
@@ -34,11 +34,12 @@ struct nbgpu_code {
 	bool log; /* fft-bp: log domain */
 	bool early_stop;
 	uint32_t max_iters;
-	int in;               /* enum fec_in_kind: the input the slots hold */
-	float llr_scale;      /* int8 input: LLR * llr_scale */
-	uint32_t in_syms;     /* input values of a frame: n p bits, or n symbols of q values */
-	bool soft_bit;        /* soft output: bit LLRs (else q-ary symbol log-probabilities) */
-	uint8_t bit_shift[8]; /* bit t (0 = first sent) of a symbol a is (a >> bit_shift[t]) & 1 */
+	uint32_t dev2, offset; /* tms: candidates of two-deviation configurations, offset */
+	int in;                /* enum fec_in_kind: the input the slots hold */
+	float llr_scale;       /* int8 input: LLR * llr_scale */
+	uint32_t in_syms;      /* input values of a frame: n p bits, or n symbols of q values */
+	bool soft_bit;         /* soft output: bit LLRs (else q-ary symbol log-probabilities) */
+	uint8_t bit_shift[8];  /* bit t (0 = first sent) of a symbol a is (a >> bit_shift[t]) & 1 */
 	/* GF(q) in vector form: gf_exp[i] = alpha^i for i < 2(q-1), gf_log[a] for a != 0 */
 	uint8_t gf_exp[512];
 	uint8_t gf_log[256];

@@ -1,9 +1,10 @@
 /*
  * fecd-bench's nbldpc sections.
- *   - "nbldpc": for each decoder (FFT-BP in the probability and the log domain, min-max), 10
- *     iterations without early stop, int8 input: the GPU kernel alone and with host transfers,
- *     the CPU decoder on one core and on all, frame errors, on BeiDou B1C subframe 2 (200,100)
- *     and on generated GF(64) and GF(256) codes of the seed's GF64_5040 and GF256_5040 sizes
+ *   - "nbldpc": for each decoder (FFT-BP in the probability and the log domain, min-max, trellis
+ *     min-sum), 10 iterations without early stop, int8 input: the GPU kernel alone and with
+ *     host transfers, the CPU decoder on one core and on all, frame errors, on BeiDou B1C
+ *     subframe 2 (200,100) and on generated GF(64) and GF(256) codes of the seed's GF64_5040
+ *     and GF256_5040 sizes
  *     (5040 information bits: 1680 and 1260 symbols; (2,4)-regular here, the seed's codes are
  *     irregular with columns of up to 4 and 3 edges). A decoder the GPU has no kernel for says
  *     so in its GPU column. The binary image's columns (the same frames through the ldpc family
@@ -49,6 +50,7 @@ static const struct {
     {"fft-bp prob", "algo=fft-bp,domain=prob"},
     {"fft-bp log", "algo=fft-bp,domain=log"},
     {"min-max", "algo=min-max"},
+    {"tms", "algo=tms"},
 };
 
 static bool have_code(const char *file)

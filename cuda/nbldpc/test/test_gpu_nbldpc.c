@@ -1,7 +1,9 @@
 /*
  * The GPU nbldpc decoder against the CPU one, through the public GPU API (a lane), job by job.
  * Cases: generated (2,4)-regular codes over GF(q) for every q = 2..256, the BeiDou presets and
- * nb60-gf64 from the codes folder; FFT-BP in the probability and the log domain; int8 and
+ * nb60-gf64 from the codes folder; FFT-BP in the probability and the log domain, and trellis
+ * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; run alone
+ * with `test_gpu_nbldpc tms`); int8 and
  * float32 bit LLRs and q-ary (f32v) input; soft output as symbol log-probabilities and as bit
  * LLRs; early stop on and off. Frames are seeded codewords through BPSK over AWGN at a point
  * where some frames fail, plus jobs of the wrong length that must come back ERASED.
@@ -212,8 +214,10 @@ static bool soft_near(float a, float b)
 	return fabsf(a - b) <= SOFT_ABS + SOFT_REL * fmaxf(ma, mb);
 }
 
-/* Decodes one case on both and compares; prints the case's line. */
-static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft)
+/* Decodes one case on both and compares; prints the case's line. flip_max: frames whose decision
+ * may differ (FLIP_MAX for FFT-BP, 0 for tms, whose integer arithmetic the GPU gives exactly). */
+static void run_case_flips(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft,
+                           unsigned flip_max)
 {
 	struct fec_spec spec;
 	struct fec_decoder *dec = NULL;
@@ -300,9 +304,9 @@ static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn
 	}
 	CHECK(soft_off <= SOFT_OFF_MAX(nsoft), "%s: %lu of %lu soft values off (at most %lu)", text,
 	      soft_off, nsoft, SOFT_OFF_MAX(nsoft));
-	CHECK(flips <= FLIP_MAX, "%s: %u frames decided differently (at most %d)", text, flips,
-	      FLIP_MAX);
-	CHECK((fe_cpu > fe_gpu ? fe_cpu - fe_gpu : fe_gpu - fe_cpu) <= FLIP_MAX,
+	CHECK(flips <= flip_max, "%s: %u frames decided differently (at most %u)", text, flips,
+	      flip_max);
+	CHECK((fe_cpu > fe_gpu ? fe_cpu - fe_gpu : fe_gpu - fe_cpu) <= flip_max,
 	      "%s: frame errors %u (CPU) / %u (GPU)", text, fe_cpu, fe_gpu);
 	printf("%s at %.1f dB: %u frames (%u erased), frame errors %u / %u, %.2f iterations a "
 	       "frame, %u decided differently; %s\n",
@@ -314,6 +318,44 @@ out:
 	run_free(&r);
 	fecd_cuda_decoder_destroy(gdec);
 	fec_decoder_destroy(dec);
+}
+
+static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft)
+{
+	run_case_flips(g, text, count, ebn0, soft, FLIP_MAX);
+}
+
+/* Trellis min-sum (algo=tms): every q, each input kind and soft output kind, early stop on and
+ * off, other dev2 and offset, the presets; status, iterations and bits equal on every frame. */
+static void test_tms(struct gpu *g, bool presets)
+{
+	static const char *const ins[] = {"s8", "f32", "f32v"};
+	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
+	                                    "nb60-gf64"};
+	char text[256];
+
+	for (unsigned p = 1; p <= 8; p++) {
+		const unsigned q = 1u << p, n = q >= 128 ? 48 : q >= 32 ? 96 : 192;
+
+		for (unsigned v = 0; v < 3; v++) {
+			snprintf(text, sizeof(text),
+			         "nbldpc,code=regular,q=%u,n=%u,dv=2,dc=4,seed=%u,algo=tms,in=%s,"
+			         "soft=%s,iters=%u,early_stop=%s,bit_order=%s%s",
+			         q, n, p + v, ins[(p + v) % 3], v & 1 ? "bit" : "sym", 10 + 5 * v,
+			         v == 2 ? "false" : "true", v == 1 ? "lsb" : "msb",
+			         v == 1   ? ",dev2=3,offset=20"
+			         : v == 2 ? ",dev2=63,offset=0"
+			                  : "");
+			run_case_flips(g, text, 40, p <= 2 ? 2.5 : 1.5, true, 0);
+		}
+	}
+	run_case_flips(g, "nbldpc,code=regular,q=64,n=96,dv=3,dc=6,seed=2,algo=tms", 64, 2.0, false,
+	               0);
+	for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(text, sizeof(text), "%s,algo=tms,soft=%s", names[i],
+		         i & 1 ? "bit" : "sym");
+		run_case_flips(g, text, 256, 1.5, true, 0);
+	}
 }
 
 /* Every q, both domains, each input kind and soft output kind; early stop on and off. */
@@ -358,9 +400,10 @@ static void test_presets(struct gpu *g)
 		}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct gpu g = {0};
+	bool have_dir;
 	const char *dir = getenv("FECD_CODES_DIR");
 	struct stat st;
 	char msg[256] = "";
@@ -374,12 +417,18 @@ int main(void)
 		fprintf(stderr, "CUDA: %s\n", msg);
 		return 1;
 	}
+	have_dir = dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	/* test_gpu_nbldpc tms: the tms cases alone */
+	test_tms(&g, have_dir);
+	if (argc > 1 && !strcmp(argv[1], "tms"))
+		goto out;
 	test_generated(&g);
-	if (dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+	if (have_dir)
 		test_presets(&g);
 	else
 		printf("SKIPPED (FECD_CODES_DIR %s): the presets from files\n",
 		       dir && *dir ? dir : "unset");
+out:
 	fecd_cuda_lane_destroy(g.lane);
 	fecd_cuda_close(g.ctx);
 	return check_done();

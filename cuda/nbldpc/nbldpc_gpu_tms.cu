@@ -1,0 +1,557 @@
+/*
+ * The trellis min-sum decoder (algo=tms) on the GPU: codec/nbldpc/nbldpc_tms.c's steps, bit for
+ * bit, one warp per frame. Layered decoding takes the checks in order, so a frame's checks run one
+ * after another on its warp; frames run side by side on the warps of every block. A warp's lane
+ * ln holds values a = v * 32 + ln (v < V = max(1, q / 32)); lanes past q (q < 32) idle. The
+ * frame's a-posteriori costs P (int16) and check messages R (uint8) live in the workspace (L1/L2
+ * resident for BeiDou-sized codes); each warp has a slice of shared memory for the check in hand:
+ * the edges' 8-bit messages Q and 16-bit W, the per-value minima m1, m2, e1, e2, the new message
+ * o, the candidate list S and the z_e. The XOR shifts and GF products of steps 3, 6 and 8 are
+ * indexed reads of those slices. Integer arithmetic throughout, so the result is the CPU's
+ * exactly; soft output is float (expf, logf) and agrees to rounding.
+ *
+ * Arithmetic per check against the 4 Gb/s target (q = 64, d = 4, dev2 = 8): about 2 values a
+ * lane, so each step is a few instructions per lane: steps 1-4 about 25 per edge and value,
+ * step 5 dev2 warp minimum reductions, step 6 d dev2 passes of about 12, steps 7-9 about 20:
+ * some 900 warp instructions a check, 0.9 M a B1C frame at 10 iterations (NOTES.md).
+ */
+#include "nbldpc_gpu_tms.h"
+
+#define TMS_WARPS     4   /* warps (frames) per block */
+#define GF_SMEM_BYTES 768 /* the field's exponent (512) and logarithm (256) tables */
+#define FULL          0xffffffffu
+
+/* The per-warp shared slice of a code, in bytes, with its parts' offsets. */
+struct tms_slice {
+	size_t qs, wsm, m1, m2, e1, e2, os, sel, zs, bytes;
+};
+
+__host__ __device__ static inline size_t align16(size_t v)
+{
+	return (v + 15) & ~(size_t)15;
+}
+
+__host__ __device__ static inline struct tms_slice tms_slice_of(const struct nbgpu_code &c)
+{
+	struct tms_slice s;
+	const size_t q = c.q, d = c.max_row_deg;
+
+	s.qs = 0;
+	s.wsm = align16(d * q);
+	s.m1 = s.wsm + align16(d * q * 2);
+	s.m2 = s.m1 + align16(q);
+	s.e1 = s.m2 + align16(q);
+	s.e2 = s.e1 + align16(q);
+	s.os = s.e2 + align16(q);
+	s.sel = s.os + align16(q);
+	s.zs = s.sel + align16(q);
+	s.bytes = s.zs + align16(d);
+	return s;
+}
+
+/* A frame's workspace: P (n q int16), R (nnz q uint8), the hard decision (n). */
+static size_t tms_ws_bytes(const struct nbgpu_code &c)
+{
+	return (((size_t)c.n * c.q * 2 + (size_t)c.nnz * c.q + c.n) + 255) & ~(size_t)255;
+}
+
+/* Smallest of a warp's unsigned values. */
+__device__ __forceinline__ unsigned wmin(unsigned x)
+{
+	return __reduce_min_sync(FULL, x);
+}
+
+/* The channel costs of symbol x as nbldpc_coder.c forms tms's (map_in_s8_i16, or map_in_cost
+ * then costs_to_i16): lane's values to P. */
+template <int Q>
+__device__ static void tms_prior(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
+                                 uint32_t x, unsigned ln, int16_t *P)
+{
+	constexpr int V = Q >= 32 ? Q / 32 : 1;
+	const char *slot = (const char *)b.in + (size_t)f * b.in_stride;
+	int cost[V];
+	unsigned lmin = ~0u;
+
+	if (c.in == FEC_IN_F32_SYMLOGP) {
+		const float *in = (const float *)slot + (size_t)x * Q;
+		const float sc = c.llr_scale;
+		float mx = -INFINITY;
+
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+
+			if (a < Q && in[a] > mx)
+				mx = in[a];
+		}
+#pragma unroll
+		for (int d = 16; d >= 1; d >>= 1)
+			mx = fmaxf(mx, __shfl_xor_sync(FULL, mx, d));
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+			const float t = a < Q ? (mx - in[a]) * sc : 0.0f;
+
+			cost[v] = t < (float)NBLDPC_COST_MAX ? __float2int_rn(t) : NBLDPC_COST_MAX;
+			if (a < Q)
+				lmin = min(lmin, (unsigned)cost[v]);
+		}
+		lmin = wmin(lmin);
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+
+			if (a < Q)
+				P[(size_t)x * Q + a] = (int16_t)min(cost[v] - (int)lmin, 32767);
+		}
+		return;
+	}
+	/* bit LLRs: the sum of |LLR| over the bits where a differs from the bitwise decision */
+	int llr[8];
+
+	for (unsigned t = 0; t < c.p; t++) {
+		const size_t i = (size_t)x * c.p + t;
+
+		if (c.in == FEC_IN_F32_LLR) {
+			float v = ((const float *)slot)[i] * c.llr_scale;
+
+			v = isfinite(v) ? v : 0.0f;
+			v = v > 1e4f ? 1e4f : v < -1e4f ? -1e4f : v;
+			llr[t] = __float2int_rn(v);
+		} else {
+			llr[t] = ((const int8_t *)slot)[i];
+		}
+	}
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		const unsigned a = v * 32 + ln;
+		int s = 0;
+
+		for (unsigned t = 0; t < c.p; t++)
+			s += ((a >> c.bit_shift[t]) & 1u) ? max(llr[t], 0) : max(-llr[t], 0);
+		if (a < Q)
+			P[(size_t)x * Q + a] = (int16_t)min(s, 32767);
+	}
+}
+
+/* One check, steps 1-9 of nbldpc_tms.c. */
+template <int Q>
+__device__ static void tms_check(const struct nbgpu_code &c, const uint8_t *ex, const uint8_t *lg,
+                                 uint8_t *sl, const struct tms_slice &so, int16_t *P, uint8_t *R,
+                                 uint32_t r, unsigned ln)
+{
+	constexpr int V = Q >= 32 ? Q / 32 : 1;
+	uint8_t *qs = sl + so.qs, *m1s = sl + so.m1, *m2s = sl + so.m2, *e1s = sl + so.e1;
+	uint8_t *e2s = sl + so.e2, *os = sl + so.os, *sel = sl + so.sel, *zs = sl + so.zs;
+	int16_t *wsm = (int16_t *)(sl + so.wsm);
+	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
+	unsigned nsel = c.dev2 < Q - 1 ? c.dev2 : Q - 1;
+	unsigned m1[V], m2[V], e1[V], e2[V], key[V], beta = 0;
+
+	/* steps 1 and 2 */
+	for (uint32_t i = 0; i < deg; i++) {
+		const uint32_t e = e0 + i, x = c.row_col[e];
+		const unsigned h = c.row_val[e];
+		int w[V];
+		unsigned lmin = ~0u, az = Q;
+
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+
+			w[v] = a < Q ? P[(size_t)x * Q + a] - R[(size_t)e * Q + a] : 0;
+			if (a < Q)
+				lmin = min(lmin, (unsigned)(w[v] + 256)); /* w >= -255 */
+		}
+		const int mn = (int)wmin(lmin) - 256;
+
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+			const int wv = min(w[v] - mn, 32767);
+			const unsigned zero = __ballot_sync(FULL, a < Q && wv == 0);
+
+			if (a < Q) {
+				wsm[i * Q + a] = (int16_t)wv;
+				qs[i * Q + a] = (uint8_t)min(wv, 255);
+			}
+			if (zero && az == Q)
+				az = v * 32 + __ffs(zero) - 1;
+		}
+		const unsigned z = nbgpu_mul(ex, lg, h, az);
+
+		if (ln == 0)
+			zs[i] = (uint8_t)z;
+		beta ^= z;
+	}
+	__syncwarp();
+	/* steps 3 and 4 */
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		m1[v] = 255;
+		m2[v] = 255;
+		e1[v] = 0;
+		e2[v] = 255;
+	}
+	for (uint32_t i = 0; i < deg; i++) {
+		const unsigned h = c.row_val[e0 + i], z = zs[i];
+
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned eta = v * 32 + ln;
+			const unsigned d =
+			    eta < Q ? qs[i * Q + nbgpu_div(ex, lg, Q, eta ^ z, h)] : 255;
+
+			if (d < m1[v]) {
+				m2[v] = m1[v];
+				e2[v] = e1[v];
+				m1[v] = d;
+				e1[v] = i;
+			} else if (d < m2[v]) {
+				m2[v] = d;
+				e2[v] = i;
+			}
+		}
+	}
+	/* step 5: keys m1 << 8 | eta; each minimum found is taken out */
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		const unsigned eta = v * 32 + ln;
+
+		if (eta < Q) {
+			m1s[eta] = (uint8_t)m1[v];
+			m2s[eta] = (uint8_t)m2[v];
+			e1s[eta] = (uint8_t)e1[v];
+			e2s[eta] = (uint8_t)e2[v];
+		}
+		key[v] = eta == 0 || eta >= Q ? ~0u : m1[v] << 8 | eta;
+	}
+	for (unsigned k = 0; k < nsel; k++) {
+		unsigned lk = ~0u;
+
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			lk = min(lk, key[v]);
+		lk = wmin(lk);
+		/* a candidate with m1 = 255 (and all after it) lowers no T: v1 + v2 saturates */
+		if (lk >> 8 == 255) {
+			nsel = k;
+			break;
+		}
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			if (key[v] == lk)
+				key[v] = ~0u;
+		if (ln == 0)
+			sel[k] = (uint8_t)(lk & 0xff);
+	}
+	__syncwarp();
+	/* steps 6-9, edge by edge */
+	for (uint32_t i = 0; i < deg; i++) {
+		const uint32_t e = e0 + i, x = c.row_col[e];
+		const unsigned h = c.row_val[e], shift = beta ^ zs[i];
+		unsigned t[V], lmin = ~0u;
+		int pv[V];
+
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			t[v] = 255;
+		for (unsigned k = 0; k < nsel; k++) {
+			const unsigned eta1 = sel[k];
+			const bool own1 = e1s[eta1] == i;
+			const unsigned v1 = own1 ? m2s[eta1] : m1s[eta1];
+			const unsigned d1 = own1 ? e2s[eta1] : e1s[eta1];
+
+#pragma unroll
+			for (int v = 0; v < V; v++) {
+				const unsigned eta = v * 32 + ln, eta2 = eta ^ eta1;
+
+				if (eta >= Q || eta == 0 || eta == eta1)
+					continue;
+				const bool own2 = e1s[eta2] == i;
+				const unsigned v2 = own2 ? m2s[eta2] : m1s[eta2];
+				const unsigned d2 = own2 ? e2s[eta2] : e1s[eta2];
+
+				if (d2 != d1)
+					t[v] = min(t[v], min(v1 + v2, 255u));
+			}
+		}
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned eta = v * 32 + ln;
+			const unsigned best = min(e1[v] != i ? m1[v] : m2[v], t[v]);
+
+			if (eta < Q)
+				os[eta] =
+				    eta == 0 ? 0 : (uint8_t)(best > c.offset ? best - c.offset : 0);
+		}
+		__syncwarp();
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+
+			if (a < Q) {
+				const unsigned rn = os[nbgpu_mul(ex, lg, h, a) ^ shift];
+
+				R[(size_t)e * Q + a] = (uint8_t)rn;
+				pv[v] = min(wsm[i * Q + a] + (int)rn, 32767);
+				lmin = min(lmin, (unsigned)pv[v]);
+			}
+		}
+		lmin = wmin(lmin);
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+
+			if (a < Q)
+				P[(size_t)x * Q + a] = (int16_t)(pv[v] - (int)lmin);
+		}
+		__syncwarp(); /* os is rewritten by the next edge */
+	}
+}
+
+/* The hard decision (the first value of cost 0) and whether it satisfies every check. */
+template <int Q>
+__device__ static bool tms_decide(const struct nbgpu_code &c, const uint8_t *ex, const uint8_t *lg,
+                                  const int16_t *P, uint8_t *hard, unsigned ln)
+{
+	unsigned bad = 0;
+
+	for (uint32_t x = ln; x < c.n; x += 32) {
+		unsigned a = 0;
+
+		while (a < Q - 1 && P[(size_t)x * Q + a] != 0)
+			a++;
+		hard[x] = (uint8_t)a;
+	}
+	__syncwarp();
+	for (uint32_t r = ln; r < c.m; r += 32) {
+		unsigned s = 0;
+
+		for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1]; e++)
+			s ^= nbgpu_mul(ex, lg, c.row_val[e], hard[c.row_col[e]]);
+		bad |= s != 0;
+	}
+	return !__any_sync(FULL, bad);
+}
+
+/* log of the sum of exp(val) over the values a with (a & msk) == want (nbldpc_coder.c). */
+template <int Q>
+__device__ static float tms_logsumexp(const float (&val)[Q >= 32 ? Q / 32 : 1], unsigned ln,
+                                      unsigned msk, unsigned want)
+{
+	constexpr int V = Q >= 32 ? Q / 32 : 1;
+	float mx = -INFINITY, s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		const unsigned a = v * 32 + ln;
+
+		if (a < Q && (a & msk) == want)
+			mx = fmaxf(mx, val[v]);
+	}
+#pragma unroll
+	for (int d = 16; d >= 1; d >>= 1)
+		mx = fmaxf(mx, __shfl_xor_sync(FULL, mx, d));
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		const unsigned a = v * 32 + ln;
+
+		if (a < Q && (a & msk) == want)
+			s += expf(val[v] - mx);
+	}
+#pragma unroll
+	for (int d = 16; d >= 1; d >>= 1)
+		s += __shfl_xor_sync(FULL, s, d);
+	return mx + logf(s);
+}
+
+/* Soft output of information symbol i, as nbldpc_coder.c: costs to log-likelihoods, normalised,
+ * as they are (sym) or as bit LLRs. */
+template <int Q>
+__device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
+                                const int16_t *P, uint32_t i, unsigned ln)
+{
+	constexpr int V = Q >= 32 ? Q / 32 : 1;
+	const uint32_t x = c.info_cols[i];
+	float *o = b.soft + (size_t)f * b.soft_stride;
+	float val[V];
+
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		const unsigned a = v * 32 + ln;
+
+		val[v] = a < Q ? -(float)P[(size_t)x * Q + a] / c.llr_scale : 0.0f;
+	}
+	const float norm = tms_logsumexp<Q>(val, ln, 0, 0);
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		val[v] -= norm;
+	if (!c.soft_bit) {
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			const unsigned a = v * 32 + ln;
+
+			if (a < Q)
+				o[(size_t)i * Q + a] = val[v];
+		}
+		return;
+	}
+	for (unsigned t = 0; t < c.p; t++) {
+		const unsigned m = 1u << c.bit_shift[t];
+		const float l0 = tms_logsumexp<Q>(val, ln, m, 0);
+		const float l1 = tms_logsumexp<Q>(val, ln, m, m);
+
+		if (ln == 0)
+			o[(size_t)i * c.p + t] = l0 - l1;
+	}
+}
+
+template <int Q>
+__global__ void __launch_bounds__(TMS_WARPS * 32)
+    nbldpc_tms_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
+                      size_t ws_frame)
+{
+	extern __shared__ float4 smem4[];
+	uint8_t *ex = (uint8_t *)smem4, *lg = ex + 512;
+	const struct tms_slice so = tms_slice_of(c);
+	const unsigned ln = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	const uint32_t slot = blockIdx.x * nw + wid;
+	uint8_t *sl = ex + GF_SMEM_BYTES + (size_t)wid * so.bytes;
+	int16_t *P = (int16_t *)(ws + (size_t)slot * ws_frame);
+	uint8_t *R = (uint8_t *)(P + (size_t)c.n * Q), *hard = R + (size_t)c.nnz * Q;
+
+	for (unsigned i = threadIdx.x; i < 512; i += blockDim.x)
+		ex[i] = c.gf_exp[i];
+	for (unsigned i = threadIdx.x; i < 256; i += blockDim.x)
+		lg[i] = c.gf_log[i];
+	__syncthreads();
+
+	for (uint32_t f = slot; f < b.count; f += gridDim.x * nw) {
+		struct fec_job *job = &b.jobs[f];
+		const bool usable = job->in_len == c.in_syms && job->head_len == 0;
+		unsigned it = 0;
+		bool ok = false;
+
+		__syncwarp();
+		if (!usable) {
+			if (ln == 0)
+				nbgpu_job_ok(c, job);
+			continue;
+		}
+		for (uint32_t x = 0; x < c.n; x++)
+			tms_prior<Q>(c, b, f, x, ln, P);
+		for (size_t i = ln; i < (size_t)c.nnz * Q; i += 32)
+			R[i] = 0;
+		__syncwarp();
+		while (it < c.max_iters) {
+			it++;
+			for (uint32_t r = 0; r < c.m; r++)
+				tms_check<Q>(c, ex, lg, sl, so, P, R, r, ln);
+			__syncwarp();
+			if (!c.early_stop && it < c.max_iters)
+				continue;
+			ok = tms_decide<Q>(c, ex, lg, P, hard, ln);
+			if (ok && c.early_stop)
+				break;
+		}
+		if (it == 0)
+			ok = tms_decide<Q>(c, ex, lg, P, hard, ln);
+		__syncwarp();
+		nbgpu_out_bits(c, b, f, hard, ln, 32);
+		if (b.soft)
+			for (uint32_t i = 0; i < c.k; i++)
+				tms_soft<Q>(c, b, f, P, i, ln);
+		if (ln == 0)
+			nbgpu_job_done(c, b, job, it, ok);
+	}
+}
+
+/* ---- Launchers */
+
+typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, char *, size_t);
+
+static tms_kernel_t tms_kernel(unsigned q)
+{
+	switch (q) {
+	case 2:
+		return nbldpc_tms_kernel<2>;
+	case 4:
+		return nbldpc_tms_kernel<4>;
+	case 8:
+		return nbldpc_tms_kernel<8>;
+	case 16:
+		return nbldpc_tms_kernel<16>;
+	case 32:
+		return nbldpc_tms_kernel<32>;
+	case 64:
+		return nbldpc_tms_kernel<64>;
+	case 128:
+		return nbldpc_tms_kernel<128>;
+	case 256:
+		return nbldpc_tms_kernel<256>;
+	}
+	return NULL;
+}
+
+bool nbgpu_tms_supports(const struct fec_spec *spec)
+{
+	return spec->family == FECD_FAMILY_NBLDPC && spec->u.nbldpc.algo == NBLDPC_ALGO_TMS;
+}
+
+int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
+                      struct nbgpu_shape *sh, bool *ok)
+{
+	const tms_kernel_t k = tms_kernel(c->q);
+	const size_t slice = tms_slice_of(*c).bytes;
+	const size_t smem_max =
+	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
+	const size_t ws_cap =
+	    dev->mem_total / 16 > ((size_t)256 << 20) ? dev->mem_total / 16 : (size_t)256 << 20;
+	struct cudaFuncAttributes fa;
+	int warps = TMS_WARPS, per_sm = 0;
+	cudaError_t e;
+
+	*ok = false;
+	if (!k)
+		return (int)cudaErrorInvalidValue;
+	while (warps > 1 && GF_SMEM_BYTES + warps * slice > smem_max)
+		warps--;
+	if (GF_SMEM_BYTES + warps * slice > smem_max)
+		return (int)cudaSuccess;
+	sh->groups = warps;
+	sh->threads = warps * 32;
+	sh->smem = GF_SMEM_BYTES + warps * slice;
+	e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
+	if (e == cudaSuccess)
+		e = cudaFuncGetAttributes(&fa, k);
+	if (e == cudaSuccess)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, sh->threads,
+		                                                  sh->smem);
+	if (e != cudaSuccess)
+		return (int)e;
+	sh->blocks_per_sm = per_sm > 0 ? per_sm : 1;
+	sh->regs = fa.numRegs;
+	sh->ws_per_frame = tms_ws_bytes(*c);
+	/* grid: frames in flight (a warp each) */
+	sh->grid = dev->sm_count * sh->blocks_per_sm * warps;
+	while (sh->grid > dev->sm_count * warps && (size_t)sh->grid * sh->ws_per_frame > ws_cap)
+		sh->grid -= dev->sm_count * warps;
+	*ok = true;
+	return (int)cudaSuccess;
+}
+
+int nbgpu_tms_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
+                     const struct gpu_batch *b, void *ws, cudaStream_t s)
+{
+	const tms_kernel_t k = tms_kernel(c->q);
+	const uint32_t frames = b->count < (uint32_t)sh->grid ? b->count : (uint32_t)sh->grid;
+	const int warps = sh->threads / 32;
+
+	if (!k)
+		return (int)cudaErrorInvalidValue;
+	k<<<(int)((frames + warps - 1) / warps), sh->threads, sh->smem, s>>>(*c, *b, (char *)ws,
+	                                                                     sh->ws_per_frame);
+	return (int)cudaGetLastError();
+}
