@@ -366,8 +366,30 @@ __device__ static float tms_logsumexp(const float (&val)[Q >= 32 ? Q / 32 : 1], 
 	return mx + logf(s);
 }
 
+/* The largest of the values whose index has (a & msk) == want, over the warp. */
+template <int Q>
+__device__ static float tms_maxsel(const float (&val)[Q >= 32 ? Q / 32 : 1], unsigned ln,
+                                   unsigned msk, unsigned want)
+{
+	constexpr int V = Q >= 32 ? Q / 32 : 1;
+	float mx = -INFINITY;
+
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		const unsigned a = v * 32 + ln;
+
+		if (a < Q && (a & msk) == want)
+			mx = fmaxf(mx, val[v]);
+	}
+#pragma unroll
+	for (int d = 16; d >= 1; d >>= 1)
+		mx = fmaxf(mx, __shfl_xor_sync(FULL, mx, d));
+	return mx;
+}
+
 /* Soft output of information symbol i, as nbldpc_coder.c: costs to log-likelihoods, normalised,
- * as they are (sym) or as bit LLRs. */
+ * as they are (sym) or as bit LLRs: the max-log ones, as the CPU gives for cost decoders, whose
+ * sign is always the decided symbol's bit. */
 template <int Q>
 __device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
                                 const int16_t *P, uint32_t i, unsigned ln)
@@ -400,8 +422,8 @@ __device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_bat
 	}
 	for (unsigned t = 0; t < c.p; t++) {
 		const unsigned m = 1u << c.bit_shift[t];
-		const float l0 = tms_logsumexp<Q>(val, ln, m, 0);
-		const float l1 = tms_logsumexp<Q>(val, ln, m, m);
+		const float l0 = tms_maxsel<Q>(val, ln, m, 0);
+		const float l1 = tms_maxsel<Q>(val, ln, m, m);
 
 		if (ln == 0)
 			o[(size_t)i * c.p + t] = l0 - l1;
