@@ -335,37 +335,6 @@ __device__ static bool tms_decide(const struct nbgpu_code &c, const uint8_t *ex,
 	return !__any_sync(FULL, bad);
 }
 
-/* log of the sum of exp(val) over the values a with (a & msk) == want (nbldpc_coder.c). */
-template <int Q>
-__device__ static float tms_logsumexp(const float (&val)[Q >= 32 ? Q / 32 : 1], unsigned ln,
-                                      unsigned msk, unsigned want)
-{
-	constexpr int V = Q >= 32 ? Q / 32 : 1;
-	float mx = -INFINITY, s = 0.0f;
-
-#pragma unroll
-	for (int v = 0; v < V; v++) {
-		const unsigned a = v * 32 + ln;
-
-		if (a < Q && (a & msk) == want)
-			mx = fmaxf(mx, val[v]);
-	}
-#pragma unroll
-	for (int d = 16; d >= 1; d >>= 1)
-		mx = fmaxf(mx, __shfl_xor_sync(FULL, mx, d));
-#pragma unroll
-	for (int v = 0; v < V; v++) {
-		const unsigned a = v * 32 + ln;
-
-		if (a < Q && (a & msk) == want)
-			s += expf(val[v] - mx);
-	}
-#pragma unroll
-	for (int d = 16; d >= 1; d >>= 1)
-		s += __shfl_xor_sync(FULL, s, d);
-	return mx + logf(s);
-}
-
 /* The largest of the values whose index has (a & msk) == want, over the warp. */
 template <int Q>
 __device__ static float tms_maxsel(const float (&val)[Q >= 32 ? Q / 32 : 1], unsigned ln,
@@ -385,6 +354,28 @@ __device__ static float tms_maxsel(const float (&val)[Q >= 32 ? Q / 32 : 1], uns
 	for (int d = 16; d >= 1; d >>= 1)
 		mx = fmaxf(mx, __shfl_xor_sync(FULL, mx, d));
 	return mx;
+}
+
+/* log of the sum of exp(val) over the values a with (a & msk) == want (nbldpc_coder.c). */
+template <int Q>
+__device__ static float tms_logsumexp(const float (&val)[Q >= 32 ? Q / 32 : 1], unsigned ln,
+                                      unsigned msk, unsigned want)
+{
+	constexpr int V = Q >= 32 ? Q / 32 : 1;
+	const float mx = tms_maxsel<Q>(val, ln, msk, want);
+	float s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		const unsigned a = v * 32 + ln;
+
+		if (a < Q && (a & msk) == want)
+			s += expf(val[v] - mx);
+	}
+#pragma unroll
+	for (int d = 16; d >= 1; d >>= 1)
+		s += __shfl_xor_sync(FULL, s, d);
+	return mx + logf(s);
 }
 
 /* Soft output of information symbol i, as nbldpc_coder.c: costs to log-likelihoods, normalised,
