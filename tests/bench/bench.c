@@ -282,12 +282,30 @@ static bool section_asked(const struct bench_opts *o, const char *name)
 	return false;
 }
 
+static int write_json(const struct bench_report *r, const char *path);
+
+/* Prints the report entries from the first'th on; returns how many there are now. */
+static int print_from(const struct bench_report *r, int first)
+{
+	const int n = cJSON_GetArraySize(r->sections);
+
+	for (int k = first; k < n; k++)
+		print_section(cJSON_GetArrayItem(r->sections, k));
+	fflush(stdout);
+	return n;
+}
+
 /* Runs the sections asked for, in the table's order; the report entries of the others say they
- * were not asked for. The GPU context closes before the first section that starts the daemon. */
+ * were not asked for. The GPU context closes before the first section that starts the daemon.
+ * Each section's tables are printed, and the JSON written, as soon as it ends, so that a run
+ * stopped early (a time limit on a lent machine) keeps what it measured. */
 static void run_sections(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
+	int printed = 0;
+
 	c->had_gpu = c->g != NULL;
 	for (unsigned i = 0; i < NSECTIONS; i++) {
+		printed = print_from(r, printed);
 		if (!(o->sections & (1u << i))) {
 			static const char *const none[] = {NULL};
 #define X(section, json, title, ci)                                                                \
@@ -304,7 +322,10 @@ static void run_sections(struct bench_report *r, const struct bench_opts *o, str
 			c->gpu_why = "closed for the daemon's sections";
 		}
 		sections[i].run(r, o, c);
+		if (o->json_path)
+			write_json(r, o->json_path);
 	}
+	print_from(r, printed);
 	bench_gpu_close(c->g);
 	c->g = NULL;
 }
@@ -555,7 +576,6 @@ int main(int argc, char **argv)
 	struct bench_data d;
 	struct bench_gpu *g = NULL;
 	char code[160], err[256], gpu_why[256] = "disabled (--no-gpu or --short)";
-	const cJSON *sec;
 	int rc = 1;
 
 	t_start = bench_now();
@@ -582,12 +602,10 @@ int main(int argc, char **argv)
 	if (!o.no_gpu)
 		g = bench_gpu_open(&o, gpu_why, sizeof(gpu_why));
 	describe_machine(&r, &o, g, &d);
-	run_sections(&r, &o, &(struct bench_ctx){.d = &d, .g = g, .gpu_why = gpu_why});
-	progress("done");
 	print_header(r.root);
 	print_gpu(r.root);
-	cJSON_ArrayForEach(sec, r.sections) print_section(sec);
-	fflush(stdout);
+	run_sections(&r, &o, &(struct bench_ctx){.d = &d, .g = g, .gpu_why = gpu_why});
+	progress("done");
 	rc = 0;
 out_data:
 	bench_data_free(&d);
