@@ -152,6 +152,7 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 		out->lat_le[b] = out->lat_count;
 	}
 	out->lat_sum_s = s->lat_life_sum_ns / 1e9;
+	out->in_polarity = "unknown";
 	out->in_sampled_syms = s->health_syms;
 	out->in_clipped_syms = s->health_clipped;
 	out->in_health_warnings = s->health_warnings;
@@ -159,6 +160,12 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 		out->in_clipped_frac = s->health_frac;
 		out->in_mean_abs_llr = s->health_mean;
 		out->in_health = s->health_verdict ? s->health_verdict : "ok";
+		out->in_unsat_checks_frac = s->health_unsat_frac;
+		out->in_unsat_checks_negated_frac = s->health_unsat_neg_frac;
+		if (s->health_checks)
+			out->in_polarity = s->health_verdict && s->health_verdict[0] == 'i'
+			                       ? "inverted"
+			                       : "normal";
 	} else {
 		if (s->hw_syms) {
 			out->in_clipped_frac = (double)s->hw_clipped / (double)s->hw_syms;

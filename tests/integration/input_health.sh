@@ -5,15 +5,23 @@
 #  clipped: float LLRs read at input.llr_scale 100 (LLRs of about +-1000 at the int8 scale):
 #           in_health "clipped", most sampled symbols clipped, one warning line naming the channel.
 #  small:   s8 LLRs x 0.05 (mean |LLR| below 1): in_health "small", a warning line.
-# An inverted polarity cannot be told on this code (CCSDS is transparent: the complement of a
-# codeword is a codeword); README's troubleshooting section says what shows it instead.
+#  inverted, on an LDPC code with rows of odd weight ((3,7)-regular, frames): in_polarity and
+#           in_health "inverted", most checks fail as received and few negated, a warning line;
+#           the same code sent right: "normal", no warning.
+#  inverted on CCSDS: the decoder cannot tell (the complement of a codeword is a codeword):
+#           in_polarity "unknown" and no warning, while the sink counts every bit wrong, as
+#           README's troubleshooting section says.
 . "$(dirname "$0")/lib.sh"
 
 MPORT=$(port 19)
+LDPC='{"family": "ldpc", "code": "regular", "n": 1400, "dv": 3, "dc": 7, "seed": 3}'
+LDPC_TEXT=ldpc,code=regular,n=1400,dv=3,dc=7,seed=3
 IT_GLOBALS="\"metrics\": {\"listen\": \"127.0.0.1:$MPORT\"}, "
 write_config "$(chan_json 1 good '{"preset": "ccsds"}' 0 1)" \
 	"$(chan_json 2 clipped '{"preset": "ccsds"}' 2 3 ', "llr_scale": 100')" \
-	"$(chan_json 3 small '{"preset": "ccsds"}' 4 5)"
+	"$(chan_json 3 small '{"preset": "ccsds"}' 4 5)" \
+	"$(chan_json 4 ldpc "$LDPC" 6 7)" "$(chan_json 5 ldpcinv "$LDPC" 8 9)" \
+	"$(chan_json 6 ccsdsinv '{"preset": "ccsds"}' 10 11)"
 start_fecd
 
 BITS=1000000
@@ -55,7 +63,29 @@ awk -v m="$(chan_stat 3 in_mean_abs_llr)" 'BEGIN { exit !(m < 1) }' ||
 grep -q "channel small: input looks far too small" "$IT_TMP/fecd.log" ||
 	fail "no small-input warning in the log"
 
-grep -q "channel good: input looks" "$IT_TMP/fecd.log" && fail "good input was warned about"
+send 4 6 7 ldpc --code "$LDPC_TEXT" --frames 2000 --ebn0 5
+check_health 4 ok
+expect_eq "$(chan_stat 4 in_polarity)" normal "the LDPC channel's polarity"
+[ "$(jq_get pass <"$IT_TMP/sink-ldpc.json")" = true ] || fail "LDPC input: the sink failed"
+
+send 5 8 9 ldpcinv --code "$LDPC_TEXT" --frames 2000 --ebn0 5 --invert
+check_health 5 inverted
+expect_eq "$(chan_stat 5 in_polarity)" inverted "the inverted LDPC channel's polarity"
+awk -v u="$(chan_stat 5 in_unsat_checks_frac)" -v v="$(chan_stat 5 in_unsat_checks_negated_frac)" \
+	'BEGIN { exit !(u > 0.6 && v < 0.3) }' ||
+	fail "inverted LDPC: checks failed $(chan_stat 5 in_unsat_checks_frac), negated $(chan_stat 5 in_unsat_checks_negated_frac)"
+grep -q "channel ldpcinv: input looks inverted" "$IT_TMP/fecd.log" ||
+	fail "no inverted-input warning in the log"
+
+send 6 10 11 ccsdsinv --invert
+check_health 6 ok
+expect_eq "$(chan_stat 6 in_polarity)" unknown "CCSDS's polarity hint"
+awk -v b="$(jq_get ber <"$IT_TMP/sink-ccsdsinv.json")" 'BEGIN { exit !(b > 0.99) }' ||
+	fail "inverted CCSDS: the sink's BER $(jq_get ber <"$IT_TMP/sink-ccsdsinv.json"), expected 1"
+
+for c in good ldpc ccsdsinv; do
+	grep -q "channel $c: input looks" "$IT_TMP/fecd.log" && fail "channel $c was warned about"
+done
 # The metrics say the same (over bash's /dev/tcp).
 exec {mfd}<>/dev/tcp/127.0.0.1/$MPORT || fail "cannot connect to the metrics port"
 printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&$mfd
@@ -67,5 +97,8 @@ awk -v f="$(mval fecd_input_clipped_ratio clipped)" 'BEGIN { exit !(f > 0.5) }' 
 	fail "metrics: fecd_input_clipped_ratio of the clipped channel: $(mval fecd_input_clipped_ratio clipped)"
 [ "$(mval fecd_input_health_warnings_total small)" -ge 1 ] || fail "metrics: no warning counted for small"
 expect_eq "$(mval fecd_input_health_warnings_total good)" 0 "metrics: warnings of the good channel"
+awk -v u="$(mval fecd_input_unsat_checks_ratio ldpcinv)" \
+	-v v="$(mval fecd_input_unsat_checks_negated_ratio ldpcinv)" 'BEGIN { exit !(u > 2 * v) }' ||
+	fail "metrics: the inverted LDPC channel's check ratios"
 stop_fecd
 log "PASS"
