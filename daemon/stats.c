@@ -163,7 +163,7 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 		out->in_unsat_checks_frac = s->health_unsat_frac;
 		out->in_unsat_checks_negated_frac = s->health_unsat_neg_frac;
 		if (s->health_checks)
-			out->in_polarity = s->health_verdict && s->health_verdict[0] == 'i'
+			out->in_polarity = s->health_verdict && !strcmp(s->health_verdict, "inverted")
 			                       ? "inverted"
 			                       : "normal";
 	} else {

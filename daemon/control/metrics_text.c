@@ -147,8 +147,8 @@ static const struct chan_metric chan_metrics[] = {
      "Input health: mean |LLR| of the last window's sampled symbols, in int8 units (0..127).",
      F64(in_mean_abs_llr)},
     {"fecd_input_unsat_checks_ratio", "gauge",
-     "Input health, where the family can tell the polarity (ldpc frames): fraction of the code's "
-     "checks the last window's hard input fails; with every symbol negated in the next.",
+     "Input health, where the family gives a polarity hint (ldpc frames): fraction of the "
+     "code's checks that the last window's hard input fails.",
      F64(in_unsat_checks_frac)},
     {"fecd_input_unsat_checks_negated_ratio", "gauge",
      "Input health: the same with every symbol negated (below the other: input inverted).",

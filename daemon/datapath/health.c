@@ -1,10 +1,11 @@
 /*
- * Input health (health.h): a sample of one job per batch, taken on the backend thread, and the
- * per-channel sums and verdicts kept on the loop thread. What the figures mean for a user, and
+ * Input health (health.h): a sample of each batch's first jobs, taken on the backend thread, and
+ * the per-channel sums and verdicts kept on the loop thread. What the figures mean for a user, and
  * which mistakes they show, is README's "Troubleshooting soft input".
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "channel.h"
 #include "health.h"
@@ -97,21 +98,23 @@ static void health_warn(struct channel *ch, const struct chan_stats_acc *st)
 	if (!ratelimit_ok(rl, now_ns(), &skipped))
 		return;
 	note = ratelimit_note(skipped, buf, sizeof(buf));
-	if (verdict[0] == 'i')
-		log_warn("channel %s: input looks inverted: %.0f%% of the code's checks fail on the "
-		         "hard decisions as received, %.0f%% with every symbol negated; send polarity one "
-		         "(FECD_IN_POLARITY_ONE) or negate the LLRs at the source%s",
+	if (!strcmp(verdict, "inverted"))
+		log_warn("channel %s: input looks inverted: %.0f%% of the code's checks fail on "
+		         "the hard decisions as received, %.0f%% with every symbol negated; send "
+		         "polarity one (FECD_IN_POLARITY_ONE) or negate the LLRs at the source%s",
 		         ch->cfg.name, 100.0 * st->health_unsat_frac,
 		         100.0 * st->health_unsat_neg_frac, note);
-	else if (verdict[0] == 'c')
-		log_warn("channel %s: input looks clipped: %.0f%% of sampled symbols at the int8 "
-		         "extremes (mean |LLR| %.1f of 127): LLRs far too large, soft information is "
-		         "lost; lower the sender's scale or input.llr_scale%s",
-		         ch->cfg.name, 100.0 * frac, mean, note);
+	else if (!strcmp(verdict, "clipped"))
+		log_warn(
+		    "channel %s: input looks clipped: %.0f%% of sampled symbols at the int8 "
+		    "extremes (mean |LLR| %.1f of 127): LLRs far too large, soft information is "
+		    "lost; lower the sender's scale or input.llr_scale%s",
+		    ch->cfg.name, 100.0 * frac, mean, note);
 	else
-		log_warn("channel %s: input looks far too small: mean |LLR| %.2f of 127, most symbols "
-		         "round to 0; raise the sender's scale or input.llr_scale%s",
-		         ch->cfg.name, mean, note);
+		log_warn(
+		    "channel %s: input looks far too small: mean |LLR| %.2f of 127, most symbols "
+		    "round to 0; raise the sender's scale or input.llr_scale%s",
+		    ch->cfg.name, mean, note);
 }
 
 void health_account(struct channel *ch, const struct in_health *s)

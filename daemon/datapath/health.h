@@ -4,7 +4,8 @@
  * all near zero; an inverted polarity, where the family can tell: fec_input_polarity) show in
  * stats.get, the metrics and a rate-limited warning. To keep the hot path
  * cheap, a batch's first jobs (a few thousand symbols, one job of a stream) are sampled, on the
- * backend thread that finishes the batch (health_sample); the loop only adds the sample up (health_account).
+ * backend thread that finishes the batch (health_sample); the loop only adds the sample up
+ * (health_account).
  */
 #ifndef FECD_HEALTH_H
 #define FECD_HEALTH_H

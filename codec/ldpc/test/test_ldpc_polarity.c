@@ -27,8 +27,8 @@ static struct fec_decoder *frame_for(const char *text, double ebn0, int8_t *s8, 
 	char err[256];
 	const struct fec_info *fi;
 
-	if (fec_spec_from_string(text, &spec, err, sizeof(err)) || fec_decoder_create(&spec, &dec) ||
-	    fec_encoder_create(&spec, &enc)) {
+	if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
+	    fec_decoder_create(&spec, &dec) || fec_encoder_create(&spec, &enc)) {
 		fprintf(stderr, "%s: %s\n", text, err);
 		abort();
 	}
