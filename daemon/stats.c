@@ -162,10 +162,10 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 		out->in_health = s->health_verdict ? s->health_verdict : "ok";
 		out->in_unsat_checks_frac = s->health_unsat_frac;
 		out->in_unsat_checks_negated_frac = s->health_unsat_neg_frac;
-		if (s->health_checks)
-			out->in_polarity = s->health_verdict && !strcmp(s->health_verdict, "inverted")
-			                       ? "inverted"
-			                       : "normal";
+		if (s->health_verdict && !strcmp(s->health_verdict, "inverted"))
+			out->in_polarity = "inverted";
+		else if (s->health_checks)
+			out->in_polarity = "normal";
 	} else {
 		if (s->hw_syms) {
 			out->in_clipped_frac = (double)s->hw_clipped / (double)s->hw_syms;
