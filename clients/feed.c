@@ -263,6 +263,11 @@ static size_t modulate(struct feed *f, size_t nbits)
 		nbldpc_llr_to_symlogp(f->llr, nsyms, fc->sym_bits, fc->spec.u.nbldpc.bit_order,
 		                      (float *)(void *)f->wire);
 	} else if (nsyms) {
+		/* --invert without --asm: every symbol negated and not said so, as a receiver whose
+		 * sign convention is the other way round sends them */
+		if (f->o.invert_to)
+			for (size_t i = 0; i < nsyms; i++)
+				f->llr[i] = -f->llr[i];
 		fec_llr_quantize(fc->format, f->llr, nsyms, f->o.polarity_one, fc->scale, f->wire);
 	}
 	return nsyms;

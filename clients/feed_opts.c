@@ -41,7 +41,9 @@ static void usage(FILE *f)
 	    "  --asm                frame codes with a sync marker (framing=asm): marker and\n"
 	    "                       frame back to back in one raw stream of --msg-syms messages\n"
 	    "  --invert[=A:B]       --asm: send frames A..B-1 (default all) and their markers\n"
-	    "                       with negated symbols, as a receiver's phase ambiguity does\n"
+	    "                       with negated symbols, as a receiver's phase ambiguity does;\n"
+	    "                       without --asm: every symbol negated (an inverted polarity\n"
+	    "                       that the message flags do not tell)\n"
 	    "  --junk N[:EVERY]     --asm: N random symbols (no marker) before frame 0 and every\n"
 	    "                       EVERY-th frame after it (default every frame)\n"
 	    "  --gnuradio           send raw items as gr-zeromq does; --gr-tags adds the tag "
@@ -329,8 +331,13 @@ int feed_parse_args(int argc, char **argv, struct feed_opts *o)
 		                "not with --replay or --asm\n");
 		return -1;
 	}
-	if ((o->invert_to || o->junk) && !o->asm_stream) {
-		fprintf(stderr, "fecd-feed: --invert and --junk go with --asm\n");
+	if (o->invert_to && !o->asm_stream && (o->invert_from || o->invert_to != UINT64_MAX)) {
+		fprintf(stderr, "fecd-feed: --invert=A:B goes with --asm (without it, every symbol "
+		                "is negated)\n");
+		return -1;
+	}
+	if (o->junk && !o->asm_stream) {
+		fprintf(stderr, "fecd-feed: --junk goes with --asm\n");
 		return -1;
 	}
 	if (o->asm_stream && (o->split > 1 || o->inject_bad || o->replay)) {

@@ -379,6 +379,17 @@ int fec_decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_bat
 	                            errlen);
 }
 
+int fec_input_polarity(const struct fec_decoder *dec, const int8_t *in, uint32_t n,
+                       struct fec_polarity *out)
+{
+	if (!dec || !out || (n && !in))
+		return -FEC_EINVAL;
+	*out = (struct fec_polarity){0};
+	if (!dec->vt->input_polarity)
+		return -FEC_ENOTSUP;
+	return dec->vt->input_polarity(dec, in, n, out);
+}
+
 int fec_encoder_create(const struct fec_spec *spec, struct fec_encoder **out)
 {
 	const struct fec_family_ops *ops;

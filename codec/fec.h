@@ -362,6 +362,19 @@ int fec_decode_siso(const struct fec_decoder *dec, void *scratch, struct fec_bat
                     char *err, size_t errlen);
 bool fec_decoder_has_siso(const struct fec_decoder *dec);
 
+/* A polarity hint for one job's int8 input, where the family can tell: of the code's parity
+ * checks that the input decides (none of their symbols punctured or 0), how many the input's hard
+ * decisions leave unsatisfied, as received (unsat) and with every symbol negated (unsat_negated).
+ * Right input leaves few unsatisfied; inverted input leaves few only when negated. -FEC_ENOTSUP
+ * for a family that cannot tell (a convolutional code, whose codewords' complements are
+ * codewords too, or one that has no entry); -FEC_EINVAL for an input that is not one whole frame
+ * of the code. Reads only the code: thread-safe. */
+struct fec_polarity {
+	uint32_t checks, unsat, unsat_negated;
+};
+int fec_input_polarity(const struct fec_decoder *dec, const int8_t *in, uint32_t n,
+                       struct fec_polarity *out);
+
 /* What a batch's jobs use of their slots, for copying no more than that (a GPU backend's
  * transfers). in_elems: input elements of the longest job (in_len symbols times in_q); out_bytes,
  * soft_vals: the most packed output bytes and soft values any job can write. Streams and frames of

@@ -20,6 +20,9 @@ struct fec_decoder_vtbl {
 	int (*decode_siso)(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
 	                   const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
 	                   char *err, size_t errlen);
+	/* Optional (NULL: -FEC_ENOTSUP): fec_input_polarity, with its arguments checked. */
+	int (*input_polarity)(const struct fec_decoder *dec, const int8_t *in, uint32_t n,
+	                      struct fec_polarity *out);
 };
 
 struct fec_decoder {

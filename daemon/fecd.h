@@ -184,6 +184,17 @@ struct chan_stats {
 	uint64_t lat_le[FECD_LAT_BUCKETS]; /* outputs published within each bound (cumulative) */
 	uint64_t lat_count;                /* outputs with a latency sample (the +Inf bucket) */
 	double lat_sum_s;
+	/* Input health (one job per batch sampled, in int8 units): symbols sampled and clipped over
+	 * the channel's life, windows that looked wrong; the clipped fraction and mean |LLR| of the
+	 * last full window (before one: of the samples so far), and its verdict: "ok", "inverted",
+	 * "clipped", "small", or "unknown" (no full window yet). The polarity hint where the family
+	 * gives one (fec_input_polarity): the last window's fractions of the code's checks that the
+	 * hard input fails, as received and negated, and "normal", "inverted" or "unknown". */
+	uint64_t in_sampled_syms, in_clipped_syms, in_health_warnings;
+	double in_clipped_frac, in_mean_abs_llr;
+	const char *in_health;
+	double in_unsat_checks_frac, in_unsat_checks_negated_frac;
+	const char *in_polarity;
 };
 
 struct fecd;

@@ -152,6 +152,27 @@ void stats_fill(const struct chan_stats_acc *s, struct chan_stats *out)
 		out->lat_le[b] = out->lat_count;
 	}
 	out->lat_sum_s = s->lat_life_sum_ns / 1e9;
+	out->in_polarity = "unknown";
+	out->in_sampled_syms = s->health_syms;
+	out->in_clipped_syms = s->health_clipped;
+	out->in_health_warnings = s->health_warnings;
+	if (s->health_windows) {
+		out->in_clipped_frac = s->health_frac;
+		out->in_mean_abs_llr = s->health_mean;
+		out->in_health = s->health_verdict ? s->health_verdict : "ok";
+		out->in_unsat_checks_frac = s->health_unsat_frac;
+		out->in_unsat_checks_negated_frac = s->health_unsat_neg_frac;
+		if (s->health_verdict && !strcmp(s->health_verdict, "inverted"))
+			out->in_polarity = "inverted";
+		else if (s->health_checks)
+			out->in_polarity = "normal";
+	} else {
+		if (s->hw_syms) {
+			out->in_clipped_frac = (double)s->hw_clipped / (double)s->hw_syms;
+			out->in_mean_abs_llr = s->hw_abs / (double)s->hw_syms;
+		}
+		out->in_health = "unknown";
+	}
 	if (s->cur.count + s->prev.count) {
 		out->lat_p50_ms = hist_percentile(&s->cur, &s->prev, 0.50);
 		out->lat_p90_ms = hist_percentile(&s->cur, &s->prev, 0.90);

@@ -51,6 +51,16 @@ struct chan_stats_acc {
 	/* connections (sockmon.c) */
 	uint64_t conn_drops;         /* dropped by libzmq mid-message: oversized part, bad framing */
 	uint64_t handshake_failures; /* refused: CURVE keys, a wrong server key, mechanisms */
+	/* input health (health.c): sampled symbols over the channel's life, the window being
+	 * filled (hw_), and the last full window's figures and verdict (NULL: looks fine) */
+	uint64_t health_syms, health_clipped, health_windows, health_warnings;
+	double health_abs;
+	uint64_t hw_syms, hw_clipped, hw_checks, hw_unsat, hw_unsat_negated;
+	double hw_abs;
+	double health_frac, health_mean;
+	uint64_t health_checks; /* the last window's decided checks (0: no polarity hint) */
+	double health_unsat_frac, health_unsat_neg_frac;
+	const char *health_verdict;
 	/* throughput window */
 	uint64_t win_ns, win_syms, win_bits;
 	double in_rate, out_rate;

@@ -25,10 +25,44 @@ static void ldpc_decoder_destroy(struct fec_decoder *dec)
 	free(d);
 }
 
+/* fec_input_polarity: the syndrome of the input's hard decisions and of their complement. A row
+ * of odd weight changes its parity when every symbol is negated, one of even weight keeps it:
+ * that difference is what tells inverted input (most codes have rows of odd weight; one whose
+ * rows all have even weight gives equal counts and so no hint). */
+static int ldpc_input_polarity(const struct fec_decoder *dec, const int8_t *in, uint32_t n,
+                               struct fec_polarity *out)
+{
+	const struct ldpc_code *code = ((const struct ldpc_decoder *)dec)->code;
+	const struct ldpc_matrix *h = &code->h;
+
+	if (n != code->n_tx)
+		return -FEC_EINVAL;
+	for (uint32_t r = 0; r < h->m; r++) {
+		unsigned ones = 0, weight = 0;
+		bool decided = true;
+
+		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1] && decided; e++) {
+			uint32_t c = h->row_col[e];
+
+			decided = c >= code->punct && in[c - code->punct] != 0;
+			if (decided)
+				ones += in[c - code->punct] < 0;
+			weight++;
+		}
+		if (!decided)
+			continue;
+		out->checks++;
+		out->unsat += ones & 1;
+		out->unsat_negated += (ones + weight) & 1;
+	}
+	return 0;
+}
+
 static const struct fec_decoder_vtbl ldpc_vtbl = {
     .decode = ldpc__decode,
     .destroy = ldpc_decoder_destroy,
     .decode_siso = ldpc__decode_siso,
+    .input_polarity = ldpc_input_polarity,
 };
 
 struct row_key {

@@ -451,7 +451,9 @@ static int m_channel_reset(struct fecd *d, const cJSON *params, cJSON **result, 
 	    X(asm_inverted) X(asm_lost_syms) X(asm_misses) X(conn_drops) X(handshake_failures)     \
 	    X(queue_syms) X(jobs_retried)                                                          \
 	    X(batches_inflight) X(code_gen) X(in_syms_per_s) X(out_bits_per_s) X(lat_p50_ms)       \
-	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms) X(batch_p50_ms) X(batch_p99_ms) X(batch_max_ms)
+	        X(lat_p90_ms) X(lat_p99_ms) X(lat_max_ms) X(batch_p50_ms) X(batch_p99_ms) X(batch_max_ms)  \
+	            X(in_sampled_syms) X(in_clipped_syms) X(in_health_warnings) X(in_clipped_frac)   \
+	                X(in_mean_abs_llr) X(in_unsat_checks_frac) X(in_unsat_checks_negated_frac)
 
 /* An object of counters by name ({"header": 3, ...}). */
 static void add_breakdown(cJSON *o, const char *key, const char *const *names,
@@ -504,6 +506,8 @@ static cJSON *channel_stats_json(const struct channel *ch)
 #define X(f) cJSON_AddNumberToObject(o, #f, (double)st.f);
 	STATS_FIELDS(X)
 #undef X
+	cJSON_AddStringToObject(o, "in_health", st.in_health);
+	cJSON_AddStringToObject(o, "in_polarity", st.in_polarity);
 	stats_breakdowns_json(&st, o);
 	return o;
 }

@@ -88,7 +88,7 @@ struct render {
 
 /* ---- Per channel: one sample each */
 
-enum value_kind { V_U64, V_U32 };
+enum value_kind { V_U64, V_U32, V_F64 };
 
 struct chan_metric {
 	const char *name, *type, *help;
@@ -98,6 +98,7 @@ struct chan_metric {
 
 #define U64(field) offsetof(struct chan_stats, field), V_U64
 #define U32(field) offsetof(struct chan_stats, field), V_U32
+#define F64(field) offsetof(struct chan_stats, field), V_F64
 
 static const struct chan_metric chan_metrics[] = {
     {"fecd_input_messages_total", "counter", "Input messages accepted.", U64(msgs_in)},
@@ -131,6 +132,27 @@ static const struct chan_metric chan_metrics[] = {
      "Jobs decoded again because their decoder gave up within an attempt's budget (a job "
      "decoded three times counts 2; stats.get's jobs_retried).",
      U64(jobs_retried)},
+    {"fecd_input_sampled_symbols_total", "counter",
+     "Input health: symbols sampled (one job per batch).", U64(in_sampled_syms)},
+    {"fecd_input_clipped_symbols_total", "counter",
+     "Input health: sampled symbols at the int8 extremes or beyond (LLRs too large).",
+     U64(in_clipped_syms)},
+    {"fecd_input_health_warnings_total", "counter",
+     "Input health: sample windows that looked clipped or far too small.",
+     U64(in_health_warnings)},
+    {"fecd_input_clipped_ratio", "gauge",
+     "Input health: fraction of the last window's sampled symbols that were clipped.",
+     F64(in_clipped_frac)},
+    {"fecd_input_mean_abs_llr", "gauge",
+     "Input health: mean |LLR| of the last window's sampled symbols, in int8 units (0..127).",
+     F64(in_mean_abs_llr)},
+    {"fecd_input_unsat_checks_ratio", "gauge",
+     "Input health, where the family gives a polarity hint (ldpc frames): fraction of the "
+     "code's checks that the last window's hard input fails.",
+     F64(in_unsat_checks_frac)},
+    {"fecd_input_unsat_checks_negated_ratio", "gauge",
+     "Input health: the same with every symbol negated (below the other: input inverted).",
+     F64(in_unsat_checks_negated_frac)},
     {"fecd_code_generation", "gauge", "Code generation in force (1 at creation, +1 per update).",
      U32(code_gen)},
 };
@@ -145,6 +167,11 @@ static void chan_scalars(struct render *r)
 			const char *field = (const char *)&r->s->ch[c].st + m->offset;
 			unsigned long long v;
 
+			if (m->kind == V_F64) {
+				put(&r->t, "%s{%s} %.6g\n", m->name, r->labels[c],
+				    *(const double *)(const void *)field);
+				continue;
+			}
 			if (m->kind == V_U32)
 				v = *(const uint32_t *)(const void *)field;
 			else

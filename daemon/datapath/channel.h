@@ -31,6 +31,7 @@
 #include "backend.h"
 #include "curve.h"
 #include "fecd.h"
+#include "health.h"
 #include "jobslot.h"
 #include "sockmon.h"
 #include "stats.h"
@@ -84,6 +85,7 @@ struct batch {
 	struct job_meta eos_meta; /* a job-less end-of-stream marker's position */
 	struct backend_task task;
 	uint64_t submit_ns, done_ns; /* on the backend: submitted, decoded (its thread sets it) */
+	struct in_health health;     /* its input sampled (the backend thread sets it) */
 	struct batch *next;          /* closed queue */
 	/* buffers, grown only when the geometry grows */
 	uint32_t cap_jobs;
@@ -246,7 +248,7 @@ struct channel {
 	uint32_t pub_gen;     /* generation of the last published output */
 
 	struct chan_stats_acc stats;
-	struct ratelimit rl_bad, rl_frame, rl_gap, rl_send, rl_decode;
+	struct ratelimit rl_bad, rl_frame, rl_gap, rl_send, rl_decode, rl_health;
 
 	/* closing */
 	bool flushed;

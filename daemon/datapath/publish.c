@@ -28,6 +28,7 @@ void publish_task_done(struct backend_task *t)
 	struct channel *ch = b->ch;
 
 	b->done_ns = now_ns();
+	health_sample(b, &b->health);
 	pthread_mutex_lock(&ch->done_lock);
 	b->next = ch->done_head;
 	ch->done_head = b;
@@ -53,6 +54,7 @@ void publish_on_async(uv_async_t *h)
 		ch->inflight--;
 		stats_batch_time(&ch->stats, b->done_ns - b->submit_ns);
 		ch->stats.jobs_retried += b->task.retried;
+		health_account(ch, &b->health);
 		if (b->task.ran_on == BACKEND_RAN_GPU)
 			ch->stats.batches_gpu++;
 		else

@@ -168,6 +168,9 @@ for i in 1 2 3; do
 	same fecd_code_generation "$L" "$ST" code_gen
 	same fecd_batches_total "${L%\}},backend=\"cpu\"}" "$ST" batches_cpu
 	same fecd_jobs_retried_total "$L" "$ST" jobs_retried
+	same fecd_input_sampled_symbols_total "$L" "$ST" in_sampled_syms
+	same fecd_input_clipped_symbols_total "$L" "$ST" in_clipped_syms
+	same fecd_input_health_warnings_total "$L" "$ST" in_health_warnings
 	same fecd_batches_total "${L%\}},backend=\"cuda\"}" "$ST" batches_gpu
 	for r in parts header format length channel framing; do
 		same fecd_input_rejected_messages_total "${L%\}},reason=\"$r\"}" "$ST" \
