@@ -20,6 +20,9 @@ struct fec_decoder_vtbl {
 	int (*decode_siso)(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
 	                   const float *prior, size_t prior_stride, uint32_t first, uint32_t count,
 	                   char *err, size_t errlen);
+	/* Optional (NULL: no layout, fec_decoder_info_ranges gives 0): fec_decoder_info_ranges. */
+	int (*info_ranges)(const struct fec_decoder *dec, struct fec_info_range *ranges, size_t max,
+	                   uint32_t *unsent);
 };
 
 struct fec_decoder {
