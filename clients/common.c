@@ -193,6 +193,19 @@ int frame_table_get(struct frame_table *t, uint64_t i, uint64_t *first, uint32_t
 	return 0;
 }
 
+int frame_table_switch(struct frame_table *t, uint64_t i, const struct frame_sched *fs)
+{
+	uint64_t first;
+	uint32_t nbits;
+
+	if (i && frame_table_get(t, i - 1, &first, &nbits))
+		return -1;
+	/* start[i] is the end of frame i - 1: what follows is drawn again from fs */
+	t->count = i;
+	t->sched = *fs;
+	return 0;
+}
+
 int parse_u64_arg(const char *s, uint64_t *out)
 {
 	char *end;

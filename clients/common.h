@@ -64,6 +64,10 @@ int frame_table_init(struct frame_table *t, const struct frame_sched *fs, uint64
 void frame_table_free(struct frame_table *t);
 /* First bit and length of frame i; returns 0 or -1 (out of memory). */
 int frame_table_get(struct frame_table *t, uint64_t i, uint64_t *first, uint32_t *nbits);
+/* From frame i on, lengths follow fs (a code change to a code of another k): frames before i
+ * keep theirs (drawn now where they were not yet), later ones drawn before are drawn again.
+ * Returns 0 or -1 (out of memory). */
+int frame_table_switch(struct frame_table *t, uint64_t i, const struct frame_sched *fs);
 
 /* ZMQ CURVE for a client's socket, from key files as fecd reads them
  * (daemon/datapath/curve_keys.h). Connecting: the client role, with this end's secret key and the

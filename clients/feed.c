@@ -12,7 +12,9 @@
  * another code from message SEQ on while the information bits carry on (paired with a
  * channel.update at_seq=SEQ on the daemon). Frames: one frame per message, or --split K messages
  * per frame; frame lengths are fixed (--frame-bits B) or drawn from a seeded schedule
- * (--frame-bits MIN:MAX) that the sink regenerates (common.h).
+ * (--frame-bits MIN:MAX) that the sink regenerates (common.h); a --switch to a code whose frames
+ * carry k bits each (LDPC) sends frames of k bits from the switch on, which fecd-sink follows
+ * from the output headers of the new code generation.
  *
  * Frames carry the code's information bits each (fec_info.frame_info_bits). --asm (feed_asm.c,
  * for frame codes with framing=asm) sends every frame behind the code's sync marker in one raw
@@ -496,15 +498,42 @@ short_file:
 	return -1;
 }
 
+/* A --switch at frame fr's first message: a code whose frames carry k information bits each
+ * takes frames of k bits from fr on (fecd-sink follows it from the output headers). Returns 0,
+ * or -1 after printing why. */
+static int frame_switch(struct feed *f, uint64_t fr)
+{
+	const char *text = switch_at(f, f->seq);
+	uint32_t k;
+
+	if (!text)
+		return 0;
+	if (apply_switch(f))
+		return -1;
+	k = f->code.info.frame_info_bits;
+	if (!k)
+		return 0;
+	if (k > f->cap_bits) {
+		fprintf(stderr,
+		        "fecd-feed: --switch %s: frames of %u bits do not fit the buffers\n", text,
+		        k);
+		return -1;
+	}
+	const struct frame_sched fixed = {.min_bits = k, .max_bits = k, .step = 1};
+	if (frame_table_switch(&f->frames, fr, &fixed)) {
+		fprintf(stderr, "fecd-feed: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int run_frames(struct feed *f)
 {
 	for (uint64_t fr = 0; fr < f->o.frames && !feed_stop; fr++) {
-		if (apply_switch(f))
-			return -1;
 		uint64_t first_bit;
 		uint32_t nbits;
 
-		if (frame_table_get(&f->frames, fr, &first_bit, &nbits)) {
+		if (frame_switch(f, fr) || frame_table_get(&f->frames, fr, &first_bit, &nbits)) {
 			fprintf(stderr, "fecd-feed: out of memory\n");
 			return -1;
 		}
@@ -629,13 +658,37 @@ static bool peer_seen(struct feed *f, int wait_ms)
 	return f->peer_seen;
 }
 
+/* The most information bits a frame of any --switch code carries (its fec_info.frame_info_bits),
+ * so that the buffers hold them; 0 where none fixes it, or -1 after printing why. */
+static int64_t switch_frame_bits_max(struct feed *f)
+{
+	int64_t most = 0;
+
+	for (unsigned i = 0; i < f->o.nswitches; i++) {
+		struct feed_code fc;
+
+		if (code_open(f, f->o.switches[i].code, &fc))
+			return -1;
+		if (fc.info.frame_info_bits > most)
+			most = fc.info.frame_info_bits;
+		code_close(&fc);
+	}
+	return most;
+}
+
 static int alloc_buffers(struct feed *f)
 {
 	if (code_is_frame(&f->code)) {
+		int64_t most = switch_frame_bits_max(f);
+
+		if (most < 0)
+			return -1;
 		f->cap_bits = f->o.sched.max_bits;
+		if ((uint64_t)most > f->cap_bits)
+			f->cap_bits = (size_t)most;
 		/* in wire symbols: q-ary codes send one per sym_bits code bits */
 		if (f->code.info.max_frame_syms &&
-		    fec_encoded_len(&f->code.spec, f->cap_bits) / f->code.sym_bits >
+		    fec_encoded_len(&f->code.spec, f->o.sched.max_bits) / f->code.sym_bits >
 		        f->code.info.max_frame_syms) {
 			fprintf(stderr,
 			        "fecd-feed: --frame-bits %u is longer than the code's frames "

@@ -8,7 +8,9 @@
  *   - Frames: frame index i = (in_seq - seq_start) / split (the sender sequence number of the
  *     frame's first message, as the feed numbers them), or frame_seq with --frame-index count
  *     (for GNU Radio raw input, which has no sequence numbers). Frame i holds the bits the feed's
- *     frame schedule (--frame-bits B or MIN:MAX[:STEP], same seed) gives it.
+ *     frame schedule (--frame-bits B or MIN:MAX[:STEP], same seed) gives it; from the first frame
+ *     of a new code generation whose length differs, frames have that length (the feed's
+ *     --switch to a code of another k).
  *   - Streams: the daemon numbers a stream's bits from 0 (out_bit_offset) and starts again at 0
  *     when a stream restarts: after an END_OF_STREAM, the sender's own or one fecd made where a
  *     code change takes effect, at a hole in a SUB input or at a close (the header's end_cause
@@ -122,6 +124,40 @@ static int frame_len_from_header(struct sink *s, const struct fecd_out_hdr *h)
 	        "(--frame-bits or --code to say otherwise)\n",
 	        h->payload_bits);
 	return 0;
+}
+
+/* A code change to a code of another k (fecd-feed --switch across LDPC codes): the first frame
+ * of a new code generation, where its length is not the one the table gives, takes its length
+ * from the header for itself and every later frame, as the feed does from the switch on. A wrong
+ * length from fecd cannot pass for right this way: the next frame's bits would then be compared
+ * at the wrong place. A frame of an older generation arriving late keeps its place. Returns 0, or
+ * -1 out of memory. */
+static int frame_len_follow_gen(struct sink *s, const struct fecd_out_hdr *h, uint64_t idx)
+{
+	uint64_t first;
+	uint32_t nbits;
+
+	if (!s->table_gen_set) {
+		s->table_gen_set = true;
+		s->table_gen = h->code_gen;
+		return 0;
+	}
+	if (h->code_gen == s->table_gen || idx < s->table_from)
+		return 0;
+	s->table_gen = h->code_gen;
+	s->table_from = idx;
+	if (frame_table_get(&s->frames, idx, &first, &nbits))
+		return -1;
+	if (nbits == h->payload_bits || !h->payload_bits)
+		return 0;
+	const struct frame_sched fixed = {
+	    .min_bits = h->payload_bits, .max_bits = h->payload_bits, .step = 1};
+	s->len_changes++;
+	fprintf(stderr,
+	        "fecd-sink: frames of %" PRIu32 " bits from frame %" PRIu64
+	        " on, as the header of the first frame of code generation %" PRIu32 " says\n",
+	        h->payload_bits, idx, h->code_gen);
+	return frame_table_switch(&s->frames, idx, &fixed);
 }
 
 /* Where a stream message's bits sit in the information bits (the rule at the top). */
@@ -265,7 +301,7 @@ static int verify(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *r
 		if (beyond_window(s, 0, idx, s->frame_msgs,
 		                  s->o.window ? s->o.window : SINK_WINDOW_FRAMES, "frame"))
 			return 0;
-		if (frame_len_from_header(s, h) ||
+		if (frame_len_from_header(s, h) || frame_len_follow_gen(s, h, idx) ||
 		    frame_table_get(&s->frames, idx, &first, &nbits)) {
 			fprintf(stderr, "fecd-sink: out of memory\n");
 			return -1;

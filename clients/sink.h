@@ -50,9 +50,14 @@ struct sink {
 	    errors_status;         /* msg_errors: with bits wrong; bits right, status not */
 	uint32_t hdr_frame_bits;   /* frame length from the first frame's header, or 0 */
 	uint64_t frame_len_errors; /* frames of another length than the feed's */
-	bool stream_begun;         /* a stream message at --bit-start has come */
-	uint64_t stale;            /* stream messages of an earlier run, not checked */
-	uint64_t out_of_window;    /* messages placed beyond the window: reported, not checked */
+	/* frames: the code generation whose lengths the frame table follows from frame table_from
+	 * on, and the generation changes whose frames took another length (sink.c) */
+	bool table_gen_set;
+	uint32_t table_gen;
+	uint64_t table_from, len_changes;
+	bool stream_begun;      /* a stream message at --bit-start has come */
+	uint64_t stale;         /* stream messages of an earlier run, not checked */
+	uint64_t out_of_window; /* messages placed beyond the window: reported, not checked */
 	uint64_t status[3], status_other, code_changed, restarts;
 	uint32_t gens[SINK_MAX_GENS];
 	unsigned ngens;

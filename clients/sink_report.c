@@ -160,8 +160,9 @@ bool sink_report(struct sink *s)
 		       ",\"sender_end\":%" PRIu64 ",\"status\":{"
 		       "\"decoded\":%" PRIu64 ",\"not_converged\":%" PRIu64 ",\"erased\":%" PRIu64
 		       ",\"other\":%" PRIu64 "},\"code_gens\":[%s],\"code_changed\":%" PRIu64
-		       ",\"soft\":{\"messages\":%" PRIu64 ",\"values\":%" PRIu64
-		       ",\"zero\":%" PRIu64 ",\"size_errors\":%" PRIu64 ",\"sign_errors\":%" PRIu64
+		       ",\"frame_len_changes\":%" PRIu64 ",\"soft\":{\"messages\":%" PRIu64
+		       ",\"values\":%" PRIu64 ",\"zero\":%" PRIu64 ",\"size_errors\":%" PRIu64
+		       ",\"sign_errors\":%" PRIu64
 		       "},\"latency_ms\":{\"samples\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
 		       "\"max\":%.3f},\"seconds\":%.3f,\"bits_per_s\":%.0f}\n",
 		       v.len ? "false" : "true", v.why, s->msgs, s->stream_msgs, s->frame_msgs,
@@ -169,9 +170,9 @@ bool sink_report(struct sink *s)
 		       s->errors_status, s->bits_track.delivered, lost_bits, lost_frames, dups, ooo,
 		       s->malformed, s->out_of_window, s->stale, s->restarts, s->eos_seen,
 		       s->sender_ends, s->status[0], s->status[1], s->status[2], s->status_other,
-		       gens, s->code_changed, s->soft_msgs, s->soft_values, s->soft_zero,
-		       s->soft_size_errors, s->soft_sign_errors, s->lat.n, p50, p90, p99, pmax,
-		       secs, secs > 0 ? (double)s->bits / secs : 0.0);
+		       gens, s->code_changed, s->len_changes, s->soft_msgs, s->soft_values,
+		       s->soft_zero, s->soft_size_errors, s->soft_sign_errors, s->lat.n, p50, p90,
+		       p99, pmax, secs, secs > 0 ? (double)s->bits / secs : 0.0);
 	} else {
 		printf("fecd-sink: messages=%" PRIu64 " frames=%" PRIu64 " bits=%" PRIu64
 		       " bit_errors=%" PRIu64 " ber=%.3g frame_errors=%" PRIu64 " fer=%.3g\n",
@@ -190,8 +191,9 @@ bool sink_report(struct sink *s)
 		       lost_bits, lost_frames, dups, ooo, s->malformed, s->out_of_window,
 		       s->restarts, s->eos_seen, s->sender_ends);
 		printf("  status decoded=%" PRIu64 " not_converged=%" PRIu64 " erased=%" PRIu64
-		       " code_gens=%s code_changed=%" PRIu64 "\n",
-		       s->status[0], s->status[1], s->status[2], gens, s->code_changed);
+		       " code_gens=%s code_changed=%" PRIu64 " frame_len_changes=%" PRIu64 "\n",
+		       s->status[0], s->status[1], s->status[2], gens, s->code_changed,
+		       s->len_changes);
 		if (s->soft_msgs)
 			printf("  soft messages=%" PRIu64 " values=%" PRIu64 " zero=%" PRIu64
 			       " size_errors=%" PRIu64 " sign_errors=%" PRIu64 "\n",

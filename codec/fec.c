@@ -331,6 +331,28 @@ const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec)
 	return &dec->spec;
 }
 
+int fec_decoder_info_ranges(const struct fec_decoder *dec, struct fec_info_range *ranges,
+                            size_t max, uint32_t *unsent)
+{
+	*unsent = 0;
+	if (!dec->vt->info_ranges)
+		return 0;
+	return dec->vt->info_ranges(dec, ranges, max, unsent);
+}
+
+void fec_info_ranges_add(struct fec_info_range *ranges, size_t max, size_t *n, uint32_t pos)
+{
+	if (*n > max)
+		return; /* they did not fit: max + 1 says so */
+	if (*n && ranges[*n - 1].last + 1 == pos) {
+		ranges[*n - 1].last = pos;
+		return;
+	}
+	if (*n < max)
+		ranges[*n] = (struct fec_info_range){pos, pos};
+	++*n;
+}
+
 int fec_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b, uint32_t first,
                uint32_t count)
 {

@@ -341,6 +341,22 @@ struct fec_decoder *fec_decoder_hold(const struct fec_decoder *dec);
 void fec_decoder_destroy(struct fec_decoder *dec);
 const struct fec_info *fec_decoder_info(const struct fec_decoder *dec);
 const struct fec_spec *fec_decoder_spec(const struct fec_decoder *dec);
+/* Where a frame's information bits sit (channel.get): for a systematic frame code, the input
+ * symbols of a sent frame that carry them, in order, as ranges [first, last] of symbol indices
+ * (a symbol is what fec_info.frame_syms counts: a code bit, or a q-ary symbol of p bits for
+ * q-ary input); *unsent gets the information bits the frame does not send (punctured
+ * information columns: 5G NR's first 2z), which sit before those of the ranges. Writes up to max
+ * ranges and returns how many there are (max + 1 where more do not fit), or 0 where the
+ * family's information bits are no subset of its code bits (convolutional codes: the decoder's
+ * output only) or its frames have no fixed layout. */
+struct fec_info_range {
+	uint32_t first, last;
+};
+int fec_decoder_info_ranges(const struct fec_decoder *dec, struct fec_info_range *ranges,
+                            size_t max, uint32_t *unsent);
+/* Adds symbol pos to the ranges fec_decoder_info_ranges builds (*n so far; max + 1 once they do
+ * not fit): for the families' hooks, which visit their information symbols in increasing order. */
+void fec_info_ranges_add(struct fec_info_range *ranges, size_t max, size_t *n, uint32_t pos);
 
 /* Decodes jobs [first, first + count) of the batch; scratch holds info->scratch_bytes bytes owned by
  * the calling thread. Thread-safe for disjoint job ranges. */

@@ -23,6 +23,9 @@ struct fec_decoder_vtbl {
 	/* Optional (NULL: -FEC_ENOTSUP): fec_input_polarity, with its arguments checked. */
 	int (*input_polarity)(const struct fec_decoder *dec, const int8_t *in, uint32_t n,
 	                      struct fec_polarity *out);
+	/* Optional (NULL: no layout, fec_decoder_info_ranges gives 0): fec_decoder_info_ranges. */
+	int (*info_ranges)(const struct fec_decoder *dec, struct fec_info_range *ranges, size_t max,
+	                   uint32_t *unsent);
 };
 
 struct fec_decoder {

@@ -235,6 +235,9 @@ struct channel *fecd_channel_find_name(struct fecd *d, const char *name);
 /* Iteration in creation order: first with prev == NULL; NULL at the end. */
 struct channel *fecd_channel_next(struct fecd *d, struct channel *prev);
 const struct chan_config *channel_config(const struct channel *ch);
+/* The decoder of channel_config's code (the last update's, pending or in force); NULL once the
+ * channel is closing. */
+const struct fec_decoder *channel_decoder(const struct channel *ch);
 /* The channel's instance (the output header's instance): random and nonzero, drawn at creation,
  * so that a consumer can tell this channel's output from an earlier one's on the same endpoint. */
 uint64_t channel_instance(const struct channel *ch);

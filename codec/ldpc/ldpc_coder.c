@@ -58,11 +58,33 @@ static int ldpc_input_polarity(const struct fec_decoder *dec, const int8_t *in, 
 	return 0;
 }
 
+/* fec_decoder_info_ranges: information bit j is column info_cols[j] (whatever the output
+ * gives: with output=codeword too), sent as symbol column - punct; columns below punct are not
+ * sent. */
+static int ldpc_info_ranges(const struct fec_decoder *dec, struct fec_info_range *ranges,
+                            size_t max, uint32_t *unsent)
+{
+	const struct ldpc_decoder *d = (const struct ldpc_decoder *)dec;
+	const uint32_t punct = d->code->punct;
+	size_t n = 0;
+
+	for (uint32_t j = 0; j < d->code->k; j++) {
+		uint32_t col = d->code->info_cols[j];
+
+		if (col < punct)
+			++*unsent;
+		else
+			fec_info_ranges_add(ranges, max, &n, col - punct);
+	}
+	return (int)n;
+}
+
 static const struct fec_decoder_vtbl ldpc_vtbl = {
     .decode = ldpc__decode,
     .destroy = ldpc_decoder_destroy,
     .decode_siso = ldpc__decode_siso,
     .input_polarity = ldpc_input_polarity,
+    .info_ranges = ldpc_info_ranges,
 };
 
 struct row_key {

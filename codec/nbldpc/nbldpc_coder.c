@@ -294,9 +294,27 @@ static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, str
 	return 0;
 }
 
+/* fec_decoder_info_ranges: the information symbols are columns info_cols, sent in column order;
+ * with bit input each symbol is p received values in a row. */
+static int nbldpc_info_ranges(const struct fec_decoder *dec, struct fec_info_range *ranges,
+                              size_t max, uint32_t *unsent)
+{
+	const struct nbldpc_decoder *d = (const struct nbldpc_decoder *)dec;
+	const bool sym_in = dec->spec.frame.in == FEC_IN_F32_SYMLOGP;
+	const uint32_t per = sym_in ? 1 : d->p;
+	size_t n = 0;
+
+	(void)unsent; /* every column is sent */
+	for (uint32_t i = 0; i < d->code->k; i++)
+		for (uint32_t b = 0; b < per; b++)
+			fec_info_ranges_add(ranges, max, &n, d->code->info_cols[i] * per + b);
+	return (int)n;
+}
+
 static const struct fec_decoder_vtbl nbldpc_vtbl = {
     .decode = nbldpc_decode_batch,
     .destroy = nbldpc_decoder_destroy,
+    .info_ranges = nbldpc_info_ranges,
 };
 
 static void fill_info(struct nbldpc_decoder *d)

@@ -180,9 +180,64 @@ static int m_channel_list(struct fecd *d, const cJSON *params, cJSON **result, c
 	return 0;
 }
 
+/* Most ranges channel.get lists of where a frame's information bits sit. */
+#define INFO_RANGES_MAX 4096
+
+/* channel.get's "info": the information bits a frame carries and where they sit (fec.h,
+ * fec_decoder_info_ranges). NULL out of memory. */
+static cJSON *code_info_json(const struct fec_decoder *dec)
+{
+	const struct fec_info *in = fec_decoder_info(dec);
+	cJSON *o = cJSON_CreateObject(), *arr;
+	struct fec_info_range *r;
+	uint32_t unsent;
+	int n;
+
+	if (!o)
+		return NULL;
+	if (in->kind != FEC_KIND_FRAME) {
+		/* a stream: unit_bits information bits in every unit_syms symbols */
+		cJSON_AddStringToObject(o, "layout", "stream");
+		cJSON_AddNumberToObject(o, "unit_bits", in->unit_bits);
+		cJSON_AddNumberToObject(o, "unit_syms", in->unit_syms);
+		return o;
+	}
+	if (in->frame_info_bits)
+		cJSON_AddNumberToObject(o, "k", in->frame_info_bits);
+	else
+		cJSON_AddNullToObject(o, "k");
+	r = malloc(INFO_RANGES_MAX * sizeof(*r));
+	if (!r) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	n = fec_decoder_info_ranges(dec, r, INFO_RANGES_MAX, &unsent);
+	if (n <= 0) {
+		cJSON_AddStringToObject(o, "layout", "decoded");
+		free(r);
+		return o;
+	}
+	cJSON_AddStringToObject(o, "layout", "ranges");
+	cJSON_AddNumberToObject(o, "frame_syms", in->frame_syms);
+	cJSON_AddNumberToObject(o, "unsent", unsent);
+	if (n > INFO_RANGES_MAX)
+		cJSON_AddTrueToObject(o, "truncated");
+	arr = cJSON_AddArrayToObject(o, "ranges");
+	for (int i = 0; i < n && i < INFO_RANGES_MAX && arr; i++) {
+		const int pair[2] = {(int)r[i].first, (int)r[i].last};
+		cJSON_AddItemToArray(arr, cJSON_CreateIntArray(pair, 2));
+	}
+	free(r);
+	return o;
+}
+
 static cJSON *channel_full(const struct channel *ch)
 {
 	cJSON *o = channel_summary(ch);
+	const struct fec_decoder *dec = channel_decoder(ch);
+
+	if (dec)
+		cJSON_AddItemToObject(o, "info", code_info_json(dec));
 
 	cJSON_AddItemToObject(o, "config", chan_config_to_json(channel_config(ch)));
 	return o;
@@ -597,7 +652,13 @@ static const struct method methods[] = {
      "any other method (a wrong token closes the connection); accepted on the Unix socket"},
     {"channel.list", m_channel_list, no_keys, "{}", "the channels: id, name, code, endpoints"},
     {"channel.get", m_channel_get, select_keys, "{id or name}",
-     "one channel: summary and its full configuration (\"config\", as channel.create takes it)"},
+     "one channel: summary, its full configuration (\"config\", as channel.create takes it) and "
+     "\"info\", where its information bits sit: a stream's unit_bits per unit_syms symbols; a "
+     "frame code's k (information bits per frame, null where frames vary) and layout "
+     "\"ranges\" (systematic codes, ldpc and nbldpc: the frame's symbols [first, last] that carry "
+     "them in order, of frame_syms, after the unsent ones a punctured code has; up to 4096 "
+     "ranges, truncated: true beyond) or \"decoded\" (no fixed positions: the decoder's output "
+     "of the whole frame, as for convolutional codes)"},
     {"channel.create", NULL, NULL, "{id, name?, code?, input?, output?, batch?}",
      "creates a channel from a channel object, as in the configuration file",
      .build = &create_build},

@@ -775,6 +775,13 @@ const struct chan_config *channel_config(const struct channel *ch)
 	return &ch->cfg;
 }
 
+const struct fec_decoder *channel_decoder(const struct channel *ch)
+{
+	const struct epoch *ep = ch->npending ? ch->pending[ch->npending - 1] : ch->in_ep;
+
+	return ep ? ep->dec : NULL;
+}
+
 uint64_t channel_instance(const struct channel *ch)
 {
 	return ch->instance;
