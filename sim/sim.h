@@ -53,6 +53,7 @@ struct sim_code {
 	bool all_zero;       /* send the all-zero codeword */
 	float scale;         /* int8 input: int8 LLR per LLR; 0: fecd-feed's automatic 40 / mean */
 	bool stream;         /* a stream code: a frame is one job (above) */
+	bool frames_vary;    /* a frame code whose frames vary: frame_bits chose their length */
 	uint32_t info_bits;  /* information bits per frame */
 	uint32_t frame_bits; /* bits given to the encoder per frame (streams: pre + head + own + tail) */
 	uint32_t skip_syms;  /* streams: code symbols of the random prefix, dropped */
@@ -63,8 +64,8 @@ struct sim_code {
 };
 
 /* Builds code and channel: text is a preset, the text form or a JSON code object; frame_bits is
- * the frame length for codes whose frames vary (0: the longest that fits 1024 bits). The message
- * says what was wrong. */
+ * the frame length for codes whose frames vary (0: the longest that fits 1024 bits; other codes
+ * ignore it). The message says what was wrong. */
 int sim_code_open(struct sim_code *c, const char *text, const char *channel, bool all_zero,
                   uint32_t frame_bits, char *err, size_t errlen);
 void sim_code_close(struct sim_code *c);
@@ -118,6 +119,12 @@ int sim_cpu_run(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_t point
 int sim_cpu_decoder_only(struct sim_cpu *e, double ebn0_db, uint64_t seed, double secs,
                          double *bits_per_sec, double *bits_per_cpu_sec, char *err,
                          size_t errlen);
+/* For the tests: frames [first, first + n) of point p made into the first thread's batch as a
+ * run makes them (n <= sim_cpu_batch_frames), not decoded: the decoder input (int8 or float
+ * slots, in_stride values apart) and the jobs. */
+int sim_cpu_make_batch(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_t point,
+                       uint64_t first, uint32_t n, const void **in, size_t *in_stride,
+                       const struct fec_job **jobs, char *err, size_t errlen);
 void sim_cpu_close(struct sim_cpu *e);
 
 /* ---- Confidence intervals. */

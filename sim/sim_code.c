@@ -267,26 +267,21 @@ int sim_code_open(struct sim_code *c, const char *text, const char *channel, boo
 	}
 	c->all_zero = all_zero;
 	if (c->stream) {
-		if (frame_bits) {
-			snprintf(err, errlen, "--frame-bits: code '%s' is a stream code, whose frame "
-			                      "is one decoder job of decode_len bits",
-			         c->text);
-			goto fail;
-		}
 		if (stream_geometry(c, err, errlen))
 			goto fail;
 	} else if (c->info.frame_info_bits) {
-		if (frame_bits && frame_bits != c->info.frame_info_bits) {
-			snprintf(err, errlen, "--frame-bits: code '%s' has frames of %u information "
-			                      "bits",
-			         c->text, c->info.frame_info_bits);
-			goto fail;
-		}
 		c->frame_bits = c->info_bits = c->info.frame_info_bits;
 		c->code_syms = (uint32_t)fec_encoded_len(&c->spec, c->frame_bits);
-	} else if (pick_frame_bits(c, frame_bits, err, errlen)) {
-		goto fail;
+	} else {
+		c->frames_vary = true;
+		if (pick_frame_bits(c, frame_bits, err, errlen))
+			goto fail;
 	}
+	/* Eb/N0 counts the energy of every code bit sent per information bit: a frame's rate is
+	 * its information bits over its code bits (a terminated frame's tail included); a stream
+	 * job's is the code's */
+	if (!c->stream && c->code_syms)
+		c->rate = (double)c->info_bits / (double)c->code_syms;
 	c->max_rx = (uint32_t)fec_channel_max_out_len(&ch, c->code_syms);
 	return 0;
 fail:

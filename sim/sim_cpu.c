@@ -679,3 +679,28 @@ int sim_cpu_decoder_only(struct sim_cpu *e, double ebn0_db, uint64_t seed, doubl
 	*bits_per_cpu_sec = (double)r->decode_only_frames * e->code->info_bits / fmax(cpu, 1e-9);
 	return 0;
 }
+
+int sim_cpu_make_batch(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_t point,
+                       uint64_t first, uint32_t n, const void **in, size_t *in_stride,
+                       const struct fec_job **jobs, char *err, size_t errlen)
+{
+	struct worker *w = &e->w[0];
+
+	if (n > e->batch_frames) {
+		snprintf(err, errlen, "at most %u frames", e->batch_frames);
+		return -1;
+	}
+	memset(&e->r.stop, 0, sizeof(e->r.stop));
+	if (start_point(e, ebn0_db, seed, point, err, errlen))
+		return -1;
+	for (uint32_t j = 0; j < n; j++) {
+		if (make_frame(w, first + j, j)) {
+			snprintf(err, errlen, "%s", w->err);
+			return -1;
+		}
+	}
+	*in = w->in;
+	*in_stride = e->in_stride;
+	*jobs = w->jobs;
+	return 0;
+}

@@ -82,7 +82,7 @@ static void usage(FILE *f)
 	    "                       viterbi, ldpc, fano, nbldpc; awgn only)\n"
 	    "  --frame-bits N       information bits per frame for codes whose frames vary\n"
 	    "                       (viterbi terminated or truncated; default: the longest that\n"
-	    "                       fits 1024 bits)\n"
+	    "                       fits 1024 bits); other codes keep their own\n"
 	    "  --scale X            int8 input: int8 LLR = LLR * X (default: fecd-feed's, mean\n"
 	    "                       |LLR| -> 40; X = the code's llr_scale gives the decoder the\n"
 	    "                       LLRs its offsets and sum-product assume; CPU only)\n"
@@ -568,10 +568,20 @@ int main(int argc, char **argv)
 	for (; opened < o.ncodes; opened++) {
 		if (sim_code_open(&codes[opened], o.codes[opened], o.channel, o.all_zero,
 		                  o.frame_bits, err, sizeof(err))) {
-			fprintf(stderr, "fecd-sim: --code %s\n", err);
+			fprintf(stderr, "fecd-sim: --code: %s\n", err);
 			rc = 2;
 			goto out;
 		}
+	}
+	bool varying = false;
+	for (unsigned i = 0; i < opened; i++)
+		varying |= codes[i].frames_vary;
+	if (o.frame_bits && !varying) {
+		fprintf(stderr, "fecd-sim: --frame-bits: none of the codes has frames that vary (a "
+		                "stream code's frame is one decoder job of decode_len bits; other "
+		                "frame codes have their own length)\n");
+		rc = 2;
+		goto out;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
