@@ -51,7 +51,8 @@ struct sim_code {
 	double rate;         /* information bits per sent code bit */
 	char channel[256];   /* the channel table's text form */
 	bool all_zero;       /* send the all-zero codeword */
-	float scale;         /* int8 input: int8 LLR per LLR; 0: fecd-feed's automatic 40 / mean */
+	float scale;         /* int8 input: int8 LLR per LLR; 0: the code's llr_scale, or for a code
+	                      * without one fecd-feed's automatic 40 / mean |LLR| (sim_cpu.c) */
 	bool stream;         /* a stream code: a frame is one job (above) */
 	bool frames_vary;    /* a frame code whose frames vary: frame_bits chose their length */
 	uint32_t info_bits;  /* information bits per frame */

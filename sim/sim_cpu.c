@@ -11,11 +11,14 @@
  *
  * The channel: over awgn, BPSK and noise are made here with the ziggurat (sim_noise.h), the same
  * distribution as the channel table's awgn (LLR 2y/sigma^2) at a fraction of the cost; any other
- * model goes through fec_channel_apply. The decoder's input, as fecd-feed and the daemon make it
- * on their default path: int8 LLRs as round(LLR * 40 / mean LLR), clamped to +-127 (the feed's
- * automatic scale, s8 on the wire; --scale X sets another, as fecd-feed --scale); a code with float input (in=f32) gets the float LLRs as
- * fecd-feed --format f32 sends them; q-ary input (in=f32v) the symbols' log-probabilities from
- * the bit LLRs, as fecd-feed makes them.
+ * model goes through fec_channel_apply. The decoder's input: int8 LLRs as fecd-feed quantizes
+ * them (s8: round(LLR * scale), half away from zero, clamped to +-127) at the scale the decoder
+ * reads them with, the code's llr_scale, where it has one (the frame families: the Fano metric,
+ * offset min-sum and sum-product take int8 / llr_scale as the LLR, and a sender at another scale
+ * costs them dB); else (viterbi, indifferent to scale) fecd-feed's automatic scale, mean |LLR|
+ * -> 40; --scale X sets another, as fecd-feed --scale. A code with float input (in=f32) gets the
+ * float LLRs as fecd-feed --format f32 sends them; q-ary input (in=f32v) the symbols'
+ * log-probabilities from the bit LLRs, as fecd-feed makes them.
  */
 #include <errno.h>
 #include <math.h>
@@ -562,8 +565,12 @@ static int start_point(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_
 		return -1;
 	}
 	r->fast_awgn = !strcmp(r->ch.model->name, "awgn") && r->ch.sigma > 0.0;
-	r->scale = e->code->scale > 0 ? e->code->scale
-	                              : (float)(40.0 / fec_channel_llr_mean(&r->ch));
+	if (e->code->scale > 0)
+		r->scale = e->code->scale;
+	else if (e->code->info.frame.llr_scale > 0)
+		r->scale = e->code->info.frame.llr_scale;
+	else
+		r->scale = (float)(40.0 / fec_channel_llr_mean(&r->ch));
 	r->next_batch = r->committed = 0;
 	memset(&r->tally, 0, sizeof(r->tally));
 	if (r->ready)
