@@ -18,10 +18,8 @@
 #include "sim.h"
 #include "sim_gpu.h"
 #include "sim_out.h"
-#ifdef FECD_SIM_PLOT
 #include "sim_plot.h"
 #include "sim_ref.h"
-#endif
 
 #define MAX_CODES  16
 #define MAX_POINTS 1000
@@ -335,13 +333,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->plot && (strlen(o->plot) < 5 || strcmp(o->plot + strlen(o->plot) - 4, ".png")))
 		return bad("--plot", "a file name ending in .png", o->plot);
-#ifndef FECD_SIM_PLOT
-	if (o->plot) {
-		fprintf(stderr, "fecd-sim: --plot: this fecd-sim was built without its plots "
-		                "(sim/sim_plot.c)\n");
-		return -1;
-	}
-#endif
+
 	return 0;
 }
 
@@ -484,7 +476,6 @@ out:
 	return rc;
 }
 
-#ifdef FECD_SIM_PLOT
 #define MAX_REFS 24
 /* --plot: the curves with the reference lines of each code (uncoded BPSK, a convolutional
  * code's union bound, the Shannon limit for its rate), through gnuplot. */
@@ -545,7 +536,6 @@ static int plot(const struct opts *o, const struct sim_curve *curves, unsigned n
 		free(pts[i]);
 	return rc;
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -598,12 +588,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fecd-sim: %s\n", err);
 		rc = rc ? rc : 1;
 	}
-#ifdef FECD_SIM_PLOT
 	if (o.plot && ran && plot(&o, curves, ran, err, sizeof(err))) {
 		fprintf(stderr, "fecd-sim: %s\n", err);
 		rc = rc ? rc : 1;
 	}
-#endif
 	if (!rc && stop_flag)
 		rc = 130;
 out:

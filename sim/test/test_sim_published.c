@@ -3,8 +3,9 @@
  *   - CCSDS K=7 r1/2 (171, 133), soft Viterbi, against its union bound at 3, 4 and 5 dB:
  *     Pb <= sum_d c_d Q(sqrt(2 d R Eb/N0)) over the distance spectrum c_d = 36, 211, 1404,
  *     11633, 77433, 502690, 3322763, 21292910 for d = 10, 12, ..., 24 (the odd weights have
- *     none): the spectrum tabulated for this code in the literature, which wip-sim-ref's
- *     sim_ref_conv_spectrum computes from the trellis and checks against. The bound is an upper bound on the BER
+ *     none): the spectrum tabulated for this code in the literature, which sim_ref.h's
+ *     sim_ref_conv_spectrum must find on the code fecd-sim simulates, and whose bound
+ *     (sim_ref_union_bound) is the one taken. The bound is an upper bound on the BER
  *     of unquantized maximum-likelihood decoding; the decoder's 8-bit input (fecd-feed's scale)
  *     and its traceback of 64 stages lose well under 0.25 dB, and from 4 dB on the bound's first
  *     terms are within a few tens of percent of the true BER (the curves of Heller and Jacobs
@@ -26,20 +27,35 @@
 
 #include "check.h"
 #include "sim.h"
+#include "sim_ref.h"
 
-static double q_func(double x)
+static struct sim_ref_spectrum ccsds;
+
+/* The spectrum of the preset, from its spec, against the tabulated one. */
+static int ccsds_spectrum(void)
 {
-	return 0.5 * erfc(x / sqrt(2.0));
+	static const double cd[] = {36, 0, 211, 0, 1404, 0, 11633, 0, 77433, 0, 502690, 0, 3322763,
+	                            0, 21292910};
+	struct sim_ref_conv conv;
+	struct fec_spec spec;
+	char err[512];
+
+	if (fec_spec_from_string("ccsds", &spec, err, sizeof(err)) ||
+	    sim_ref_conv_from_spec(&spec, &conv, err, sizeof(err)) ||
+	    sim_ref_conv_spectrum(&conv, 15, &ccsds, err, sizeof(err))) {
+		CHECK(0, "the ccsds spectrum: %s", err);
+		return -1;
+	}
+	CHECK(ccsds.dfree == 10, "ccsds dfree %u", ccsds.dfree);
+	for (unsigned i = 0; i < 15; i++)
+		CHECK(ccsds.bit_errors[i] == cd[i], "ccsds c_%u = %g, tabulated %g", 10 + i,
+		      ccsds.bit_errors[i], cd[i]);
+	return 0;
 }
 
 static double ccsds_union_bound(double ebn0_db)
 {
-	static const double cd[] = {36, 211, 1404, 11633, 77433, 502690, 3322763, 21292910};
-	double g = pow(10.0, ebn0_db / 10.0), pb = 0;
-
-	for (unsigned i = 0; i < sizeof(cd) / sizeof(cd[0]); i++)
-		pb += cd[i] * q_func(sqrt(2.0 * (10 + 2 * i) * 0.5 * g));
-	return pb;
+	return sim_ref_union_bound(&ccsds, ebn0_db);
 }
 
 static int run(const char *text, double ebn0, const struct sim_stop *st, uint64_t seed,
@@ -110,6 +126,8 @@ int main(void)
 	const char *dir = getenv("FECD_CODES_DIR");
 	struct stat st;
 
+	if (ccsds_spectrum())
+		return check_done();
 	ccsds_point(3.0, 100, 0);
 	ccsds_point(4.0, 50, 0);
 	ccsds_point(5.0, 30, 600000);
