@@ -56,6 +56,7 @@ struct fecd_cuda_sim {
 	struct gpu_sim_code code;
 	bool all_zero, f32, decode_only;
 	double rate;
+	float llr_scale; /* the code's (frame families), the int8 scale; 0: fecd-feed's */
 	size_t bits_words, code_words, in_stride, out_stride; /* in_stride: elements */
 	uint32_t batch;
 	struct fec_job *jobs_tpl; /* device: batch copies of code.job */
@@ -337,6 +338,7 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 	sim->ctx = ctx;
 	sim->all_zero = all_zero;
 	sim->rate = fec_spec_rate(spec);
+	sim->llr_scale = info->frame.llr_scale;
 	sim->eops = sim_encoder_of(spec);
 	if (!sim->eops) {
 		snprintf(err, errlen,
@@ -406,9 +408,11 @@ struct sim_noise {
 	float sigma, gain, scale;
 };
 
-/* sigma, the LLR gain 2 / sigma^2 and fecd-feed's int8 scale 40 / mean LLR at ebn0 (dB); an
- * infinite ebn0 is noiseless: LLR +-1, scale 40, as fecd-feed --noiseless. */
-static struct sim_noise sim_noise_at(double ebn0_db, double rate)
+/* sigma, the LLR gain 2 / sigma^2 and the int8 scale at ebn0 (dB): the code's llr_scale where it
+ * has one (the scale its decoder reads int8 LLRs at, as fecd-sim's CPU engine takes it), else
+ * fecd-feed's 40 / mean LLR; an infinite ebn0 is noiseless: LLR +-1, scale 40, as fecd-feed
+ * --noiseless. */
+static struct sim_noise sim_noise_at(double ebn0_db, double rate, float llr_scale)
 {
 	struct sim_noise n = {0.0f, 1.0f, (float)SIM_FEED_MEAN};
 
@@ -419,7 +423,7 @@ static struct sim_noise sim_noise_at(double ebn0_db, double rate)
 
 	n.sigma = (float)sigma;
 	n.gain = (float)gain;
-	n.scale = (float)(SIM_FEED_MEAN / gain);
+	n.scale = llr_scale > 0 ? llr_scale : (float)(SIM_FEED_MEAN / gain);
 	return n;
 }
 
@@ -487,7 +491,7 @@ extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint
                                  uint64_t first, uint64_t count, struct fecd_cuda_sim_tally *t,
                                  char *err, size_t errlen)
 {
-	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate);
+	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate, sim->llr_scale);
 	unsigned long long tally[SIM_LANES][T_WORDS];
 	const unsigned block = 256;
 	int rc;
@@ -581,7 +585,7 @@ extern "C" int fecd_cuda_sim_peek(struct fecd_cuda_sim *sim, double ebn0_db, uin
                                   uint64_t first, uint32_t count, uint8_t *bits, uint8_t *code,
                                   void *in, char *err, size_t errlen)
 {
-	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate);
+	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate, sim->llr_scale);
 	struct sim_lane *l = &sim->lane[0];
 	const size_t el = sim->f32 ? sizeof(float) : 1;
 	uint32_t *hb = NULL, *hc = NULL;

@@ -322,7 +322,8 @@ static int gpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 }
 
 /* The CPU simulation: frames of the same layout from fec_prng, fec_encode, BPSK/AWGN
- * (fec_awgn_llr), fecd-feed's s8 quantizer at its scale (40 / mean LLR), fec_decode in batches of
+ * (fec_awgn_llr), fecd-feed's s8 quantizer at the code's llr_scale (else fecd-feed's 40 / mean
+ * LLR), as the GPU engine and fecd-sim's CPU engine take it, fec_decode in batches of
  * CPU_BATCH; frames is a multiple of CHUNKS * CPU_BATCH. */
 #define CPU_BATCH 32
 static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct estimate *e)
@@ -330,7 +331,8 @@ static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 	const struct fecd_cuda_sim_geometry *g = &c->g;
 	const struct fec_info *info = fec_decoder_info(c->dec);
 	const double sigma = fec_awgn_sigma(ebn0, fec_spec_rate(&c->spec));
-	const float scale = (float)(40.0 / (2.0 / (sigma * sigma)));
+	const float scale = info->frame.llr_scale > 0 ? info->frame.llr_scale
+	                                              : (float)(40.0 / (2.0 / (sigma * sigma)));
 	const size_t ostride = (info->max_out_bits + 7) / 8;
 	uint8_t *bits = malloc((size_t)CPU_BATCH * g->gen_bits);
 	uint8_t *code = malloc((size_t)g->code_syms + 64);
