@@ -49,20 +49,21 @@ struct sim_code {
 	struct fec_spec spec;
 	struct fec_decoder *dec;
 	struct fec_info info;
-	double rate;         /* information bits per sent code bit */
-	char channel[256];   /* the channel table's text form */
-	bool all_zero;       /* send the all-zero codeword */
-	float scale;         /* int8 input: int8 LLR per LLR; 0: the code's llr_scale, or for a code
-	                      * without one fecd-feed's automatic 40 / mean |LLR| (sim_cpu.c) */
-	bool stream;         /* a stream code: a frame is one job (above) */
-	bool frames_vary;    /* a frame code whose frames vary: the longest is simulated */
-	uint32_t info_bits;  /* information bits per frame */
-	uint32_t frame_bits; /* bits given to the encoder per frame (streams: pre + head + own + tail) */
-	uint32_t skip_syms;  /* streams: code symbols of the random prefix, dropped */
-	uint32_t head_bits;  /* streams: information bits of the head, before the counted ones */
-	uint32_t info_at;    /* where the counted bits start among the frame_bits */
-	uint32_t code_syms;  /* code symbols per frame, after skip_syms (streams: the job's input) */
-	uint32_t max_rx;     /* most received values per frame (channels that change the length) */
+	double rate;        /* information bits per sent code bit */
+	char channel[256];  /* the channel table's text form */
+	bool all_zero;      /* send the all-zero codeword */
+	float scale;        /* int8 input: int8 LLR per LLR; 0: the code's llr_scale, or for a code
+	                     * without one fecd-feed's automatic 40 / mean |LLR| (sim_cpu.c) */
+	bool stream;        /* a stream code: a frame is one job (above) */
+	bool frames_vary;   /* a frame code whose frames vary: the longest is simulated */
+	uint32_t info_bits; /* information bits per frame */
+	uint32_t
+	    frame_bits; /* bits given to the encoder per frame (streams: pre + head + own + tail) */
+	uint32_t skip_syms; /* streams: code symbols of the random prefix, dropped */
+	uint32_t head_bits; /* streams: information bits of the head, before the counted ones */
+	uint32_t info_at;   /* where the counted bits start among the frame_bits */
+	uint32_t code_syms; /* code symbols per frame, after skip_syms (streams: the job's input) */
+	uint32_t max_rx;    /* most received values per frame (channels that change the length) */
 };
 
 /* Builds code and channel: text is a preset, the text form or a JSON code object. The message
@@ -118,8 +119,7 @@ int sim_cpu_run(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_t point
  * over and over for about secs seconds; *bits_per_sec gets the information bits decoded per
  * second, *bits_per_cpu_sec per second of the threads' CPU time. */
 int sim_cpu_decoder_only(struct sim_cpu *e, double ebn0_db, uint64_t seed, double secs,
-                         double *bits_per_sec, double *bits_per_cpu_sec, char *err,
-                         size_t errlen);
+                         double *bits_per_sec, double *bits_per_cpu_sec, char *err, size_t errlen);
 /* For the tests: frames [first, first + n) of point p made into the first thread's batch as a
  * run makes them (n <= sim_cpu_batch_frames), not decoded: the decoder input (int8 or float
  * slots, in_stride values apart) and the jobs. */

@@ -14,7 +14,7 @@
 
 #include "sim.h"
 
-#define STREAM_PREFIX_BITS    64   /* at least K - 1 of any stream code: a random encoder state */
+#define STREAM_PREFIX_BITS 64 /* at least K - 1 of any stream code: a random encoder state */
 
 /* Appends text to buf (of len) at *used; -1 when it does not fit. */
 static int put(char *buf, size_t len, size_t *used, const char *text)
@@ -64,8 +64,8 @@ static int value_to_text(const char *key, const cJSON *v, char *buf, size_t len,
 		cJSON_ArrayForEach(item, v)
 		{
 			if (cJSON_IsArray(item) || cJSON_IsObject(item)) {
-				snprintf(err, errlen, "code.%s: expected a list of numbers or strings",
-				         key);
+				snprintf(err, errlen,
+				         "code.%s: expected a list of numbers or strings", key);
 				return -1;
 			}
 			if ((!first && put(buf, len, used, ":")) ||
@@ -109,7 +109,8 @@ static int json_to_text(const cJSON *obj, char *buf, size_t len, size_t *used, c
 		if (v == base)
 			continue;
 		if (!strcmp(v->string, "preset") || !strcmp(v->string, "family")) {
-			snprintf(err, errlen, "code: expected one of \"preset\" and \"family\", not both");
+			snprintf(err, errlen,
+			         "code: expected one of \"preset\" and \"family\", not both");
 			return -1;
 		}
 		if (put(buf, len, used, ",") || put(buf, len, used, v->string) ||
@@ -253,8 +254,9 @@ int sim_code_open(struct sim_code *c, const char *text, const char *channel, boo
 		goto fail;
 	}
 	if (all_zero && strcmp(ch.model->name, "awgn")) {
-		snprintf(err, errlen, "--all-zero: only over awgn (channel %s treats the bits it "
-		                      "carries unequally)",
+		snprintf(err, errlen,
+		         "--all-zero: only over awgn (channel %s treats the bits it "
+		         "carries unequally)",
 		         ch.model->name);
 		goto fail;
 	}

@@ -35,10 +35,10 @@
 #include "sim_noise.h"
 #include "softbits.h"
 
-#define BATCH_BITS  (1u << 17) /* information bits a batch aims at */
-#define BATCH_ALIGN 64u        /* frames per batch: a multiple (the widest SIMD group) */
-#define BATCH_MAX   1024u
-#define SLOT_F32_MAX 1.0e6f    /* the daemon's bound on a float slot (consume.c) */
+#define BATCH_BITS   (1u << 17) /* information bits a batch aims at */
+#define BATCH_ALIGN  64u        /* frames per batch: a multiple (the widest SIMD group) */
+#define BATCH_MAX    1024u
+#define SLOT_F32_MAX 1.0e6f /* the daemon's bound on a float slot (consume.c) */
 
 struct worker {
 	struct sim_cpu *e;
@@ -141,8 +141,9 @@ static int worker_init(struct sim_cpu *e, struct worker *w, char *err, size_t er
 		snprintf(err, errlen, "code '%s': no encoder: %s", c->text, fec_strerror(rc));
 		return -1;
 	}
-	w->scratch = c->info.scratch_bytes ? aligned_alloc(64, (c->info.scratch_bytes + 63) / 64 * 64)
-	                                   : NULL;
+	w->scratch = c->info.scratch_bytes
+	                 ? aligned_alloc(64, (c->info.scratch_bytes + 63) / 64 * 64)
+	                 : NULL;
 	w->bits = malloc(c->frame_bits + 64);
 	w->packed = malloc(c->frame_bits / 8 + 16);
 	w->cbits = malloc(coded);
@@ -152,8 +153,8 @@ static int worker_init(struct sim_cpu *e, struct worker *w, char *err, size_t er
 	w->in = aligned_alloc(64, (e->batch_frames * e->in_stride * e->in_elem + 63) / 64 * 64);
 	w->out = malloc(e->batch_frames * e->out_stride);
 	w->jobs = calloc(e->batch_frames, sizeof(*w->jobs));
-	if ((c->info.scratch_bytes && !w->scratch) || !w->bits || !w->packed || !w->cbits || !w->refs ||
-	    !w->noise || !w->llr || !w->in || !w->out || !w->jobs) {
+	if ((c->info.scratch_bytes && !w->scratch) || !w->bits || !w->packed || !w->cbits ||
+	    !w->refs || !w->noise || !w->llr || !w->in || !w->out || !w->jobs) {
 		snprintf(err, errlen, "out of memory for a batch of %u frames", e->batch_frames);
 		return -1;
 	}
@@ -192,8 +193,8 @@ int sim_cpu_open(const struct sim_code *code, unsigned nthreads, struct sim_cpu 
 	e->nthreads = nthreads ? nthreads : (unsigned)(cores > 0 ? cores : 1);
 	e->batch_frames = batch_frames(code);
 	e->in_elem = code->info.in_kind == FEC_IN_S8_LLR ? 1 : sizeof(float);
-	e->in_stride = (size_t)(code->stream ? code->code_syms : code->info.max_frame_syms) *
-	               code->info.in_q;
+	e->in_stride =
+	    (size_t)(code->stream ? code->code_syms : code->info.max_frame_syms) * code->info.in_q;
 	e->out_stride = (code->info.max_out_bits + 7) / 8;
 	e->ref_stride = (code->info_bits + 7) / 8;
 	if (!code->stream && code->max_rx > code->info.max_frame_syms)
@@ -263,8 +264,9 @@ static void draw_bits(struct worker *w, struct fec_prng *p, uint32_t n)
  * vectorises it (no libm call, no branch: the conversion truncates and the remainder v - t is
  * exact; the clamp is on integers), and built for AVX2 too, taken where the CPU has it (the same
  * arithmetic, no FMA: the same values on every machine). */
-__attribute__((target_clones("avx2", "default"))) static void awgn_s8(const uint8_t *restrict sent, const float *restrict z, size_t n, float gain,
-                    float gs, float scale, int8_t *restrict dst)
+__attribute__((target_clones("avx2", "default"))) static void
+awgn_s8(const uint8_t *restrict sent, const float *restrict z, size_t n, float gain, float gs,
+        float scale, int8_t *restrict dst)
 {
 	for (size_t k = 0; k < n; k++) {
 		float v = (gain - 2.0f * gain * (float)sent[k] + gs * z[k]) * scale;
@@ -426,8 +428,7 @@ static int run_batch(struct worker *w, uint64_t bi, struct sim_tally *t)
 	for (uint32_t j = 0; j < n; j++) {
 		const struct fec_job *job = &w->jobs[j];
 		size_t errs = fec_count_bit_errors(w->out + j * e->out_stride,
-		                                   w->refs + j * e->ref_stride,
-		                                   c->info_bits);
+		                                   w->refs + j * e->ref_stride, c->info_bits);
 
 		t->frames++;
 		t->bits += c->info_bits;
@@ -550,8 +551,8 @@ static void *worker_decode_only(void *arg)
 	return NULL;
 }
 
-static int start_point(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_t point,
-                       char *err, size_t errlen)
+static int start_point(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_t point, char *err,
+                       size_t errlen)
 {
 	struct run *r = &e->r;
 	const struct fec_channel_link link = {.ebn0_db = ebn0_db, .rate = e->code->rate};
@@ -587,8 +588,7 @@ static int start_point(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_
 
 /* Starts the threads on fn, waits for them, and gathers their errors. */
 static int run_threads(struct sim_cpu *e, void *(*fn)(void *), volatile int *stop_flag,
-                       sim_progress_fn progress, void *arg, double *secs, char *err,
-                       size_t errlen)
+                       sim_progress_fn progress, void *arg, double *secs, char *err, size_t errlen)
 {
 	struct run *r = &e->r;
 	unsigned started = 0;
@@ -608,7 +608,8 @@ static int run_threads(struct sim_cpu *e, void *(*fn)(void *), volatile int *sto
 		struct timespec ts;
 		double t = now_secs();
 
-		if ((stop_flag && *stop_flag) || (r->stop.seconds > 0 && t - t0 >= r->stop.seconds)) {
+		if ((stop_flag && *stop_flag) ||
+		    (r->stop.seconds > 0 && t - t0 >= r->stop.seconds)) {
 			r->finished = true;
 			r->why = stop_flag && *stop_flag ? SIM_STOP_SIGNAL : SIM_STOP_SECONDS;
 			break;
@@ -681,8 +682,8 @@ int sim_cpu_decoder_only(struct sim_cpu *e, double ebn0_db, uint64_t seed, doubl
 		return -1;
 	for (unsigned i = 0; i < e->nthreads; i++)
 		cpu += e->w[i].cpu_secs;
-	*bits_per_sec = (double)r->decode_only_frames * e->code->info_bits /
-	                fmax(r->decode_only_elapsed, 1e-9);
+	*bits_per_sec =
+	    (double)r->decode_only_frames * e->code->info_bits / fmax(r->decode_only_elapsed, 1e-9);
 	*bits_per_cpu_sec = (double)r->decode_only_frames * e->code->info_bits / fmax(cpu, 1e-9);
 	return 0;
 }

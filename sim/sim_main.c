@@ -47,6 +47,8 @@ struct opts {
 	const char *csv, *json, *plot, *codes_dir;
 };
 
+/* The help text, laid out as it prints. */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fputs(
@@ -77,7 +79,6 @@ static void usage(FILE *f)
 	    "  --threads N          CPU threads (default: one per core)\n"
 	    "  --all-zero           send the all-zero codeword (families that declare it valid:\n"
 	    "                       viterbi, ldpc, fano, nbldpc; awgn only)\n"
-
 	    "  --scale X            int8 input: int8 LLR = LLR * X (default: the code's llr_scale,\n"
 	    "                       the scale its decoder reads int8 LLRs at; viterbi, which has\n"
 	    "                       none: fecd-feed's, mean |LLR| -> 40; CPU only)\n"
@@ -101,6 +102,7 @@ static void usage(FILE *f)
 	    "failure while running, 2 a bad option, 130 stopped by a signal.\n",
 	    f);
 }
+/* clang-format on */
 
 static int bad(const char *opt, const char *expected, const char *got)
 {
@@ -331,8 +333,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 bool sim_gpu_usable(const struct sim_code *code, char *why, size_t whylen)
 {
 	(void)code;
-	snprintf(why, whylen, "this fecd-sim was built without the GPU engine (the CUDA backend "
-	                      "with its simulator)");
+	snprintf(why, whylen,
+	         "this fecd-sim was built without the GPU engine (the CUDA backend "
+	         "with its simulator)");
 	return false;
 }
 #endif
@@ -367,11 +370,12 @@ static int run_curve(const struct opts *o, struct sim_code *code, struct sim_cur
 	int rc = 0;
 
 	code->scale = (float)o->scale;
-	bool on_gpu = o->backend != BACKEND_CPU && !(o->scale > 0) &&
-	              sim_gpu_usable(code, why, sizeof(why));
+	bool on_gpu =
+	    o->backend != BACKEND_CPU && !(o->scale > 0) && sim_gpu_usable(code, why, sizeof(why));
 	if (o->backend == BACKEND_CUDA && o->scale > 0) {
-		fprintf(stderr, "fecd-sim: --scale: the GPU engine takes fecd-feed's automatic scale "
-		                "alone (--backend cpu, or no --scale)\n");
+		fprintf(stderr,
+		        "fecd-sim: --scale: the GPU engine takes fecd-feed's automatic scale "
+		        "alone (--backend cpu, or no --scale)\n");
 		return 2;
 	}
 	if (o->backend == BACKEND_CUDA && !on_gpu) {
@@ -447,12 +451,13 @@ static int run_curve(const struct opts *o, struct sim_code *code, struct sim_cur
 		if (o->decoder_only && !on_gpu) {
 			double sim_cpu = (double)row->res.t.bits / fmax(row->res.cpu_secs, 1e-9);
 
-			printf("# decoder alone: %.4f Gb/s on %u threads, %.4f Gb/s per CPU-second; "
-			       "the simulation: %.4f Gb/s, %.4f per CPU-second: %.0f %% of the "
-			       "decoder alone (decoding %.0f %% of its CPU time)\n",
-			       alone * 1e-9, curve->threads, alone_cpu * 1e-9, row->info_gbps,
-			       sim_cpu * 1e-9, 100.0 * sim_cpu / alone_cpu,
-			       100.0 * row->res.decode_secs / fmax(row->res.cpu_secs, 1e-9));
+			printf(
+			    "# decoder alone: %.4f Gb/s on %u threads, %.4f Gb/s per CPU-second; "
+			    "the simulation: %.4f Gb/s, %.4f per CPU-second: %.0f %% of the "
+			    "decoder alone (decoding %.0f %% of its CPU time)\n",
+			    alone * 1e-9, curve->threads, alone_cpu * 1e-9, row->info_gbps,
+			    sim_cpu * 1e-9, 100.0 * sim_cpu / alone_cpu,
+			    100.0 * row->res.decode_secs / fmax(row->res.cpu_secs, 1e-9));
 		}
 	}
 out:
@@ -500,20 +505,22 @@ static int plot(const struct opts *o, const struct sim_curve *curves, unsigned n
 		for (unsigned j = 0; j < c->nrows; j++) {
 			const struct sim_row *r = &c->rows[j];
 
-			pts[i][j] = (struct sim_plot_point){r->ebn0_db, r->ber, r->ber_lo, r->ber_hi,
-			                                    r->fer, r->fer_lo, r->fer_hi};
+			pts[i][j] = (struct sim_plot_point){
+			    r->ebn0_db, r->ber, r->ber_lo, r->ber_hi, r->fer, r->fer_lo, r->fer_hi};
 		}
 		pc[i] = (struct sim_plot_curve){c->code->text, pts[i], c->nrows};
 		/* BPSK once, then each code's own lines */
 		if (nrefs < MAX_REFS &&
 		    sim_ref_for_spec(&c->code->spec, c->code->text,
-		                     (i ? 0 : SIM_REF_BPSK) | SIM_REF_UNION | SIM_REF_SHANNON, lo - 1,
-		                     hi + 1, refs + nrefs, MAX_REFS - nrefs, &got, err, errlen))
+		                     (i ? 0 : SIM_REF_BPSK) | SIM_REF_UNION | SIM_REF_SHANNON,
+		                     lo - 1, hi + 1, refs + nrefs, MAX_REFS - nrefs, &got, err,
+		                     errlen))
 			rc = -1;
 		nrefs += got;
 	}
 	if (!rc) {
-		const struct sim_plot p = {.curves = pc, .ncurves = n, .refs = refs, .nrefs = nrefs};
+		const struct sim_plot p = {
+		    .curves = pc, .ncurves = n, .refs = refs, .nrefs = nrefs};
 		char msg[512];
 
 		if (sim_plot_render(&p, o->plot, msg, sizeof(msg))) {

@@ -15,9 +15,9 @@
 #include "sim_noise.h"
 
 #define LAYERS 256
-#define ZIG_R  3.6541528853610088      /* where the tail starts */
-#define ZIG_V  0.00492867323399        /* each layer's area */
-#define SCALE  2147483648.0            /* 2^31: positions are signed 32-bit */
+#define ZIG_R  3.6541528853610088 /* where the tail starts */
+#define ZIG_V  0.00492867323399   /* each layer's area */
+#define SCALE  2147483648.0       /* 2^31: positions are signed 32-bit */
 
 static uint32_t kn[LAYERS]; /* |position| below which a draw lies inside the rectangle */
 static double wn[LAYERS];   /* layer width per unit of position */
@@ -56,7 +56,7 @@ void sim_noise_init(void)
 static double slow(struct fec_prng *p, uint32_t iz, int32_t hz)
 {
 	for (;;) {
-		uint32_t mag = hz < 0 ? (uint32_t)-(int64_t)hz : (uint32_t)hz;
+		uint32_t mag = hz < 0 ? (uint32_t) - (int64_t)hz : (uint32_t)hz;
 		double x;
 
 		if (mag < kn[iz])
@@ -85,7 +85,7 @@ static inline float one(struct fec_prng *p, uint32_t u)
 {
 	uint32_t iz = u & (LAYERS - 1);
 	int32_t hz = (int32_t)(u & ~(uint32_t)(LAYERS - 1));
-	uint32_t mag = hz < 0 ? (uint32_t)-(int64_t)hz : (uint32_t)hz;
+	uint32_t mag = hz < 0 ? (uint32_t) - (int64_t)hz : (uint32_t)hz;
 
 	/* hz has 24 significant bits: exact as a float */
 	return mag < kn[iz] ? (float)hz * wnf[iz] : (float)slow(p, iz, hz);

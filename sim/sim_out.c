@@ -31,11 +31,13 @@ void sim_table_heading(FILE *f, const struct sim_curve *c, uint64_t seed, const 
 	fprintf(f, "# %s: %s, rate %.6g, channel %s%s\n", k->text, k->describe, k->rate, k->channel,
 	        k->all_zero ? ", all-zero codeword" : "");
 	if (k->stream)
-		fprintf(f, "# frame: one decoder job of %u information bits (head %u, tail %u "
-		           "symbols)",
+		fprintf(f,
+		        "# frame: one decoder job of %u information bits (head %u, tail %u "
+		        "symbols)",
 		        k->info_bits, k->info.head_syms, k->info.tail_syms);
 	else
-		fprintf(f, "# frame: %u information bits, %u code bits", k->info_bits, k->code_syms);
+		fprintf(f, "# frame: %u information bits, %u code bits", k->info_bits,
+		        k->code_syms);
 	if (c->threads)
 		fprintf(f, "; backend %s, %u threads, batches of %u frames", c->backend, c->threads,
 		        c->batch);
@@ -51,8 +53,9 @@ void sim_table_heading(FILE *f, const struct sim_curve *c, uint64_t seed, const 
 
 static void row_text(FILE *f, const struct sim_row *r, const char *stop)
 {
-	fprintf(f, "%6.2f %6.2f %11llu %10llu %9llu %9.3e [%8.2e,%8.2e] %9.3e [%8.2e,%8.2e] %7.4f "
-	           "%7.1f %s",
+	fprintf(f,
+	        "%6.2f %6.2f %11llu %10llu %9llu %9.3e [%8.2e,%8.2e] %9.3e [%8.2e,%8.2e] %7.4f "
+	        "%7.1f %s",
 	        r->ebn0_db, r->esn0_db, (unsigned long long)r->res.t.frames,
 	        (unsigned long long)r->res.t.bit_errors, (unsigned long long)r->res.t.frame_errors,
 	        r->ber, r->ber_lo, r->ber_hi, r->fer, r->fer_lo, r->fer_hi, r->info_gbps,
@@ -121,9 +124,10 @@ int sim_write_csv(const char *path, const struct sim_curve *curves, unsigned n, 
 			        c->code->all_zero, c->backend, (unsigned long long)seed,
 			        c->code->info_bits, r->ebn0_db, r->esn0_db,
 			        (unsigned long long)t->frames, (unsigned long long)t->bits,
-			        (unsigned long long)t->bit_errors, (unsigned long long)t->frame_errors,
-			        (unsigned long long)t->unconverged, r->ber, r->ber_lo, r->ber_hi, r->fer,
-			        r->fer_lo, r->fer_hi, r->info_gbps, r->res.secs,
+			        (unsigned long long)t->bit_errors,
+			        (unsigned long long)t->frame_errors,
+			        (unsigned long long)t->unconverged, r->ber, r->ber_lo, r->ber_hi,
+			        r->fer, r->fer_lo, r->fer_hi, r->info_gbps, r->res.secs,
 			        sim_stop_name(r->res.why));
 		}
 	}

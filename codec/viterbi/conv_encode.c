@@ -19,7 +19,7 @@ struct conv_encoder {
 	/* spread[reg]: word[reg]'s n code bits, one a byte in output order, for the unpunctured
 	 * path's stores */
 	uint8_t spread[2 * CONV_STATES_MAX][CONV_N_MAX];
-	unsigned step;  /* puncturing step of the next stage */
+	unsigned step; /* puncturing step of the next stage */
 };
 
 /* One stage: the input bit enters at the register's top; sent code bits go out in output order. */

@@ -89,7 +89,8 @@ static void test_codes(void)
 	char err[512];
 
 	/* text and JSON give the same code */
-	CHECK(!sim_code_open(&a, "ldpc,code=regular,n=576,dv=3,dc=6,iters=12", "awgn", false, err, sizeof(err)),
+	CHECK(!sim_code_open(&a, "ldpc,code=regular,n=576,dv=3,dc=6,iters=12", "awgn", false, err,
+	                     sizeof(err)),
 	      "%s", err);
 	CHECK(!sim_code_open(&b,
 	                     "{\"family\": \"ldpc\", \"code\": \"regular\", \"n\": 576, \"dv\": 3, "
@@ -101,8 +102,9 @@ static void test_codes(void)
 	      a.info_bits, a.code_syms);
 	sim_code_close(&a);
 	sim_code_close(&b);
-	CHECK(!sim_code_open(&a, "{\"preset\": \"ccsds\", \"mode\": \"terminated\", \"polys\": "
-	                         "[\"171\", \"133\"]}",
+	CHECK(!sim_code_open(&a,
+	                     "{\"preset\": \"ccsds\", \"mode\": \"terminated\", \"polys\": "
+	                     "[\"171\", \"133\"]}",
 	                     "awgn", false, err, sizeof(err)),
 	      "%s", err);
 	CHECK(a.info_bits == 8192 && a.code_syms == 2 * 8198 && a.frames_vary,
@@ -110,17 +112,16 @@ static void test_codes(void)
 	sim_code_close(&a);
 	/* where frames vary, the longest the code takes: a punctured frame fills whole periods
 	 * (dvbs-3/4: 3 stages a period of 4 symbols; 1000 + 6 tail bits are not, 999 + 6 are) */
-	CHECK(!sim_code_open(&a, "dvbs-3/4,mode=terminated,max_frame_bits=1000", "awgn", false,
-	                     err, sizeof(err)),
+	CHECK(!sim_code_open(&a, "dvbs-3/4,mode=terminated,max_frame_bits=1000", "awgn", false, err,
+	                     sizeof(err)),
 	      "%s", err);
-	CHECK(a.info_bits == 999, "dvbs-3/4 terminated, max_frame_bits=1000: %u bits",
-	      a.info_bits);
+	CHECK(a.info_bits == 999, "dvbs-3/4 terminated, max_frame_bits=1000: %u bits", a.info_bits);
 	CHECK(fabs(a.rate - 999.0 / 1340.0) < 1e-12, "rate %.6f with the tail, expected %.6f",
 	      a.rate, 999.0 / 1340.0);
 	sim_code_close(&a);
 	/* a stream: one job of decode_len bits with its head and tail */
-	CHECK(!sim_code_open(&a, "ccsds,decode_len=512", "awgn", true, err, sizeof(err)),
-	      "%s", err);
+	CHECK(!sim_code_open(&a, "ccsds,decode_len=512", "awgn", true, err, sizeof(err)), "%s",
+	      err);
 	CHECK(a.stream && a.info_bits == 512 && a.code_syms == 2 * (512 + 64 + 64) &&
 	          a.info_at == 64 + 64,
 	      "ccsds stream: %u bits, %u syms, counted from %u", a.info_bits, a.code_syms,
@@ -139,7 +140,6 @@ static void test_codes(void)
 	CHECK(sim_code_open(&a, "{\"iters\": 3}", "awgn", false, err, sizeof(err)) &&
 	          strstr(err, "preset"),
 	      "JSON without preset: %s", err);
-
 }
 
 /* The all-zero codeword's int8 input: its sign errors (0 counts half) are uncoded BPSK's at
@@ -205,9 +205,8 @@ static int run(const struct sim_code *c, unsigned threads, double ebn0, const st
 
 static bool same_tally(const struct sim_tally *a, const struct sim_tally *b)
 {
-	return a->frames == b->frames && a->frame_errors == b->frame_errors &&
-	       a->bits == b->bits && a->bit_errors == b->bit_errors &&
-	       a->unconverged == b->unconverged;
+	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
+	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged;
 }
 
 static void test_engine(void)
@@ -217,8 +216,8 @@ static void test_engine(void)
 	char err[512];
 	uint32_t batch = 0;
 
-	CHECK(!sim_code_open(&c, "ccsds,decode_len=512", "awgn", false, err, sizeof(err)),
-	      "%s", err);
+	CHECK(!sim_code_open(&c, "ccsds,decode_len=512", "awgn", false, err, sizeof(err)), "%s",
+	      err);
 	/* min-fe: the same frames whatever the threads */
 	const struct sim_stop fe = {.min_fe = 40};
 	CHECK(!run(&c, 1, 2.5, &fe, &r1, &batch) && !run(&c, 2, 2.5, &fe, &r2, NULL) &&

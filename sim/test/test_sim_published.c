@@ -12,8 +12,8 @@
  *     1971 meet the bound there). So the BER must lie between a quarter of the bound and the
  *     bound 0.3 dB later (the decoder's loss, and room for the count's spread: 20 to 100 error
  *     events, +-45 % to +-20 % at 95 %; 2.7 times the bound at 5 dB, 2.4 at 4 dB): a lost dB, a
- *     rate or Eb/N0 mistake, or counting errors on the wrong bits all leave that band. At 3 dB the bound is loose (above
- *     the BER), and only the same band is asked.
+ *     rate or Eb/N0 mistake, or counting errors on the wrong bits all leave that band. At 3 dB the
+ * bound is loose (above the BER), and only the same band is asked.
  *   - DVB-S2 r1/2 (the preset: layered offset min-sum, 50 iterations) and MacKay's (3,6) N=8000
  *     code, at the frame error rates codec/ldpc/test/test_ldpc_fer.c checks through the codec
  *     (DVB-S2: <= 1 of 32 frames at 1.2 dB, >= 29 of 32 at 0.3 dB; MacKay: <= 2 of 64 at 2.0 dB,
@@ -34,8 +34,8 @@ static struct sim_ref_spectrum ccsds;
 /* The spectrum of the preset, from its spec, against the tabulated one. */
 static int ccsds_spectrum(void)
 {
-	static const double cd[] = {36, 0, 211, 0, 1404, 0, 11633, 0, 77433, 0, 502690, 0, 3322763,
-	                            0, 21292910};
+	static const double cd[] = {36,    0, 211,    0, 1404,    0, 11633,   0,
+	                            77433, 0, 502690, 0, 3322763, 0, 21292910};
 	struct sim_ref_conv conv;
 	struct fec_spec spec;
 	char err[512];
