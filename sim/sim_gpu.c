@@ -14,7 +14,7 @@
 #include "fecd_cuda.h"
 #include "sim_gpu.h"
 
-#define GPU_BATCH_BITS (1ull << 27) /* information bits per call: milliseconds of device work */
+#define GPU_BATCH_BITS (1ull << 28) /* information bits per call: milliseconds of device work */
 #define GPU_BATCH_MIN  256u
 
 struct sim_gpu {

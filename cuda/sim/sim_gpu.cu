@@ -363,6 +363,10 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 		sim->enc = NULL;
 		goto fail;
 	}
+	/* a frame's rate counts every code bit it sends (a terminated frame's tail), as fecd-sim's
+	 * CPU engine and fano's rate count it; a stream's is the code's */
+	if (info->kind == FEC_KIND_FRAME && sim->code.code_syms)
+		sim->rate = (double)sim->code.cmp_bits / sim->code.code_syms;
 	rc = fecd_cuda_decoder_create(ctx, cpu_dec, &sim->dec, err, errlen);
 	if (rc)
 		goto fail;

@@ -330,7 +330,10 @@ static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 {
 	const struct fecd_cuda_sim_geometry *g = &c->g;
 	const struct fec_info *info = fec_decoder_info(c->dec);
-	const double sigma = fec_awgn_sigma(ebn0, fec_spec_rate(&c->spec));
+	/* a frame's rate with its tail, as the engines take it */
+	const double rate = info->kind == FEC_KIND_FRAME ? (double)g->cmp_bits / g->code_syms
+	                                                 : fec_spec_rate(&c->spec);
+	const double sigma = fec_awgn_sigma(ebn0, rate);
 	const float scale = info->frame.llr_scale > 0 ? info->frame.llr_scale
 	                                              : (float)(40.0 / (2.0 / (sigma * sigma)));
 	const size_t ostride = (info->max_out_bits + 7) / 8;
