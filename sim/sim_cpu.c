@@ -270,7 +270,7 @@ awgn_s8(const uint8_t *restrict sent, const float *restrict z, size_t n, float g
 {
 	for (size_t k = 0; k < n; k++) {
 		float v = (gain - 2.0f * gain * (float)sent[k] + gs * z[k]) * scale;
-		int t = (int)v;
+		int t = (int)v; /* |v| < 2^31: make_frame takes this path for gain * scale < 2^24 */
 		float r = v - (float)t;
 		int q = t + (r >= 0.5f) - (r <= -0.5f);
 
@@ -315,8 +315,9 @@ static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 
 		sim_noise_gauss(&p, w->noise, ncode);
 		nrx = ncode;
-		if (c->info.in_kind == FEC_IN_S8_LLR) {
-			/* LLR and quantization in one pass: the common case, kept cheap */
+		if (c->info.in_kind == FEC_IN_S8_LLR && gain * r->scale < 0x1.0p24f) {
+			/* LLR and quantization in one pass: the common case, kept cheap (noise
+			 * 100 sigma away would still leave |LLR * scale| below 2^31) */
 			awgn_s8(sent, w->noise, ncode, gain, gs, r->scale,
 			        (int8_t *)w->in + j * e->in_stride);
 			goto job;
