@@ -7,7 +7,8 @@
  * Stop rules are decided in frame order: batch b's tally is added only after batches 0..b-1's,
  * and the point ends at the first batch with which a rule holds, so min-fe and max-frames give
  * the same frames, and the same tally, whatever the number of threads (batches finished beyond
- * it are dropped). The time budget and a signal stop at whatever prefix is done.
+ * it are dropped). The time budget and a signal stop the claiming of batches: those under way
+ * finish, and the prefix of batches done counts.
  *
  * The channel: over awgn, BPSK and noise are made here with the ziggurat (sim_noise.h), the same
  * distribution as the channel table's awgn (LLR 2y/sigma^2) at a fraction of the cost; any other
@@ -70,6 +71,7 @@ struct run {
 	size_t cap;
 	struct sim_tally tally;
 	bool finished;
+	bool draining; /* time or a signal: no more batches are claimed, those under way count */
 	enum sim_stop_why why;
 	double decode_only_secs;     /* the decoder-only run's length */
 	double decode_only_elapsed;  /* the longest a thread took */
@@ -333,9 +335,11 @@ static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 		}
 	}
 	/* a received frame longer than the decoder takes (insertions): the daemon drops such a
-	 * frame as too long; here its first values are decoded, which fails alike */
-	if (!c->stream && c->info.max_frame_syms && nrx > c->info.max_frame_syms)
-		nrx = c->info.max_frame_syms;
+	 * frame as too long; here its first values are decoded, which fails alike (bit values:
+	 * q-ary input has p of them to a symbol) */
+	const uint32_t per = c->info.in_kind == FEC_IN_F32_SYMLOGP ? c->spec.u.nbldpc.p : 1;
+	if (!c->stream && c->info.max_frame_syms && nrx > (size_t)c->info.max_frame_syms * per)
+		nrx = (size_t)c->info.max_frame_syms * per;
 	switch (c->info.in_kind) {
 	case FEC_IN_S8_LLR:
 		fec_llr_quantize(FECD_FMT_S8_LLR, w->llr, nrx, false, r->scale,
@@ -351,14 +355,11 @@ static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 		}
 		break;
 	}
-	case FEC_IN_F32_SYMLOGP: {
-		const unsigned pbits = c->spec.u.nbldpc.p; /* q-ary input: nbldpc alone */
-
-		nrx /= pbits;
-		nbldpc_llr_to_symlogp(w->llr, nrx, pbits, c->spec.u.nbldpc.bit_order,
+	case FEC_IN_F32_SYMLOGP: /* q-ary input: nbldpc alone, p bits to a symbol */
+		nrx /= per;
+		nbldpc_llr_to_symlogp(w->llr, nrx, per, c->spec.u.nbldpc.bit_order,
 		                      (float *)w->in + j * e->in_stride);
 		break;
-	}
 	}
 job:
 	memset(job, 0, sizeof(*job));
@@ -490,7 +491,7 @@ static void *worker_main(void *arg)
 	double c0 = cpu_secs();
 
 	pthread_mutex_lock(&e->lock);
-	while (!r->finished) {
+	while (!r->finished && !r->draining) {
 		uint64_t bi = r->next_batch;
 
 		if (r->stop.max_frames && bi * e->batch_frames >= r->stop.max_frames) {
@@ -541,7 +542,8 @@ static void *worker_decode_only(void *arg)
 			w->rc = decode_batch(w, e->batch_frames);
 		frames += e->batch_frames;
 		pthread_mutex_lock(&e->lock);
-		finished = r->finished || w->rc || now_secs() - t0 >= r->decode_only_secs;
+		finished =
+		    r->finished || r->draining || w->rc || now_secs() - t0 >= r->decode_only_secs;
 		if (finished) {
 			r->decode_only_frames += frames;
 			r->decode_only_elapsed = fmax(r->decode_only_elapsed, now_secs() - t0);
@@ -577,7 +579,7 @@ static int start_point(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_
 	memset(&r->tally, 0, sizeof(r->tally));
 	if (r->ready)
 		memset(r->ready, 0, r->cap);
-	r->finished = false;
+	r->finished = r->draining = false;
 	r->why = 0;
 	for (unsigned i = 0; i < e->nthreads; i++) {
 		e->w[i].decode_secs = e->w[i].cpu_secs = 0;
@@ -611,7 +613,9 @@ static int run_threads(struct sim_cpu *e, void *(*fn)(void *), volatile int *sto
 
 		if ((stop_flag && *stop_flag) ||
 		    (r->stop.seconds > 0 && t - t0 >= r->stop.seconds)) {
-			r->finished = true;
+			/* the batches under way finish and count (a slow decoder's first ones
+			 * may outlast the budget); no more start */
+			r->draining = true;
 			r->why = stop_flag && *stop_flag ? SIM_STOP_SIGNAL : SIM_STOP_SECONDS;
 			break;
 		}
@@ -635,6 +639,7 @@ static int run_threads(struct sim_cpu *e, void *(*fn)(void *), volatile int *sto
 	pthread_mutex_unlock(&e->lock);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(e->w[i].thread, NULL);
+	r->finished = true;
 	*secs = now_secs() - t0;
 	for (unsigned i = 0; i < started && !rc; i++) {
 		if (e->w[i].rc) {

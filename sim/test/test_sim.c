@@ -262,6 +262,61 @@ static void test_engine(void)
 	sim_code_close(&c);
 }
 
+/* Every way a frame is made: int8 and float input, q-ary input, the channel table's bsid (ids:
+ * frames of varying received length), terminated frames, a stream: no error at a high Eb/N0,
+ * errors at a low one (so that counting is seen to work both ways). */
+static void test_paths(void)
+{
+	static const struct {
+		const char *code, *channel;
+		double good, bad;
+		bool needs_codes;
+	} cases[] = {
+	    {"ldpc,code=regular,n=576,dv=3,dc=6", "awgn", 6, -2, false},
+	    {"ldpc,code=regular,n=576,dv=3,dc=6,in=f32,algo=spa", "awgn", 6, -2, false},
+	    {"ccsds,mode=terminated,max_frame_bits=256", "awgn", 8, -2, false},
+	    {"whd-k7,frame_bits=128", "awgn", 8, -1, false},
+	    {"tvb-fig17", "bsid,pi=0,pd=0", 16, -4, false},
+	    {"nb60-gf64,in=f32v", "awgn", 8, -3, true},
+	};
+	const char *dir = getenv("FECD_CODES_DIR");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct sim_stop st = {.max_frames = 64};
+		struct sim_code c;
+		struct sim_cpu *e;
+		struct sim_result good, bad;
+		char err[512];
+
+		if (cases[i].needs_codes && !dir) {
+			printf("skipped %s: no FECD_CODES_DIR\n", cases[i].code);
+			continue;
+		}
+		if (sim_code_open(&c, cases[i].code, cases[i].channel, false, err, sizeof(err)) ||
+		    sim_cpu_open(&c, 2, &e, err, sizeof(err))) {
+			CHECK(0, "%s: %s", cases[i].code, err);
+			continue;
+		}
+		CHECK(!sim_cpu_run(e, cases[i].good, 4, 0, &st, NULL, NULL, NULL, &good, err,
+		                   sizeof(err)) &&
+		          !sim_cpu_run(e, cases[i].bad, 4, 1, &st, NULL, NULL, NULL, &bad, err,
+		                       sizeof(err)),
+		      "%s: %s", cases[i].code, err);
+		printf("%s over %s: %llu/%llu frames wrong at %.0f dB, %llu/%llu at %.0f dB\n",
+		       cases[i].code, cases[i].channel, (unsigned long long)good.t.frame_errors,
+		       (unsigned long long)good.t.frames, cases[i].good,
+		       (unsigned long long)bad.t.frame_errors, (unsigned long long)bad.t.frames,
+		       cases[i].bad);
+		CHECK(good.t.frames == 64 && good.t.frame_errors == 0 && good.t.bit_errors == 0,
+		      "%s at %.0f dB: %llu frame errors", cases[i].code, cases[i].good,
+		      (unsigned long long)good.t.frame_errors);
+		CHECK(bad.t.frame_errors > 32 && bad.t.bit_errors > 0, "%s at %.0f dB: %llu of 64",
+		      cases[i].code, cases[i].bad, (unsigned long long)bad.t.frame_errors);
+		sim_cpu_close(e);
+		sim_code_close(&c);
+	}
+}
+
 int main(void)
 {
 	test_wilson();
@@ -269,5 +324,6 @@ int main(void)
 	test_codes();
 	test_uncoded();
 	test_engine();
+	test_paths();
 	return check_done();
 }
