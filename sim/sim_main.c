@@ -89,8 +89,8 @@ static void usage(FILE *f)
 	    "  --json FILE          write every curve and point as JSON\n"
 	    "  --plot FILE.png      plot the curves with gnuplot\n"
 	    "  --decoder-only       before each point, time the decoder alone on the same threads\n"
-	    "                       for --seconds (2 s without it) and print the simulation's\n"
-	    "                       speed as a share of it\n"
+	    "                       (or device) for --seconds (2 s without it) and print the\n"
+	    "                       simulation's speed as a share of it\n"
 	    "  -h, --help           this text\n"
 	    "\n"
 	    "A frame: a frame code's frame (where frames vary, the longest the code takes:\n"
@@ -422,6 +422,16 @@ static int run_curve(const struct opts *o, struct sim_code *code, struct sim_cur
 		row->esn0_db = o->esn0 ? db : row->ebn0_db + 10.0 * log10(code->rate);
 		l.row = *row;
 		double alone = 0.0, alone_cpu = 0.0;
+#ifdef FECD_SIM_GPU
+		if (o->decoder_only && on_gpu &&
+		    sim_gpu_decoder_only(gpu, row->ebn0_db, o->seed,
+		                         o->rules.seconds > 0 ? o->rules.seconds : 2.0, &alone, err,
+		                         sizeof(err))) {
+			fprintf(stderr, "fecd-sim: %s\n", err);
+			rc = 1;
+			break;
+		}
+#endif
 		if (o->decoder_only && !on_gpu &&
 		    sim_cpu_decoder_only(cpu, row->ebn0_db, o->seed,
 		                         o->rules.seconds > 0 ? o->rules.seconds : 2.0, &alone,
@@ -449,6 +459,11 @@ static int run_curve(const struct opts *o, struct sim_code *code, struct sim_cur
 		sim_row_finish(row);
 		curve->nrows = p + 1;
 		sim_table_row(stdout, row, l.tty);
+		if (o->decoder_only && on_gpu)
+			printf(
+			    "# decoder alone on the device: %.3f Gb/s; the simulation: %.3f Gb/s, "
+			    "%.0f %% of it\n",
+			    alone * 1e-9, row->info_gbps, 100.0 * row->info_gbps / (alone * 1e-9));
 		if (o->decoder_only && !on_gpu) {
 			double sim_cpu = (double)row->res.t.bits / fmax(row->res.cpu_secs, 1e-9);
 
