@@ -10,13 +10,15 @@
  * it are dropped). The time budget and a signal stop the claiming of batches: those under way
  * finish, and the prefix of batches done counts.
  *
- * The channel: over awgn, BPSK and noise are made here with the ziggurat (sim_noise.h), the same
- * distribution as the channel table's awgn (LLR 2y/sigma^2) at a fraction of the cost; any other
- * model goes through fec_channel_apply. The decoder's input: int8 LLRs as fecd-feed quantizes
- * them (s8: round(LLR * scale), half away from zero, clamped to +-127) at the scale the decoder
- * reads them with, the code's llr_scale, where it has one (the frame families: the Fano metric,
- * offset min-sum and sum-product take int8 / llr_scale as the LLR, and a sender at another scale
- * costs them dB); else (viterbi, indifferent to scale) fecd-feed's automatic scale, mean |LLR|
+ * The channel: over awgn into int8 input, the quantized channel's distribution is sampled
+ * exactly (sim_qawgn.h); over awgn into float input, BPSK and noise are made here with the
+ * ziggurat (sim_noise.h); both the channel table's awgn (LLR 2y/sigma^2) at a fraction of the
+ * cost of its polar method. Any other model goes through fec_channel_apply. The decoder's input:
+ * int8 LLRs as fecd-feed quantizes them (s8: round(LLR * scale), half away from zero, clamped to
+ * +-127) at the scale the decoder reads them with, the code's llr_scale, where it has one (the
+ * frame families: the Fano metric, offset min-sum and sum-product take int8 / llr_scale as the LLR,
+ * and a sender at another scale costs them dB); else (viterbi, indifferent to scale) fecd-feed's
+ * automatic scale, mean |LLR|
  * -> 40; --scale X sets another, as fecd-feed --scale. A code with float input (in=f32) gets the
  * float LLRs as fecd-feed --format f32 sends them; q-ary input (in=f32v) the symbols'
  * log-probabilities from the bit LLRs, as fecd-feed makes them.
@@ -34,6 +36,7 @@
 #include "prng.h"
 #include "sim.h"
 #include "sim_noise.h"
+#include "sim_qawgn.h"
 #include "softbits.h"
 
 #define BATCH_BITS   (1u << 17) /* information bits a batch aims at */
@@ -62,7 +65,9 @@ struct run {
 	uint64_t seed;
 	uint32_t point;
 	struct fec_channel ch;
-	bool fast_awgn;
+	bool fast_awgn; /* awgn: the ziggurat here, not the channel table's apply */
+	bool qawgn_on;  /* awgn into int8 input: the quantized channel sampled exactly */
+	struct sim_qawgn qawgn;
 	float scale; /* int8 LLR per LLR */
 	struct sim_stop stop;
 	uint64_t next_batch, committed; /* batches claimed; batches added to tally */
@@ -261,27 +266,6 @@ static void draw_bits(struct worker *w, struct fec_prng *p, uint32_t n)
 	}
 }
 
-/* BPSK over AWGN into int8 LLRs: LLR = +-gain + gs * z for code bit 0 / 1, then fecd-feed's s8
- * rule, round(LLR * scale) half away from zero clamped to +-127, written so that the compiler
- * vectorises it (no libm call, no branch: the conversion truncates and the remainder v - t is
- * exact; the clamp is on integers), and built for AVX2 too, taken where the CPU has it (the same
- * arithmetic, no FMA: the same values on every machine). */
-__attribute__((target_clones("avx2", "default"))) static void
-awgn_s8(const uint8_t *restrict sent, const float *restrict z, size_t n, float gain, float gs,
-        float scale, int8_t *restrict dst)
-{
-	for (size_t k = 0; k < n; k++) {
-		float v = (gain - 2.0f * gain * (float)sent[k] + gs * z[k]) * scale;
-		int t = (int)v; /* |v| < 2^31: make_frame takes this path for gain * scale < 2^24 */
-		float r = v - (float)t;
-		int q = t + (r >= 0.5f) - (r <= -0.5f);
-
-		q = q > 127 ? 127 : q;
-		q = q < -127 ? -127 : q;
-		dst[k] = (int8_t)q;
-	}
-}
-
 /* Frame i into job slot j: bits, code bits, channel, decoder input. */
 static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 {
@@ -311,19 +295,17 @@ static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 	}
 	sent = w->cbits + c->skip_syms;
 	ncode -= c->skip_syms;
+	if (r->qawgn_on) {
+		sim_qawgn_apply(&r->qawgn, &p, sent, ncode, (int8_t *)w->in + j * e->in_stride);
+		nrx = ncode;
+		goto job;
+	}
 	if (r->fast_awgn) {
 		const float gain = (float)(2.0 / (r->ch.sigma * r->ch.sigma));
 		const float gs = gain * (float)r->ch.sigma;
 
 		sim_noise_gauss(&p, w->noise, ncode);
 		nrx = ncode;
-		if (c->info.in_kind == FEC_IN_S8_LLR && gain * r->scale < 0x1.0p24f) {
-			/* LLR and quantization in one pass: the common case, kept cheap (noise
-			 * 100 sigma away would still leave |LLR * scale| below 2^31) */
-			awgn_s8(sent, w->noise, ncode, gain, gs, r->scale,
-			        (int8_t *)w->in + j * e->in_stride);
-			goto job;
-		}
 		for (size_t k = 0; k < ncode; k++)
 			w->llr[k] = (sent[k] ? -gain : gain) + gs * w->noise[k];
 	} else {
@@ -575,6 +557,9 @@ static int start_point(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_
 		r->scale = e->code->info.frame.llr_scale;
 	else
 		r->scale = (float)(40.0 / fec_channel_llr_mean(&r->ch));
+	r->qawgn_on = r->fast_awgn && e->code->info.in_kind == FEC_IN_S8_LLR;
+	if (r->qawgn_on)
+		sim_qawgn_build(&r->qawgn, r->ch.sigma, r->scale);
 	r->next_batch = r->committed = 0;
 	memset(&r->tally, 0, sizeof(r->tally));
 	if (r->ready)
