@@ -13,6 +13,7 @@
 #include "check.h"
 #include "sim.h"
 #include "sim_noise.h"
+#include "sim_qawgn.h"
 
 static double q_func(double x)
 {
@@ -81,6 +82,62 @@ static void test_noise(void)
 	CHECK(!memcmp(z, z2, n * sizeof(float)), "the ziggurat is not reproducible");
 	free(z);
 	free(z2);
+}
+
+/* The quantized channel's alias sampler: its probabilities sum to 1 and are the normal CDF's,
+ * the counts of 2^22 draws match them value by value, and a sent 1 gives the negated values. */
+static void test_qawgn(void)
+{
+	const double sigma = 0.7, scale = 40.0 / (2.0 / (sigma * sigma));
+	const size_t n = 1u << 22;
+	static struct sim_qawgn t;
+	uint8_t *zeros = calloc(n, 1), *ones = malloc(n);
+	int8_t *a = malloc(n), *b = malloc(n);
+	size_t count[256] = {0};
+	double sum = 0;
+	struct fec_prng p;
+	unsigned off = 0;
+
+	memset(ones, 1, n);
+	for (int v = -127; v <= 127; v++)
+		sum += sim_qawgn_prob(sigma, scale, v);
+	CHECK(fabs(sum - 1.0) < 1e-12, "probabilities sum to %.15f", sum);
+	/* P(value <= 0) is P(A + B z < 1/2), a tail of the normal */
+	double neg = 0;
+	for (int v = -127; v <= 0; v++)
+		neg += sim_qawgn_prob(sigma, scale, v);
+	double mean = scale * 2 / (sigma * sigma), spread = scale * 2 / sigma;
+	CHECK(fabs(neg - 0.5 * erfc((mean - 0.5) / spread / sqrt(2.0))) < 1e-12, "P(v <= 0) %.6e",
+	      neg);
+	sim_qawgn_build(&t, sigma, scale);
+	fec_prng_seed(&p, 5);
+	sim_qawgn_apply(&t, &p, zeros, n, a);
+	fec_prng_seed(&p, 5);
+	sim_qawgn_apply(&t, &p, ones, n, b);
+	for (size_t i = 0; i < n; i++) {
+		count[a[i] + 127]++;
+		off += b[i] != -a[i];
+	}
+	CHECK(off == 0, "a sent 1 is not the negated 0 in %u draws", off);
+	unsigned checked = 0, bad = 0;
+	for (int v = -127; v <= 127; v++) {
+		double pv = sim_qawgn_prob(sigma, scale, v);
+
+		if (pv * n < 20)
+			continue;
+		checked++;
+		if (!near_count((double)count[v + 127], (double)n, pv)) {
+			bad++;
+			fprintf(stderr, "value %d: %zu draws, expected %.1f\n", v, count[v + 127],
+			        pv * n);
+		}
+	}
+	printf("alias sampler: %u values checked against the normal CDF, %u off\n", checked, bad);
+	CHECK(checked > 50 && bad == 0, "%u of %u values off", bad, checked);
+	free(zeros);
+	free(ones);
+	free(a);
+	free(b);
 }
 
 static void test_codes(void)
@@ -321,6 +378,7 @@ int main(void)
 {
 	test_wilson();
 	test_noise();
+	test_qawgn();
 	test_codes();
 	test_uncoded();
 	test_engine();
