@@ -60,9 +60,12 @@ int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, s
 	g->batch_frames = GPU_BATCH_BITS / code->info_bits;
 	if (g->batch_frames < GPU_BATCH_MIN)
 		g->batch_frames = GPU_BATCH_MIN;
+	/* the device's frames are the CPU engine's: where frames vary, their length is told */
 	if (fecd_cuda_open(0, &g->ctx, err, errlen) ||
 	    fecd_cuda_sim_open(g->ctx, code->dec, code->channel, code->all_zero, &g->sim, err,
-	                       errlen)) {
+	                       errlen) ||
+	    (code->frames_vary &&
+	     fecd_cuda_sim_set_frame_bits(g->sim, code->frame_bits, err, errlen))) {
 		sim_gpu_close(g);
 		return -1;
 	}

@@ -43,6 +43,7 @@ struct opts {
 	enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } backend;
 	unsigned threads;
 	bool all_zero, decoder_only;
+	uint32_t frame_bits;
 	double scale;
 	const char *csv, *json, *plot, *codes_dir;
 };
@@ -80,6 +81,9 @@ static void usage(FILE *f)
 	    "  --threads N          CPU threads (default: one per core)\n"
 	    "  --all-zero           send the all-zero codeword (families that declare it valid:\n"
 	    "                       viterbi, ldpc, fano, nbldpc; awgn only)\n"
+	    "  --frame-bits N       information bits per frame for codes whose frames vary\n"
+	    "                       (viterbi terminated or truncated; default: the longest that\n"
+	    "                       fits 1024 bits); other codes keep their own\n"
 	    "  --scale X            int8 input: int8 LLR = LLR * X (default: the code's llr_scale,\n"
 	    "                       the scale its decoder reads int8 LLRs at; viterbi, which has\n"
 	    "                       none: fecd-feed's, mean |LLR| -> 40; CPU only)\n"
@@ -93,10 +97,9 @@ static void usage(FILE *f)
 	    "                       simulation's speed as a share of it\n"
 	    "  -h, --help           this text\n"
 	    "\n"
-	    "A frame: a frame code's frame (where frames vary, the longest the code takes:\n"
-	    "viterbi's max_frame_bits, a code parameter); for a stream code (viterbi\n"
-	    "mode=stream), one decoder job of decode_len information bits decoded from a random\n"
-	    "stream with the head (warm-up) and tail (traceback) symbols the job takes. Errors are counted on\n"
+	    "A frame: a frame code's frame (--frame-bits where frames vary); for a stream code\n"
+	    "(viterbi mode=stream), one decoder job of decode_len information bits decoded from a\n"
+	    "random stream with the head (warm-up) and tail (traceback) symbols the job takes. Errors are counted on\n"
 	    "information bits; a frame error is a frame with a wrong bit or a status other than\n"
 	    "decoded. Intervals are 95 % Wilson score intervals (the BER's treats bits as\n"
 	    "independent: too narrow where errors come in bursts). Exit status: 0 done, 1 a\n"
@@ -175,6 +178,7 @@ enum {
 	OPT_BACKEND,
 	OPT_THREADS,
 	OPT_ALL_ZERO,
+	OPT_FRAME_BITS,
 	OPT_CODES_DIR,
 	OPT_SCALE,
 	OPT_CSV,
@@ -195,6 +199,7 @@ static const struct option long_opts[] = {
     {"backend", 1, 0, OPT_BACKEND},
     {"threads", 1, 0, OPT_THREADS},
     {"all-zero", 0, 0, OPT_ALL_ZERO},
+    {"frame-bits", 1, 0, OPT_FRAME_BITS},
     {"codes-dir", 1, 0, OPT_CODES_DIR},
     {"scale", 1, 0, OPT_SCALE},
     {"csv", 1, 0, OPT_CSV},
@@ -280,6 +285,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			if (!(o->scale > 0) || o->scale > 1e6)
 				return bad("--scale", "a number > 0", arg);
+			break;
+		case OPT_FRAME_BITS:
+			if (parse_u64("--frame-bits", arg, &v))
+				return -1;
+			if (v < 1 || v > (1u << 24))
+				return bad("--frame-bits", "a number of bits in 1..16777216", arg);
+			o->frame_bits = (uint32_t)v;
 			break;
 		case OPT_CODES_DIR:
 			o->codes_dir = arg;
@@ -568,12 +580,22 @@ int main(int argc, char **argv)
 		fec_codes_dir_set(o.codes_dir);
 	/* every code is built before anything runs, so that a bad one fails at once */
 	for (; opened < o.ncodes; opened++) {
-		if (sim_code_open(&codes[opened], o.codes[opened], o.channel, o.all_zero, err,
-		                  sizeof(err))) {
+		if (sim_code_open(&codes[opened], o.codes[opened], o.channel, o.all_zero,
+		                  o.frame_bits, err, sizeof(err))) {
 			fprintf(stderr, "fecd-sim: --code: %s\n", err);
 			rc = 2;
 			goto out;
 		}
+	}
+	bool varying = false;
+	for (unsigned i = 0; i < opened; i++)
+		varying |= codes[i].frames_vary;
+	if (o.frame_bits && !varying) {
+		fprintf(stderr, "fecd-sim: --frame-bits: none of the codes has frames that vary (a "
+		                "stream code's frame is one decoder job of decode_len bits; other "
+		                "frame codes have their own length)\n");
+		rc = 2;
+		goto out;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

@@ -146,13 +146,13 @@ static void test_codes(void)
 	char err[512];
 
 	/* text and JSON give the same code */
-	CHECK(!sim_code_open(&a, "ldpc,code=regular,n=576,dv=3,dc=6,iters=12", "awgn", false, err,
-	                     sizeof(err)),
+	CHECK(!sim_code_open(&a, "ldpc,code=regular,n=576,dv=3,dc=6,iters=12", "awgn", false, 0,
+	                     err, sizeof(err)),
 	      "%s", err);
 	CHECK(!sim_code_open(&b,
 	                     "{\"family\": \"ldpc\", \"code\": \"regular\", \"n\": 576, \"dv\": 3, "
 	                     "\"dc\": 6, \"iters\": 12}",
-	                     "awgn", false, err, sizeof(err)),
+	                     "awgn", false, 0, err, sizeof(err)),
 	      "%s", err);
 	CHECK(!strcmp(a.text, b.text), "text '%s', JSON '%s'", a.text, b.text);
 	CHECK(a.info_bits == 288 && !a.stream && a.code_syms == 576, "ldpc frame: %u bits, %u syms",
@@ -162,22 +162,36 @@ static void test_codes(void)
 	CHECK(!sim_code_open(&a,
 	                     "{\"preset\": \"ccsds\", \"mode\": \"terminated\", \"polys\": "
 	                     "[\"171\", \"133\"]}",
-	                     "awgn", false, err, sizeof(err)),
+	                     "awgn", false, 0, err, sizeof(err)),
 	      "%s", err);
-	CHECK(a.info_bits == 8192 && a.code_syms == 2 * 8198 && a.frames_vary,
+	CHECK(a.info_bits == 1024 && a.code_syms == 2 * 1030 && a.frames_vary,
 	      "ccsds terminated: %u bits, %u syms", a.info_bits, a.code_syms);
 	sim_code_close(&a);
-	/* where frames vary, the longest the code takes: a punctured frame fills whole periods
-	 * (dvbs-3/4: 3 stages a period of 4 symbols; 1000 + 6 tail bits are not, 999 + 6 are) */
-	CHECK(!sim_code_open(&a, "dvbs-3/4,mode=terminated,max_frame_bits=1000", "awgn", false, err,
-	                     sizeof(err)),
+	/* where frames vary, the longest of at most 1024 bits: a punctured frame fills whole
+	 * periods (dvbs-3/4: 3 stages a period of 4 symbols; 1024 + 6 tail bits are not, 1023 + 6
+	 * are), and --frame-bits asks for a length the code must take (1000 + 6: no) */
+	CHECK(!sim_code_open(&a, "dvbs-3/4,mode=terminated", "awgn", false, 0, err, sizeof(err)),
 	      "%s", err);
-	CHECK(a.info_bits == 999, "dvbs-3/4 terminated, max_frame_bits=1000: %u bits", a.info_bits);
-	CHECK(fabs(a.rate - 999.0 / 1340.0) < 1e-12, "rate %.6f with the tail, expected %.6f",
-	      a.rate, 999.0 / 1340.0);
+	CHECK(a.info_bits == 1023, "dvbs-3/4 terminated: %u bits", a.info_bits);
+	CHECK(fabs(a.rate - 1023.0 / 1372.0) < 1e-12, "rate %.6f with the tail, expected %.6f",
+	      a.rate, 1023.0 / 1372.0);
+	sim_code_close(&a);
+	CHECK(
+	    sim_code_open(&a, "dvbs-3/4,mode=terminated", "awgn", false, 1000, err, sizeof(err)) &&
+	        strstr(err, "--frame-bits 1000"),
+	    "dvbs-3/4 terminated with 1000 bits: %s", err);
+	CHECK(
+	    !sim_code_open(&a, "dvbs-3/4,mode=terminated", "awgn", false, 999, err, sizeof(err)) &&
+	        a.info_bits == 999,
+	    "dvbs-3/4 terminated with 999 bits: %s", err);
+	sim_code_close(&a);
+	/* frame bits are for codes whose frames vary; others keep theirs */
+	CHECK(!sim_code_open(&a, "ccsds", "awgn", false, 64, err, sizeof(err)) &&
+	          a.info_bits == 2048 && !a.frames_vary,
+	      "frame bits on a stream: %s", err);
 	sim_code_close(&a);
 	/* a stream: one job of decode_len bits with its head and tail */
-	CHECK(!sim_code_open(&a, "ccsds,decode_len=512", "awgn", true, err, sizeof(err)), "%s",
+	CHECK(!sim_code_open(&a, "ccsds,decode_len=512", "awgn", true, 0, err, sizeof(err)), "%s",
 	      err);
 	CHECK(a.stream && a.info_bits == 512 && a.code_syms == 2 * (512 + 64 + 64) &&
 	          a.info_at == 64 + 64,
@@ -185,16 +199,16 @@ static void test_codes(void)
 	      a.info_at);
 	sim_code_close(&a);
 	/* what is refused, and said so */
-	CHECK(sim_code_open(&a, "tvb-fig17", "bsid", true, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "tvb-fig17", "bsid", true, 0, err, sizeof(err)) &&
 	          strstr(err, "--all-zero") && strstr(err, "ids"),
 	      "all-zero on ids: %s", err);
-	CHECK(sim_code_open(&a, "ccsds", "bsid", true, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "ccsds", "bsid", true, 0, err, sizeof(err)) &&
 	          strstr(err, "--all-zero"),
 	      "all-zero over bsid: %s", err);
-	CHECK(sim_code_open(&a, "ccsds", "rayleigh", false, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "ccsds", "rayleigh", false, 0, err, sizeof(err)) &&
 	          strstr(err, "--channel") && strstr(err, "rayleigh"),
 	      "channel: %s", err);
-	CHECK(sim_code_open(&a, "{\"iters\": 3}", "awgn", false, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "{\"iters\": 3}", "awgn", false, 0, err, sizeof(err)) &&
 	          strstr(err, "preset"),
 	      "JSON without preset: %s", err);
 }
@@ -208,7 +222,7 @@ static void test_uncoded(void)
 	char err[512];
 	const double ebn0 = 2.0;
 
-	CHECK(!sim_code_open(&c, "ccsds", "awgn", true, err, sizeof(err)), "%s", err);
+	CHECK(!sim_code_open(&c, "ccsds", "awgn", true, 0, err, sizeof(err)), "%s", err);
 	CHECK(!sim_cpu_open(&c, 1, &e, err, sizeof(err)), "%s", err);
 	double wrong = 0, n = 0, sum = 0;
 	for (uint64_t first = 0; first < 4 * 64; first += 64) {
@@ -273,7 +287,7 @@ static void test_engine(void)
 	char err[512];
 	uint32_t batch = 0;
 
-	CHECK(!sim_code_open(&c, "ccsds,decode_len=512", "awgn", false, err, sizeof(err)), "%s",
+	CHECK(!sim_code_open(&c, "ccsds,decode_len=512", "awgn", false, 0, err, sizeof(err)), "%s",
 	      err);
 	/* min-fe: the same frames whatever the threads */
 	const struct sim_stop fe = {.min_fe = 40};
@@ -349,7 +363,8 @@ static void test_paths(void)
 			printf("skipped %s: no FECD_CODES_DIR\n", cases[i].code);
 			continue;
 		}
-		if (sim_code_open(&c, cases[i].code, cases[i].channel, false, err, sizeof(err)) ||
+		if (sim_code_open(&c, cases[i].code, cases[i].channel, false, 0, err,
+		                  sizeof(err)) ||
 		    sim_cpu_open(&c, 2, &e, err, sizeof(err))) {
 			CHECK(0, "%s: %s", cases[i].code, err);
 			continue;
