@@ -28,9 +28,12 @@
 #include "channel_model.h"
 #include "fec.h"
 
-/* Counts of one point; integer sums, so that they add up in any order. */
+/* Counts of one point; integer sums, so that they add up in any order. wrong_frames: frames
+ * with a wrong information bit, the literature's frame errors (frame_errors adds those whose
+ * status says the decoder failed, as fecd-sink counts them); the CPU engine's alone (UINT64_MAX
+ * from the GPU engine, which does not count them). */
 struct sim_tally {
-	uint64_t frames, frame_errors, bits, bit_errors, unconverged;
+	uint64_t frames, frame_errors, bits, bit_errors, unconverged, wrong_frames;
 };
 
 static inline void sim_tally_add(struct sim_tally *t, const struct sim_tally *a)
@@ -40,6 +43,7 @@ static inline void sim_tally_add(struct sim_tally *t, const struct sim_tally *a)
 	t->bits += a->bits;
 	t->bit_errors += a->bit_errors;
 	t->unconverged += a->unconverged;
+	t->wrong_frames += a->wrong_frames;
 }
 
 /* A code under simulation: built once, shared read-only by the engine's threads. */

@@ -419,6 +419,8 @@ static int run_batch(struct worker *w, uint64_t bi, struct sim_tally *t)
 		t->bit_errors += errs;
 		if (errs || job->status != FECD_STATUS_DECODED)
 			t->frame_errors++;
+		if (errs)
+			t->wrong_frames++;
 		if (job->status == FECD_STATUS_NOT_CONVERGED)
 			t->unconverged++;
 	}

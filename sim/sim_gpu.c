@@ -87,6 +87,7 @@ int sim_gpu_run(struct sim_gpu *g, double ebn0_db, uint64_t seed, uint32_t point
 	uint64_t first = 0;
 
 	memset(res, 0, sizeof(*res));
+	res->t.wrong_frames = UINT64_MAX; /* not counted on the device */
 	for (;;) {
 		uint64_t count = g->batch_frames;
 		struct fecd_cuda_sim_tally t = {0};

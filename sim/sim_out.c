@@ -105,7 +105,7 @@ int sim_write_csv(const char *path, const struct sim_curve *curves, unsigned n, 
 	}
 	fputs("code,family,rate,channel,all_zero,backend,seed,frame_info_bits,ebn0_db,esn0_db,"
 	      "frames,bits,bit_errors,frame_errors,unconverged,ber,ber_lo,ber_hi,fer,fer_lo,fer_hi,"
-	      "info_gbps,seconds,stop\n",
+	      "info_gbps,seconds,stop,frames_wrong_bits\n",
 	      f);
 	for (unsigned i = 0; i < n; i++) {
 		const struct sim_curve *c = &curves[i];
@@ -120,7 +120,7 @@ int sim_write_csv(const char *path, const struct sim_curve *curves, unsigned n, 
 			csv_text(f, c->code->channel);
 			fprintf(f,
 			        ",%d,%s,%llu,%u,%.4f,%.4f,%llu,%llu,%llu,%llu,%llu,%.6e,%.6e,%.6e,"
-			        "%.6e,%.6e,%.6e,%.6f,%.3f,%s\n",
+			        "%.6e,%.6e,%.6e,%.6f,%.3f,%s,",
 			        c->code->all_zero, c->backend, (unsigned long long)seed,
 			        c->code->info_bits, r->ebn0_db, r->esn0_db,
 			        (unsigned long long)t->frames, (unsigned long long)t->bits,
@@ -129,6 +129,9 @@ int sim_write_csv(const char *path, const struct sim_curve *curves, unsigned n, 
 			        (unsigned long long)t->unconverged, r->ber, r->ber_lo, r->ber_hi,
 			        r->fer, r->fer_lo, r->fer_hi, r->info_gbps, r->res.secs,
 			        sim_stop_name(r->res.why));
+			if (t->wrong_frames != UINT64_MAX)
+				fprintf(f, "%llu", (unsigned long long)t->wrong_frames);
+			fputc('\n', f);
 		}
 	}
 	if (fclose(f)) {
@@ -150,6 +153,10 @@ static cJSON *row_json(const struct sim_row *r)
 	cJSON_AddNumberToObject(o, "bit_errors", (double)t->bit_errors);
 	cJSON_AddNumberToObject(o, "frame_errors", (double)t->frame_errors);
 	cJSON_AddNumberToObject(o, "unconverged", (double)t->unconverged);
+	if (t->wrong_frames != UINT64_MAX)
+		cJSON_AddNumberToObject(o, "frames_wrong_bits", (double)t->wrong_frames);
+	else
+		cJSON_AddNullToObject(o, "frames_wrong_bits");
 	cJSON_AddNumberToObject(o, "ber", r->ber);
 	cJSON_AddItemToObject(o, "ber_ci95",
 	                      cJSON_CreateDoubleArray((const double[]){r->ber_lo, r->ber_hi}, 2));

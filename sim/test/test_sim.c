@@ -277,7 +277,8 @@ static int run(const struct sim_code *c, unsigned threads, double ebn0, const st
 static bool same_tally(const struct sim_tally *a, const struct sim_tally *b)
 {
 	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
-	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged;
+	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged &&
+	       a->wrong_frames == b->wrong_frames;
 }
 
 static void test_engine(void)
