@@ -299,8 +299,10 @@ int fec_decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	if (!ops)
 		return -FEC_EFAMILY;
 	rc = ops->decoder_create(spec, out);
-	if (rc == 0)
+	if (rc == 0) {
 		(*out)->extra_holders = 0;
+		(*out)->info.all_zero_valid = fec__family_impl(spec->family)->all_zero_valid;
+	}
 	return rc;
 }
 

@@ -282,6 +282,10 @@ struct fec_info {
 	 * are padded): callers that split a batch over threads give each a multiple of it. 0 or 1:
 	 * any split is as fast. */
 	uint32_t job_group;
+	/* The all-zero codeword stands for every codeword in a simulation over a symmetric
+	 * channel (a linear code, a decoder symmetric in its input): fecd-sim --all-zero. Filled
+	 * by the codec from the family table (fec_family_impl.all_zero_valid). */
+	bool all_zero_valid;
 };
 
 /* One job of a batch. The caller fills the input fields, the decoder the output ones. */

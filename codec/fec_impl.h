@@ -74,6 +74,10 @@ struct fec_family_impl {
 	/* Its named presets, ended by an entry whose pub.name is NULL (or NULL for none); fec.c
 	 * lists every family's in family order. Names are unique across families. */
 	const struct fec_preset_def *presets;
+	/* Its codes are linear and its decoder symmetric in its input, so that over a symmetric
+	 * channel the all-zero codeword's error rates are every codeword's (fec_info's
+	 * all_zero_valid: fecd-sim --all-zero). */
+	bool all_zero_valid;
 };
 
 /* The implemented families, once: enum suffix of FECD_FAMILY_*, then the implementation object.

@@ -127,6 +127,70 @@ int fecd_cuda_lane_wait(struct fecd_cuda_lane *lane, char *err, size_t errlen);
 /* Batches submitted and not yet waited for. */
 unsigned fecd_cuda_lane_pending(const struct fecd_cuda_lane *lane);
 
+/* ---- Simulation (fecd-sim's GPU engine, cuda/sim/SIM_GPU.md)
+ *
+ * Monte Carlo frames of a code made, sent and decoded on the device: random information bits
+ * (cuRAND Philox, counter-based: frame i of a seed is the same whatever the runs' splits), the
+ * family's encoder on the device, BPSK over AWGN at Eb/N0 for the code's rate, quantization to
+ * the decoder's input as fecd-feed does it (int8: mean |LLR| -> 40), the family's GPU decoder,
+ * and error counting; only the tally comes back. A frame is one decoder job: a frame code's
+ * frame (max_frame_bits bits where frames vary), or one block of a stream code (decode_len bits)
+ * decoded from a random stream with the head and tail symbols the job takes. bits and
+ * bit_errors count information bits; a frame error is a frame with a wrong bit or a status other
+ * than decoded; unconverged counts the latter. Eb/N0 is per information bit at the frame's rate
+ * (its bits over its code bits, tail included; a stream's: the code's), as fecd-sim's CPU engine
+ * has it. */
+
+struct fecd_cuda_sim;
+struct fecd_cuda_sim_tally {
+	uint64_t frames, frame_errors, bits, bit_errors, unconverged;
+};
+/* True when the family has a GPU encoder and decoder for the spec and the channel is one the
+ * engine has ("awgn"); open may still refuse a code its family's encoder does not handle
+ * (-FEC_ENOTSUP with the reason: an ldpc code not of the DVB-S2 form), and the caller then
+ * simulates on the CPU. */
+bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *channel);
+/* channel: the channel table's text form ("awgn"); all_zero: send the all-zero codeword (the
+ * information bits all 0, through the encoder). cpu_dec must outlive the simulator. */
+int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
+                       const char *channel, bool all_zero, struct fecd_cuda_sim **out,
+                       char *err, size_t errlen);
+/* Simulates frames [first, first + count) of the point's random sequence (seeded), adding to *t.
+ * ebn0_db INFINITY: noiseless (LLRs +-1, as fecd-feed --noiseless). */
+int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
+                      uint64_t count, struct fecd_cuda_sim_tally *t, char *err, size_t errlen);
+void fecd_cuda_sim_close(struct fecd_cuda_sim *sim);
+/* Where the code's frames vary (a terminated or truncated viterbi code): frames of frame_bits
+ * information bits from now on (fecd-sim --frame-bits). open's default is the longest of at most
+ * 1024 bits (and max_frame_bits) that fills whole puncturing periods, tail included, as
+ * fecd-sim's CPU engine picks it. Other codes take 0 or their frame's bits. -FEC_EINVAL (why in
+ * err) for a length the code's frames cannot have; the simulator keeps its default then. */
+int fecd_cuda_sim_set_frame_bits(struct fecd_cuda_sim *sim, uint32_t frame_bits, char *err,
+                                 size_t errlen);
+
+/* For the tests and fecd-bench: a frame's layout (gpu_family.h's gpu_sim_code): gen_bits random
+ * bits per frame, the first zero_head and last zero_tail forced to 0, code_syms code bits sent,
+ * the decoder's output bits 0..cmp_bits-1 compared with bits cmp_first..; the job each frame is;
+ * the input slots (in_stride int8 or float values); frames per batch and lanes. */
+struct fecd_cuda_sim_geometry {
+	uint32_t gen_bits, zero_head, zero_tail, cmp_first, cmp_bits, code_syms;
+	struct fec_job job;
+	bool in_f32;
+	size_t in_stride;
+	uint32_t batch, lanes;
+	double rate; /* Eb/N0's rate: cmp_bits / code_syms for frames, the code's for streams */
+};
+void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim, struct fecd_cuda_sim_geometry *g);
+/* Frames [first, first + count) (count <= batch) made as run makes them, copied back: the
+ * generated bits (gen_bits per frame, one per byte), the code bits (code_syms per frame, one per
+ * byte) and the decoder's input (count slots of in_stride values); any may be NULL. */
+int fecd_cuda_sim_peek(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
+                       uint32_t count, uint8_t *bits, uint8_t *code, void *in, char *err,
+                       size_t errlen);
+/* On: run only decodes again what the lanes hold (from an earlier run), counting nothing: the
+ * decoder kernel alone on the same frames and batches (fecd-bench's comparison). */
+void fecd_cuda_sim_decode_only(struct fecd_cuda_sim *sim, bool on);
+
 /* ---- Testing the failure path */
 
 /* Makes the lane's next submit launch a kernel that traps, as a real device fault would (a sticky

@@ -45,6 +45,37 @@ struct gpu_batch {
 	size_t soft_stride;
 };
 
+/* The simulator's view of one frame of a code (cuda/sim/, fecd_cuda_sim_*): a frame is one job
+ * of the decoder, built from gen_bits random bits per frame (packed 32 to a word, bit j of the
+ * frame in word j / 32 at bit j % 32), of which the first zero_head and the last zero_tail are
+ * forced to 0 (a terminated frame's start state and tail); the family's encoder turns them into
+ * code_syms code bits (the symbols sent, packed the same way), and the decoder's output bits
+ * 0 .. cmp_bits-1 are compared with generated bits cmp_first .. cmp_first + cmp_bits - 1. */
+struct gpu_sim_code {
+	uint32_t gen_bits, zero_head, zero_tail;
+	uint32_t cmp_first, cmp_bits;
+	uint32_t code_syms;
+	struct fec_job job; /* the input fields of the job every frame is decoded as */
+};
+
+/* A family's encoder on the device, for the simulator (NULL in gpu_family_ops: none). */
+struct gpu_sim_encoder_ops {
+	/* Builds it for cpu_dec's code and fills *code; frames of frame_bits information bits
+	 * where the code's frames vary (0: the longest of at most 1024 bits that fills whole
+	 * puncturing periods, fecd-sim's default), else 0 or the frame's own. -FEC_ENOTSUP (why in
+	 * err) for a code of the family it does not encode, -FEC_EINVAL for a frame_bits it
+	 * cannot take. */
+	int (*create)(const struct fec_decoder *cpu_dec, uint32_t frame_bits, void **enc,
+	              struct gpu_sim_code *code, char *err, size_t errlen);
+	/* Enqueues the encoding of count frames on s: frame f's generated bits at bits + f *
+	 * bits_words (words past gen_bits are 0), its code bits to code + f * code_words. */
+	int (*encode)(const void *enc, const uint32_t *bits, size_t bits_words, uint32_t *code,
+	              size_t code_words, uint32_t count, cudaStream_t s, char *err, size_t errlen);
+	void (*destroy)(void *enc);
+};
+
+extern const struct gpu_sim_encoder_ops viterbi_gpu_sim_encoder, ldpc_gpu_sim_encoder;
+
 struct gpu_family_ops {
 	enum fecd_family family;
 	/* Whether this family's GPU decoder handles the (finished) spec. */
@@ -60,6 +91,8 @@ struct gpu_family_ops {
 		      cudaStream_t s, char *err, size_t errlen);
 	const char *(*describe)(const void *impl);
 	void (*destroy)(void *impl);
+	/* The simulator's encoder, NULL where the family has none. */
+	const struct gpu_sim_encoder_ops *sim_encoder;
 };
 
 #define GPU_FAMILY_MAP(X)                                                                          \

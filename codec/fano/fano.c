@@ -294,4 +294,5 @@ const struct fec_family_impl fano_family = {
     .rate = fano_rate,
     .frame_opts = true,
     .presets = fano__presets,
+    .all_zero_valid = true,
 };

@@ -342,4 +342,5 @@ const struct fec_family_impl ldpc_family = {
     .rate = ldpc_rate,
     .frame_opts = true,
     .presets = ldpc__presets,
+    .all_zero_valid = true,
 };

@@ -351,4 +351,5 @@ const struct fec_family_impl nbldpc_family = {
     .rate = nbldpc_rate,
     .frame_opts = true,
     .presets = nbldpc__presets,
+    .all_zero_valid = true,
 };

@@ -522,4 +522,5 @@ const struct fec_family_impl conv_family = {
     .same_code = conv_same_code,
     .rate = conv_rate,
     .presets = conv__presets,
+    .all_zero_valid = true,
 };

@@ -6,6 +6,7 @@
  * periods), so a frame whose stage count is not a multiple of the period is refused.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "conv_code.h"
 #include "fec_impl.h"
@@ -15,7 +16,10 @@ struct conv_encoder {
 	struct conv_code code;
 	uint32_t max_frame_bits;
 	unsigned state; /* the K-1 previous inputs, the most recent in the top bit */
-	unsigned step;  /* puncturing step of the next stage */
+	/* spread[reg]: word[reg]'s n code bits, one a byte in output order, for the unpunctured
+	 * path's stores */
+	uint8_t spread[2 * CONV_STATES_MAX][CONV_N_MAX];
+	unsigned step; /* puncturing step of the next stage */
 };
 
 /* One stage: the input bit enters at the register's top; sent code bits go out in output order. */
@@ -51,8 +55,29 @@ static int conv_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbit
 		e->state = 0;
 		e->step = 0;
 	}
-	for (size_t i = 0; i < nbits; i++)
-		o += encode_stage(e, bits[i] ? 1u : 0u, out + o);
+	if (c->period == 1) {
+		/* unpunctured: every output of every stage is sent, without a test per bit (a
+		 * simulation encodes random bits, on which tests mispredict) */
+		unsigned state = e->state, top = c->k - 1;
+
+#define SPREAD_LOOP(N)                                                                             \
+	for (size_t i = 0; i < nbits; i++, o += (N)) {                                             \
+		unsigned reg = (unsigned)(bits[i] != 0) << top | state;                            \
+		memcpy(out + o, e->spread[reg], (N));                                              \
+		state = reg >> 1;                                                                  \
+	}
+		if (c->n == 2)
+			SPREAD_LOOP(2)
+		else if (c->n == 3)
+			SPREAD_LOOP(3)
+		else
+			SPREAD_LOOP(4)
+#undef SPREAD_LOOP
+		e->state = state;
+	} else {
+		for (size_t i = 0; i < nbits; i++)
+			o += encode_stage(e, bits[i] ? 1u : 0u, out + o);
+	}
 	for (size_t i = nbits; i < stages; i++)
 		o += encode_stage(e, 0, out + o);
 	*nout = o;
@@ -94,6 +119,9 @@ int conv_encoder_create(const struct fec_spec *spec, struct fec_encoder **out)
 	e->base.spec = s;
 	conv_code_init(&e->code, &s.u.conv);
 	e->max_frame_bits = s.u.conv.max_frame_bits;
+	for (unsigned reg = 0; reg < 2 * e->code.nstates; reg++)
+		for (unsigned r = 0; r < e->code.n; r++)
+			e->spread[reg][r] = (uint8_t)(e->code.word[reg] >> r & 1u);
 	*out = &e->base;
 	return 0;
 }

@@ -318,5 +318,5 @@ static void lgpu_destroy(void *impl)
 
 extern "C" const struct gpu_family_ops ldpc_gpu_family = {
     FECD_FAMILY_LDPC, lgpu_supports, lgpu_create,  lgpu_workspace_bytes,
-    lgpu_launch,      lgpu_describe, lgpu_destroy,
+    lgpu_launch,      lgpu_describe, lgpu_destroy, &ldpc_gpu_sim_encoder,
 };

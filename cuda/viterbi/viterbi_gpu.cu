@@ -184,5 +184,5 @@ static void vgpu_destroy(void *impl)
 
 extern "C" const struct gpu_family_ops viterbi_gpu_family = {
     FECD_FAMILY_VITERBI, vgpu_supports, vgpu_create, vgpu_workspace_bytes,
-    vgpu_launch,         vgpu_describe, vgpu_destroy,
+    vgpu_launch,         vgpu_describe, vgpu_destroy, &viterbi_gpu_sim_encoder,
 };

@@ -146,6 +146,10 @@ struct bench_gpu;
 struct bench_gpu *bench_gpu_open(const struct bench_opts *o, char *why, size_t whylen);
 void bench_gpu_close(struct bench_gpu *g);
 void bench_gpu_machine(struct bench_gpu *g, cJSON *machine);
+/* The GPU context (fecd_cuda.h) behind g, for sections that use it directly (sim); NULL without
+ * CUDA. */
+struct fecd_cuda;
+struct fecd_cuda *bench_gpu_context(struct bench_gpu *g);
 /* Kernel-only rate of d (information bits per second) with `jobs` per batch; < 0 on failure,
  * with *exact telling whether the output matched d->ref. */
 double bench_gpu_kernel_rate(struct bench_gpu *g, const struct bench_opts *o,

@@ -36,6 +36,11 @@ struct gpu_bufs {
 	uint8_t *out;
 };
 
+struct fecd_cuda *bench_gpu_context(struct bench_gpu *g)
+{
+	return g ? g->ctx : NULL;
+}
+
 struct bench_gpu *bench_gpu_open(const struct bench_opts *o, char *why, size_t whylen)
 {
 	struct bench_gpu *g = calloc(1, sizeof(*g));
@@ -479,6 +484,12 @@ void bench_gpu_sections(struct bench_report *r, const struct bench_opts *o, stru
 }
 
 #else /* no CUDA at build time */
+
+struct fecd_cuda *bench_gpu_context(struct bench_gpu *g)
+{
+	(void)g;
+	return NULL;
+}
 
 struct bench_gpu *bench_gpu_open(const struct bench_opts *o, char *why, size_t whylen)
 {

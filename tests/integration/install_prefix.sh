@@ -43,7 +43,7 @@ grep -v -e '^/usr/' -e '^/etc/fecd/fecd.json$' "$IT_TMP/usr.log.manifest" &&
 while read -r f; do
 	[ -z "$f" ] || [ -f "$D$f" ] || fail "--prefix /usr: $f did not land under DESTDIR $D"
 done < <(cat "$IT_TMP/usr.log.manifest"; echo)
-expect_eq "$(find "$D" -type f | wc -l)" "$(grep -c "" "$IT_TMP/usr.log.manifest")" \
+expect_eq "$(find "$D" -type f -o -type l | wc -l)" "$(grep -c "" "$IT_TMP/usr.log.manifest")" \
 	"--prefix /usr: files under DESTDIR against the manifest"
 [ -f "$D/etc/fecd/fecd.json" ] || fail "--prefix /usr: no $D/etc/fecd/fecd.json: $(cat "$IT_TMP/usr.log.manifest")"
 [ -x "$D/usr/bin/fecd" ] || fail "--prefix /usr: no /usr/bin/fecd"

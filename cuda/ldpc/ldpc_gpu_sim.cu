@@ -1,0 +1,272 @@
+/*
+ * The LDPC encoder on the device, for the simulator (cuda/sim/, gpu_family.h's
+ * gpu_sim_encoder_ops): codes of the IRA form, as DVB-S2's are (ldpc_layers.c's "DVB-S2 form"):
+ * the information bits are the first k = n - m columns and the parity part is a staircase, row r
+ * holding parity columns k + r and, past row 0, k + r - 1. Then row r's check says
+ * p[r] = p[r-1] ^ s[r], with s[r] the xor of the row's information bits, so the parity bits are
+ * the prefix xor of s: the same code bits as the CPU encoder's (ldpc_encode), which is the unique
+ * systematic codeword. Other codes have no device encoder (the simulator says so; the CLI then
+ * simulates on the CPU).
+ *
+ * One block per frame: the frame's information bits to shared memory; s[r] for 32 consecutive
+ * rows per warp (one row a lane, its information columns from a compact copy of H's rows, read
+ * by every frame from L2), packed by a ballot; the prefix xor in 64-row chunks (shifts within a
+ * word, a block-wide scan of the chunks' parities); then the code words out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ldpc_gpu.cuh"
+
+#define LSIM_THREADS 1024
+#define LSIM_M_MAX   (64u * LSIM_THREADS) /* one 64-row chunk per thread */
+
+struct lsim_enc {
+	uint32_t n, m, k;
+	uint32_t *row_start; /* device: m + 1, into row_col */
+	uint32_t *row_col;   /* device: each row's information columns */
+	size_t smem;
+};
+
+/* Bits pos .. pos+31 of a packed array (reads one word past the last used: arrays are padded). */
+__device__ static inline uint32_t bits32_at(const uint32_t *a, uint32_t pos)
+{
+	uint32_t w = pos >> 5, s = pos & 31;
+
+	return s ? (a[w] >> s) | (a[w + 1] << (32 - s)) : a[w];
+}
+
+__global__ void lsim_encode_kernel(uint32_t n, uint32_t m, uint32_t k,
+                                   const uint32_t *__restrict__ row_start,
+                                   const uint32_t *__restrict__ row_col, const uint32_t *bits,
+                                   size_t bits_words, uint32_t *code, size_t code_words)
+{
+	extern __shared__ uint32_t sm[];
+	const uint32_t kw = (k + 31) / 32 + 1, mw = (m + 63) / 64 * 2 + 2;
+	uint32_t *info = sm, *par = sm + kw;
+	__shared__ uint32_t warp_par[32];
+	const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	const uint32_t *fb = bits + (size_t)blockIdx.x * bits_words;
+	uint32_t *fc = code + (size_t)blockIdx.x * code_words;
+
+	for (uint32_t w = tid; w < kw; w += blockDim.x)
+		info[w] = w < bits_words ? fb[w] : 0;
+	for (uint32_t w = tid; w < mw; w += blockDim.x)
+		par[w] = 0;
+	__syncthreads();
+
+	/* s[r] into par, 32 rows a warp */
+	for (uint32_t base = warp * 32; base < m; base += blockDim.x) {
+		uint32_t r = base + lane, s = 0;
+
+		if (r < m)
+			for (uint32_t e = row_start[r]; e < row_start[r + 1]; e++) {
+				uint32_t v = row_col[e];
+
+				s ^= info[v >> 5] >> (v & 31);
+			}
+		uint32_t word = __ballot_sync(0xffffffffu, s & 1u);
+		if (lane == 0)
+			par[base >> 5] = word;
+	}
+	__syncthreads();
+
+	/* prefix xor: thread t owns rows 64t .. 64t+63 */
+	uint64_t x = 0;
+	if (64u * tid < m)
+		x = (uint64_t)par[2 * tid] | (uint64_t)par[2 * tid + 1] << 32;
+	for (unsigned sh = 1; sh < 64; sh <<= 1)
+		x ^= x << sh;
+	unsigned mine = (unsigned)(x >> 63);
+	uint32_t votes = __ballot_sync(0xffffffffu, mine);
+	unsigned before = __popc(votes & ((1u << lane) - 1)) & 1u;
+	if (lane == 31)
+		warp_par[warp] = __popc(votes) & 1u;
+	__syncthreads();
+	if (warp == 0) {
+		unsigned wp = lane < blockDim.x / 32 ? warp_par[lane] : 0;
+		uint32_t wv = __ballot_sync(0xffffffffu, wp);
+
+		warp_par[lane] = __popc(wv & ((1u << lane) - 1)) & 1u;
+	}
+	__syncthreads();
+	if (before ^ warp_par[warp])
+		x = ~x;
+	__syncthreads(); /* every s word read before the parity words overwrite them */
+	if (64u * tid < m) {
+		par[2 * tid] = (uint32_t)x;
+		par[2 * tid + 1] = (uint32_t)(x >> 32);
+	}
+	__syncthreads();
+
+	/* code bits: information, then parity */
+	for (uint32_t w = tid; w < code_words; w += blockDim.x) {
+		uint32_t pos = w * 32, out;
+
+		if (pos + 32 <= k)
+			out = bits32_at(info, pos);
+		else if (pos >= k)
+			out = bits32_at(par, pos - k);
+		else
+			out = (bits32_at(info, pos) & ((1u << (k - pos)) - 1)) |
+			      (par[0] << (k - pos));
+		if (pos + 32 > n)
+			out &= (1u << (n - pos)) - 1;
+		fc[w] = out;
+	}
+}
+
+static void lsim_free(struct lsim_enc *l)
+{
+	if (!l)
+		return;
+	cudaFree(l->row_start);
+	cudaFree(l->row_col);
+	free(l);
+}
+
+/* Whether the code is of the IRA form above; why not in err. */
+static bool ira_form(const struct ldpc_code *code, char *err, size_t errlen)
+{
+	const struct ldpc_matrix *h = &code->h;
+	const uint32_t k = h->n - h->m;
+
+	if (h->n <= h->m || code->k != k || code->punct != 0) {
+		snprintf(err, errlen, "ldpc: %s: k is not n - m, or columns are punctured",
+		         code->name);
+		return false;
+	}
+	for (uint32_t j = 0; j < k; j++)
+		if (code->info_cols[j] != j) {
+			snprintf(err, errlen, "ldpc: %s: the information bits are not the first k",
+			         code->name);
+			return false;
+		}
+	for (uint32_t r = 0; r < h->m; r++) {
+		unsigned want = r ? 2 : 1, have = 0;
+
+		for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++) {
+			uint32_t v = h->row_col[e];
+
+			if (v < k)
+				continue;
+			if (v != k + r && !(r && v == k + r - 1))
+				want = 0;
+			have++;
+		}
+		if (have != want) {
+			snprintf(err, errlen,
+			         "ldpc: %s: the parity part is no staircase (row %u): the GPU "
+			         "simulator encodes codes of the DVB-S2 form only",
+			         code->name, r);
+			return false;
+		}
+	}
+	if (h->m > LSIM_M_MAX) {
+		snprintf(err, errlen, "ldpc: %s: more than %u rows", code->name, LSIM_M_MAX);
+		return false;
+	}
+	return true;
+}
+
+static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, void **enc,
+                       struct gpu_sim_code *sc, char *err, size_t errlen)
+{
+	const struct ldpc_code *code = ldpc_decoder_code(cpu_dec);
+	const struct ldpc_matrix *h;
+	uint32_t *rs = NULL, *rc = NULL, ne = 0;
+	struct lsim_enc *l;
+	cudaError_t e;
+
+	if (!code) {
+		snprintf(err, errlen, "ldpc: not an ldpc decoder");
+		return -FEC_ENOTSUP;
+	}
+	if (!ira_form(code, err, errlen))
+		return -FEC_ENOTSUP;
+	if (frame_bits && frame_bits != code->k) {
+		snprintf(err, errlen, "ldpc: a frame of %s carries %u bits, not %u", code->name,
+		         code->k, frame_bits);
+		return -FEC_EINVAL;
+	}
+	h = &code->h;
+	l = (struct lsim_enc *)calloc(1, sizeof(*l));
+	rs = (uint32_t *)malloc(((size_t)h->m + 1) * sizeof(uint32_t));
+	rc = (uint32_t *)malloc(((size_t)h->nnz + 1) * sizeof(uint32_t));
+	if (!l || !rs || !rc) {
+		free(l);
+		free(rs);
+		free(rc);
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	l->n = h->n;
+	l->m = h->m;
+	l->k = h->n - h->m;
+	for (uint32_t r = 0; r < h->m; r++) {
+		rs[r] = ne;
+		for (uint32_t x = h->row_start[r]; x < h->row_start[r + 1]; x++)
+			if (h->row_col[x] < l->k)
+				rc[ne++] = h->row_col[x];
+	}
+	rs[h->m] = ne;
+	e = cudaMalloc((void **)&l->row_start, ((size_t)h->m + 1) * sizeof(uint32_t));
+	if (e == cudaSuccess)
+		e = cudaMalloc((void **)&l->row_col, ((size_t)ne + 1) * sizeof(uint32_t));
+	if (e == cudaSuccess)
+		e = cudaMemcpy(l->row_start, rs, ((size_t)h->m + 1) * sizeof(uint32_t),
+		               cudaMemcpyHostToDevice);
+	if (e == cudaSuccess)
+		e = cudaMemcpy(l->row_col, rc, (size_t)ne * sizeof(uint32_t),
+		               cudaMemcpyHostToDevice);
+	free(rs);
+	free(rc);
+	if (e != cudaSuccess) {
+		lsim_free(l);
+		return gpu_error(e, "ldpc simulator encoder: uploading H", err, errlen);
+	}
+	l->smem = ((size_t)(l->k + 31) / 32 + 1 + (size_t)(l->m + 63) / 64 * 2 + 2) * 4;
+	e = cudaFuncSetAttribute(lsim_encode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                         (int)l->smem);
+	if (e != cudaSuccess) {
+		lsim_free(l);
+		return gpu_error(e, "ldpc simulator encoder: cudaFuncSetAttribute", err, errlen);
+	}
+	memset(sc, 0, sizeof(*sc));
+	sc->gen_bits = l->k;
+	sc->cmp_bits = l->k; /* output info: k bits; codeword: its first k are the information */
+	sc->code_syms = l->n;
+	sc->job.in_len = l->n;
+	sc->job.own_len = l->n;
+	*enc = l;
+	return 0;
+}
+
+static int lsim_encode(const void *enc, const uint32_t *bits, size_t bits_words, uint32_t *code,
+                       size_t code_words, uint32_t count, cudaStream_t s, char *err, size_t errlen)
+{
+	const struct lsim_enc *l = (const struct lsim_enc *)enc;
+	unsigned threads = (l->m + 63) / 64;
+	cudaError_t e;
+
+	if (count == 0)
+		return 0;
+	threads = (threads + 31) / 32 * 32;
+	if (threads < 64)
+		threads = 64;
+	if (threads > LSIM_THREADS)
+		threads = LSIM_THREADS;
+	lsim_encode_kernel<<<count, threads, l->smem, s>>>(
+	    l->n, l->m, l->k, l->row_start, l->row_col, bits, bits_words, code, code_words);
+	e = cudaGetLastError();
+	return e == cudaSuccess ? 0 : gpu_error(e, "lsim_encode_kernel", err, errlen);
+}
+
+static void lsim_destroy(void *enc)
+{
+	lsim_free((struct lsim_enc *)enc);
+}
+
+extern "C" const struct gpu_sim_encoder_ops ldpc_gpu_sim_encoder = {lsim_create, lsim_encode,
+                                                                    lsim_destroy};

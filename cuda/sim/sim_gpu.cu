@@ -1,0 +1,693 @@
+/*
+ * fecd-sim's GPU engine (fecd_cuda.h, fecd_cuda_sim_*): Monte Carlo frames generated, encoded,
+ * sent through BPSK over AWGN, quantized, decoded and counted on the device; only the tally comes
+ * back. SIM_GPU.md has the design and the figures.
+ *
+ * A frame is one job of the code's decoder (a frame code's frame; one block of a stream code with
+ * its head and tail), described by the family's simulator encoder (gpu_family.h's gpu_sim_code).
+ * Its random numbers are counter-based (cuRAND's Philox4x32-10, keyed by the seed): frame i's
+ * bits are subsequence 2i, its noise subsequence 2i + 1, each value at an offset set by its
+ * position, so a frame is the same whatever batch it falls in and whatever thread draws it.
+ *
+ * Per batch, on one lane (a CUDA stream with its own buffers): bits -> the family's encoder ->
+ * modulate (BPSK, noise, the LLR 2y/sigma^2 quantized as fecd-feed quantizes it: int8 =
+ * round(LLR * 40 / mean LLR), half away from zero, clamped to +-127; float32 decoders get the
+ * LLR) -> the family's decoder launch -> count (a warp per frame, atomics into the lane's
+ * tally). Lanes take batches in turn, so one lane's generation overlaps another's decoding, and
+ * nothing waits for the host until the run's end.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curand_kernel.h>
+
+/* The codec's headers are C: their functions have C linkage. */
+extern "C" {
+#include "channel_model.h"
+#include "fec.h"
+}
+#include "gpu_core.h"
+
+#define SIM_LANES       3
+#define SIM_BATCH_BYTES (256u << 20) /* input bytes of one lane's batch */
+#define SIM_BATCH_MAX   (1u << 16)
+#define SIM_FEED_MEAN   40.0 /* fecd-feed's automatic scale: mean |LLR| -> 40 */
+
+enum { T_FRAME_ERRORS, T_BIT_ERRORS, T_UNCONVERGED, T_WORDS };
+
+struct sim_lane {
+	cudaStream_t s;
+	uint32_t *bits, *code;
+	void *in;
+	uint8_t *out;
+	struct fec_job *jobs;
+	void *ws;
+	size_t ws_bytes;
+	unsigned long long *tally; /* T_WORDS */
+};
+
+struct fecd_cuda_sim {
+	struct fecd_cuda *ctx;
+	struct fecd_cuda_decoder *dec;
+	const struct gpu_sim_encoder_ops *eops;
+	void *enc;
+	struct gpu_sim_code code;
+	bool all_zero, f32, decode_only;
+	double rate;
+	float llr_scale; /* the code's (frame families), the int8 scale; 0: fecd-feed's */
+	size_t bits_words, code_words, in_stride, out_stride; /* in_stride: elements */
+	uint32_t batch;
+	struct fec_job *jobs_tpl; /* device: batch copies of code.job */
+	unsigned nlanes, next_lane;
+	struct sim_lane lane[SIM_LANES];
+};
+
+/* ---- Kernels */
+
+/* Of the 32 bits lo .. lo+31, those in [a, b). */
+__device__ static inline uint32_t range_mask(uint32_t lo, uint32_t a, uint32_t b)
+{
+	long long s = (long long)a - lo, e = (long long)b - lo;
+
+	s = s < 0 ? 0 : s;
+	e = e > 32 ? 32 : e;
+	if (e <= s)
+		return 0;
+	return (e == 32 ? 0xffffffffu : (1u << e) - 1) & ~((1u << s) - 1);
+}
+
+/* Frame f's generated bits, one thread per 4 words: Philox subsequence 2(first + f), the 32-bit
+ * value at offset w for word w; zero_head, zero_tail and the words past gen_bits forced to 0. */
+__global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, uint32_t gen_bits,
+                                uint32_t zero_head, uint32_t zero_tail, bool all_zero,
+                                uint32_t *bits, size_t bits_words)
+{
+	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t quads = (bits_words + 3) / 4;
+	uint64_t f = g / quads;
+	uint32_t w0 = (uint32_t)(g % quads) * 4;
+	curandStatePhilox4_32_10_t st;
+	uint4 r = make_uint4(0, 0, 0, 0);
+
+	if (f >= count)
+		return;
+	if (!all_zero) {
+		curand_init(seed, 2 * (first + f), w0, &st);
+		r = curand4(&st);
+	}
+	uint32_t v[4] = {r.x, r.y, r.z, r.w};
+	const uint32_t keep_end = gen_bits - zero_tail;
+
+	for (uint32_t i = 0; i < 4 && w0 + i < bits_words; i++)
+		bits[f * bits_words + w0 + i] =
+		    v[i] & range_mask((w0 + i) * 32, zero_head, keep_end);
+}
+
+/* BPSK, noise and quantization: one thread per 8 symbols of a frame; the noise of symbol j is
+ * the normal of Philox subsequence 2(first + f) + 1 at offset j (Box-Muller on 4 values). */
+template <bool F32>
+__global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t count,
+                                    uint32_t code_syms, const uint32_t *code, size_t code_words,
+                                    float sigma, float gain, float scale, void *in,
+                                    size_t in_stride)
+{
+	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t octs = (code_syms + 7) / 8;
+	uint64_t f = g / octs;
+	uint32_t j0 = (uint32_t)(g % octs) * 8;
+	curandStatePhilox4_32_10_t st;
+	float nz[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+
+	if (f >= count)
+		return;
+	uint32_t cb = ((const uint8_t *)(code + f * code_words))[j0 / 8];
+	if (sigma > 0.0f) {
+		curand_init(seed, 2 * (first + f) + 1, j0, &st);
+		float4 a = curand_normal4(&st), b = curand_normal4(&st);
+		nz[0] = a.x, nz[1] = a.y, nz[2] = a.z, nz[3] = a.w;
+		nz[4] = b.x, nz[5] = b.y, nz[6] = b.z, nz[7] = b.w;
+	}
+	for (uint32_t i = 0; i < 8; i++) {
+		float y = (cb >> i & 1u ? -1.0f : 1.0f) + sigma * nz[i];
+		float llr = gain * y;
+
+		if (F32) {
+			((float *)in)[f * in_stride + j0 + i] = j0 + i < code_syms ? llr : 0.0f;
+		} else {
+			float q = roundf(llr * scale);
+
+			q = fminf(fmaxf(q, -127.0f), 127.0f);
+			((int8_t *)in)[f * in_stride + j0 + i] = j0 + i < code_syms ? (int8_t)q : 0;
+		}
+	}
+}
+
+/* Bit and frame errors: one warp per frame; the decoder's output (packed MSB first) against
+ * generated bits cmp_first .. cmp_first + cmp_bits - 1. A job that wrote fewer bits counts the
+ * missing ones as errors; a frame error is a frame with a wrong bit or a status other than
+ * decoded (as fecd-sink counts them); unconverged, the latter. */
+__global__ void sim_count_kernel(uint32_t count, const uint8_t *out, size_t out_stride,
+                                 const struct fec_job *jobs, const uint32_t *bits,
+                                 size_t bits_words, uint32_t cmp_first, uint32_t cmp_bits,
+                                 unsigned long long *tally)
+{
+	uint64_t f = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	uint32_t lane = threadIdx.x & 31;
+
+	if (f >= count)
+		return;
+	const uint8_t *o = out + f * out_stride;
+	const uint32_t *fb = bits + f * bits_words;
+	uint32_t got = min(jobs[f].out_bits, cmp_bits);
+	unsigned long long errs = 0;
+
+	for (uint32_t j = lane * 32; j < got; j += 32 * 32) {
+		uint32_t nb = min(32u, got - j), v = 0, want;
+
+		for (uint32_t q = 0; q < (nb + 7) / 8; q++)
+			v |= (__brev((uint32_t)o[j / 8 + q]) >> 24) << (8 * q);
+		uint32_t p = cmp_first + j, w = p >> 5, s = p & 31;
+		want = s ? (fb[w] >> s) | (fb[w + 1] << (32 - s)) : fb[w];
+		uint32_t d = v ^ want;
+		if (nb < 32)
+			d &= (1u << nb) - 1;
+		errs += __popc(d);
+	}
+	for (int sh = 16; sh > 0; sh >>= 1)
+		errs += __shfl_down_sync(0xffffffffu, errs, sh);
+	if (lane == 0) {
+		bool decoded = jobs[f].status == FECD_STATUS_DECODED;
+
+		errs += cmp_bits - got;
+		if (errs)
+			atomicAdd(&tally[T_BIT_ERRORS], errs);
+		if (errs || !decoded)
+			atomicAdd(&tally[T_FRAME_ERRORS], 1ull);
+		if (!decoded)
+			atomicAdd(&tally[T_UNCONVERGED], 1ull);
+	}
+}
+
+/* ---- Setup */
+
+static int cuda_ok(cudaError_t e, const char *what, char *err, size_t errlen)
+{
+	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
+}
+
+static const struct gpu_sim_encoder_ops *sim_encoder_of(const struct fec_spec *spec)
+{
+	static const struct gpu_family_ops *const fams[] = {
+#define X(ops) &ops,
+	    GPU_FAMILY_MAP(X)
+#undef X
+	};
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
+		if (fams[i]->family == spec->family && fams[i]->supports(spec))
+			return fams[i]->sim_encoder;
+	return NULL;
+}
+
+/* The channel's text form names the awgn model (with no parameters: it has none). */
+static int sim_channel_check(const char *channel, double rate, char *err, size_t errlen)
+{
+	struct fec_channel ch;
+	const struct fec_channel_link link = {.ebn0_db = 0.0, .rate = rate, .noiseless = false};
+	char why[256];
+
+	if (fec_channel_open(channel ? channel : "awgn", &link, &ch, why, sizeof(why))) {
+		snprintf(err, errlen, "channel: %.200s", why);
+		return -FEC_EINVAL;
+	}
+	if (strcmp(ch.model->name, "awgn")) {
+		snprintf(err, errlen, "the GPU simulator has the awgn channel only, not %s",
+		         ch.model->name);
+		return -FEC_ENOTSUP;
+	}
+	return 0;
+}
+
+extern "C" bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *channel)
+{
+	char err[256];
+
+	return sim_encoder_of(spec) != NULL &&
+	       sim_channel_check(channel, 0.5, err, sizeof(err)) == 0;
+}
+
+static void lane_free(struct sim_lane *l)
+{
+	if (l->s)
+		cudaStreamSynchronize(l->s);
+	cudaFree(l->bits);
+	cudaFree(l->code);
+	cudaFree(l->in);
+	cudaFree(l->out);
+	cudaFree(l->jobs);
+	cudaFree(l->ws);
+	cudaFree(l->tally);
+	if (l->s)
+		cudaStreamDestroy(l->s);
+	memset(l, 0, sizeof(*l));
+}
+
+static int lane_alloc(struct fecd_cuda_sim *sim, struct sim_lane *l, char *err, size_t errlen)
+{
+	const size_t B = sim->batch, el = sim->f32 ? sizeof(float) : 1;
+	int rc;
+
+	rc = cuda_ok(cudaStreamCreateWithFlags(&l->s, cudaStreamNonBlocking),
+	             "cudaStreamCreateWithFlags", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMalloc((void **)&l->bits, B * sim->bits_words * 4),
+		             "cudaMalloc (simulated bits)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMalloc((void **)&l->code, B * sim->code_words * 4),
+		             "cudaMalloc (code bits)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMalloc(&l->in, B * sim->in_stride * el), "cudaMalloc (input)", err,
+		             errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMalloc((void **)&l->out, B * sim->out_stride),
+		             "cudaMalloc (output)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMalloc((void **)&l->jobs, B * sizeof(struct fec_job)),
+		             "cudaMalloc (jobs)", err, errlen);
+	if (!rc) {
+		l->ws_bytes = sim->dec->ops->workspace_bytes(sim->dec->impl, sim->batch);
+		rc = cuda_ok(cudaMalloc(&l->ws, l->ws_bytes ? l->ws_bytes : 4),
+		             "cudaMalloc (decoder workspace)", err, errlen);
+	}
+	if (!rc)
+		rc = cuda_ok(cudaMalloc((void **)&l->tally, T_WORDS * sizeof(unsigned long long)),
+		             "cudaMalloc (tally)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMemset(l->tally, 0, T_WORDS * sizeof(unsigned long long)),
+		             "cudaMemset (tally)", err, errlen);
+	return rc;
+}
+
+/* Frames per batch: SIM_BATCH_BYTES of input, or $FECD_SIM_BATCH (for measurements). */
+static uint32_t sim_batch_size(size_t in_bytes)
+{
+	const char *ev = getenv("FECD_SIM_BATCH");
+	size_t b = SIM_BATCH_BYTES / (in_bytes ? in_bytes : 1);
+
+	if (ev && atol(ev) > 0)
+		b = (size_t)atol(ev);
+	if (b < 1)
+		b = 1;
+	if (b > SIM_BATCH_MAX)
+		b = SIM_BATCH_MAX;
+	return (uint32_t)b;
+}
+
+/* Frees what sim_layout builds. */
+static void sim_unlayout(struct fecd_cuda_sim *sim)
+{
+	for (unsigned i = 0; i < SIM_LANES; i++)
+		lane_free(&sim->lane[i]);
+	cudaFree(sim->jobs_tpl);
+	sim->jobs_tpl = NULL;
+	if (sim->enc)
+		sim->eops->destroy(sim->enc);
+	sim->enc = NULL;
+}
+
+/* The family's encoder for frames of frame_bits information bits (0: its default), the frame's
+ * layout and rate, and the lanes' buffers for it. */
+static int sim_layout(struct fecd_cuda_sim *sim, uint32_t frame_bits, char *err, size_t errlen)
+{
+	const struct fec_decoder *cpu_dec = sim->dec->cpu;
+	const struct fec_info *info = fec_decoder_info(cpu_dec);
+	struct fec_job *tpl;
+	int rc;
+
+	rc = sim->eops->create(cpu_dec, frame_bits, &sim->enc, &sim->code, err, errlen);
+	if (rc) {
+		sim->enc = NULL;
+		return rc;
+	}
+	/* Eb/N0 counts every code bit sent per information bit: a frame's rate is its bits over
+	 * its code bits (a terminated frame's tail included), a stream job's the code's rate
+	 * (fecd-sim's CPU engine counts the same) */
+	sim->rate = info->kind == FEC_KIND_STREAM
+	                ? fec_spec_rate(fec_decoder_spec(cpu_dec))
+	                : (double)sim->code.cmp_bits / (double)sim->code.code_syms;
+	sim->bits_words = (sim->code.gen_bits + 31) / 32 + 1; /* one more: windows read past */
+	sim->code_words = (sim->code.code_syms + 31) / 32;
+	sim->in_stride = (sim->code.code_syms + 15) / 16 * 16;
+	sim->out_stride = ((size_t)info->max_out_bits + 7) / 8;
+	sim->out_stride = (sim->out_stride + 15) / 16 * 16;
+	sim->batch = sim_batch_size(sim->in_stride * (sim->f32 ? 4 : 1));
+	sim->nlanes = SIM_LANES;
+	sim->next_lane = 0;
+
+	tpl = (struct fec_job *)malloc(sim->batch * sizeof(*tpl));
+	if (!tpl) {
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	for (uint32_t i = 0; i < sim->batch; i++)
+		tpl[i] = sim->code.job;
+	rc = cuda_ok(cudaMalloc((void **)&sim->jobs_tpl, sim->batch * sizeof(*tpl)),
+	             "cudaMalloc (jobs)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMemcpy(sim->jobs_tpl, tpl, sim->batch * sizeof(*tpl),
+		                        cudaMemcpyHostToDevice),
+		             "cudaMemcpy (jobs)", err, errlen);
+	free(tpl);
+	for (unsigned i = 0; !rc && i < sim->nlanes; i++)
+		rc = lane_alloc(sim, &sim->lane[i], err, errlen);
+	return rc;
+}
+
+extern "C" void fecd_cuda_sim_close(struct fecd_cuda_sim *sim)
+{
+	if (!sim)
+		return;
+	gpu_use_device(sim->ctx, NULL, 0);
+	sim_unlayout(sim);
+	if (sim->dec)
+		fecd_cuda_decoder_destroy(sim->dec);
+	cudaGetLastError();
+	free(sim);
+}
+
+extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
+                                  const char *channel, bool all_zero, struct fecd_cuda_sim **out,
+                                  char *err, size_t errlen)
+{
+	const struct fec_spec *spec = fec_decoder_spec(cpu_dec);
+	const struct fec_info *info = fec_decoder_info(cpu_dec);
+	struct fecd_cuda_sim *sim;
+	int rc;
+
+	rc = gpu_use_device(ctx, err, errlen);
+	if (rc)
+		return rc;
+	sim = (struct fecd_cuda_sim *)calloc(1, sizeof(*sim));
+	if (!sim) {
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	sim->ctx = ctx;
+	sim->all_zero = all_zero;
+	sim->llr_scale = info->frame.llr_scale;
+	sim->eops = sim_encoder_of(spec);
+	if (!sim->eops) {
+		snprintf(err, errlen,
+		         "the GPU simulator has no encoder for this code (family %s): simulate "
+		         "it on the CPU",
+		         fecd_family_name(spec->family));
+		rc = -FEC_ENOTSUP;
+		goto fail;
+	}
+	rc = sim_channel_check(channel, fec_spec_rate(spec), err, errlen);
+	if (rc)
+		goto fail;
+	if (info->in_kind != FEC_IN_S8_LLR && info->in_kind != FEC_IN_F32_LLR) {
+		snprintf(err, errlen, "the GPU simulator sends bit LLRs: this decoder takes %s",
+		         "q-ary symbols");
+		rc = -FEC_ENOTSUP;
+		goto fail;
+	}
+	sim->f32 = info->in_kind == FEC_IN_F32_LLR;
+	rc = fecd_cuda_decoder_create(ctx, cpu_dec, &sim->dec, err, errlen);
+	if (!rc)
+		rc = sim_layout(sim, 0, err, errlen);
+	if (rc)
+		goto fail;
+	*out = sim;
+	return 0;
+
+fail:
+	fecd_cuda_sim_close(sim);
+	return rc;
+}
+
+extern "C" int fecd_cuda_sim_set_frame_bits(struct fecd_cuda_sim *sim, uint32_t frame_bits,
+                                            char *err, size_t errlen)
+{
+	int rc = gpu_use_device(sim->ctx, err, errlen);
+
+	if (rc)
+		return rc;
+	sim_unlayout(sim);
+	rc = sim_layout(sim, frame_bits, err, errlen);
+	if (rc) {
+		/* back to the default layout, which worked at open */
+		char why[256];
+
+		sim_unlayout(sim);
+		if (sim_layout(sim, 0, why, sizeof(why)))
+			sim_unlayout(sim);
+	}
+	return rc;
+}
+
+/* ---- Running */
+
+struct sim_noise {
+	float sigma, gain, scale;
+};
+
+/* sigma, the LLR gain 2 / sigma^2 and the int8 scale at ebn0 (dB): the code's llr_scale where it
+ * has one (the scale its decoder reads int8 LLRs at, as fecd-sim's CPU engine takes it), else
+ * fecd-feed's 40 / mean LLR; an infinite ebn0 is noiseless: LLR +-1, scale 40, as fecd-feed
+ * --noiseless. */
+static struct sim_noise sim_noise_at(double ebn0_db, double rate, float llr_scale)
+{
+	struct sim_noise n = {0.0f, 1.0f, (float)SIM_FEED_MEAN};
+
+	if (isinf(ebn0_db) && ebn0_db > 0)
+		return n;
+	double sigma = sqrt(1.0 / (2.0 * rate * pow(10.0, ebn0_db / 10.0)));
+	double gain = 2.0 / (sigma * sigma);
+
+	n.sigma = (float)sigma;
+	n.gain = (float)gain;
+	n.scale = llr_scale > 0 ? llr_scale : (float)(SIM_FEED_MEAN / gain);
+	return n;
+}
+
+/* Enqueues frames [first, first + count) (count <= batch) on lane l: generation, encoding and
+ * the channel into the lane's input. */
+static int sim_make_input(struct fecd_cuda_sim *sim, struct sim_lane *l, const struct sim_noise *n,
+                          uint64_t seed, uint64_t first, uint32_t count, char *err, size_t errlen)
+{
+	const struct gpu_sim_code *c = &sim->code;
+	const unsigned block = 256;
+	uint64_t threads;
+	int rc;
+
+	threads = (uint64_t)count * ((sim->bits_words + 3) / 4);
+	sim_bits_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, l->s>>>(
+	    seed, first, count, c->gen_bits, c->zero_head, c->zero_tail, sim->all_zero, l->bits,
+	    sim->bits_words);
+	rc = cuda_ok(cudaGetLastError(), "sim_bits_kernel", err, errlen);
+	if (!rc)
+		rc = sim->eops->encode(sim->enc, l->bits, sim->bits_words, l->code, sim->code_words,
+		                       count, l->s, err, errlen);
+	if (rc)
+		return rc;
+	threads = (uint64_t)count * ((c->code_syms + 7) / 8);
+	if (sim->f32)
+		sim_modulate_kernel<true>
+		    <<<(unsigned)((threads + block - 1) / block), block, 0, l->s>>>(
+		        seed, first, count, c->code_syms, l->code, sim->code_words, n->sigma,
+		        n->gain, n->scale, l->in, sim->in_stride);
+	else
+		sim_modulate_kernel<false>
+		    <<<(unsigned)((threads + block - 1) / block), block, 0, l->s>>>(
+		        seed, first, count, c->code_syms, l->code, sim->code_words, n->sigma,
+		        n->gain, n->scale, l->in, sim->in_stride);
+	return cuda_ok(cudaGetLastError(), "sim_modulate_kernel", err, errlen);
+}
+
+/* Enqueues the decode of the lane's count frames. */
+static int sim_decode(struct fecd_cuda_sim *sim, struct sim_lane *l, uint32_t count, char *err,
+                      size_t errlen)
+{
+	int rc;
+
+	rc = cuda_ok(cudaMemcpyAsync(l->jobs, sim->jobs_tpl, count * sizeof(struct fec_job),
+	                             cudaMemcpyDeviceToDevice, l->s),
+	             "cudaMemcpyAsync (jobs)", err, errlen);
+	if (rc)
+		return rc;
+	struct gpu_batch gb = {
+	    .count = count,
+	    .jobs = l->jobs,
+	    .in = l->in,
+	    .in_stride = sim->in_stride * (sim->f32 ? sizeof(float) : 1),
+	    .in_kind = sim->f32 ? GPU_IN_F32_LLR : GPU_IN_S8_LLR,
+	    .in_q = 1,
+	    .out = l->out,
+	    .out_stride = sim->out_stride,
+	    .soft = NULL,
+	    .soft_stride = 0,
+	};
+	return sim->dec->ops->launch(sim->dec->impl, &gb, l->ws, l->ws_bytes, l->s, err, errlen);
+}
+
+extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
+                                 uint64_t first, uint64_t count, struct fecd_cuda_sim_tally *t,
+                                 char *err, size_t errlen)
+{
+	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate, sim->llr_scale);
+	unsigned long long tally[SIM_LANES][T_WORDS];
+	const unsigned block = 256;
+	int rc;
+
+	if (!sim->enc) {
+		snprintf(err, errlen,
+		         "the simulator has no frame layout (a failed set_frame_bits)");
+		return -FEC_EINVAL;
+	}
+	rc = gpu_use_device(sim->ctx, err, errlen);
+	if (rc)
+		return rc;
+	/* batches of at most sim->batch, and at least one per lane where count allows, so that a
+	 * run of a few batches still spreads over the lanes */
+	uint64_t per = (count + sim->nlanes - 1) / sim->nlanes;
+	if (per > sim->batch)
+		per = sim->batch;
+	for (uint64_t done = 0; done < count;) {
+		uint32_t nb = (uint32_t)(count - done < per ? count - done : per);
+		struct sim_lane *l = &sim->lane[sim->next_lane];
+
+		sim->next_lane = (sim->next_lane + 1) % sim->nlanes;
+		if (!sim->decode_only)
+			rc = sim_make_input(sim, l, &n, seed, first + done, nb, err, errlen);
+		if (!rc)
+			rc = sim_decode(sim, l, nb, err, errlen);
+		if (!rc && !sim->decode_only) {
+			uint64_t threads = (uint64_t)nb * 32;
+
+			sim_count_kernel<<<(unsigned)((threads + block - 1) / block), block, 0,
+			                   l->s>>>(nb, l->out, sim->out_stride, l->jobs, l->bits,
+			                           sim->bits_words, sim->code.cmp_first,
+			                           sim->code.cmp_bits, l->tally);
+			rc = cuda_ok(cudaGetLastError(), "sim_count_kernel", err, errlen);
+		}
+		if (rc)
+			return rc;
+		done += nb;
+	}
+	for (unsigned i = 0; i < sim->nlanes; i++) {
+		struct sim_lane *l = &sim->lane[i];
+
+		rc = cuda_ok(cudaMemcpyAsync(tally[i], l->tally, sizeof(tally[i]),
+		                             cudaMemcpyDeviceToHost, l->s),
+		             "cudaMemcpyAsync (tally)", err, errlen);
+		if (!rc)
+			rc = cuda_ok(cudaMemsetAsync(l->tally, 0, sizeof(tally[i]), l->s),
+			             "cudaMemsetAsync (tally)", err, errlen);
+		if (!rc)
+			rc = cuda_ok(cudaStreamSynchronize(l->s),
+			             "simulating (cudaStreamSynchronize)", err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (sim->decode_only)
+		return 0;
+	t->frames += count;
+	t->bits += count * sim->code.cmp_bits;
+	for (unsigned i = 0; i < sim->nlanes; i++) {
+		t->frame_errors += tally[i][T_FRAME_ERRORS];
+		t->bit_errors += tally[i][T_BIT_ERRORS];
+		t->unconverged += tally[i][T_UNCONVERGED];
+	}
+	return 0;
+}
+
+/* ---- For the tests and the bench */
+
+extern "C" void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim,
+                                       struct fecd_cuda_sim_geometry *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->gen_bits = sim->code.gen_bits;
+	g->zero_head = sim->code.zero_head;
+	g->zero_tail = sim->code.zero_tail;
+	g->cmp_first = sim->code.cmp_first;
+	g->cmp_bits = sim->code.cmp_bits;
+	g->code_syms = sim->code.code_syms;
+	g->job = sim->code.job;
+	g->in_f32 = sim->f32;
+	g->in_stride = sim->in_stride;
+	g->rate = sim->rate;
+	g->batch = sim->batch;
+	g->lanes = sim->nlanes;
+}
+
+extern "C" void fecd_cuda_sim_decode_only(struct fecd_cuda_sim *sim, bool on)
+{
+	sim->decode_only = on;
+}
+
+/* Unpacks count frames of nbits bits (LSB first, words apart) into one byte per bit. */
+static void unpack(const uint32_t *w, size_t words, uint32_t count, uint32_t nbits, uint8_t *out)
+{
+	for (uint32_t f = 0; f < count; f++)
+		for (uint32_t j = 0; j < nbits; j++)
+			out[(size_t)f * nbits + j] =
+			    (uint8_t)(w[f * words + j / 32] >> (j % 32) & 1u);
+}
+
+extern "C" int fecd_cuda_sim_peek(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
+                                  uint64_t first, uint32_t count, uint8_t *bits, uint8_t *code,
+                                  void *in, char *err, size_t errlen)
+{
+	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate, sim->llr_scale);
+	struct sim_lane *l = &sim->lane[0];
+	const size_t el = sim->f32 ? sizeof(float) : 1;
+	uint32_t *hb = NULL, *hc = NULL;
+	int rc;
+
+	if (count == 0 || count > sim->batch) {
+		snprintf(err, errlen, "peek: 1 to %u frames", sim->batch);
+		return -FEC_EINVAL;
+	}
+	rc = gpu_use_device(sim->ctx, err, errlen);
+	if (rc)
+		return rc;
+	hb = (uint32_t *)malloc(count * sim->bits_words * 4);
+	hc = (uint32_t *)malloc(count * sim->code_words * 4);
+	if (!hb || !hc) {
+		snprintf(err, errlen, "out of memory");
+		rc = -FEC_ENOMEM;
+		goto out;
+	}
+	rc = cuda_ok(cudaStreamSynchronize(l->s), "cudaStreamSynchronize", err, errlen);
+	if (!rc)
+		rc = sim_make_input(sim, l, &n, seed, first, count, err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMemcpyAsync(hb, l->bits, count * sim->bits_words * 4,
+		                             cudaMemcpyDeviceToHost, l->s),
+		             "cudaMemcpyAsync (bits)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMemcpyAsync(hc, l->code, count * sim->code_words * 4,
+		                             cudaMemcpyDeviceToHost, l->s),
+		             "cudaMemcpyAsync (code)", err, errlen);
+	if (!rc && in)
+		rc = cuda_ok(cudaMemcpyAsync(in, l->in, count * sim->in_stride * el,
+		                             cudaMemcpyDeviceToHost, l->s),
+		             "cudaMemcpyAsync (input)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaStreamSynchronize(l->s), "peek (cudaStreamSynchronize)", err,
+		             errlen);
+	if (!rc) {
+		if (bits)
+			unpack(hb, sim->bits_words, count, sim->code.gen_bits, bits);
+		if (code)
+			unpack(hc, sim->code_words, count, sim->code.code_syms, code);
+	}
+out:
+	free(hb);
+	free(hc);
+	return rc;
+}

@@ -1,0 +1,166 @@
+/*
+ * fecd-sim's GPU engine adapter (sim_gpu.h) over cuda/fecd_cuda.h's fecd_cuda_sim: the device
+ * makes, decodes and counts the frames; here a point is cut into batches of frames, in frame
+ * order, each handed to fecd_cuda_sim_run, with the stop rules applied between them as the CPU
+ * engine applies them between its batches. The point's seed for the device is derived from
+ * (seed, point), so that points draw independent numbers as they do on the CPU.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fecd_cuda.h"
+#include "sim_gpu.h"
+
+#define GPU_BATCH_BITS (1ull << 28) /* information bits per call: milliseconds of device work */
+#define GPU_BATCH_MIN  256u
+
+struct sim_gpu {
+	const struct sim_code *code;
+	struct fecd_cuda *ctx;
+	struct fecd_cuda_sim *sim;
+	uint64_t batch_frames;
+};
+
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+bool sim_gpu_usable(const struct sim_code *code, char *why, size_t whylen)
+{
+	char msg[256] = "";
+
+	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
+		snprintf(why, whylen, "no CUDA device%s%s", msg[0] ? ": " : "", msg);
+		return false;
+	}
+	if (!fecd_cuda_sim_supports(&code->spec, code->channel)) {
+		snprintf(why, whylen, "the GPU simulator does not take this code over channel %s",
+		         code->channel);
+		return false;
+	}
+	return true;
+}
+
+int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, size_t errlen)
+{
+	struct sim_gpu *g = calloc(1, sizeof(*g));
+
+	if (!g) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	g->code = code;
+	g->batch_frames = GPU_BATCH_BITS / code->info_bits;
+	if (g->batch_frames < GPU_BATCH_MIN)
+		g->batch_frames = GPU_BATCH_MIN;
+	/* the device's frames are the CPU engine's: where frames vary, their length is told */
+	if (fecd_cuda_open(0, &g->ctx, err, errlen) ||
+	    fecd_cuda_sim_open(g->ctx, code->dec, code->channel, code->all_zero, &g->sim, err,
+	                       errlen) ||
+	    (code->frames_vary &&
+	     fecd_cuda_sim_set_frame_bits(g->sim, code->frame_bits, err, errlen))) {
+		sim_gpu_close(g);
+		return -1;
+	}
+	*out = g;
+	return 0;
+}
+
+const char *sim_gpu_device_name(const struct sim_gpu *g)
+{
+	return fecd_cuda_device_info(g->ctx)->name;
+}
+
+int sim_gpu_run(struct sim_gpu *g, double ebn0_db, uint64_t seed, uint32_t point,
+                const struct sim_stop *stop, volatile int *stop_flag, sim_progress_fn progress,
+                void *arg, struct sim_result *res, char *err, size_t errlen)
+{
+	const uint64_t point_seed = sim_frame_seed(seed, point, UINT64_MAX);
+	double t0 = now_secs(), last = t0;
+	uint64_t first = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->t.wrong_frames = UINT64_MAX; /* not counted on the device */
+	for (;;) {
+		uint64_t count = g->batch_frames;
+		struct fecd_cuda_sim_tally t = {0};
+		double now;
+
+		if (stop->max_frames && first + count > stop->max_frames)
+			count = stop->max_frames - first;
+		if (fecd_cuda_sim_run(g->sim, ebn0_db, point_seed, first, count, &t, err, errlen))
+			return -1;
+		first += count;
+		res->t.frames += t.frames;
+		res->t.frame_errors += t.frame_errors;
+		res->t.bits += t.bits;
+		res->t.bit_errors += t.bit_errors;
+		res->t.unconverged += t.unconverged;
+		now = now_secs();
+		res->secs = now - t0;
+		if (stop->min_fe && res->t.frame_errors >= stop->min_fe) {
+			res->why = SIM_STOP_MIN_FE;
+			break;
+		}
+		if (stop->max_frames && res->t.frames >= stop->max_frames) {
+			res->why = SIM_STOP_MAX_FRAMES;
+			break;
+		}
+		if (stop->seconds > 0 && res->secs >= stop->seconds) {
+			res->why = SIM_STOP_SECONDS;
+			break;
+		}
+		if (*stop_flag) {
+			res->why = SIM_STOP_SIGNAL;
+			break;
+		}
+		if (progress && now - last >= 0.5) {
+			progress(arg, &res->t, res->secs);
+			last = now;
+		}
+	}
+	return 0;
+}
+
+int sim_gpu_decoder_only(struct sim_gpu *g, double ebn0_db, uint64_t seed, double secs,
+                         double *bits_per_sec, char *err, size_t errlen)
+{
+	struct fecd_cuda_sim_tally t = {0};
+	uint64_t frames = 0;
+	double t0;
+	int rc;
+
+	/* one batch made, so that the lanes hold frames; then decoded again and again */
+	rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
+	if (rc)
+		return -1;
+	fecd_cuda_sim_decode_only(g->sim, true);
+	t0 = now_secs();
+	do {
+		rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
+		frames += g->batch_frames;
+	} while (!rc && now_secs() - t0 < secs);
+	fecd_cuda_sim_decode_only(g->sim, false);
+	if (rc)
+		return -1;
+	*bits_per_sec = (double)frames * g->code->info_bits / (now_secs() - t0);
+	return 0;
+}
+
+void sim_gpu_close(struct sim_gpu *g)
+{
+	if (!g)
+		return;
+	if (g->sim)
+		fecd_cuda_sim_close(g->sim);
+	if (g->ctx)
+		fecd_cuda_close(g->ctx);
+	free(g);
+}

@@ -1,0 +1,42 @@
+#!/bin/bash
+# fecd-sim on the GPU against the CPU (label gpu): the same code and points with --backend cuda
+# and --backend cpu; each point's FER and BER 95 % intervals must overlap (the engines draw
+# different random numbers, so they agree within their intervals, not bit for bit), and the GPU
+# run's table says it ran on the device. Skips (77) where fecd-sim has no GPU engine or there is
+# no device. Usage: sim_gpu_agree.sh FECD_SIM
+set -u
+SIM=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+# agree CODE EBN0-RANGE RULES... : both backends, intervals overlap point by point
+agree() {
+	local code=$1 range=$2 out
+	shift 2
+	out=$("$SIM" --code "$code" --ebn0 "$range" "$@" --backend cuda --csv "$TMP/g.csv" 2>&1)
+	case $? in
+	0) ;;
+	2) echo "SKIP: $out"; exit 77 ;;
+	*) echo "FAIL: $code on the GPU: $out"; fails=$((fails + 1)); return ;;
+	esac
+	echo "$out"
+	"$SIM" --code "$code" --ebn0 "$range" "$@" --backend cpu --csv "$TMP/c.csv" ||
+		{ echo "FAIL: $code on the CPU"; fails=$((fails + 1)); return; }
+	sed -i 's/^"[^"]*"/CODE/' "$TMP/g.csv" "$TMP/c.csv"
+	paste -d, "$TMP/g.csv" "$TMP/c.csv" | awk -F, -v code="$code" 'NR > 1 {
+		# g: fields 1..25, c: 26..50; ber_lo 17, ber_hi 18, fer_lo 20, fer_hi 21
+		if ($6 != "cuda" || $31 != "cpu") { print code " row " NR ": backends " $6 ", " $31; bad = 1 }
+		if ($20 > $46 || $45 > $21) { print code " at " $9 " dB: FER intervals apart: GPU [" $20 "," $21 "], CPU [" $45 "," $46 "]"; bad = 1 }
+		if ($17 > $43 || $42 > $18) { print code " at " $9 " dB: BER intervals apart: GPU [" $17 "," $18 "], CPU [" $42 "," $43 "]"; bad = 1 }
+	} END { exit bad }' || fails=$((fails + 1))
+}
+
+agree ccsds 3:4:1 --min-fe 300 --seconds 60
+agree ccsds,mode=terminated 3 --min-fe 300 --seconds 60 --frame-bits 512
+agree dvbs-3/4 4 --min-fe 300 --seconds 60
+if [ -d "${FECD_CODES_DIR:-/nonexistent}" ]; then
+	agree dvbs2-1/2,algo=nms,iters=10 1.0:1.2:0.2 --min-fe 100 --max-frames 20000 --seconds 60
+fi
+[ $fails -eq 0 ] && echo "sim_gpu_agree: all agree"
+exit $((fails ? 1 : 0))

@@ -1,0 +1,140 @@
+/*
+ * fecd-bench's "sim" section: fecd-sim's GPU engine (fecd_cuda.h, fecd_cuda_sim_*) on the
+ * issue's two targets, CCSDS K=7 r=1/2 (stream, 2048-bit blocks) at 4 dB and DVB-S2 r=1/2
+ * layered normalized min-sum with 10 iterations (no early stop), at 1.5 dB; and the same DVB-S2
+ * decoder with early stop, as a simulation would run it. Each row gives the simulated
+ * information bits per second (random bits, encoding, BPSK/AWGN, quantization, decoding and
+ * counting, all on the device) and, from the same simulator's buffers, the decoder kernel alone
+ * on the same frames and batches (fecd_cuda_sim_decode_only), with the BER and FER the run
+ * measured. Figures are information bits per second.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench.h"
+
+#ifdef FECD_HAVE_CUDA
+#include "fecd_cuda.h"
+
+#define DVBS2 "DVB-S2_64800x32400.alist"
+
+/* Runs sim (decode-only or not) in calls of `chunk` frames until min_secs have passed, after
+ * one untimed call; frames per second, or < 0 (why in err). */
+static double sim_rate(struct fecd_cuda_sim *sim, double ebn0, uint64_t chunk, double min_secs,
+                       struct fecd_cuda_sim_tally *t, char *err, size_t errlen)
+{
+	struct fecd_cuda_sim_tally warm = {0};
+	uint64_t first = 0, frames = 0;
+	double t0, dt;
+
+	if (fecd_cuda_sim_run(sim, ebn0, 1, first, chunk, &warm, err, errlen))
+		return -1.0;
+	first += chunk;
+	t0 = bench_now();
+	do {
+		if (fecd_cuda_sim_run(sim, ebn0, 1, first, chunk, t, err, errlen))
+			return -1.0;
+		first += chunk;
+		frames += chunk;
+		dt = bench_now() - t0;
+	} while (dt < min_secs);
+	return (double)frames / dt;
+}
+
+static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *o,
+                    const char *label, const char *text, double ebn0)
+{
+	struct fecd_cuda_sim_tally t = {0}, none = {0};
+	struct fecd_cuda_sim_geometry g;
+	struct fecd_cuda_sim *sim = NULL;
+	struct fec_decoder *dec = NULL;
+	struct fec_spec spec;
+	char err[512];
+	cJSON *row = report_row(sec, label);
+
+	row_str(row, "code", text);
+	row_num(row, "Eb/N0", ebn0);
+	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
+		row_str(row, "note", err);
+		return;
+	}
+	if (fec_decoder_create(&spec, &dec)) {
+		row_str(row, "note", "no decoder");
+		return;
+	}
+	if (fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err))) {
+		row_str(row, "note", err);
+		goto out;
+	}
+	fecd_cuda_sim_geometry(sim, &g);
+	const uint64_t chunk = (uint64_t)g.batch * g.lanes * 2;
+	const double secs = o->min_secs > 0.3 ? o->min_secs : 0.3;
+
+	progress("sim: %s at %.1f dB, %u frames a batch, %u lanes", text, ebn0, g.batch, g.lanes);
+	double fps = sim_rate(sim, ebn0, chunk, secs, &t, err, sizeof(err));
+	if (fps < 0) {
+		row_str(row, "note", err);
+		goto out;
+	}
+	fecd_cuda_sim_decode_only(sim, true);
+	double dps = sim_rate(sim, ebn0, chunk, secs, &none, err, sizeof(err));
+	fecd_cuda_sim_decode_only(sim, false);
+	if (dps < 0) {
+		row_str(row, "note", err);
+		goto out;
+	}
+	row_num(row, "sim Gb/s", fps * g.cmp_bits / 1e9);
+	row_num(row, "decoder Gb/s", dps * g.cmp_bits / 1e9);
+	row_num(row, "sim/decoder", fps / dps);
+	row_num(row, "frames", (double)t.frames);
+	row_num(row, "BER", t.bits ? (double)t.bit_errors / (double)t.bits : 0.0);
+	row_num(row, "FER", t.frames ? (double)t.frame_errors / (double)t.frames : 0.0);
+out:
+	fecd_cuda_sim_close(sim);
+	fec_decoder_destroy(dec);
+}
+
+void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
+{
+	static const char *const cols[] = {"code",        "Eb/N0",  "sim Gb/s", "decoder Gb/s",
+	                                   "sim/decoder", "frames", "BER",      "FER",
+	                                   "note",        NULL};
+	cJSON *sec = report_section(r, "sim", cols);
+	struct fecd_cuda *ctx = bench_gpu_context(c->g);
+	char path[4096];
+	struct stat st;
+
+	if (!ctx) {
+		report_skip(sec, "%s", c->gpu_why ? c->gpu_why : "no GPU");
+		return;
+	}
+	if (o->codes_dir)
+		fec_codes_dir_set(o->codes_dir);
+	report_note(sec, "sim: information bits simulated per second, everything on the device; "
+	                 "decoder: the decoder kernel alone on the same frames and batches");
+	sim_row(sec, ctx, o, "CCSDS K=7 r1/2 stream", "ccsds", 4.0);
+	snprintf(path, sizeof(path), "%s/%s", fec_codes_dir(), DVBS2);
+	if (stat(path, &st) != 0) {
+		report_note(sec, "%s not in the codes folder %s: DVB-S2 rows skipped", DVBS2,
+		            fec_codes_dir());
+		return;
+	}
+	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it",
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", 1.5);
+	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it, early stop",
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", 1.5);
+}
+
+#else
+
+void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
+{
+	(void)o;
+	(void)c;
+	report_skip(report_section(r, "sim", (const char *const[]){"sim Gb/s", NULL}),
+	            "built without CUDA (no nvcc when fecd was configured)");
+}
+
+#endif
