@@ -136,7 +136,10 @@ unsigned fecd_cuda_lane_pending(const struct fecd_cuda_lane *lane);
  * and error counting; only the tally comes back. A frame is one decoder job: a frame code's
  * frame (max_frame_bits bits where frames vary), or one block of a stream code (decode_len bits)
  * decoded from a random stream with the head and tail symbols the job takes. bits and
- * bit_errors count information bits; unconverged counts jobs whose status is not decoded. */
+ * bit_errors count information bits; a frame error is a frame with a wrong bit or a status other
+ * than decoded; unconverged counts the latter. Eb/N0 is per information bit at the frame's rate
+ * (its bits over its code bits, tail included; a stream's: the code's), as fecd-sim's CPU engine
+ * has it. */
 
 struct fecd_cuda_sim;
 struct fecd_cuda_sim_tally {
@@ -157,6 +160,13 @@ int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
 int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
                       uint64_t count, struct fecd_cuda_sim_tally *t, char *err, size_t errlen);
 void fecd_cuda_sim_close(struct fecd_cuda_sim *sim);
+/* Where the code's frames vary (a terminated or truncated viterbi code): frames of frame_bits
+ * information bits from now on (fecd-sim --frame-bits). open's default is the longest of at most
+ * 1024 bits (and max_frame_bits) that fills whole puncturing periods, tail included, as
+ * fecd-sim's CPU engine picks it. Other codes take 0 or their frame's bits. -FEC_EINVAL (why in
+ * err) for a length the code's frames cannot have; the simulator keeps its default then. */
+int fecd_cuda_sim_set_frame_bits(struct fecd_cuda_sim *sim, uint32_t frame_bits, char *err,
+                                 size_t errlen);
 
 /* For the tests and fecd-bench: a frame's layout (gpu_family.h's gpu_sim_code): gen_bits random
  * bits per frame, the first zero_head and last zero_tail forced to 0, code_syms code bits sent,
@@ -168,6 +178,7 @@ struct fecd_cuda_sim_geometry {
 	bool in_f32;
 	size_t in_stride;
 	uint32_t batch, lanes;
+	double rate; /* Eb/N0's rate: cmp_bits / code_syms for frames, the code's for streams */
 };
 void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim, struct fecd_cuda_sim_geometry *g);
 /* Frames [first, first + count) (count <= batch) made as run makes them, copied back: the

@@ -60,10 +60,13 @@ struct gpu_sim_code {
 
 /* A family's encoder on the device, for the simulator (NULL in gpu_family_ops: none). */
 struct gpu_sim_encoder_ops {
-	/* Builds it for cpu_dec's code and fills *code; -FEC_ENOTSUP (why in err) for a code of
-	 * the family it does not encode. */
-	int (*create)(const struct fec_decoder *cpu_dec, void **enc, struct gpu_sim_code *code,
-	              char *err, size_t errlen);
+	/* Builds it for cpu_dec's code and fills *code; frames of frame_bits information bits
+	 * where the code's frames vary (0: the longest of at most 1024 bits that fills whole
+	 * puncturing periods, fecd-sim's default), else 0 or the frame's own. -FEC_ENOTSUP (why in
+	 * err) for a code of the family it does not encode, -FEC_EINVAL for a frame_bits it
+	 * cannot take. */
+	int (*create)(const struct fec_decoder *cpu_dec, uint32_t frame_bits, void **enc,
+	              struct gpu_sim_code *code, char *err, size_t errlen);
 	/* Enqueues the encoding of count frames on s: frame f's generated bits at bits + f *
 	 * bits_words (words past gen_bits are 0), its code bits to code + f * code_words. */
 	int (*encode)(const void *enc, const uint32_t *bits, size_t bits_words, uint32_t *code,

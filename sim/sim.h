@@ -6,8 +6,8 @@
  *
  * A frame, the unit frames and frame errors count:
  *   - a frame code (ldpc, nbldpc, fano, ids, viterbi terminated or truncated): one frame of the
- *     code, its information bits from the PRNG (where frames vary, the longest frame the code
- *     takes: viterbi's max_frame_bits);
+ *     code, its information bits from the PRNG (where frames vary, --frame-bits of them: by
+ *     default the longest frame of at most 1024 bits that the code takes);
  *   - a stream code (viterbi mode=stream): one decoder job, decode_len information bits decoded
  *     from a random stream with the head (warm-up) and tail (traceback) symbols the job takes,
  *     the encoder in a random state where the head starts, as a job in the middle of a stream.
@@ -66,10 +66,11 @@ struct sim_code {
 	uint32_t max_rx;    /* most received values per frame (channels that change the length) */
 };
 
-/* Builds code and channel: text is a preset, the text form or a JSON code object. The message
- * says what was wrong. */
+/* Builds code and channel: text is a preset, the text form or a JSON code object; frame_bits is
+ * the frame length for codes whose frames vary (0: the longest that fits 1024 bits; other codes
+ * ignore it). The message says what was wrong. */
 int sim_code_open(struct sim_code *c, const char *text, const char *channel, bool all_zero,
-                  char *err, size_t errlen);
+                  uint32_t frame_bits, char *err, size_t errlen);
 void sim_code_close(struct sim_code *c);
 
 /* The PRNG seed of frame i of point p. */

@@ -14,7 +14,8 @@
 
 #include "sim.h"
 
-#define STREAM_PREFIX_BITS 64 /* at least K - 1 of any stream code: a random encoder state */
+#define LONGEST_DEFAULT_FRAME 1024 /* frame_bits 0, for codes whose frames vary */
+#define STREAM_PREFIX_BITS    64   /* at least K - 1 of any stream code: a random encoder state */
 
 /* Appends text to buf (of len) at *used; -1 when it does not fit. */
 static int put(char *buf, size_t len, size_t *used, const char *text)
@@ -157,19 +158,25 @@ static int code_text(const char *text, char *buf, size_t len, char *err, size_t 
 	return rc;
 }
 
-/* A frame of a code whose frames vary (viterbi terminated or truncated): the longest the encoder
- * takes, max_frame_bits where that fills whole puncturing periods (tail included), as the GPU
- * engine sends them; a shorter frame is a code parameter (max_frame_bits=N). */
-static int pick_frame_bits(struct sim_code *c, char *err, size_t errlen)
+/* A frame of a code whose frames vary (viterbi terminated or truncated): exactly want bits, or
+ * (want 0) the longest of at most LONGEST_DEFAULT_FRAME bits that the encoder takes (a punctured
+ * code's frames fill whole periods, tail included; at most max_frame_bits), the length the GPU
+ * engine is told (fecd_cuda_sim_set_frame_bits). */
+static int pick_frame_bits(struct sim_code *c, uint32_t want, char *err, size_t errlen)
 {
 	struct fec_encoder *enc;
-	uint32_t top = c->info.max_out_bits, low = top > 64 ? top - 64 : 1;
+	uint32_t top = want ? want : LONGEST_DEFAULT_FRAME;
+	uint32_t low = want ? want : (top > 64 ? top - 64 : 1);
 	uint8_t *bits, *out;
 	int rc = fec_encoder_create(&c->spec, &enc);
 
 	if (rc) {
 		snprintf(err, errlen, "code '%s': no encoder: %s", c->text, fec_strerror(rc));
 		return -1;
+	}
+	if (!want && c->info.max_out_bits < top) {
+		top = c->info.max_out_bits;
+		low = top > 64 ? top - 64 : 1;
 	}
 	bits = calloc(top + 1, 1);
 	out = malloc(fec_encoded_len(&c->spec, top) + 1);
@@ -185,7 +192,13 @@ static int pick_frame_bits(struct sim_code *c, char *err, size_t errlen)
 			break;
 		}
 	}
-	if (rc)
+	if (rc && want)
+		snprintf(err, errlen,
+		         "--frame-bits %u: code '%s' takes no frame of that length (frames of a "
+		         "punctured code fill whole periods, tail included; at most its "
+		         "max_frame_bits)",
+		         want, c->text);
+	else if (rc)
 		snprintf(err, errlen, "code '%s': found no frame length near %u bits that it takes",
 		         c->text, top);
 	free(bits);
@@ -215,7 +228,7 @@ static int stream_geometry(struct sim_code *c, char *err, size_t errlen)
 }
 
 int sim_code_open(struct sim_code *c, const char *text, const char *channel, bool all_zero,
-                  char *err, size_t errlen)
+                  uint32_t frame_bits, char *err, size_t errlen)
 {
 	struct fec_channel ch;
 	const struct fec_channel_link link = {.ebn0_db = 0.0, .rate = 0.5};
@@ -269,7 +282,7 @@ int sim_code_open(struct sim_code *c, const char *text, const char *channel, boo
 		c->code_syms = (uint32_t)fec_encoded_len(&c->spec, c->frame_bits);
 	} else {
 		c->frames_vary = true;
-		if (pick_frame_bits(c, err, errlen))
+		if (pick_frame_bits(c, frame_bits, err, errlen))
 			goto fail;
 	}
 	/* Eb/N0 counts the energy of every code bit sent per information bit: a frame's rate is

@@ -7,15 +7,18 @@
  * Stop rules are decided in frame order: batch b's tally is added only after batches 0..b-1's,
  * and the point ends at the first batch with which a rule holds, so min-fe and max-frames give
  * the same frames, and the same tally, whatever the number of threads (batches finished beyond
- * it are dropped). The time budget and a signal stop at whatever prefix is done.
+ * it are dropped). The time budget and a signal stop the claiming of batches: those under way
+ * finish, and the prefix of batches done counts.
  *
- * The channel: over awgn, BPSK and noise are made here with the ziggurat (sim_noise.h), the same
- * distribution as the channel table's awgn (LLR 2y/sigma^2) at a fraction of the cost; any other
- * model goes through fec_channel_apply. The decoder's input: int8 LLRs as fecd-feed quantizes
- * them (s8: round(LLR * scale), half away from zero, clamped to +-127) at the scale the decoder
- * reads them with, the code's llr_scale, where it has one (the frame families: the Fano metric,
- * offset min-sum and sum-product take int8 / llr_scale as the LLR, and a sender at another scale
- * costs them dB); else (viterbi, indifferent to scale) fecd-feed's automatic scale, mean |LLR|
+ * The channel: over awgn into int8 input, the quantized channel's distribution is sampled
+ * exactly (sim_qawgn.h); over awgn into float input, BPSK and noise are made here with the
+ * ziggurat (sim_noise.h); both the channel table's awgn (LLR 2y/sigma^2) at a fraction of the
+ * cost of its polar method. Any other model goes through fec_channel_apply. The decoder's input:
+ * int8 LLRs as fecd-feed quantizes them (s8: round(LLR * scale), half away from zero, clamped to
+ * +-127) at the scale the decoder reads them with, the code's llr_scale, where it has one (the
+ * frame families: the Fano metric, offset min-sum and sum-product take int8 / llr_scale as the LLR,
+ * and a sender at another scale costs them dB); else (viterbi, indifferent to scale) fecd-feed's
+ * automatic scale, mean |LLR|
  * -> 40; --scale X sets another, as fecd-feed --scale. A code with float input (in=f32) gets the
  * float LLRs as fecd-feed --format f32 sends them; q-ary input (in=f32v) the symbols'
  * log-probabilities from the bit LLRs, as fecd-feed makes them.
@@ -33,6 +36,7 @@
 #include "prng.h"
 #include "sim.h"
 #include "sim_noise.h"
+#include "sim_qawgn.h"
 #include "softbits.h"
 
 #define BATCH_BITS   (1u << 17) /* information bits a batch aims at */
@@ -61,7 +65,9 @@ struct run {
 	uint64_t seed;
 	uint32_t point;
 	struct fec_channel ch;
-	bool fast_awgn;
+	bool fast_awgn; /* awgn: the ziggurat here, not the channel table's apply */
+	bool qawgn_on;  /* awgn into int8 input: the quantized channel sampled exactly */
+	struct sim_qawgn qawgn;
 	float scale; /* int8 LLR per LLR */
 	struct sim_stop stop;
 	uint64_t next_batch, committed; /* batches claimed; batches added to tally */
@@ -70,6 +76,7 @@ struct run {
 	size_t cap;
 	struct sim_tally tally;
 	bool finished;
+	bool draining; /* time or a signal: no more batches are claimed, those under way count */
 	enum sim_stop_why why;
 	double decode_only_secs;     /* the decoder-only run's length */
 	double decode_only_elapsed;  /* the longest a thread took */
@@ -259,27 +266,6 @@ static void draw_bits(struct worker *w, struct fec_prng *p, uint32_t n)
 	}
 }
 
-/* BPSK over AWGN into int8 LLRs: LLR = +-gain + gs * z for code bit 0 / 1, then fecd-feed's s8
- * rule, round(LLR * scale) half away from zero clamped to +-127, written so that the compiler
- * vectorises it (no libm call, no branch: the conversion truncates and the remainder v - t is
- * exact; the clamp is on integers), and built for AVX2 too, taken where the CPU has it (the same
- * arithmetic, no FMA: the same values on every machine). */
-__attribute__((target_clones("avx2", "default"))) static void
-awgn_s8(const uint8_t *restrict sent, const float *restrict z, size_t n, float gain, float gs,
-        float scale, int8_t *restrict dst)
-{
-	for (size_t k = 0; k < n; k++) {
-		float v = (gain - 2.0f * gain * (float)sent[k] + gs * z[k]) * scale;
-		int t = (int)v;
-		float r = v - (float)t;
-		int q = t + (r >= 0.5f) - (r <= -0.5f);
-
-		q = q > 127 ? 127 : q;
-		q = q < -127 ? -127 : q;
-		dst[k] = (int8_t)q;
-	}
-}
-
 /* Frame i into job slot j: bits, code bits, channel, decoder input. */
 static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 {
@@ -309,18 +295,17 @@ static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 	}
 	sent = w->cbits + c->skip_syms;
 	ncode -= c->skip_syms;
+	if (r->qawgn_on) {
+		sim_qawgn_apply(&r->qawgn, &p, sent, ncode, (int8_t *)w->in + j * e->in_stride);
+		nrx = ncode;
+		goto job;
+	}
 	if (r->fast_awgn) {
 		const float gain = (float)(2.0 / (r->ch.sigma * r->ch.sigma));
 		const float gs = gain * (float)r->ch.sigma;
 
 		sim_noise_gauss(&p, w->noise, ncode);
 		nrx = ncode;
-		if (c->info.in_kind == FEC_IN_S8_LLR) {
-			/* LLR and quantization in one pass: the common case, kept cheap */
-			awgn_s8(sent, w->noise, ncode, gain, gs, r->scale,
-			        (int8_t *)w->in + j * e->in_stride);
-			goto job;
-		}
 		for (size_t k = 0; k < ncode; k++)
 			w->llr[k] = (sent[k] ? -gain : gain) + gs * w->noise[k];
 	} else {
@@ -332,9 +317,11 @@ static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 		}
 	}
 	/* a received frame longer than the decoder takes (insertions): the daemon drops such a
-	 * frame as too long; here its first values are decoded, which fails alike */
-	if (!c->stream && c->info.max_frame_syms && nrx > c->info.max_frame_syms)
-		nrx = c->info.max_frame_syms;
+	 * frame as too long; here its first values are decoded, which fails alike (bit values:
+	 * q-ary input has p of them to a symbol) */
+	const uint32_t per = c->info.in_kind == FEC_IN_F32_SYMLOGP ? c->spec.u.nbldpc.p : 1;
+	if (!c->stream && c->info.max_frame_syms && nrx > (size_t)c->info.max_frame_syms * per)
+		nrx = (size_t)c->info.max_frame_syms * per;
 	switch (c->info.in_kind) {
 	case FEC_IN_S8_LLR:
 		fec_llr_quantize(FECD_FMT_S8_LLR, w->llr, nrx, false, r->scale,
@@ -350,14 +337,11 @@ static int make_frame(struct worker *w, uint64_t i, uint32_t j)
 		}
 		break;
 	}
-	case FEC_IN_F32_SYMLOGP: {
-		const unsigned pbits = c->spec.u.nbldpc.p; /* q-ary input: nbldpc alone */
-
-		nrx /= pbits;
-		nbldpc_llr_to_symlogp(w->llr, nrx, pbits, c->spec.u.nbldpc.bit_order,
+	case FEC_IN_F32_SYMLOGP: /* q-ary input: nbldpc alone, p bits to a symbol */
+		nrx /= per;
+		nbldpc_llr_to_symlogp(w->llr, nrx, per, c->spec.u.nbldpc.bit_order,
 		                      (float *)w->in + j * e->in_stride);
 		break;
-	}
 	}
 job:
 	memset(job, 0, sizeof(*job));
@@ -489,7 +473,7 @@ static void *worker_main(void *arg)
 	double c0 = cpu_secs();
 
 	pthread_mutex_lock(&e->lock);
-	while (!r->finished) {
+	while (!r->finished && !r->draining) {
 		uint64_t bi = r->next_batch;
 
 		if (r->stop.max_frames && bi * e->batch_frames >= r->stop.max_frames) {
@@ -540,7 +524,8 @@ static void *worker_decode_only(void *arg)
 			w->rc = decode_batch(w, e->batch_frames);
 		frames += e->batch_frames;
 		pthread_mutex_lock(&e->lock);
-		finished = r->finished || w->rc || now_secs() - t0 >= r->decode_only_secs;
+		finished =
+		    r->finished || r->draining || w->rc || now_secs() - t0 >= r->decode_only_secs;
 		if (finished) {
 			r->decode_only_frames += frames;
 			r->decode_only_elapsed = fmax(r->decode_only_elapsed, now_secs() - t0);
@@ -572,11 +557,14 @@ static int start_point(struct sim_cpu *e, double ebn0_db, uint64_t seed, uint32_
 		r->scale = e->code->info.frame.llr_scale;
 	else
 		r->scale = (float)(40.0 / fec_channel_llr_mean(&r->ch));
+	r->qawgn_on = r->fast_awgn && e->code->info.in_kind == FEC_IN_S8_LLR;
+	if (r->qawgn_on)
+		sim_qawgn_build(&r->qawgn, r->ch.sigma, r->scale);
 	r->next_batch = r->committed = 0;
 	memset(&r->tally, 0, sizeof(r->tally));
 	if (r->ready)
 		memset(r->ready, 0, r->cap);
-	r->finished = false;
+	r->finished = r->draining = false;
 	r->why = 0;
 	for (unsigned i = 0; i < e->nthreads; i++) {
 		e->w[i].decode_secs = e->w[i].cpu_secs = 0;
@@ -610,7 +598,9 @@ static int run_threads(struct sim_cpu *e, void *(*fn)(void *), volatile int *sto
 
 		if ((stop_flag && *stop_flag) ||
 		    (r->stop.seconds > 0 && t - t0 >= r->stop.seconds)) {
-			r->finished = true;
+			/* the batches under way finish and count (a slow decoder's first ones
+			 * may outlast the budget); no more start */
+			r->draining = true;
 			r->why = stop_flag && *stop_flag ? SIM_STOP_SIGNAL : SIM_STOP_SECONDS;
 			break;
 		}
@@ -634,6 +624,7 @@ static int run_threads(struct sim_cpu *e, void *(*fn)(void *), volatile int *sto
 	pthread_mutex_unlock(&e->lock);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(e->w[i].thread, NULL);
+	r->finished = true;
 	*secs = now_secs() - t0;
 	for (unsigned i = 0; i < started && !rc; i++) {
 		if (e->w[i].rc) {

@@ -60,9 +60,12 @@ int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, s
 	g->batch_frames = GPU_BATCH_BITS / code->info_bits;
 	if (g->batch_frames < GPU_BATCH_MIN)
 		g->batch_frames = GPU_BATCH_MIN;
+	/* the device's frames are the CPU engine's: where frames vary, their length is told */
 	if (fecd_cuda_open(0, &g->ctx, err, errlen) ||
 	    fecd_cuda_sim_open(g->ctx, code->dec, code->channel, code->all_zero, &g->sim, err,
-	                       errlen)) {
+	                       errlen) ||
+	    (code->frames_vary &&
+	     fecd_cuda_sim_set_frame_bits(g->sim, code->frame_bits, err, errlen))) {
 		sim_gpu_close(g);
 		return -1;
 	}
@@ -122,6 +125,31 @@ int sim_gpu_run(struct sim_gpu *g, double ebn0_db, uint64_t seed, uint32_t point
 			last = now;
 		}
 	}
+	return 0;
+}
+
+int sim_gpu_decoder_only(struct sim_gpu *g, double ebn0_db, uint64_t seed, double secs,
+                         double *bits_per_sec, char *err, size_t errlen)
+{
+	struct fecd_cuda_sim_tally t = {0};
+	uint64_t frames = 0;
+	double t0;
+	int rc;
+
+	/* one batch made, so that the lanes hold frames; then decoded again and again */
+	rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
+	if (rc)
+		return -1;
+	fecd_cuda_sim_decode_only(g->sim, true);
+	t0 = now_secs();
+	do {
+		rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
+		frames += g->batch_frames;
+	} while (!rc && now_secs() - t0 < secs);
+	fecd_cuda_sim_decode_only(g->sim, false);
+	if (rc)
+		return -1;
+	*bits_per_sec = (double)frames * g->code->info_bits / (now_secs() - t0);
 	return 0;
 }
 

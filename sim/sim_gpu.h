@@ -24,6 +24,10 @@ const char *sim_gpu_device_name(const struct sim_gpu *g);
 int sim_gpu_run(struct sim_gpu *g, double ebn0_db, uint64_t seed, uint32_t point,
                 const struct sim_stop *stop, volatile int *stop_flag, sim_progress_fn progress,
                 void *arg, struct sim_result *res, char *err, size_t errlen);
+/* The decoder alone on the device: one batch made at ebn0_db, then decoded again and again for
+ * about secs seconds (fecd_cuda_sim_decode_only); *bits_per_sec: information bits per second. */
+int sim_gpu_decoder_only(struct sim_gpu *g, double ebn0_db, uint64_t seed, double secs,
+                         double *bits_per_sec, char *err, size_t errlen);
 void sim_gpu_close(struct sim_gpu *g);
 
 #endif

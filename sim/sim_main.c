@@ -43,6 +43,7 @@ struct opts {
 	enum { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA } backend;
 	unsigned threads;
 	bool all_zero, decoder_only;
+	uint32_t frame_bits;
 	double scale;
 	const char *csv, *json, *plot, *codes_dir;
 };
@@ -71,7 +72,8 @@ static void usage(FILE *f)
 	    "  --seconds S          stop a point after S seconds (default 30; 0: no limit)\n"
 	    "                       (min-fe and max-frames stop at the end of the batch of frames,\n"
 	    "                       in frame order, with which they are met: the same frames for a\n"
-	    "                       seed whatever the threads; seconds stops where it finds them)\n"
+	    "                       seed whatever the threads; seconds lets the batches under way\n"
+	    "                       finish and starts no more)\n"
 	    "  --seed N             the random numbers' seed (default 1): frame i of point p draws\n"
 	    "                       from (N, p, i) alone\n"
 	    "  --backend auto|cpu|cuda  auto (default): the GPU where one is present and its\n"
@@ -79,6 +81,9 @@ static void usage(FILE *f)
 	    "  --threads N          CPU threads (default: one per core)\n"
 	    "  --all-zero           send the all-zero codeword (families that declare it valid:\n"
 	    "                       viterbi, ldpc, fano, nbldpc; awgn only)\n"
+	    "  --frame-bits N       information bits per frame for codes whose frames vary\n"
+	    "                       (viterbi terminated or truncated; default: the longest that\n"
+	    "                       fits 1024 bits); other codes keep their own\n"
 	    "  --scale X            int8 input: int8 LLR = LLR * X (default: the code's llr_scale,\n"
 	    "                       the scale its decoder reads int8 LLRs at; viterbi, which has\n"
 	    "                       none: fecd-feed's, mean |LLR| -> 40; CPU only)\n"
@@ -88,14 +93,13 @@ static void usage(FILE *f)
 	    "  --json FILE          write every curve and point as JSON\n"
 	    "  --plot FILE.png      plot the curves with gnuplot\n"
 	    "  --decoder-only       before each point, time the decoder alone on the same threads\n"
-	    "                       for --seconds (2 s without it) and print the simulation's\n"
-	    "                       speed as a share of it\n"
+	    "                       (or device) for --seconds (2 s without it) and print the\n"
+	    "                       simulation's speed as a share of it\n"
 	    "  -h, --help           this text\n"
 	    "\n"
-	    "A frame: a frame code's frame (where frames vary, the longest the code takes:\n"
-	    "viterbi's max_frame_bits, a code parameter); for a stream code (viterbi\n"
-	    "mode=stream), one decoder job of decode_len information bits decoded from a random\n"
-	    "stream with the head (warm-up) and tail (traceback) symbols the job takes. Errors are counted on\n"
+	    "A frame: a frame code's frame (--frame-bits where frames vary); for a stream code\n"
+	    "(viterbi mode=stream), one decoder job of decode_len information bits decoded from a\n"
+	    "random stream with the head (warm-up) and tail (traceback) symbols the job takes. Errors are counted on\n"
 	    "information bits; a frame error is a frame with a wrong bit or a status other than\n"
 	    "decoded. Intervals are 95 % Wilson score intervals (the BER's treats bits as\n"
 	    "independent: too narrow where errors come in bursts). Exit status: 0 done, 1 a\n"
@@ -174,6 +178,7 @@ enum {
 	OPT_BACKEND,
 	OPT_THREADS,
 	OPT_ALL_ZERO,
+	OPT_FRAME_BITS,
 	OPT_CODES_DIR,
 	OPT_SCALE,
 	OPT_CSV,
@@ -194,6 +199,7 @@ static const struct option long_opts[] = {
     {"backend", 1, 0, OPT_BACKEND},
     {"threads", 1, 0, OPT_THREADS},
     {"all-zero", 0, 0, OPT_ALL_ZERO},
+    {"frame-bits", 1, 0, OPT_FRAME_BITS},
     {"codes-dir", 1, 0, OPT_CODES_DIR},
     {"scale", 1, 0, OPT_SCALE},
     {"csv", 1, 0, OPT_CSV},
@@ -279,6 +285,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			if (!(o->scale > 0) || o->scale > 1e6)
 				return bad("--scale", "a number > 0", arg);
+			break;
+		case OPT_FRAME_BITS:
+			if (parse_u64("--frame-bits", arg, &v))
+				return -1;
+			if (v < 1 || v > (1u << 24))
+				return bad("--frame-bits", "a number of bits in 1..16777216", arg);
+			o->frame_bits = (uint32_t)v;
 			break;
 		case OPT_CODES_DIR:
 			o->codes_dir = arg;
@@ -421,6 +434,16 @@ static int run_curve(const struct opts *o, struct sim_code *code, struct sim_cur
 		row->esn0_db = o->esn0 ? db : row->ebn0_db + 10.0 * log10(code->rate);
 		l.row = *row;
 		double alone = 0.0, alone_cpu = 0.0;
+#ifdef FECD_SIM_GPU
+		if (o->decoder_only && on_gpu &&
+		    sim_gpu_decoder_only(gpu, row->ebn0_db, o->seed,
+		                         o->rules.seconds > 0 ? o->rules.seconds : 2.0, &alone, err,
+		                         sizeof(err))) {
+			fprintf(stderr, "fecd-sim: %s\n", err);
+			rc = 1;
+			break;
+		}
+#endif
 		if (o->decoder_only && !on_gpu &&
 		    sim_cpu_decoder_only(cpu, row->ebn0_db, o->seed,
 		                         o->rules.seconds > 0 ? o->rules.seconds : 2.0, &alone,
@@ -448,6 +471,11 @@ static int run_curve(const struct opts *o, struct sim_code *code, struct sim_cur
 		sim_row_finish(row);
 		curve->nrows = p + 1;
 		sim_table_row(stdout, row, l.tty);
+		if (o->decoder_only && on_gpu)
+			printf(
+			    "# decoder alone on the device: %.3f Gb/s; the simulation: %.3f Gb/s, "
+			    "%.0f %% of it\n",
+			    alone * 1e-9, row->info_gbps, 100.0 * row->info_gbps / (alone * 1e-9));
 		if (o->decoder_only && !on_gpu) {
 			double sim_cpu = (double)row->res.t.bits / fmax(row->res.cpu_secs, 1e-9);
 
@@ -560,12 +588,22 @@ int main(int argc, char **argv)
 		fec_codes_dir_set(o.codes_dir);
 	/* every code is built before anything runs, so that a bad one fails at once */
 	for (; opened < o.ncodes; opened++) {
-		if (sim_code_open(&codes[opened], o.codes[opened], o.channel, o.all_zero, err,
-		                  sizeof(err))) {
+		if (sim_code_open(&codes[opened], o.codes[opened], o.channel, o.all_zero,
+		                  o.frame_bits, err, sizeof(err))) {
 			fprintf(stderr, "fecd-sim: --code: %s\n", err);
 			rc = 2;
 			goto out;
 		}
+	}
+	bool varying = false;
+	for (unsigned i = 0; i < opened; i++)
+		varying |= codes[i].frames_vary;
+	if (o.frame_bits && !varying) {
+		fprintf(stderr, "fecd-sim: --frame-bits: none of the codes has frames that vary (a "
+		                "stream code's frame is one decoder job of decode_len bits; other "
+		                "frame codes have their own length)\n");
+		rc = 2;
+		goto out;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

@@ -170,8 +170,8 @@ static bool ira_form(const struct ldpc_code *code, char *err, size_t errlen)
 	return true;
 }
 
-static int lsim_create(const struct fec_decoder *cpu_dec, void **enc, struct gpu_sim_code *sc,
-                       char *err, size_t errlen)
+static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, void **enc,
+                       struct gpu_sim_code *sc, char *err, size_t errlen)
 {
 	const struct ldpc_code *code = ldpc_decoder_code(cpu_dec);
 	const struct ldpc_matrix *h;
@@ -185,6 +185,11 @@ static int lsim_create(const struct fec_decoder *cpu_dec, void **enc, struct gpu
 	}
 	if (!ira_form(code, err, errlen))
 		return -FEC_ENOTSUP;
+	if (frame_bits && frame_bits != code->k) {
+		snprintf(err, errlen, "ldpc: a frame of %s carries %u bits, not %u", code->name,
+		         code->k, frame_bits);
+		return -FEC_EINVAL;
+	}
 	h = &code->h;
 	l = (struct lsim_enc *)calloc(1, sizeof(*l));
 	rs = (uint32_t *)malloc(((size_t)h->m + 1) * sizeof(uint32_t));

@@ -146,7 +146,8 @@ __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t coun
 
 /* Bit and frame errors: one warp per frame; the decoder's output (packed MSB first) against
  * generated bits cmp_first .. cmp_first + cmp_bits - 1. A job that wrote fewer bits counts the
- * missing ones as errors. */
+ * missing ones as errors; a frame error is a frame with a wrong bit or a status other than
+ * decoded (as fecd-sink counts them); unconverged, the latter. */
 __global__ void sim_count_kernel(uint32_t count, const uint8_t *out, size_t out_stride,
                                  const struct fec_job *jobs, const uint32_t *bits,
                                  size_t bits_words, uint32_t cmp_first, uint32_t cmp_bits,
@@ -177,12 +178,14 @@ __global__ void sim_count_kernel(uint32_t count, const uint8_t *out, size_t out_
 	for (int sh = 16; sh > 0; sh >>= 1)
 		errs += __shfl_down_sync(0xffffffffu, errs, sh);
 	if (lane == 0) {
+		bool decoded = jobs[f].status == FECD_STATUS_DECODED;
+
 		errs += cmp_bits - got;
-		if (errs) {
+		if (errs)
 			atomicAdd(&tally[T_BIT_ERRORS], errs);
+		if (errs || !decoded)
 			atomicAdd(&tally[T_FRAME_ERRORS], 1ull);
-		}
-		if (jobs[f].status != FECD_STATUS_DECODED)
+		if (!decoded)
 			atomicAdd(&tally[T_UNCONVERGED], 1ull);
 	}
 }
@@ -301,16 +304,72 @@ static uint32_t sim_batch_size(size_t in_bytes)
 	return (uint32_t)b;
 }
 
+/* Frees what sim_layout builds. */
+static void sim_unlayout(struct fecd_cuda_sim *sim)
+{
+	for (unsigned i = 0; i < SIM_LANES; i++)
+		lane_free(&sim->lane[i]);
+	cudaFree(sim->jobs_tpl);
+	sim->jobs_tpl = NULL;
+	if (sim->enc)
+		sim->eops->destroy(sim->enc);
+	sim->enc = NULL;
+}
+
+/* The family's encoder for frames of frame_bits information bits (0: its default), the frame's
+ * layout and rate, and the lanes' buffers for it. */
+static int sim_layout(struct fecd_cuda_sim *sim, uint32_t frame_bits, char *err, size_t errlen)
+{
+	const struct fec_decoder *cpu_dec = sim->dec->cpu;
+	const struct fec_info *info = fec_decoder_info(cpu_dec);
+	struct fec_job *tpl;
+	int rc;
+
+	rc = sim->eops->create(cpu_dec, frame_bits, &sim->enc, &sim->code, err, errlen);
+	if (rc) {
+		sim->enc = NULL;
+		return rc;
+	}
+	/* Eb/N0 counts every code bit sent per information bit: a frame's rate is its bits over
+	 * its code bits (a terminated frame's tail included), a stream job's the code's rate
+	 * (fecd-sim's CPU engine counts the same) */
+	sim->rate = info->kind == FEC_KIND_STREAM
+	                ? fec_spec_rate(fec_decoder_spec(cpu_dec))
+	                : (double)sim->code.cmp_bits / (double)sim->code.code_syms;
+	sim->bits_words = (sim->code.gen_bits + 31) / 32 + 1; /* one more: windows read past */
+	sim->code_words = (sim->code.code_syms + 31) / 32;
+	sim->in_stride = (sim->code.code_syms + 15) / 16 * 16;
+	sim->out_stride = ((size_t)info->max_out_bits + 7) / 8;
+	sim->out_stride = (sim->out_stride + 15) / 16 * 16;
+	sim->batch = sim_batch_size(sim->in_stride * (sim->f32 ? 4 : 1));
+	sim->nlanes = SIM_LANES;
+	sim->next_lane = 0;
+
+	tpl = (struct fec_job *)malloc(sim->batch * sizeof(*tpl));
+	if (!tpl) {
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	for (uint32_t i = 0; i < sim->batch; i++)
+		tpl[i] = sim->code.job;
+	rc = cuda_ok(cudaMalloc((void **)&sim->jobs_tpl, sim->batch * sizeof(*tpl)),
+	             "cudaMalloc (jobs)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaMemcpy(sim->jobs_tpl, tpl, sim->batch * sizeof(*tpl),
+		                        cudaMemcpyHostToDevice),
+		             "cudaMemcpy (jobs)", err, errlen);
+	free(tpl);
+	for (unsigned i = 0; !rc && i < sim->nlanes; i++)
+		rc = lane_alloc(sim, &sim->lane[i], err, errlen);
+	return rc;
+}
+
 extern "C" void fecd_cuda_sim_close(struct fecd_cuda_sim *sim)
 {
 	if (!sim)
 		return;
 	gpu_use_device(sim->ctx, NULL, 0);
-	for (unsigned i = 0; i < SIM_LANES; i++)
-		lane_free(&sim->lane[i]);
-	cudaFree(sim->jobs_tpl);
-	if (sim->enc)
-		sim->eops->destroy(sim->enc);
+	sim_unlayout(sim);
 	if (sim->dec)
 		fecd_cuda_decoder_destroy(sim->dec);
 	cudaGetLastError();
@@ -324,7 +383,6 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 	const struct fec_spec *spec = fec_decoder_spec(cpu_dec);
 	const struct fec_info *info = fec_decoder_info(cpu_dec);
 	struct fecd_cuda_sim *sim;
-	struct fec_job *tpl = NULL;
 	int rc;
 
 	rc = gpu_use_device(ctx, err, errlen);
@@ -337,7 +395,6 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 	}
 	sim->ctx = ctx;
 	sim->all_zero = all_zero;
-	sim->rate = fec_spec_rate(spec);
 	sim->llr_scale = info->frame.llr_scale;
 	sim->eops = sim_encoder_of(spec);
 	if (!sim->eops) {
@@ -348,7 +405,7 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 		rc = -FEC_ENOTSUP;
 		goto fail;
 	}
-	rc = sim_channel_check(channel, sim->rate, err, errlen);
+	rc = sim_channel_check(channel, fec_spec_rate(spec), err, errlen);
 	if (rc)
 		goto fail;
 	if (info->in_kind != FEC_IN_S8_LLR && info->in_kind != FEC_IN_F32_LLR) {
@@ -358,44 +415,9 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 		goto fail;
 	}
 	sim->f32 = info->in_kind == FEC_IN_F32_LLR;
-	rc = sim->eops->create(cpu_dec, &sim->enc, &sim->code, err, errlen);
-	if (rc) {
-		sim->enc = NULL;
-		goto fail;
-	}
-	/* a frame's rate counts every code bit it sends (a terminated frame's tail), as fecd-sim's
-	 * CPU engine and fano's rate count it; a stream's is the code's */
-	if (info->kind == FEC_KIND_FRAME && sim->code.code_syms)
-		sim->rate = (double)sim->code.cmp_bits / sim->code.code_syms;
 	rc = fecd_cuda_decoder_create(ctx, cpu_dec, &sim->dec, err, errlen);
-	if (rc)
-		goto fail;
-
-	sim->bits_words = (sim->code.gen_bits + 31) / 32 + 1; /* one more: windows read past */
-	sim->code_words = (sim->code.code_syms + 31) / 32;
-	sim->in_stride = (sim->code.code_syms + 15) / 16 * 16;
-	sim->out_stride = ((size_t)info->max_out_bits + 7) / 8;
-	sim->out_stride = (sim->out_stride + 15) / 16 * 16;
-	sim->batch = sim_batch_size(sim->in_stride * (sim->f32 ? 4 : 1));
-	sim->nlanes = SIM_LANES;
-
-	tpl = (struct fec_job *)malloc(sim->batch * sizeof(*tpl));
-	if (!tpl) {
-		snprintf(err, errlen, "out of memory");
-		rc = -FEC_ENOMEM;
-		goto fail;
-	}
-	for (uint32_t i = 0; i < sim->batch; i++)
-		tpl[i] = sim->code.job;
-	rc = cuda_ok(cudaMalloc((void **)&sim->jobs_tpl, sim->batch * sizeof(*tpl)),
-	             "cudaMalloc (jobs)", err, errlen);
 	if (!rc)
-		rc = cuda_ok(cudaMemcpy(sim->jobs_tpl, tpl, sim->batch * sizeof(*tpl),
-		                        cudaMemcpyHostToDevice),
-		             "cudaMemcpy (jobs)", err, errlen);
-	free(tpl);
-	for (unsigned i = 0; !rc && i < sim->nlanes; i++)
-		rc = lane_alloc(sim, &sim->lane[i], err, errlen);
+		rc = sim_layout(sim, 0, err, errlen);
 	if (rc)
 		goto fail;
 	*out = sim;
@@ -403,6 +425,26 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 
 fail:
 	fecd_cuda_sim_close(sim);
+	return rc;
+}
+
+extern "C" int fecd_cuda_sim_set_frame_bits(struct fecd_cuda_sim *sim, uint32_t frame_bits,
+                                            char *err, size_t errlen)
+{
+	int rc = gpu_use_device(sim->ctx, err, errlen);
+
+	if (rc)
+		return rc;
+	sim_unlayout(sim);
+	rc = sim_layout(sim, frame_bits, err, errlen);
+	if (rc) {
+		/* back to the default layout, which worked at open */
+		char why[256];
+
+		sim_unlayout(sim);
+		if (sim_layout(sim, 0, why, sizeof(why)))
+			sim_unlayout(sim);
+	}
 	return rc;
 }
 
@@ -500,11 +542,21 @@ extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint
 	const unsigned block = 256;
 	int rc;
 
+	if (!sim->enc) {
+		snprintf(err, errlen,
+		         "the simulator has no frame layout (a failed set_frame_bits)");
+		return -FEC_EINVAL;
+	}
 	rc = gpu_use_device(sim->ctx, err, errlen);
 	if (rc)
 		return rc;
+	/* batches of at most sim->batch, and at least one per lane where count allows, so that a
+	 * run of a few batches still spreads over the lanes */
+	uint64_t per = (count + sim->nlanes - 1) / sim->nlanes;
+	if (per > sim->batch)
+		per = sim->batch;
 	for (uint64_t done = 0; done < count;) {
-		uint32_t nb = (uint32_t)(count - done < sim->batch ? count - done : sim->batch);
+		uint32_t nb = (uint32_t)(count - done < per ? count - done : per);
 		struct sim_lane *l = &sim->lane[sim->next_lane];
 
 		sim->next_lane = (sim->next_lane + 1) % sim->nlanes;
@@ -567,6 +619,7 @@ extern "C" void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim,
 	g->job = sim->code.job;
 	g->in_f32 = sim->f32;
 	g->in_stride = sim->in_stride;
+	g->rate = sim->rate;
 	g->batch = sim->batch;
 	g->lanes = sim->nlanes;
 }

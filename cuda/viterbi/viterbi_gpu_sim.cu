@@ -8,13 +8,18 @@
  * of the frame read as a K-bit number with bit t lowest, so any thread computes any code bit from
  * a window of the packed bits, with no pass along the trellis. A stream job draws all of them
  * (a random state before its head); a frame forces the first K-1 to 0 (state 0) and, terminated,
- * the last K-1 (its tail). One thread writes one word of 32 code bits.
+ * the last K-1 (its tail). Frames vary in length: one is frame_bits long, by default the longest
+ * of at most 1024 bits (and max_frame_bits) filling whole puncturing periods. One thread writes
+ * one word of 32 code bits.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "viterbi_gpu_common.cuh"
+
+/* A frame's default length where frames vary (fecd-sim's CPU engine picks the same). */
+#define VSIM_FRAME_DEFAULT 1024
 
 /* Per sent symbol u of one puncturing period: its stage within the period and its output. */
 struct vsim_code {
@@ -60,8 +65,25 @@ __global__ void vsim_encode_kernel(const struct vsim_code c, const uint32_t *bit
 	code[f * code_words + w] = out;
 }
 
-static int vsim_create(const struct fec_decoder *cpu_dec, void **enc, struct gpu_sim_code *code,
-                       char *err, size_t errlen)
+/* The frame length: frame_bits, or the longest of at most VSIM_FRAME_DEFAULT bits (and
+ * max_frame_bits) whose stages fill whole periods; 0 when there is none. */
+static uint32_t frame_len(const struct conv_spec *cs, const struct conv_code *cc, uint32_t tail,
+                          uint32_t frame_bits)
+{
+	uint32_t n =
+	    cs->max_frame_bits < VSIM_FRAME_DEFAULT ? cs->max_frame_bits : VSIM_FRAME_DEFAULT;
+
+	if (frame_bits)
+		return frame_bits <= cs->max_frame_bits && (frame_bits + tail) % cc->period == 0
+		           ? frame_bits
+		           : 0;
+	while (n > 0 && (n + tail) % cc->period)
+		n--;
+	return n;
+}
+
+static int vsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, void **enc,
+                       struct gpu_sim_code *code, char *err, size_t errlen)
 {
 	const struct conv_spec *cs = &fec_decoder_spec(cpu_dec)->u.conv;
 	struct conv_code cc;
@@ -70,6 +92,12 @@ static int vsim_create(const struct fec_decoder *cpu_dec, void **enc, struct gpu
 
 	conv_code_init(&cc, cs);
 	memset(code, 0, sizeof(*code));
+	if (cc.mode == CONV_MODE_STREAM && frame_bits && frame_bits != cs->decode_len) {
+		snprintf(err, errlen,
+		         "viterbi: a stream job's frame is its decode_len (%u bits), not %u",
+		         cs->decode_len, frame_bits);
+		return -FEC_EINVAL;
+	}
 	if (cc.mode == CONV_MODE_STREAM) {
 		/* one decoder job of a random stream: head, owned block, tail */
 		stages = cs->head_len + cs->decode_len + cs->traceback_len;
@@ -79,22 +107,24 @@ static int vsim_create(const struct fec_decoder *cpu_dec, void **enc, struct gpu
 		code->job.head_len = (uint32_t)conv_syms_for_stages(&cc, cs->head_len);
 		code->job.own_len = (uint32_t)conv_syms_for_stages(&cc, cs->decode_len);
 	} else {
-		/* one frame of max_frame_bits bits from state 0 (and back, terminated) */
+		/* one frame from state 0 (and back, terminated) */
 		uint32_t tail = cc.mode == CONV_MODE_TERMINATED ? cc.k - 1 : 0;
+		uint32_t nbits = frame_len(cs, &cc, tail, frame_bits);
 
-		stages = cs->max_frame_bits + tail;
-		if (stages % cc.period) {
+		if (nbits == 0) {
 			snprintf(err, errlen,
-			         "viterbi: a frame of max_frame_bits %u%s is not whole puncturing "
-			         "periods of %u: the simulator sends frames of max_frame_bits bits",
-			         cs->max_frame_bits, tail ? " and its tail" : "", cc.period);
-			return -FEC_ENOTSUP;
+			         "viterbi: no frame of %u bits: a frame has at most max_frame_bits "
+			         "(%u) and fills whole puncturing periods of %u stages%s",
+			         frame_bits, cs->max_frame_bits, cc.period,
+			         tail ? ", its tail included" : "");
+			return -FEC_EINVAL;
 		}
+		stages = nbits + tail;
 		code->gen_bits = cc.k - 1 + stages;
 		code->zero_head = cc.k - 1;
 		code->zero_tail = tail;
 		code->cmp_first = cc.k - 1;
-		code->cmp_bits = cs->max_frame_bits;
+		code->cmp_bits = nbits;
 	}
 	code->code_syms = (uint32_t)conv_syms_for_stages(&cc, stages);
 	code->job.in_len = code->code_syms;

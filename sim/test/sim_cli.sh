@@ -40,6 +40,8 @@ refused --code ccsds --ebn0 1 --seconds soon "--seconds: expected a number"
 refused --code ccsds --ebn0 1 --seed x "--seed"
 refused --code ccsds --ebn0 1 --backend gpu "--backend: expected auto, cpu or cuda"
 refused --code ccsds --ebn0 1 --threads 0 "--threads"
+refused --code ccsds --ebn0 1 --frame-bits 64 "--frame-bits"
+refused --code ccsds,mode=terminated --ebn0 1 --frame-bits 0 "--frame-bits"
 refused --code ccsds --ebn0 1 --scale -1 "--scale"
 refused --code ccsds --ebn0 1 --plot out.jpg "--plot"
 refused --code ccsds --ebn0 1 --min-fe 0 --seconds 0 "stop rule"
@@ -56,11 +58,11 @@ refused --code ccsds --ebn0 1 --backend cuda --scale 2 "--scale"
 "$SIM" --help >/dev/null || fail "--help exits $?"
 
 # A run: two points of a stream code, max-frames 200, and a frame code with min-fe.
-"$SIM" --code ccsds,decode_len=256 --code '{"preset": "ccsds", "mode": "terminated", "max_frame_bits": 200}' \
-	--ebn0 1.5:2.5:1 --max-frames 200 --min-fe 0 --seed 9 --threads 1 \
+"$SIM" --code ccsds,decode_len=256 --code '{"preset": "ccsds", "mode": "terminated"}' \
+	--frame-bits 200 --ebn0 1.5:2.5:1 --max-frames 200 --min-fe 0 --seed 9 --threads 1 \
 	--csv "$TMP/a.csv" --json "$TMP/a.json" >"$TMP/a.txt" || fail "run a: exit $?"
-"$SIM" --code ccsds,decode_len=256 --code '{"preset": "ccsds", "mode": "terminated", "max_frame_bits": 200}' \
-	--ebn0 1.5:2.5:1 --max-frames 200 --min-fe 0 --seed 9 --threads 3 \
+"$SIM" --code ccsds,decode_len=256 --code '{"preset": "ccsds", "mode": "terminated"}' \
+	--frame-bits 200 --ebn0 1.5:2.5:1 --max-frames 200 --min-fe 0 --seed 9 --threads 3 \
 	--csv "$TMP/b.csv" >/dev/null || fail "run b: exit $?"
 grep -q '^"ccsds,decode_len=256",viterbi,' "$TMP/a.csv" || fail "CSV: the code not quoted"
 head -1 "$TMP/a.csv" | grep -qx 'code,family,rate,channel,all_zero,backend,seed,frame_info_bits,ebn0_db,esn0_db,frames,bits,bit_errors,frame_errors,unconverged,ber,ber_lo,ber_hi,fer,fer_lo,fer_hi,info_gbps,seconds,stop' ||
@@ -85,7 +87,7 @@ awk -F, 'NR > 1 {
 	if ($13 == 0 || $14 == 0) { print "row " NR ": no errors at 1.5-2.5 dB over 200 frames"; bad = 1 }
 	if ($5 != 0 || $6 != "cpu" || $7 != 9 || $4 != "awgn") { print "row " NR ": fields " $4 "," $5 "," $6 "," $7; bad = 1 }
 } END { exit bad }' "$TMP/a.csv" || fail "CSV rows"
-awk -F, 'NR == 4 && $8 != 200 { exit 1 }' "$TMP/a.csv" || fail "CSV: max_frame_bits 200 not the terminated code's frame"
+awk -F, 'NR == 4 && $8 != 200 { exit 1 }' "$TMP/a.csv" || fail "CSV: --frame-bits 200 not the terminated code's frame"
 # the JSON holds the same counts
 [ "$("$JQ" curves.1.points.1.frame_errors <"$TMP/a.json")" = "$(awk -F, 'NR == 5 { print $14 }' "$TMP/a.csv")" ] ||
 	fail "JSON frame_errors differ from the CSV's"

@@ -33,7 +33,7 @@ agree() {
 }
 
 agree ccsds 3:4:1 --min-fe 300 --seconds 60
-agree ccsds,mode=terminated,max_frame_bits=1024 3 --min-fe 300 --seconds 60
+agree ccsds,mode=terminated 3 --min-fe 300 --seconds 60 --frame-bits 512
 agree dvbs-3/4 4 --min-fe 300 --seconds 60
 if [ -d "${FECD_CODES_DIR:-/nonexistent}" ]; then
 	agree dvbs2-1/2,algo=nms,iters=10 1.0:1.2:0.2 --min-fe 100 --max-frames 20000 --seconds 60

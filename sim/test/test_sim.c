@@ -13,6 +13,7 @@
 #include "check.h"
 #include "sim.h"
 #include "sim_noise.h"
+#include "sim_qawgn.h"
 
 static double q_func(double x)
 {
@@ -83,19 +84,75 @@ static void test_noise(void)
 	free(z2);
 }
 
+/* The quantized channel's alias sampler: its probabilities sum to 1 and are the normal CDF's,
+ * the counts of 2^22 draws match them value by value, and a sent 1 gives the negated values. */
+static void test_qawgn(void)
+{
+	const double sigma = 0.7, scale = 40.0 / (2.0 / (sigma * sigma));
+	const size_t n = 1u << 22;
+	static struct sim_qawgn t;
+	uint8_t *zeros = calloc(n, 1), *ones = malloc(n);
+	int8_t *a = malloc(n), *b = malloc(n);
+	size_t count[256] = {0};
+	double sum = 0;
+	struct fec_prng p;
+	unsigned off = 0;
+
+	memset(ones, 1, n);
+	for (int v = -127; v <= 127; v++)
+		sum += sim_qawgn_prob(sigma, scale, v);
+	CHECK(fabs(sum - 1.0) < 1e-12, "probabilities sum to %.15f", sum);
+	/* P(value <= 0) is P(A + B z < 1/2), a tail of the normal */
+	double neg = 0;
+	for (int v = -127; v <= 0; v++)
+		neg += sim_qawgn_prob(sigma, scale, v);
+	double mean = scale * 2 / (sigma * sigma), spread = scale * 2 / sigma;
+	CHECK(fabs(neg - 0.5 * erfc((mean - 0.5) / spread / sqrt(2.0))) < 1e-12, "P(v <= 0) %.6e",
+	      neg);
+	sim_qawgn_build(&t, sigma, scale);
+	fec_prng_seed(&p, 5);
+	sim_qawgn_apply(&t, &p, zeros, n, a);
+	fec_prng_seed(&p, 5);
+	sim_qawgn_apply(&t, &p, ones, n, b);
+	for (size_t i = 0; i < n; i++) {
+		count[a[i] + 127]++;
+		off += b[i] != -a[i];
+	}
+	CHECK(off == 0, "a sent 1 is not the negated 0 in %u draws", off);
+	unsigned checked = 0, bad = 0;
+	for (int v = -127; v <= 127; v++) {
+		double pv = sim_qawgn_prob(sigma, scale, v);
+
+		if (pv * n < 20)
+			continue;
+		checked++;
+		if (!near_count((double)count[v + 127], (double)n, pv)) {
+			bad++;
+			fprintf(stderr, "value %d: %zu draws, expected %.1f\n", v, count[v + 127],
+			        pv * n);
+		}
+	}
+	printf("alias sampler: %u values checked against the normal CDF, %u off\n", checked, bad);
+	CHECK(checked > 50 && bad == 0, "%u of %u values off", bad, checked);
+	free(zeros);
+	free(ones);
+	free(a);
+	free(b);
+}
+
 static void test_codes(void)
 {
 	struct sim_code a, b;
 	char err[512];
 
 	/* text and JSON give the same code */
-	CHECK(!sim_code_open(&a, "ldpc,code=regular,n=576,dv=3,dc=6,iters=12", "awgn", false, err,
-	                     sizeof(err)),
+	CHECK(!sim_code_open(&a, "ldpc,code=regular,n=576,dv=3,dc=6,iters=12", "awgn", false, 0,
+	                     err, sizeof(err)),
 	      "%s", err);
 	CHECK(!sim_code_open(&b,
 	                     "{\"family\": \"ldpc\", \"code\": \"regular\", \"n\": 576, \"dv\": 3, "
 	                     "\"dc\": 6, \"iters\": 12}",
-	                     "awgn", false, err, sizeof(err)),
+	                     "awgn", false, 0, err, sizeof(err)),
 	      "%s", err);
 	CHECK(!strcmp(a.text, b.text), "text '%s', JSON '%s'", a.text, b.text);
 	CHECK(a.info_bits == 288 && !a.stream && a.code_syms == 576, "ldpc frame: %u bits, %u syms",
@@ -105,22 +162,36 @@ static void test_codes(void)
 	CHECK(!sim_code_open(&a,
 	                     "{\"preset\": \"ccsds\", \"mode\": \"terminated\", \"polys\": "
 	                     "[\"171\", \"133\"]}",
-	                     "awgn", false, err, sizeof(err)),
+	                     "awgn", false, 0, err, sizeof(err)),
 	      "%s", err);
-	CHECK(a.info_bits == 8192 && a.code_syms == 2 * 8198 && a.frames_vary,
+	CHECK(a.info_bits == 1024 && a.code_syms == 2 * 1030 && a.frames_vary,
 	      "ccsds terminated: %u bits, %u syms", a.info_bits, a.code_syms);
 	sim_code_close(&a);
-	/* where frames vary, the longest the code takes: a punctured frame fills whole periods
-	 * (dvbs-3/4: 3 stages a period of 4 symbols; 1000 + 6 tail bits are not, 999 + 6 are) */
-	CHECK(!sim_code_open(&a, "dvbs-3/4,mode=terminated,max_frame_bits=1000", "awgn", false, err,
-	                     sizeof(err)),
+	/* where frames vary, the longest of at most 1024 bits: a punctured frame fills whole
+	 * periods (dvbs-3/4: 3 stages a period of 4 symbols; 1024 + 6 tail bits are not, 1023 + 6
+	 * are), and --frame-bits asks for a length the code must take (1000 + 6: no) */
+	CHECK(!sim_code_open(&a, "dvbs-3/4,mode=terminated", "awgn", false, 0, err, sizeof(err)),
 	      "%s", err);
-	CHECK(a.info_bits == 999, "dvbs-3/4 terminated, max_frame_bits=1000: %u bits", a.info_bits);
-	CHECK(fabs(a.rate - 999.0 / 1340.0) < 1e-12, "rate %.6f with the tail, expected %.6f",
-	      a.rate, 999.0 / 1340.0);
+	CHECK(a.info_bits == 1023, "dvbs-3/4 terminated: %u bits", a.info_bits);
+	CHECK(fabs(a.rate - 1023.0 / 1372.0) < 1e-12, "rate %.6f with the tail, expected %.6f",
+	      a.rate, 1023.0 / 1372.0);
+	sim_code_close(&a);
+	CHECK(
+	    sim_code_open(&a, "dvbs-3/4,mode=terminated", "awgn", false, 1000, err, sizeof(err)) &&
+	        strstr(err, "--frame-bits 1000"),
+	    "dvbs-3/4 terminated with 1000 bits: %s", err);
+	CHECK(
+	    !sim_code_open(&a, "dvbs-3/4,mode=terminated", "awgn", false, 999, err, sizeof(err)) &&
+	        a.info_bits == 999,
+	    "dvbs-3/4 terminated with 999 bits: %s", err);
+	sim_code_close(&a);
+	/* frame bits are for codes whose frames vary; others keep theirs */
+	CHECK(!sim_code_open(&a, "ccsds", "awgn", false, 64, err, sizeof(err)) &&
+	          a.info_bits == 2048 && !a.frames_vary,
+	      "frame bits on a stream: %s", err);
 	sim_code_close(&a);
 	/* a stream: one job of decode_len bits with its head and tail */
-	CHECK(!sim_code_open(&a, "ccsds,decode_len=512", "awgn", true, err, sizeof(err)), "%s",
+	CHECK(!sim_code_open(&a, "ccsds,decode_len=512", "awgn", true, 0, err, sizeof(err)), "%s",
 	      err);
 	CHECK(a.stream && a.info_bits == 512 && a.code_syms == 2 * (512 + 64 + 64) &&
 	          a.info_at == 64 + 64,
@@ -128,16 +199,16 @@ static void test_codes(void)
 	      a.info_at);
 	sim_code_close(&a);
 	/* what is refused, and said so */
-	CHECK(sim_code_open(&a, "tvb-fig17", "bsid", true, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "tvb-fig17", "bsid", true, 0, err, sizeof(err)) &&
 	          strstr(err, "--all-zero") && strstr(err, "ids"),
 	      "all-zero on ids: %s", err);
-	CHECK(sim_code_open(&a, "ccsds", "bsid", true, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "ccsds", "bsid", true, 0, err, sizeof(err)) &&
 	          strstr(err, "--all-zero"),
 	      "all-zero over bsid: %s", err);
-	CHECK(sim_code_open(&a, "ccsds", "rayleigh", false, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "ccsds", "rayleigh", false, 0, err, sizeof(err)) &&
 	          strstr(err, "--channel") && strstr(err, "rayleigh"),
 	      "channel: %s", err);
-	CHECK(sim_code_open(&a, "{\"iters\": 3}", "awgn", false, err, sizeof(err)) &&
+	CHECK(sim_code_open(&a, "{\"iters\": 3}", "awgn", false, 0, err, sizeof(err)) &&
 	          strstr(err, "preset"),
 	      "JSON without preset: %s", err);
 }
@@ -151,7 +222,7 @@ static void test_uncoded(void)
 	char err[512];
 	const double ebn0 = 2.0;
 
-	CHECK(!sim_code_open(&c, "ccsds", "awgn", true, err, sizeof(err)), "%s", err);
+	CHECK(!sim_code_open(&c, "ccsds", "awgn", true, 0, err, sizeof(err)), "%s", err);
 	CHECK(!sim_cpu_open(&c, 1, &e, err, sizeof(err)), "%s", err);
 	double wrong = 0, n = 0, sum = 0;
 	for (uint64_t first = 0; first < 4 * 64; first += 64) {
@@ -216,7 +287,7 @@ static void test_engine(void)
 	char err[512];
 	uint32_t batch = 0;
 
-	CHECK(!sim_code_open(&c, "ccsds,decode_len=512", "awgn", false, err, sizeof(err)), "%s",
+	CHECK(!sim_code_open(&c, "ccsds,decode_len=512", "awgn", false, 0, err, sizeof(err)), "%s",
 	      err);
 	/* min-fe: the same frames whatever the threads */
 	const struct sim_stop fe = {.min_fe = 40};
@@ -262,12 +333,70 @@ static void test_engine(void)
 	sim_code_close(&c);
 }
 
+/* Every way a frame is made: int8 and float input, q-ary input, the channel table's bsid (ids:
+ * frames of varying received length), terminated frames, a stream: no error at a high Eb/N0,
+ * errors at a low one (so that counting is seen to work both ways). */
+static void test_paths(void)
+{
+	static const struct {
+		const char *code, *channel;
+		double good, bad;
+		bool needs_codes;
+	} cases[] = {
+	    {"ldpc,code=regular,n=576,dv=3,dc=6", "awgn", 6, -2, false},
+	    {"ldpc,code=regular,n=576,dv=3,dc=6,in=f32,algo=spa", "awgn", 6, -2, false},
+	    {"ccsds,mode=terminated,max_frame_bits=256", "awgn", 8, -2, false},
+	    {"whd-k7,frame_bits=128", "awgn", 8, -1, false},
+	    {"tvb-fig17", "bsid,pi=0,pd=0", 16, -4, false},
+	    {"nb60-gf64,in=f32v", "awgn", 8, -3, true},
+	};
+	const char *dir = getenv("FECD_CODES_DIR");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct sim_stop st = {.max_frames = 64};
+		struct sim_code c;
+		struct sim_cpu *e;
+		struct sim_result good, bad;
+		char err[512];
+
+		if (cases[i].needs_codes && !dir) {
+			printf("skipped %s: no FECD_CODES_DIR\n", cases[i].code);
+			continue;
+		}
+		if (sim_code_open(&c, cases[i].code, cases[i].channel, false, 0, err,
+		                  sizeof(err)) ||
+		    sim_cpu_open(&c, 2, &e, err, sizeof(err))) {
+			CHECK(0, "%s: %s", cases[i].code, err);
+			continue;
+		}
+		CHECK(!sim_cpu_run(e, cases[i].good, 4, 0, &st, NULL, NULL, NULL, &good, err,
+		                   sizeof(err)) &&
+		          !sim_cpu_run(e, cases[i].bad, 4, 1, &st, NULL, NULL, NULL, &bad, err,
+		                       sizeof(err)),
+		      "%s: %s", cases[i].code, err);
+		printf("%s over %s: %llu/%llu frames wrong at %.0f dB, %llu/%llu at %.0f dB\n",
+		       cases[i].code, cases[i].channel, (unsigned long long)good.t.frame_errors,
+		       (unsigned long long)good.t.frames, cases[i].good,
+		       (unsigned long long)bad.t.frame_errors, (unsigned long long)bad.t.frames,
+		       cases[i].bad);
+		CHECK(good.t.frames == 64 && good.t.frame_errors == 0 && good.t.bit_errors == 0,
+		      "%s at %.0f dB: %llu frame errors", cases[i].code, cases[i].good,
+		      (unsigned long long)good.t.frame_errors);
+		CHECK(bad.t.frame_errors > 32 && bad.t.bit_errors > 0, "%s at %.0f dB: %llu of 64",
+		      cases[i].code, cases[i].bad, (unsigned long long)bad.t.frame_errors);
+		sim_cpu_close(e);
+		sim_code_close(&c);
+	}
+}
+
 int main(void)
 {
 	test_wilson();
 	test_noise();
+	test_qawgn();
 	test_codes();
 	test_uncoded();
 	test_engine();
+	test_paths();
 	return check_done();
 }

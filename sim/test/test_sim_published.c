@@ -66,7 +66,7 @@ static int run(const char *text, double ebn0, const struct sim_stop *st, uint64_
 	char err[512];
 	int rc;
 
-	if (sim_code_open(&c, text, "awgn", false, err, sizeof(err))) {
+	if (sim_code_open(&c, text, "awgn", false, 0, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}

@@ -7,8 +7,10 @@
  *   - noiseless frames decode with no error;
  *   - determinism: the same seed's frames split differently over runs and batches give the
  *     same tally;
+ *   - frame lengths where frames vary (fecd-sim's default, --frame-bits, refusals);
  *   - statistics: BER and FER against a CPU simulation of the same frames' kind (fec_prng bits,
- *     fec_encode, BPSK/AWGN, fecd-feed's quantizer, fec_decode) at 2 points per code: the 95%
+ *     fec_encode, BPSK/AWGN at the frame's rate, fecd-feed's quantizer, fec_decode; a frame
+ *     error is a wrong bit or a status other than decoded) at 2 points per code: the 95%
  *     confidence intervals must overlap (FER: Wilson; BER: batch means over 20 runs).
  * A failing comparison names the code, the frame and the first differing index. Exits 77
  * without a GPU; DVB-S2 cases are skipped, saying so, without the codes folder.
@@ -40,7 +42,8 @@ struct code {
 	char text[160];
 };
 
-static int code_open(struct code *c, const char *text)
+/* text's code and its simulator; frame_bits: fecd_cuda_sim_set_frame_bits (0: the default). */
+static int code_open_bits(struct code *c, const char *text, uint32_t frame_bits)
 {
 	char err[512];
 	int rc;
@@ -63,8 +66,20 @@ static int code_open(struct code *c, const char *text)
 		fprintf(stderr, "%s: fecd_cuda_sim_open: %s\n", text, err);
 		return rc;
 	}
+	if (frame_bits) {
+		rc = fecd_cuda_sim_set_frame_bits(c->sim, frame_bits, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "%s: set_frame_bits %u: %s\n", text, frame_bits, err);
+			return rc;
+		}
+	}
 	fecd_cuda_sim_geometry(c->sim, &c->g);
 	return 0;
+}
+
+static int code_open(struct code *c, const char *text)
+{
+	return code_open_bits(c, text, 0);
 }
 
 static void code_close(struct code *c)
@@ -118,12 +133,12 @@ static size_t cpu_encode(struct code *c, const uint8_t *bits, uint8_t *out)
 
 /* ---- Encoders */
 
-static void check_encoder(const char *text)
+static void check_encoder(const char *text, uint32_t frame_bits)
 {
 	struct code c;
 	char err[512];
 
-	if (code_open(&c, text)) {
+	if (code_open_bits(&c, text, frame_bits)) {
 		CHECK(0, "%s: cannot open", text);
 		code_close(&c);
 		return;
@@ -173,13 +188,60 @@ static void check_encoder(const char *text)
 	}
 	CHECK(bad == 0, "%s: %u code bits (or forced-zero bits) differ", text, bad);
 	CHECK(badq == 0, "%s: %u noiseless input values differ", text, badq);
-	printf("encoder %-44s %u frames of %u code bits: %s\n", text, PEEK_FRAMES, g->code_syms,
-	       bad || badq ? "DIFFER" : "same as fec_encode");
+	printf("encoder %-44s %u frames of %u bits, %u code bits: %s\n", text, PEEK_FRAMES,
+	       g->cmp_bits, g->code_syms, bad || badq ? "DIFFER" : "same as fec_encode");
 	free(bits);
 	free(code);
 	free(ref);
 	free(in);
 	code_close(&c);
+}
+
+/* Frame lengths where frames vary: fecd-sim's default (the longest of at most 1024 bits that
+ * fills whole periods, tail included), a length set, and lengths refused (the default kept). */
+static void check_frame_bits(void)
+{
+	static const struct {
+		const char *text;
+		uint32_t set, want; /* set 0: the default; want 0: refused */
+	} cases[] = {
+	    {"ccsds,mode=terminated", 0, 1024},
+	    {"dvbs-3/4,mode=terminated", 0, 1023},
+	    {"dvbs-7/8,mode=truncated", 0, 1022},
+	    {"ccsds,mode=terminated,max_frame_bits=700", 0, 700},
+	    {"ccsds,mode=terminated", 5000, 5000},
+	    {"ccsds,mode=terminated", 9000, 0},
+	    {"dvbs-3/4,mode=terminated", 1001, 0},
+	    {"ccsds", 100, 0},
+	};
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct code c;
+		int rc;
+
+		if (code_open(&c, cases[i].text)) {
+			CHECK(0, "%s: cannot open", cases[i].text);
+			code_close(&c);
+			continue;
+		}
+		uint32_t def = c.g.cmp_bits;
+
+		rc = cases[i].set
+		         ? fecd_cuda_sim_set_frame_bits(c.sim, cases[i].set, err, sizeof(err))
+		         : 0;
+		fecd_cuda_sim_geometry(c.sim, &c.g);
+		if (cases[i].want) {
+			CHECK(rc == 0 && c.g.cmp_bits == cases[i].want, "%s frame_bits %u: %u bits",
+			      cases[i].text, cases[i].set, c.g.cmp_bits);
+		} else {
+			CHECK(rc == -FEC_EINVAL && c.g.cmp_bits == def,
+			      "%s frame_bits %u: rc %d, %u bits", cases[i].text, cases[i].set, rc,
+			      c.g.cmp_bits);
+			printf("frame_bits %u refused: %s\n", cases[i].set, err);
+		}
+		code_close(&c);
+	}
 }
 
 /* ---- Runs */
@@ -330,10 +392,7 @@ static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 {
 	const struct fecd_cuda_sim_geometry *g = &c->g;
 	const struct fec_info *info = fec_decoder_info(c->dec);
-	/* a frame's rate with its tail, as the engines take it */
-	const double rate = info->kind == FEC_KIND_FRAME ? (double)g->cmp_bits / g->code_syms
-	                                                 : fec_spec_rate(&c->spec);
-	const double sigma = fec_awgn_sigma(ebn0, rate);
+	const double sigma = fec_awgn_sigma(ebn0, g->rate);
 	const float scale = info->frame.llr_scale > 0 ? info->frame.llr_scale
 	                                              : (float)(40.0 / (2.0 / (sigma * sigma)));
 	const size_t ostride = (info->max_out_bits + 7) / 8;
@@ -388,7 +447,7 @@ static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 			e->frames++;
 			e->bits += g->cmp_bits;
 			e->bit_errors += errs;
-			e->frame_errors += errs != 0;
+			e->frame_errors += errs != 0 || jobs[i].status != FECD_STATUS_DECODED;
 			ce += errs;
 		}
 		if ((f0 + CPU_BATCH) % per == 0) {
@@ -497,9 +556,12 @@ int main(int argc, char **argv)
 	const char *dvb = "dvbs2-1/2,algo=nms,schedule=layered,iters=10,early_stop=false";
 
 	for (size_t i = 0; i < sizeof(viterbi_codes) / sizeof(viterbi_codes[0]); i++)
-		check_encoder(viterbi_codes[i]);
+		check_encoder(viterbi_codes[i], 0);
+	check_encoder("ccsds,mode=terminated", 2000);
+	check_encoder("dvbs-3/4,mode=terminated", 300);
+	check_frame_bits();
 	for (size_t i = 0; files && i < sizeof(ldpc_codes) / sizeof(ldpc_codes[0]); i++)
-		check_encoder(ldpc_codes[i]);
+		check_encoder(ldpc_codes[i], 0);
 	if (files) {
 		/* a code of another form has no device encoder: refused, with a reason */
 		struct fec_spec spec;
