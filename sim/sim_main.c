@@ -500,7 +500,7 @@ out:
 
 #define MAX_REFS 24
 /* --plot: the curves with the reference lines of each code (uncoded BPSK, a convolutional
- * code's union bound, the Shannon limit for its rate), through gnuplot. */
+ * code's union bound, the Shannon limit for its rate; over awgn only), through gnuplot. */
 static int plot(const struct opts *o, const struct sim_curve *curves, unsigned n, char *err,
                 size_t errlen)
 {
@@ -509,6 +509,7 @@ static int plot(const struct opts *o, const struct sim_curve *curves, unsigned n
 	static struct sim_ref_line refs[MAX_REFS];
 	unsigned nrefs = 0;
 	double lo = INFINITY, hi = -INFINITY;
+	bool awgn;
 	int rc = 0;
 
 	for (unsigned i = 0; i < n; i++)
@@ -520,6 +521,8 @@ static int plot(const struct opts *o, const struct sim_curve *curves, unsigned n
 		snprintf(err, errlen, "--plot %s: no point was simulated", o->plot);
 		return -1;
 	}
+	awgn = !o->channel ||
+	       (!strncmp(o->channel, "awgn", 4) && (o->channel[4] == '\0' || o->channel[4] == ','));
 	for (unsigned i = 0; i < n && !rc; i++) {
 		const struct sim_curve *c = &curves[i];
 		unsigned got = 0;
@@ -537,8 +540,9 @@ static int plot(const struct opts *o, const struct sim_curve *curves, unsigned n
 			    r->ebn0_db, r->ber, r->ber_lo, r->ber_hi, r->fer, r->fer_lo, r->fer_hi};
 		}
 		pc[i] = (struct sim_plot_curve){c->code->text, pts[i], c->nrows};
-		/* BPSK once, then each code's own lines */
-		if (nrefs < MAX_REFS &&
+		/* BPSK once, then each code's own lines; they are BPSK over AWGN's, so another
+		 * channel (bsid) gets none */
+		if (nrefs < MAX_REFS && awgn &&
 		    sim_ref_for_spec(&c->code->spec, c->code->text,
 		                     (i ? 0 : SIM_REF_BPSK) | SIM_REF_UNION | SIM_REF_SHANNON,
 		                     lo - 1, hi + 1, refs + nrefs, MAX_REFS - nrefs, &got, err,
@@ -547,9 +551,13 @@ static int plot(const struct opts *o, const struct sim_curve *curves, unsigned n
 		nrefs += got;
 	}
 	if (!rc) {
+		char msg[512], title[160];
+		/* the title says what the legend does not: the channel and the seed */
 		const struct sim_plot p = {
-		    .curves = pc, .ncurves = n, .refs = refs, .nrefs = nrefs};
-		char msg[512];
+		    .title = title, .curves = pc, .ncurves = n, .refs = refs, .nrefs = nrefs};
+
+		snprintf(title, sizeof(title), "fecd-sim: %s, seed %llu",
+		         o->channel ? o->channel : "awgn", (unsigned long long)o->seed);
 
 		if (sim_plot_render(&p, o->plot, msg, sizeof(msg))) {
 			snprintf(err, errlen, "--plot %s: %s", o->plot, msg);

@@ -97,7 +97,7 @@ struct sim_ref_line {
 
 /* What sim_ref_for_spec draws. */
 #define SIM_REF_BPSK          0x1u /* uncoded BPSK */
-#define SIM_REF_UNION         0x2u /* the union bound (convolutional codes only; skipped for others) */
+#define SIM_REF_UNION         0x2u /* the union bound (convolutional codes; others have none) */
 #define SIM_REF_SHANNON       0x4u /* the binary-input AWGN limit for the code's rate */
 #define SIM_REF_SHANNON_GAUSS 0x8u /* the Gaussian-input limit too */
 #define SIM_REF_ALL           (SIM_REF_BPSK | SIM_REF_UNION | SIM_REF_SHANNON)

@@ -3,7 +3,8 @@
 # option and what was expected; a run's table, CSV and JSON agree with each other and with the
 # rules (columns, intervals around the rates, the stop rule that ended each point, max-frames
 # exactly); the same seed gives the same counts with 1 and 3 threads; --esn0 converts by the
-# rate; several --code give several curves. Usage: sim_cli.sh FECD_SIM IT_JSONQ
+# rate; several --code give several curves; --plot draws them with their reference lines.
+# Usage: sim_cli.sh FECD_SIM IT_JSONQ
 set -u
 SIM=$1
 JQ=$2
@@ -122,6 +123,31 @@ awk -F, 'NR == 2 && ($14 < 30 || $24 != "min-fe") { exit 1 }' "$TMP/m.csv" ||
 out=$("$SIM" --code ccsds,decode_len=256 --ebn0 2 --max-frames 64 --csv "$TMP/no/such.csv" 2>&1 >/dev/null)
 rc=$?
 [ $rc -eq 1 ] && grep -q -- "--csv" <<<"$out" || fail "unwritable --csv: exit $rc: $out"
+
+# --plot: two codes on one plot with their reference lines (uncoded BPSK drawn once, each code's
+# union bound and limit), a PNG of gnuplot's; over bsid no reference line. Where gnuplot is
+# missing, a clear message and exit 1 instead.
+if command -v gnuplot >/dev/null; then
+	"$SIM" --code ccsds,decode_len=256 --code dvbs-3/4,decode_len=256 --ebn0 2:3:1 --max-frames 64 \
+		--min-fe 0 --plot "$TMP/p.png" >/dev/null || fail "--plot run: exit $?"
+	[ "$(head -c 8 "$TMP/p.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+		fail "--plot: $TMP/p.png is no PNG"
+	[ "$(stat -c %s "$TMP/p.png" 2>/dev/null || echo 0)" -gt 8000 ] || fail "--plot: PNG too small"
+	for want in "'uncoded BPSK'" "union bound ccsds,decode_len=256 (dfree 10)" \
+		"union bound dvbs-3/4,decode_len=258 (dfree 5)" "BI-AWGN limit R=0.75 (1.63 dB)" \
+		"fecd-sim: awgn, seed 1"; do
+		grep -qF -- "$want" "$TMP/p.gp" || fail "--plot: the script lacks $want"
+	done
+	[ "$(grep -c "'uncoded BPSK' noenhanced" "$TMP/p.gp")" -eq 1 ] || fail "--plot: BPSK twice"
+	"$SIM" --code tvb-fig17,N=64 --channel bsid,pi=0.001,pd=0.001 --ebn0 6 --max-frames 16 \
+		--min-fe 0 --plot "$TMP/b.png" >/dev/null || fail "--plot bsid run: exit $?"
+	grep -q 'uncoded BPSK\|union bound\|limit' "$TMP/b.gp" && fail "--plot: references over bsid"
+else
+	out=$(PATH=/nonexistent "$SIM" --code ccsds,decode_len=256 --ebn0 2 --max-frames 64 \
+		--plot "$TMP/p.png" 2>&1 >/dev/null)
+	grep -q "install gnuplot-nox" <<<"$out" || fail "--plot without gnuplot: $out"
+	echo "gnuplot is not installed: --plot checked for its message only"
+fi
 
 [ $fails -eq 0 ] && echo "sim_cli: all passed"
 exit $((fails ? 1 : 0))
