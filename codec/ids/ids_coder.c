@@ -275,7 +275,8 @@ int ids__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	par = (struct ids_map_params){.ch = {is->pi, is->pd, is->ps},
 	                              .p_excl = pow(10.0, -(double)is->drift_excl),
 	                              .llr_scale = s.frame.llr_scale,
-	                              .storage = is->storage};
+	                              .storage = is->storage,
+	                              .prune = is->prune ? pow(10.0, -(double)is->prune) : 0.0};
 	ret = ids_map_init(&d->map, d->code, &par, NULL, 0);
 	if (ret)
 		goto out_free;
