@@ -53,7 +53,8 @@ static int sym_layout(struct sink *s, const struct fec_spec *spec)
 	struct fec_spec outer;
 	char err[1280];
 
-	if (spec->family == FECD_FAMILY_NBLDPC) {
+	if (spec->family == FECD_FAMILY_NBLDPC && spec->u.nbldpc.soft == NBLDPC_SOFT_SYM) {
+		/* (soft=code's symbols are every column's: only their count is checked) */
 		s->sym_bits = spec->u.nbldpc.p;
 		s->sym_order = spec->u.nbldpc.bit_order;
 	} else if (spec->family == FECD_FAMILY_IDS) {

@@ -193,7 +193,9 @@ int ids__outer_spec(const struct ids_spec *s, struct fec_spec *child, char *cano
 	if (ret)
 		return ret;
 	child->frame.in = FEC_IN_F32_SYMLOGP;
-	child->u.nbldpc.soft = NBLDPC_SOFT_SYM;
+	/* passes back need the posteriors of every code symbol; a single pass publishes the
+	 * information symbols' */
+	child->u.nbldpc.soft = s->iters ? NBLDPC_SOFT_CODE : NBLDPC_SOFT_SYM;
 	return 0;
 }
 
