@@ -34,23 +34,13 @@ run_case() {
 	run_feed "feed-$name" 90 --endpoint "$(ep "$inp")" --channel "$ch" --seed $((700 + ch)) \
 		--code "$code" --frames "$nf" --noiseless "$@"
 	check_sink "sink-$name" 70
-	expect_eq "$(sink_field "sink-$name" frames)" "$nf" "$name frames received"
-	expect_eq "$(sink_field "sink-$name" lost_frames)" 0 "$name lost frames"
-	expect_eq "$(sink_field "sink-$name" bit_errors)" 0 "$name bit errors"
-	expect_eq "$(sink_field "sink-$name" status.decoded)" "$nf" "$name frames decoded"
-	expect_eq "$(sink_field "sink-$name" bits)" $((nf * k)) "$name bits"
+	expect_frames_ok "$name" "$ch" "$nf" "$k" "$before"
 	local p=0
 	while [ $((1 << p)) -lt "$q" ]; do p=$((p + 1)); done
 	expect_eq "$(sink_field "sink-$name" soft.messages)" "$nf" "$name soft messages"
 	expect_eq "$(sink_field "sink-$name" soft.values)" $((nf * k / p * q)) "$name soft values"
 	expect_eq "$(sink_field "sink-$name" soft.size_errors)" 0 "$name soft size errors"
 	expect_eq "$(sink_field "sink-$name" soft.sign_errors)" 0 "$name soft symbols against bits"
-	wait_for 10 '[ "$(chan_stat '"$ch"' queue_syms)" = 0 ]' || fail "$name: symbols left queued"
-	st=$(ctl stats.get "{\"id\": $ch}") || fail "stats.get"
-	expect_eq "$(jq_get frames_out <<<"$st")" $((before + nf)) "$name stats frames_out"
-	expect_eq "$(jq_get frame_errors <<<"$st")" 0 "$name stats frame_errors"
-	expect_eq "$(jq_get bad_msgs <<<"$st")" 0 "$name stats bad_msgs"
-	log "$name: ok"
 }
 
 # --- 1: 250 information symbols of GF(16) (1000 bits) in 500 codewords of 6 bits.
@@ -72,18 +62,6 @@ run_case dm-03 1 0 1 20 1000 16 dm-ldpc --channel-model bsid,pi=0.03,pd=0.03
 expect_eq "$(sink_field sink-dm-03 code_gens)" "[2]" "dm-03 code generation"
 
 # --- 4: bad input.
-ctl_err() {
-	local method=$1 params=$2 out
-	shift 2
-	if out=$(timeout 10 "$FECDCTL" --socket "$CTL_SOCK" "$method" "$params" 2>&1); then
-		fail "$method $params succeeded: $out"
-	fi
-	log "refused as expected: $out"
-	grep -q -- "-32602" <<<"$out" || fail "$method: expected error -32602, got: $out"
-	for p in "$@"; do
-		grep -Eq -- "$p" <<<"$out" || fail "$method: the error does not match '$p': $out"
-	done
-}
 errs=$(chan_stat 1 frame_errors)
 outs=$(chan_stat 1 frames_out)
 run_feed wrong 60 --endpoint "$(ep 0)" --channel 1 --seed 71 --code tvb-fig17 --frames 5 \
