@@ -25,7 +25,7 @@ static const char *const algo_names[] = {"fft-bp", "min-max", "tms", NULL};
 static const char *const domain_names[] = {"log", "prob", NULL};
 static const char *const form_names[] = {"power", "vector", NULL};
 static const char *const order_names[] = {"msb", "lsb", NULL};
-static const char *const soft_names[] = {"sym", "bit", NULL};
+static const char *const soft_names[] = {"sym", "bit", "code", NULL};
 
 static const struct fec_param_desc nbldpc_params[] = {
     {"code", FEC_PARAM_STRING, 0, NBLDPC_CODE_TEXT_MAX - 1, 0, NULL, NULL,
@@ -67,8 +67,9 @@ static const struct fec_param_desc nbldpc_params[] = {
      "the p bits of a symbol on the channel and in the output: msb (most significant first, "
      "as BeiDou) or lsb"},
     {"soft", FEC_PARAM_ENUM, 0, 0, 0, soft_names, "sym",
-     "soft output: sym (q log-probabilities per information symbol) or bit (an LLR per "
-     "information bit)"},
+     "soft output: sym (q log-probabilities per information symbol), bit (an LLR per "
+     "information bit) or code (q log-probabilities per code symbol, all n in column order: "
+     "the posteriors an outer decoder hands back, as ids's concatenation does; CPU only)"},
     {NULL},
 };
 
