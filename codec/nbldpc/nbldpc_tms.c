@@ -248,7 +248,8 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 	if (d->base.spec.u.nbldpc.algo != NBLDPC_ALGO_TMS || d->q != 64)
 		return 0;
 #if defined(FECD_SIMD_X86)
-	if (fec_simd_level() < FEC_SIMD_AVX512 || !__builtin_cpu_supports("avx512vbmi"))
+	if (fec_simd_level() < FEC_SIMD_AVX512 || !__builtin_cpu_supports("avx512vbmi") ||
+	    !__builtin_cpu_supports("bmi2"))
 		return 0;
 	d->tms_mul = malloc((size_t)d->q * d->q);
 	d->tms_div = malloc((size_t)d->q * d->q);

@@ -3,8 +3,8 @@
  * brute-force search over every value of the other symbols on small checks (exact with one
  * deviation; between the best configuration and the best single deviation with two); clean
  * frames for every q; the fast path against the reference bit for bit (costs, decisions,
- * iterations) on noisy frames; its frame error rate on a GF(64) code of BeiDou B1C's size next
- * to FFT-BP's at the same seed.
+ * iterations) on noisy frames of codes with checks of 4, 5 and 6; its frame error rate on a GF(64)
+ * code of BeiDou B1C's size next to FFT-BP's at the same seed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +155,14 @@ static void noisy_costs(const struct nbldpc_code *c, struct fec_prng *rng, doubl
  * a-posteriori costs, the decisions, the iterations and the verdict must agree exactly. */
 static void test_fast_equals_reference(void)
 {
+	/* B1C's size and shape (checks of 4, two at a time where they share no variable), then
+	 * checks of 4 and 5 mixed (the path for any degree, pairs and single checks) and of 6 */
+	static const struct {
+		const char *code;
+		unsigned frames;
+	} codes[] = {{"code=regular,q=64,n=200,dv=2,dc=4,seed=1", 40},
+	             {"code=irregular,q=64,n=240,seed=2", 12},
+	             {"code=regular,q=64,n=120,dv=3,dc=6,seed=3", 12}};
 	static const char *const settings[] = {"dev2=8,offset=8", "dev2=0,offset=0",
 	                                       "dev2=63,offset=3,early_stop=false",
 	                                       "dev2=2,offset=40"};
@@ -162,7 +170,10 @@ static void test_fast_equals_reference(void)
 	struct fec_prng rng;
 
 	fec_prng_seed(&rng, 5);
-	for (unsigned i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+	for (unsigned i = 0;
+	     i < sizeof(codes) / sizeof(codes[0]) * (sizeof(settings) / sizeof(settings[0])); i++) {
+		const unsigned ci = i / (sizeof(settings) / sizeof(settings[0]));
+		const unsigned si = i % (sizeof(settings) / sizeof(settings[0]));
 		char text[256], err[256];
 		struct fec_spec spec;
 		struct fec_decoder *dec = NULL;
@@ -172,9 +183,8 @@ static void test_fast_equals_reference(void)
 		void *scratch;
 		unsigned frames = 0, differ = 0;
 
-		snprintf(text, sizeof(text),
-		         "nbldpc,code=regular,q=64,n=200,dv=2,dc=4,seed=1,algo=tms,iters=12,%s",
-		         settings[i]);
+		snprintf(text, sizeof(text), "nbldpc,%s,algo=tms,iters=12,%s", codes[ci].code,
+		         settings[si]);
 		if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
 		    fec_decoder_create(&spec, &dec)) {
 			CHECK(0, "%s: no decoder (%s)", text, err);
@@ -191,7 +201,7 @@ static void test_fast_equals_reference(void)
 		scratch = malloc(nbldpc__scratch_bytes(d));
 		if (!ref || !fast || !scratch)
 			abort();
-		for (unsigned f = 0; f < 40; f++) {
+		for (unsigned f = 0; f < codes[ci].frames; f++) {
 			const size_t nv = (size_t)d->code->n * 64;
 			bool okr, okf;
 			unsigned itr, itf;
