@@ -245,11 +245,7 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 {
 	const struct nbldpc_gf *gf = &d->code->gf;
 
-	if (d->base.spec.u.nbldpc.algo != NBLDPC_ALGO_TMS || d->q != 64)
-		return 0;
-#if defined(FECD_SIMD_X86)
-	if (fec_simd_level() < FEC_SIMD_AVX512 || !__builtin_cpu_supports("avx512vbmi") ||
-	    !__builtin_cpu_supports("bmi2"))
+	if (d->base.spec.u.nbldpc.algo != NBLDPC_ALGO_TMS)
 		return 0;
 	d->tms_mul = malloc((size_t)d->q * d->q);
 	d->tms_div = malloc((size_t)d->q * d->q);
@@ -265,8 +261,9 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 			d->tms_div[h * d->q + a] =
 			    h ? nbldpc_gf_div(gf, (uint8_t)a, (uint8_t)h) : 0;
 		}
-#else
-	(void)gf;
+#if defined(FECD_SIMD_X86)
+	d->tms_avx512 = d->q == 64 && fec_simd_level() >= FEC_SIMD_AVX512 &&
+	                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2");
 #endif
 	return 0;
 }
@@ -275,8 +272,10 @@ unsigned nbldpc__tms(const struct nbldpc_decoder *d, void *scratch, int16_t *app
                      bool *ok)
 {
 #if defined(FECD_SIMD_X86)
-	if (d->tms_mul)
+	if (d->tms_avx512)
 		return nbldpc__tms_avx512(d, scratch, app, hard, ok);
 #endif
+	if (d->tms_mul)
+		return nbldpc__tms_fast(d, scratch, app, hard, ok);
 	return nbldpc__tms_ref(d, scratch, app, hard, ok);
 }
