@@ -24,7 +24,9 @@
  *     that (scanning e upwards: v < m1 moves m1, e1 to m2, e2; else v < m2 replaces m2, e2;
  *     m1 = m2 = 255, e1 = 0, e2 = 255 before the scan).
  *  5. S = the dev2 values eta != 0 with the smallest keys (m1(eta), eta), lexicographic, in
- *     increasing key order (all q - 1 of them when dev2 >= q - 1).
+ *     increasing key order (all q - 1 of them when dev2 >= q - 1). Only the set matters (step 6
+ *     takes minima over it), and members with m1 = 255 change nothing (their sums saturate):
+ *     the fast paths build S as a set of those with m1 < 255.
  *  6. Each edge e: its best single deviations v(eta) = m1(eta) and edge d(eta) = e1(eta)
  *     where e1(eta) != e, else m2(eta) and e2(eta). Two deviations: T(eta) = 255 for every
  *     eta; for each eta1 in S, for eta = 1..q-1 with eta != eta1: eta2 = eta ^ eta1; when
