@@ -15,9 +15,11 @@ struct nbldpc_decoder {
 	unsigned q, p;
 	/* bit j (0 = first sent) of the p bits of symbol a is (a >> bit_shift[j]) & 1 */
 	uint8_t bit_shift[8];
-	/* tms's fast path (GF(64) with AVX-512 VBMI): tms_mul[h q + a] = h a and
-	 * tms_div[h q + b] = b / h (row 0 unused); NULL without it */
+	/* tms's fast paths: tms_mul[h q + a] = h a and tms_div[h q + b] = b / h (row 0 unused),
+	 * built for every tms decoder (NULL for the others); tms_avx512: GF(64) and the CPU has
+	 * AVX-512 VBMI and BMI2 at the SIMD level in force */
 	uint8_t *tms_mul, *tms_div;
+	bool tms_avx512;
 };
 
 /* Scratch one thread needs for one frame (both decoders). */
@@ -47,11 +49,15 @@ unsigned nbldpc__tms(const struct nbldpc_decoder *d, void *scratch, int16_t *app
                      bool *ok);
 unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t *app, uint8_t *hard,
                          bool *ok);
-/* The fast path: GF(64), the CPU with AVX-512 VBMI (nbldpc_tms_avx512.c). */
+/* The fast paths: GF(64) on a CPU with AVX-512 VBMI (nbldpc_tms_avx512.c, where tms_avx512),
+ * and any q in plain C (nbldpc_tms_fast.c, where tms_mul); both give the reference's results. */
 unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                             uint8_t *hard, bool *ok);
-/* Builds tms_mul and tms_div where the fast path applies (the spec asks for tms, q = 64, the CPU
- * has it at the SIMD level in force); 0 or -FEC_ENOMEM. */
+unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
+                          uint8_t *hard, bool *ok);
+/* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */
+size_t nbldpc__tms_fast_work_bytes(unsigned maxd, unsigned q);
+/* Builds tms_mul and tms_div for a tms decoder and sets tms_avx512; 0 or -FEC_ENOMEM. */
 int nbldpc__tms_prepare(struct nbldpc_decoder *d);
 
 /* Bytes of the per-check work area of nbldpc__tms_check. */

@@ -24,7 +24,9 @@
  *     that (scanning e upwards: v < m1 moves m1, e1 to m2, e2; else v < m2 replaces m2, e2;
  *     m1 = m2 = 255, e1 = 0, e2 = 255 before the scan).
  *  5. S = the dev2 values eta != 0 with the smallest keys (m1(eta), eta), lexicographic, in
- *     increasing key order (all q - 1 of them when dev2 >= q - 1).
+ *     increasing key order (all q - 1 of them when dev2 >= q - 1). Only the set matters (step 6
+ *     takes minima over it), and members with m1 = 255 change nothing (their sums saturate):
+ *     the fast paths build S as a set of those with m1 < 255.
  *  6. Each edge e: its best single deviations v(eta) = m1(eta) and edge d(eta) = e1(eta)
  *     where e1(eta) != e, else m2(eta) and e2(eta). Two deviations: T(eta) = 255 for every
  *     eta; for each eta1 in S, for eta = 1..q-1 with eta != eta1: eta2 = eta ^ eta1; when
@@ -245,10 +247,7 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 {
 	const struct nbldpc_gf *gf = &d->code->gf;
 
-	if (d->base.spec.u.nbldpc.algo != NBLDPC_ALGO_TMS || d->q != 64)
-		return 0;
-#if defined(FECD_SIMD_X86)
-	if (fec_simd_level() < FEC_SIMD_AVX512 || !__builtin_cpu_supports("avx512vbmi"))
+	if (d->base.spec.u.nbldpc.algo != NBLDPC_ALGO_TMS)
 		return 0;
 	d->tms_mul = malloc((size_t)d->q * d->q);
 	d->tms_div = malloc((size_t)d->q * d->q);
@@ -264,8 +263,9 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 			d->tms_div[h * d->q + a] =
 			    h ? nbldpc_gf_div(gf, (uint8_t)a, (uint8_t)h) : 0;
 		}
-#else
-	(void)gf;
+#if defined(FECD_SIMD_X86)
+	d->tms_avx512 = d->q == 64 && fec_simd_level() >= FEC_SIMD_AVX512 &&
+	                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2");
 #endif
 	return 0;
 }
@@ -274,8 +274,10 @@ unsigned nbldpc__tms(const struct nbldpc_decoder *d, void *scratch, int16_t *app
                      bool *ok)
 {
 #if defined(FECD_SIMD_X86)
-	if (d->tms_mul)
+	if (d->tms_avx512)
 		return nbldpc__tms_avx512(d, scratch, app, hard, ok);
 #endif
+	if (d->tms_mul)
+		return nbldpc__tms_fast(d, scratch, app, hard, ok);
 	return nbldpc__tms_ref(d, scratch, app, hard, ok);
 }

@@ -3,8 +3,22 @@
  * message one 64-byte vector (a-posteriori costs two vectors of 32 int16), so that the GF
  * products and the XOR shifts of nbldpc_tms.c's steps 3 and 8 are single lane permutations
  * (vpermb) and every other step is a few vector operations. It computes the reference's steps
- * bit for bit (test_nbldpc_tms compares them); built with -mavx512f -mavx512bw -mavx512vbmi and
- * used only where the CPU has them (nbldpc_coder.c).
+ * bit for bit (test_nbldpc_tms compares them); built with -mavx512f -mavx512bw -mavx512vbmi
+ * -mbmi2 -mpopcnt and used only where the CPU has them (nbldpc_tms.c).
+ *
+ * Where the time goes, and why it is arranged so (codec/nbldpc/NOTES.md has the counts): the
+ * 512-bit permutations, compares into masks, widening and narrowing all issue on one port of
+ * current x86 cores, so the code is written to need few of them:
+ *  - a-posteriori costs live in "unpack order" while decoding (below), so that widening a
+ *    message is vpunpck{l,h}bw and narrowing two vectors of costs vpackuswb: 3 such operations
+ *    a message instead of 8;
+ *  - byte broadcasts are loads of a replicated 32-bit word (rep4), not shuffles;
+ *  - step 5 needs the set of the dev2 best candidates, not their order (step 6 is a minimum
+ *    over them): a radix-4 search for the dev2-th smallest m1 and a pdep for the ties replace
+ *    dev2 dependent minimum searches;
+ *  - step 6's test d(eta1) != d(eta2) is folded into tables: V[e][j] is edge e's v with 255
+ *    wherever its d is j, so that a pass of step 6 is one vpermb of V[e][d(eta1)], a
+ *    saturating add and a minimum (a sum with 255 saturates and lowers no T).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -13,163 +27,289 @@
 
 #define Q 64
 
-/* The smallest of 64 int16 lanes (two vectors). */
-static inline int16_t min_i16(__m512i a, __m512i b)
+/* rep4[x]: byte x in all four bytes, for broadcasting a byte with a plain 32-bit load */
+#define R1(x)  ((x)*0x01010101u)
+#define R4(x)  R1(x), R1((x) + 1), R1((x) + 2), R1((x) + 3)
+#define R16(x) R4(x), R4((x) + 4), R4((x) + 8), R4((x) + 12)
+#define R64(x) R16(x), R16((x) + 16), R16((x) + 32), R16((x) + 48)
+static const uint32_t rep4[256] = {R64(0), R64(64), R64(128), R64(192)};
+
+static inline __m512i bcast8(unsigned x)
+{
+	return _mm512_set1_epi32((int)rep4[x & 255]);
+}
+
+/*
+ * Unpack order: lane k of the low vector of a symbol's costs holds value 16 (k / 8) + k % 8,
+ * lane k of the high vector value 16 (k / 8) + 8 + k % 8. vpunpcklbw / vpunpckhbw of a message
+ * (64 bytes in natural order) against zero give its values in this order, and vpackuswb of the
+ * two vectors gives natural byte order back. The frame's costs are turned into this order on
+ * entry and back on return.
+ */
+static inline __m512i to_unpack(__m512i lo, __m512i hi, int high)
+{
+	__m512i idx;
+
+	if (!high)
+		idx = _mm512_set_epi16(55, 54, 53, 52, 51, 50, 49, 48, 39, 38, 37, 36, 35, 34, 33,
+		                       32, 23, 22, 21, 20, 19, 18, 17, 16, 7, 6, 5, 4, 3, 2, 1, 0);
+	else
+		idx =
+		    _mm512_set_epi16(63, 62, 61, 60, 59, 58, 57, 56, 47, 46, 45, 44, 43, 42, 41, 40,
+		                     31, 30, 29, 28, 27, 26, 25, 24, 15, 14, 13, 12, 11, 10, 9, 8);
+	return _mm512_permutex2var_epi16(lo, idx, hi);
+}
+
+static inline __m512i from_unpack(__m512i ulo, __m512i uhi, int high)
+{
+	__m512i idx;
+
+	/* natural value a sits in the low vector at 8 (a / 16) + a % 8 where a % 16 < 8, else
+	 * in the high one (32 + the same) */
+	if (!high)
+		idx = _mm512_set_epi16(47, 46, 45, 44, 43, 42, 41, 40, 15, 14, 13, 12, 11, 10, 9, 8,
+		                       39, 38, 37, 36, 35, 34, 33, 32, 7, 6, 5, 4, 3, 2, 1, 0);
+	else
+		idx = _mm512_set_epi16(63, 62, 61, 60, 59, 58, 57, 56, 31, 30, 29, 28, 27, 26, 25,
+		                       24, 55, 54, 53, 52, 51, 50, 49, 48, 23, 22, 21, 20, 19, 18,
+		                       17, 16);
+	return _mm512_permutex2var_epi16(ulo, idx, uhi);
+}
+
+/* The smallest of 64 int16 lanes (two vectors), in every lane. */
+static inline __m512i min_i16(__m512i a, __m512i b)
 {
 	const __m512i m = _mm512_min_epi16(a, b);
+	const __m128i bias = _mm_set1_epi16((short)0x8000);
 	__m256i y = _mm256_min_epi16(_mm512_castsi512_si256(m), _mm512_extracti64x4_epi64(m, 1));
 	__m128i x = _mm_min_epi16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 	/* minpos is unsigned: flipping the sign bit maps signed order onto unsigned order */
-	x = _mm_minpos_epu16(_mm_xor_si128(x, _mm_set1_epi16((short)0x8000)));
-	return (int16_t)(_mm_extract_epi16(x, 0) ^ 0x8000);
+	x = _mm_xor_si128(_mm_minpos_epu16(_mm_xor_si128(x, bias)), bias);
+	return _mm512_broadcastw_epi16(x);
 }
 
-/* The smallest of 64 uint16 keys (two vectors). */
-static inline unsigned min_u16(__m512i a, __m512i b)
+/* The same for lanes known to be >= 0. */
+static inline __m512i min_u16(__m512i a, __m512i b)
 {
 	const __m512i m = _mm512_min_epu16(a, b);
 	__m256i y = _mm256_min_epu16(_mm512_castsi512_si256(m), _mm512_extracti64x4_epi64(m, 1));
 	__m128i x = _mm_min_epu16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
-	return (unsigned)_mm_extract_epi16(_mm_minpos_epu16(x), 0);
+	return _mm512_broadcastw_epi16(_mm_minpos_epu16(x));
 }
 
-/* The index of the first zero among 64 int16 lanes (there is one: the vectors are normalised). */
-static inline unsigned first_zero_i16(__m512i lo, __m512i hi)
+/* Step 5 as a set: lanes 1..63 holding the nsel smallest keys (m1, eta) among those with
+ * m1 < 255 (one with m1 = 255 lowers no T). */
+static inline uint64_t candidates(__m512i m1, unsigned nsel)
 {
-	const uint64_t m = (uint64_t)_mm512_cmpeq_epi16_mask(lo, _mm512_setzero_si512()) |
-	                   (uint64_t)_mm512_cmpeq_epi16_mask(hi, _mm512_setzero_si512()) << 32;
+	uint64_t c = _mm512_cmpneq_epu8_mask(m1, _mm512_set1_epi8((char)0xff)) & ~1ull, lt, eq;
+	unsigned thr = 0, need;
 
-	return (unsigned)__builtin_ctzll(m);
+	if ((unsigned)__builtin_popcountll(c) <= nsel)
+		return c;
+	/* thr: the largest t with fewer than nsel candidates below t, two bits a step */
+	for (int sh = 6; sh >= 0; sh -= 2) {
+		unsigned up = 0;
+
+		for (unsigned k = 1; k <= 3; k++)
+			up += (unsigned)__builtin_popcountll(_mm512_mask_cmplt_epu8_mask(
+			          c, m1, bcast8(thr + (k << sh)))) < nsel;
+		thr += up << sh;
+	}
+	lt = _mm512_mask_cmplt_epu8_mask(c, m1, bcast8(thr));
+	eq = _mm512_mask_cmpeq_epu8_mask(c, m1, bcast8(thr));
+	need = nsel - (unsigned)__builtin_popcountll(lt);
+	/* ties at thr in increasing eta: the lowest need lanes of eq (1 <= need <= 63) */
+	return lt | _pdep_u64((1ull << need) - 1, eq);
 }
 
-/* The 64 uint8 lanes of v widened to int16, lanes 0-31 and 32-63. */
-static inline __m512i widen_lo(__m512i v)
-{
-	return _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
-}
-
-static inline __m512i widen_hi(__m512i v)
-{
-	return _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(v, 1));
-}
-
-/* One check: steps 1-9 of nbldpc_tms.c. */
-static void check_update(const struct nbldpc_decoder *d, uint32_t e0, unsigned deg, int16_t *app,
-                         uint8_t *rm, unsigned dev2, __m512i offset)
+/* Checks e0[0..nc-1] (nc = 1 or 2, sharing no variable, so that doing them together is doing
+ * them in turn): steps 1-9 of nbldpc_tms.c. The steps run for both checks side by side, so that
+ * the latency of one (the minimum searches, the selection) overlaps the work of the other.
+ * Always inlined with nc and, for deg = 4, deg constant: the loops unroll and the state stays in
+ * registers. vt: nc deg^2 64 bytes of tables, vd: nc 2 deg 64 bytes. */
+static inline __attribute__((always_inline)) void
+check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0,
+             const unsigned deg, int16_t *app, uint8_t *rm, unsigned nsel, __m512i offset,
+             uint8_t *vt, uint8_t *vd)
 {
 	const struct nbldpc_code *c = d->code;
 	const __m512i iota = _mm512_set_epi8(
 	    63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
 	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
 	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-	const __m512i all = _mm512_set1_epi8((char)0xff);
-	__m512i wlo[NBLDPC_DEG_MAX], whi[NBLDPC_DEG_MAX], dv[NBLDPC_DEG_MAX];
-	__m512i vv[NBLDPC_DEG_MAX], dd[NBLDPC_DEG_MAX], tt[NBLDPC_DEG_MAX];
-	__m512i m1 = all, m2 = all, e1 = _mm512_setzero_si512(), e2 = all, klo, khi;
-	uint8_t z[NBLDPC_DEG_MAX], vbuf[NBLDPC_DEG_MAX][Q], dbuf[NBLDPC_DEG_MAX][Q];
-	unsigned beta = 0, nsel = dev2 < Q - 1 ? dev2 : Q - 1;
+	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
+	__m512i wlo[2][NBLDPC_DEG_MAX], whi[2][NBLDPC_DEG_MAX], vv[2][NBLDPC_DEG_MAX];
+	__m512i tt[2][NBLDPC_DEG_MAX], m1[2], m2[2], e1[2], e2[2];
+	uint8_t z[2][NBLDPC_DEG_MAX];
+	unsigned beta[2];
 
 	/* steps 1-4 */
-	for (unsigned i = 0; i < deg; i++) {
-		const uint32_t e = e0 + i;
-		const uint8_t h = c->row_val[e];
-		int16_t *p = app + (size_t)c->row_col[e] * Q;
-		const __m512i r = _mm512_loadu_si512(rm + (size_t)e * Q);
-		__m512i lo = _mm512_sub_epi16(_mm512_loadu_si512(p), widen_lo(r));
-		__m512i hi = _mm512_sub_epi16(_mm512_loadu_si512(p + 32), widen_hi(r));
-		const __m512i mn = _mm512_set1_epi16(min_i16(lo, hi));
-		__m512i q8, idx;
-		__mmask64 lt, lt2;
-		unsigned a;
-
-		lo = _mm512_subs_epi16(lo, mn);
-		hi = _mm512_subs_epi16(hi, mn);
-		wlo[i] = lo;
-		whi[i] = hi;
-		q8 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtusepi16_epi8(lo)),
-		                        _mm512_cvtusepi16_epi8(hi), 1);
-		a = (unsigned)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, _mm512_setzero_si512()));
-		z[i] = d->tms_mul[h * Q + a];
-		beta ^= z[i];
-		idx = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, _mm512_set1_epi8((char)z[i])),
-		                              _mm512_loadu_si512(d->tms_div + h * Q));
-		dv[i] = _mm512_permutexvar_epi8(idx, q8);
-		lt = _mm512_cmplt_epu8_mask(dv[i], m1);
-		lt2 = _mm512_cmplt_epu8_mask(dv[i], m2) & ~lt;
-		m2 = _mm512_mask_blend_epi8(lt2, _mm512_mask_blend_epi8(lt, m2, m1), dv[i]);
-		e2 = _mm512_mask_blend_epi8(lt2, _mm512_mask_blend_epi8(lt, e2, e1),
-		                            _mm512_set1_epi8((char)i));
-		m1 = _mm512_mask_blend_epi8(lt, m1, dv[i]);
-		e1 = _mm512_mask_blend_epi8(lt, e1, _mm512_set1_epi8((char)i));
+	for (unsigned k = 0; k < nc; k++) {
+		m1[k] = m2[k] = e2[k] = all;
+		e1[k] = zero;
+		beta[k] = 0;
 	}
-	/* steps 5 and 6 together, so that the chain of minimum searches of step 5 overlaps the
-	 * passes of step 6: keys m1 << 8 | eta, lane 0 out, each minimum found set to 0xffff */
-	klo = _mm512_or_si512(_mm512_slli_epi16(widen_lo(m1), 8), widen_lo(iota));
-	khi = _mm512_or_si512(_mm512_slli_epi16(widen_hi(m1), 8), widen_hi(iota));
-	klo = _mm512_mask_mov_epi16(klo, 1, _mm512_set1_epi16(-1));
-	for (unsigned i = 0; i < deg; i++) {
-		const __mmask64 own = _mm512_cmpeq_epi8_mask(e1, _mm512_set1_epi8((char)i));
+	for (unsigned i = 0; i < deg; i++)
+		for (unsigned k = 0; k < nc; k++) {
+			const uint32_t e = e0[k] + i;
+			const uint8_t h = c->row_val[e];
+			int16_t *p = app + (size_t)c->row_col[e] * Q;
+			const __m512i r = _mm512_loadu_si512(rm + (size_t)e * Q);
+			__m512i lo =
+			    _mm512_sub_epi16(_mm512_loadu_si512(p), _mm512_unpacklo_epi8(r, zero));
+			__m512i hi = _mm512_sub_epi16(_mm512_loadu_si512(p + 32),
+			                              _mm512_unpackhi_epi8(r, zero));
+			const __m512i mn = min_i16(lo, hi);
+			__m512i q8, qd, dv;
+			__mmask64 lt, lt2;
+			unsigned a;
 
-		vv[i] = _mm512_mask_blend_epi8(own, m1, m2);
-		dd[i] = _mm512_mask_blend_epi8(own, e1, e2);
-		tt[i] = all;
-		_mm512_storeu_si512(vbuf[i], vv[i]);
-		_mm512_storeu_si512(dbuf[i], dd[i]);
-	}
-	for (unsigned k = 0; k < nsel; k++) {
-		const unsigned key = min_u16(klo, khi), eta1 = key & 0xff;
-		const __m512i kv = _mm512_set1_epi16((short)key);
-		const __m512i px = _mm512_xor_si512(iota, _mm512_set1_epi8((char)eta1));
-		const __mmask64 lanes = ~(1ull | 1ull << eta1);
-
-		/* a candidate with m1 = 255 (and all after it) lowers no T: v1 + v2 saturates */
-		if (key >> 8 == 255)
-			break;
-
-		klo = _mm512_mask_mov_epi16(klo, _mm512_cmpeq_epi16_mask(klo, kv),
-		                            _mm512_set1_epi16(-1));
-		khi = _mm512_mask_mov_epi16(khi, _mm512_cmpeq_epi16_mask(khi, kv),
-		                            _mm512_set1_epi16(-1));
+			lo = _mm512_subs_epi16(lo, mn);
+			hi = _mm512_subs_epi16(hi, mn);
+			wlo[k][i] = lo;
+			whi[k][i] = hi;
+			/* Q_e in natural order (W >= 0: the signed-to-unsigned saturation is
+			 * min(W, 255)) */
+			q8 = _mm512_packus_epi16(lo, hi);
+			a = (unsigned)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, zero));
+			z[k][i] = d->tms_mul[h * Q + a];
+			beta[k] ^= z[k][i];
+			/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
+			qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(d->tms_div + h * Q), q8);
+			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z[k][i])), qd);
+			lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
+			lt2 = _mm512_cmplt_epu8_mask(dv, m2[k]) & ~lt;
+			m2[k] = _mm512_mask_blend_epi8(
+			    lt2, _mm512_mask_blend_epi8(lt, m2[k], m1[k]), dv);
+			e2[k] = _mm512_mask_blend_epi8(
+			    lt2, _mm512_mask_blend_epi8(lt, e2[k], e1[k]), bcast8(i));
+			m1[k] = _mm512_mask_blend_epi8(lt, m1[k], dv);
+			e1[k] = _mm512_mask_blend_epi8(lt, e1[k], bcast8(i));
+		}
+	/* step 6's per-edge v and d (kept in vd for scalar reads), and the tables V[i][j]: v with
+	 * 255 where d is j and in lane 0 (eta = eta1 pairs with eta2 = 0, which step 6 leaves
+	 * out) */
+	for (unsigned k = 0; k < nc; k++)
 		for (unsigned i = 0; i < deg; i++) {
-			const __m512i v2 = _mm512_permutexvar_epi8(px, vv[i]);
-			const __m512i d2 = _mm512_permutexvar_epi8(px, dd[i]);
-			const __mmask64 ok =
-			    _mm512_cmpneq_epi8_mask(d2, _mm512_set1_epi8((char)dbuf[i][eta1])) &
-			    lanes;
+			const __mmask64 own = _mm512_cmpeq_epi8_mask(e1[k], bcast8(i));
+			const __m512i dd = _mm512_mask_blend_epi8(own, e1[k], e2[k]);
+			/* the table step 6 reads for each eta1: d, or i where d = 255 (v = 255
+			 * then: any table does, the sum saturates) */
+			const __m512i jj =
+			    _mm512_mask_mov_epi8(dd, _mm512_cmpeq_epi8_mask(dd, all), bcast8(i));
+			const __m512i v = _mm512_mask_blend_epi8(own, m1[k], m2[k]);
+			const __m512i v0 = _mm512_mask_mov_epi8(v, 1, all);
+			uint8_t *tab = vt + ((size_t)k * deg + i) * deg * Q;
 
-			tt[i] = _mm512_mask_min_epu8(
-			    tt[i], ok, tt[i],
-			    _mm512_adds_epu8(v2, _mm512_set1_epi8((char)vbuf[i][eta1])));
+			vv[k][i] = v;
+			tt[k][i] = all;
+			_mm512_storeu_si512(vd + ((size_t)k * 2 * deg + i) * Q, v);
+			_mm512_storeu_si512(vd + ((size_t)k * 2 * deg + deg + i) * Q, jj);
+			for (unsigned j = 0; j < deg; j++)
+				_mm512_storeu_si512(
+				    tab + (size_t)j * Q,
+				    j == i ? v0
+				           : _mm512_mask_mov_epi8(
+				                 v0, _mm512_cmpeq_epi8_mask(dd, bcast8(j)), all));
+		}
+	/* steps 5 and 6: T_i(eta) = min over eta1 of v_i(eta1) + V[i][d_i(eta1)](eta ^ eta1) */
+	for (unsigned k = 0; k < nc; k++) {
+		const uint8_t *vb = vd + (size_t)k * 2 * deg * Q, *db = vb + (size_t)deg * Q;
+		uint64_t sel = candidates(m1[k], nsel);
+
+		while (sel) {
+			const unsigned eta1 = (unsigned)__builtin_ctzll(sel);
+			const __m512i px = _mm512_xor_si512(iota, bcast8(eta1));
+
+			sel &= sel - 1;
+			for (unsigned i = 0; i < deg; i++) {
+				const unsigned j = db[(size_t)i * Q + eta1];
+				const __m512i v2 = _mm512_permutexvar_epi8(
+				    px,
+				    _mm512_loadu_si512(vt + (((size_t)k * deg + i) * deg + j) * Q));
+
+				tt[k][i] = _mm512_min_epu8(
+				    tt[k][i],
+				    _mm512_adds_epu8(v2, bcast8(vb[(size_t)i * Q + eta1])));
+			}
 		}
 	}
 	/* steps 7-9 per edge */
-	for (unsigned i = 0; i < deg; i++) {
-		const uint32_t e = e0 + i;
-		const uint8_t h = c->row_val[e];
-		__m512i o, r, lo, hi, mn;
-		int16_t *p = app + (size_t)c->row_col[e] * Q;
+	for (unsigned i = 0; i < deg; i++)
+		for (unsigned k = 0; k < nc; k++) {
+			const uint32_t e = e0[k] + i;
+			const uint8_t h = c->row_val[e];
+			__m512i o, r, lo, hi, mn;
+			int16_t *p = app + (size_t)c->row_col[e] * Q;
 
-		o = _mm512_subs_epu8(_mm512_min_epu8(vv[i], tt[i]), offset);
-		o = _mm512_mask_mov_epi8(o, 1, _mm512_setzero_si512());
-		r = _mm512_permutexvar_epi8(_mm512_xor_si512(_mm512_loadu_si512(d->tms_mul + h * Q),
-		                                             _mm512_set1_epi8((char)(beta ^ z[i]))),
-		                            o);
-		_mm512_storeu_si512(rm + (size_t)e * Q, r);
-		lo = _mm512_adds_epi16(wlo[i], widen_lo(r));
-		hi = _mm512_adds_epi16(whi[i], widen_hi(r));
-		mn = _mm512_set1_epi16(min_i16(lo, hi));
-		_mm512_storeu_si512(p, _mm512_sub_epi16(lo, mn));
-		_mm512_storeu_si512(p + 32, _mm512_sub_epi16(hi, mn));
+			o = _mm512_subs_epu8(_mm512_min_epu8(vv[k][i], tt[k][i]), offset);
+			o = _mm512_mask_mov_epi8(o, 1, zero);
+			r = _mm512_permutexvar_epi8(
+			    _mm512_xor_si512(_mm512_loadu_si512(d->tms_mul + h * Q),
+			                     bcast8(beta[k] ^ z[k][i])),
+			    o);
+			_mm512_storeu_si512(rm + (size_t)e * Q, r);
+			lo = _mm512_adds_epi16(wlo[k][i], _mm512_unpacklo_epi8(r, zero));
+			hi = _mm512_adds_epi16(whi[k][i], _mm512_unpackhi_epi8(r, zero));
+			mn = min_u16(lo, hi);
+			_mm512_storeu_si512(p, _mm512_sub_epi16(lo, mn));
+			_mm512_storeu_si512(p + 32, _mm512_sub_epi16(hi, mn));
+		}
+}
+
+/* Whether rows r and r + 1 have the same degree and share no variable. */
+static bool pairable(const struct nbldpc_code *c, uint32_t r)
+{
+	const uint32_t a = c->row_start[r], b = c->row_start[r + 1], end = c->row_start[r + 2];
+
+	if (b - a != end - b)
+		return false;
+	for (uint32_t i = a; i < b; i++)
+		for (uint32_t j = b; j < end; j++)
+			if (c->row_col[i] == c->row_col[j])
+				return false;
+	return true;
+}
+
+/* One iteration: the checks in order, two at a time where consecutive ones share no variable. */
+static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, unsigned nsel,
+                      __m512i offset, uint8_t *vt, uint8_t *vd)
+{
+	const struct nbldpc_code *c = d->code;
+
+	for (uint32_t r = 0; r < c->m;) {
+		const uint32_t e0[2] = {c->row_start[r], r + 1 < c->m ? c->row_start[r + 1] : 0};
+		const unsigned deg = c->row_start[r + 1] - c->row_start[r];
+
+		if (r + 1 < c->m && pairable(c, r)) {
+			if (deg == 4)
+				check_update(d, 2, e0, 4, app, rm, nsel, offset, vt, vd);
+			else
+				check_update(d, 2, e0, deg, app, rm, nsel, offset, vt, vd);
+			r += 2;
+		} else {
+			if (deg == 4)
+				check_update(d, 1, e0, 4, app, rm, nsel, offset, vt, vd);
+			else
+				check_update(d, 1, e0, deg, app, rm, nsel, offset, vt, vd);
+			r++;
+		}
 	}
 }
 
+/* The hard decision: the smallest a with cost 0 (costs in unpack order, all >= 0). */
 static bool decide(const struct nbldpc_code *c, const int16_t *app, uint8_t *hard)
 {
-	for (uint32_t x = 0; x < c->n; x++)
-		hard[x] = (uint8_t)first_zero_i16(_mm512_loadu_si512(app + (size_t)x * Q),
-		                                  _mm512_loadu_si512(app + (size_t)x * Q + 32));
+	for (uint32_t x = 0; x < c->n; x++) {
+		const __m512i q8 =
+		    _mm512_packus_epi16(_mm512_loadu_si512(app + (size_t)x * Q),
+		                        _mm512_loadu_si512(app + (size_t)x * Q + 32));
+
+		hard[x] =
+		    (uint8_t)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, _mm512_setzero_si512()));
+	}
 	return nbldpc_codeword_valid(c, hard);
 }
 
@@ -179,29 +319,42 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 	const struct nbldpc_code *c = d->code;
 	const struct nbldpc_spec *s = &d->base.spec.u.nbldpc;
 	const __m512i offset = _mm512_set1_epi8((char)s->offset);
-	uint8_t *rm = scratch;
+	const unsigned nsel = s->dev2 < Q - 1 ? s->dev2 : Q - 1;
+	const size_t deg = c->max_row_deg;
+	uint8_t *rm = scratch, *vt = rm + (size_t)c->nnz * Q, *vd = vt + 2 * deg * deg * Q;
 	unsigned it = 0;
 
 	memset(rm, 0, (size_t)c->nnz * Q);
+	/* normalise (saturating at 32767, as the reference) and turn into unpack order */
 	for (uint32_t x = 0; x < c->n; x++) {
 		int16_t *p = app + (size_t)x * Q;
-		const __m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
-		const __m512i mn = _mm512_set1_epi16(min_i16(lo, hi));
+		__m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
+		const __m512i mn = min_i16(lo, hi);
 
-		_mm512_storeu_si512(p, _mm512_subs_epi16(lo, mn));
-		_mm512_storeu_si512(p + 32, _mm512_subs_epi16(hi, mn));
+		lo = _mm512_subs_epi16(lo, mn);
+		hi = _mm512_subs_epi16(hi, mn);
+		_mm512_storeu_si512(p, to_unpack(lo, hi, 0));
+		_mm512_storeu_si512(p + 32, to_unpack(lo, hi, 1));
 	}
 	*ok = false;
 	while (it < s->max_iters) {
 		it++;
-		for (uint32_t r = 0; r < c->m; r++)
-			check_update(d, c->row_start[r], c->row_start[r + 1] - c->row_start[r], app,
-			             rm, s->dev2, offset);
+		iteration(d, app, rm, nsel, offset, vt, vd);
+		/* without early stop only the last iteration's decision counts */
+		if (!s->early_stop && it < s->max_iters)
+			continue;
 		*ok = decide(c, app, hard);
 		if (*ok && s->early_stop)
 			break;
 	}
 	if (it == 0)
 		*ok = decide(c, app, hard);
+	for (uint32_t x = 0; x < c->n; x++) {
+		int16_t *p = app + (size_t)x * Q;
+		const __m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
+
+		_mm512_storeu_si512(p, from_unpack(lo, hi, 0));
+		_mm512_storeu_si512(p + 32, from_unpack(lo, hi, 1));
+	}
 	return it;
 }

@@ -7,9 +7,9 @@
  *     and GF256_5040 sizes
  *     (5040 information bits: 1680 and 1260 symbols; (2,4)-regular here, the seed's codes are
  *     irregular with columns of up to 4 and 3 edges). A decoder the GPU has no kernel for says
- *     so in its GPU column. The binary image's columns (the same frames through the ldpc family
- *     on the code's binary image) come from nbldpc_binary_image_row, below, which says it is
- *     not there until the ldpc family can build that image.
+ *     so in its GPU column. Each code's binary image rows (nb_image_rows) decode the same
+ *     frames through the ldpc family on the code's binary image, in the same columns: the
+ *     reason the family exists, side by side.
  *   - "nbldpc_seed": the seed thesis's table 4.6: FFT-BP (its log-domain FFT), flooding, fixed
  *     iterations (10..100), Eb/N0 = -1 dB, GPU (kernel only) over one CPU core in frames per
  *     second, for q = 2, 8, 16, 32, 64 and 256 on generated codes of the seed's 5040-bit sizes,
@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench.h"
+#include "nbldpc.h"
 
 #define NB_EBN0 2.0 /* the "nbldpc" section's frames: FFT-BP decodes nearly all of them */
 
@@ -79,37 +81,28 @@ static double frame_secs(const struct bench_data *d)
 }
 
 /* Frames for a data set of text: enough for every core and the GPU's batches, few enough that
- * one pass on one core takes about budget seconds (min-max on the CPU is slow). */
+ * one pass on one core takes about budget seconds (min-max on the CPU is slow). *t gets the
+ * seconds one frame took on one core. A frame over the budget on its own (min-max at q = 256:
+ * seconds a frame) gets one frame, or one per core where all of them take at most 4 budgets. */
 static int nb_data(struct bench_data *d, const char *text, const struct bench_opts *o,
-                   double budget, double ebn0, char *err, size_t errlen)
+                   double budget, double ebn0, double *t, char *err, size_t errlen)
 {
 	const uint32_t most = o->short_mode ? 16 : 32 * (o->threads > 8 ? o->threads : 8);
 	uint32_t frames = most;
-	double t;
 	int rc = bench_frames_build(d, text, 1, ebn0, o->seed, err, errlen);
 
 	if (rc)
 		return rc;
-	t = frame_secs(d);
+	*t = frame_secs(d);
 	bench_data_free(d);
 	/* every core a frame where the budget allows it, else at least two frames */
-	if (t > 0 && t * frames > budget)
-		frames = (uint32_t)(budget / t);
-	if (frames < o->threads && t * o->threads <= 4 * budget)
+	if (*t > 0 && *t * frames > budget)
+		frames = (uint32_t)(budget / *t);
+	if (frames < o->threads && *t * o->threads <= 4 * budget)
 		frames = o->threads;
 	if (frames < 2)
-		frames = 2;
+		frames = *t > budget ? 1 : 2;
 	return bench_frames_build(d, text, frames, ebn0, o->seed, err, errlen);
-}
-
-/* The binary image's columns: the same frames through the ldpc family on the code's binary
- * image (its p x p binary blocks of each coefficient), frame errors and speed beside the
- * GF(q) decoder's. The ldpc family cannot build that image yet (codec/nbldpc/NOTES.md): the
- * row says so. */
-static void nbldpc_binary_image_row(cJSON *row, const struct bench_data *d)
-{
-	(void)d;
-	row_str(row, "binary image", "not measured: no binary image of the code yet");
 }
 
 static void gpu_cols(cJSON *row, cJSON *sec, const struct bench_opts *o, struct bench_gpu *g,
@@ -147,10 +140,148 @@ static void gpu_cols(cJSON *row, cJSON *sec, const struct bench_opts *o, struct 
 	row_str(row, "GPU", "ran");
 }
 
+/* One row of the section: d's decoder on one core and on all, its frames in error, the GPU's
+ * columns. t: seconds one frame took on one core (nb_data); a frame over budget on its own is
+ * not decoded again on one core (t gives that figure) and the all-core figure is the pass that
+ * makes the reference output, so that such a row costs two frame times, not six. */
+static void nb_row(cJSON *sec, const struct bench_opts *o, struct bench_gpu *g, const char *gpu_why,
+                   const char *code, const char *decoder, struct bench_data *d, double t,
+                   double budget)
+{
+	const bool slow = t > budget;
+	cJSON *row = report_row(sec, code);
+	uint8_t *out = calloc(d->njobs, d->out_stride);
+	double one, all;
+	bool same;
+
+	row_str(row, "decoder", decoder);
+	row_num(row, "frames", d->njobs);
+	all = out ? bench_cpu_rate(d, o->threads, 1, 0.0, d->ref) : -1.0;
+	if (all <= 0) {
+		row_str(row, "same as cpu", "NO");
+		free(out);
+		return;
+	}
+	row_num(row, "FER", (double)bench_frame_errors(d, d->ref) / d->njobs);
+	if (slow) {
+		one = d->info->frame_info_bits / t;
+		memcpy(out, d->ref, (size_t)d->njobs * d->out_stride);
+	} else {
+		one = bench_cpu_rate(d, 1, 1, o->min_secs, out);
+		all = bench_cpu_rate(d, o->threads, 1, o->min_secs, out);
+	}
+	if (one > 0)
+		row_num(row, "CPU 1 core Mb/s", one / 1e6);
+	if (all > 0)
+		row_num(row, "CPU all cores Mb/s", all / 1e6);
+	same = one > 0 && all > 0 && !bench_data_mismatches(d, out);
+	gpu_cols(row, sec, o, g, gpu_why, d, &same);
+	row_str(row, "same as cpu", same ? "yes" : "NO");
+	free(out);
+}
+
+/* The binary image's rows: the same frames as the GF(q) decoders' (same seed, same channel
+ * output) through the ldpc family on the code's binary image (nbldpc_binary_image_write: each
+ * coefficient as its p x p binary block), at the section's 10 iterations without early stop. */
+static const struct {
+	const char *label, *params;
+} nb_image_decoders[] = {
+    {"ldpc nms, image", "algo=nms,schedule=layered"},
+    {"ldpc spa, image", "algo=spa,schedule=layered"},
+};
+
+/* Makes d (the image's data set, as many frames as nb) decode nb's frames: nb's LLRs, and as
+ * the bits to get back the sent codewords' bits where the ldpc decoder takes its information
+ * (fec_decoder_info_ranges: its encoder need not put them where nbldpc's does, and on the
+ * generated GF64_5040 and GF256_5040 codes it does not). */
+static int image_frames(struct bench_data *d, const struct bench_data *nb, char *err, size_t errlen)
+{
+	const uint32_t k = d->info->frame_info_bits, n_tx = (uint32_t)nb->in_stride;
+	struct fec_info_range *rg = malloc((size_t)(k + 1) * sizeof(*rg));
+	uint8_t *cw = malloc(n_tx);
+	struct fec_encoder *enc = NULL;
+	uint32_t unsent = 0;
+	int nr = rg ? fec_decoder_info_ranges(d->dec, rg, k, &unsent) : 0, rc = -FEC_EINVAL;
+
+	if (!rg || !cw || nr <= 0 || (uint32_t)nr > k || unsent || d->nbits != nb->nbits ||
+	    d->in_stride != nb->in_stride) {
+		snprintf(err, errlen, "the image's information bits are not where expected");
+		goto out;
+	}
+	rc = fec_encoder_create(&nb->spec, &enc);
+	for (uint32_t j = 0; !rc && j < nb->njobs; j++) {
+		size_t nout = 0;
+		uint64_t at = d->bit0[j];
+
+		rc = fec_encode(enc, nb->bits + nb->bit0[j], k, cw, &nout);
+		if (!rc && nout != n_tx)
+			rc = -FEC_EINVAL;
+		for (int r = 0; !rc && r < nr; r++)
+			for (uint32_t x = rg[r].first; x <= rg[r].last; x++)
+				d->bits[at++] = cw[x];
+		memcpy(d->in + (size_t)j * n_tx, nb->in + (size_t)j * n_tx, n_tx);
+	}
+	if (rc)
+		snprintf(err, errlen, "nbldpc's encoder: %s", fec_strerror(rc));
+out:
+	fec_encoder_destroy(enc);
+	free(cw);
+	free(rg);
+	return rc;
+}
+
+static void nb_image_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *g,
+                          const char *gpu_why, const char *name, const char *code_text)
+{
+	const uint32_t frames = o->short_mode ? 16 : 32 * (o->threads > 8 ? o->threads : 8);
+	const char *tmp = getenv("TMPDIR");
+	char path[4096], text[4400], err[256];
+	struct bench_data nb;
+	int fd;
+
+	snprintf(text, sizeof(text), "%s,algo=tms,iters=10,early_stop=false", code_text);
+	if (bench_frames_build(&nb, text, frames, NB_EBN0, o->seed, err, sizeof(err))) {
+		report_note(sec, "%s, binary image: %s", name, err);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/fecd-bench-image-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0 ||
+	    (close(fd), nbldpc_binary_image_write(&nb.spec.u.nbldpc, path, err, sizeof(err)))) {
+		report_note(sec, "%s, binary image: %s", name, fd < 0 ? "no temporary file" : err);
+		if (fd >= 0)
+			unlink(path);
+		bench_data_free(&nb);
+		return;
+	}
+	for (unsigned k = 0; k < sizeof(nb_image_decoders) / sizeof(nb_image_decoders[0]); k++) {
+		struct bench_data d;
+
+		snprintf(text, sizeof(text), "ldpc,code=%s,%s,iters=10,early_stop=false", path,
+		         nb_image_decoders[k].params);
+		progress("nbldpc: %s, %s", name, nb_image_decoders[k].label);
+		if (bench_frames_build(&d, text, frames, NB_EBN0, o->seed, err, sizeof(err))) {
+			report_note(sec, "%s, %s: %s", name, nb_image_decoders[k].label, err);
+			continue;
+		}
+		if (image_frames(&d, &nb, err, sizeof(err))) {
+			report_note(sec, "%s, %s: not measured: %s", name,
+			            nb_image_decoders[k].label, err);
+			bench_data_free(&d);
+			continue;
+		}
+		nb_row(sec, o, g, gpu_why, name, nb_image_decoders[k].label, &d, 0.0, 1.0);
+		bench_data_free(&d);
+	}
+	unlink(path);
+	bench_data_free(&nb);
+}
+
 static void nbldpc_main(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
                         const char *gpu_why)
 {
 	static const char *const cols[] = {"decoder",
+	                                   "frames",
 	                                   "GPU kernel Mb/s",
 	                                   "GPU transfers Mb/s",
 	                                   "CPU 1 core Mb/s",
@@ -158,7 +289,6 @@ static void nbldpc_main(struct bench_report *r, const struct bench_opts *o, stru
 	                                   "FER",
 	                                   "same as cpu",
 	                                   "GPU",
-	                                   "binary image",
 	                                   NULL};
 	cJSON *sec = report_section(r, "nbldpc", cols);
 	char text[400], err[256];
@@ -166,8 +296,17 @@ static void nbldpc_main(struct bench_report *r, const struct bench_opts *o, stru
 	report_note(sec,
 	            "10 iterations, no early stop, int8 LLRs (llr_scale 8) at Eb/N0 %.1f dB; "
 	            "same as cpu: the GPU's bits equal the CPU decoder's on every frame (FFT-BP "
-	            "is float: a frame on the edge can round the other way)",
+	            "is float: a frame on the edge can round the other way); frames: those "
+	            "decoded (the same seed: rows with as many frames decode the same frames); a "
+	            "row whose frame takes longer than its budget alone (min-max at q = 256) is "
+	            "timed on that one frame on one core and on one pass over all cores",
 	            NB_EBN0);
+	report_note(sec,
+	            "image rows (ldpc nms, image; ldpc spa, image): the tms row's frames (the "
+	            "same channel output) through the ldpc family on the code's binary image "
+	            "(each GF(q) coefficient as its p x p binary matrix), layered, 10 "
+	            "iterations, no early stop; a frame is wrong where the decoded bits are not "
+	            "the sent codeword's at the ldpc decoder's information columns");
 	for (unsigned c = 0; c < sizeof(nb_codes) / sizeof(nb_codes[0]); c++) {
 		if (o->short_mode != nb_codes[c].short_run)
 			continue;
@@ -178,43 +317,22 @@ static void nbldpc_main(struct bench_report *r, const struct bench_opts *o, stru
 		}
 		report_note(sec, "%s: %s", nb_codes[c].name, nb_codes[c].how);
 		for (unsigned k = 0; k < sizeof(nb_decoders) / sizeof(nb_decoders[0]); k++) {
+			const double budget = o->short_mode ? 0.5 : 2.0;
 			struct bench_data d;
-			uint8_t *out;
-			double one, all;
-			bool same = true;
+			double t;
 
 			snprintf(text, sizeof(text), "%s,%s,iters=10,early_stop=false",
 			         nb_codes[c].text, nb_decoders[k].params);
 			progress("nbldpc: %s", text);
-			if (nb_data(&d, text, o, o->short_mode ? 0.5 : 2.0, NB_EBN0, err,
-			            sizeof(err))) {
+			if (nb_data(&d, text, o, budget, NB_EBN0, &t, err, sizeof(err))) {
 				report_note(sec, "%s: %s", text, err);
 				continue;
 			}
-			cJSON *row = report_row(sec, nb_codes[c].name);
-
-			row_str(row, "decoder", nb_decoders[k].label);
-			out = calloc(d.njobs, d.out_stride);
-			if (!out || bench_cpu_rate(&d, o->threads, 1, 0.0, d.ref) <= 0) {
-				row_str(row, "same as cpu", "NO");
-				free(out);
-				bench_data_free(&d);
-				continue;
-			}
-			row_num(row, "FER", (double)bench_frame_errors(&d, d.ref) / d.njobs);
-			one = bench_cpu_rate(&d, 1, 1, o->min_secs, out);
-			all = bench_cpu_rate(&d, o->threads, 1, o->min_secs, out);
-			if (one > 0)
-				row_num(row, "CPU 1 core Mb/s", one / 1e6);
-			if (all > 0)
-				row_num(row, "CPU all cores Mb/s", all / 1e6);
-			same = one > 0 && all > 0 && !bench_data_mismatches(&d, out);
-			gpu_cols(row, sec, o, g, gpu_why, &d, &same);
-			row_str(row, "same as cpu", same ? "yes" : "NO");
-			nbldpc_binary_image_row(row, &d);
-			free(out);
+			nb_row(sec, o, g, gpu_why, nb_codes[c].name, nb_decoders[k].label, &d, t,
+			       budget);
 			bench_data_free(&d);
 		}
+		nb_image_rows(sec, o, g, gpu_why, nb_codes[c].name, nb_codes[c].text);
 	}
 }
 

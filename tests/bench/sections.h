@@ -54,11 +54,12 @@
 	X(ldpc, "ldpc_seed",                                                                       \
 	  "LDPC: the seed's table 4.3, GPU/CPU(1 core) speedup, spa flooding, Eb/N0 -1 dB", 0)     \
 	X(fano, "fano", "Fano: whd-k7 and nasa-k32, 1024-bit frames (information bits)", 0)        \
-	X(fano, "fano_snr", "Fano: cycles per bit and frame errors against Eb/N0, 1024-bit frames", \
-	  0)                                                                                       \
+	X(fano, "fano_snr",                                                                        \
+	  "Fano: cycles per bit and frame errors against Eb/N0, 1024-bit frames", 0)               \
 	X(nbldpc, "nbldpc",                                                                        \
-	  "nbldpc: FFT-BP and min-max, 10 iterations, int8, GPU and CPU (information bits)", 0)   \
-	X(nbldpc_seed, "nbldpc_seed",                                                                   \
+	  "nbldpc: FFT-BP, min-max, tms and the binary image, 10 iterations, int8, GPU and CPU",   \
+	  0)                                                                                       \
+	X(nbldpc_seed, "nbldpc_seed",                                                              \
 	  "nbldpc: the seed's table 4.6, GPU/CPU(1 core) speedup, FFT-BP, Eb/N0 -1 dB", 0)         \
 	X(sim, "sim",                                                                              \
 	  "fecd-sim's GPU engine: simulated information bits (bits, encoder, AWGN, decoder, "      \

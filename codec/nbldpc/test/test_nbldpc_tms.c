@@ -2,9 +2,10 @@
  * The nbldpc family's trellis min-sum decoder (algo=tms, nbldpc_tms.c): its check node against a
  * brute-force search over every value of the other symbols on small checks (exact with one
  * deviation; between the best configuration and the best single deviation with two); clean
- * frames for every q; the fast path against the reference bit for bit (costs, decisions,
- * iterations) on noisy frames; its frame error rate on a GF(64) code of BeiDou B1C's size next
- * to FFT-BP's at the same seed.
+ * frames for every q; the fast paths (AVX-512 for GF(64), portable for any q) against the
+ * reference bit for bit (costs, decisions, iterations) on noisy frames of codes with checks of
+ * 4, 5 and 6 and q = 4 to 256; its frame error rate on a GF(64)
+ * code of BeiDou B1C's size next to FFT-BP's at the same seed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,77 +152,121 @@ static void noisy_costs(const struct nbldpc_code *c, struct fec_prng *rng, doubl
 	}
 }
 
-/* Frames at several Eb/N0 (most decode, some do not) and settings through both paths: the
- * a-posteriori costs, the decisions, the iterations and the verdict must agree exactly. */
+/* One frame's results through a path. */
+struct run {
+	unsigned it;
+	bool ok;
+};
+
+/* Whether path's costs, decisions, iterations and verdict equal the reference's; prints the
+ * first difference once (*said). */
+static bool same_run(const char *text, const char *path, unsigned f, double ebn0, unsigned q,
+                     size_t nv, struct run r, const int16_t *ref, const uint8_t *href, struct run x,
+                     const int16_t *cost, const uint8_t *hard, uint32_t n, bool *said)
+{
+	size_t at = 0;
+
+	if (r.it == x.it && r.ok == x.ok && !memcmp(href, hard, n) &&
+	    !memcmp(ref, cost, nv * sizeof(int16_t)))
+		return true;
+	while (at < nv && ref[at] == cost[at])
+		at++;
+	if (!*said)
+		printf("%s, %s path, frame %u (%.1f dB): iterations %u / %u, ok %d / %d, first "
+		       "cost differing: symbol %zu value %zu (%d / %d)\n",
+		       text, path, f, ebn0, r.it, x.it, r.ok, x.ok, at / q, at % q,
+		       at < nv ? ref[at] : 0, at < nv ? cost[at] : 0);
+	*said = true;
+	return false;
+}
+
+/* Frames at several Eb/N0 (most decode, some do not) and settings through the reference, the
+ * portable fast path and (GF(64) on a CPU with AVX-512 VBMI) the AVX-512 one: the a-posteriori
+ * costs, the decisions, the iterations and the verdict must agree exactly. */
 static void test_fast_equals_reference(void)
 {
+	/* B1C's size and shape (checks of 4, two at a time where they share no variable), then
+	 * checks of 4 and 5 mixed (the AVX-512 path for any degree, pairs and single checks) and
+	 * of 6; other q for the portable path */
+	static const struct {
+		const char *code;
+		unsigned frames;
+	} codes[] = {{"code=regular,q=64,n=200,dv=2,dc=4,seed=1", 24},
+	             {"code=irregular,q=64,n=240,seed=2", 8},
+	             {"code=regular,q=64,n=120,dv=3,dc=6,seed=3", 8},
+	             {"code=regular,q=4,n=120,dv=2,dc=4,seed=4", 8},
+	             {"code=irregular,q=16,n=160,seed=5", 8},
+	             {"code=regular,q=256,n=60,dv=2,dc=4,seed=6", 4}};
 	static const char *const settings[] = {"dev2=8,offset=8", "dev2=0,offset=0",
-	                                       "dev2=63,offset=3,early_stop=false",
+	                                       "dev2=255,offset=3,early_stop=false",
 	                                       "dev2=2,offset=40"};
 	static const double ebn0[] = {0.5, 1.5, 2.5, 4.0};
+	const unsigned ns = sizeof(settings) / sizeof(settings[0]);
 	struct fec_prng rng;
+	bool avx_said = false;
 
 	fec_prng_seed(&rng, 5);
-	for (unsigned i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+	for (unsigned i = 0; i < sizeof(codes) / sizeof(codes[0]) * ns; i++) {
 		char text[256], err[256];
 		struct fec_spec spec;
 		struct fec_decoder *dec = NULL;
 		const struct nbldpc_decoder *d;
-		int16_t *ref, *fast;
-		uint8_t href[512], hfast[512];
+		int16_t *ref, *fast, *avx;
+		uint8_t href[512], hfast[512], havx[512];
 		void *scratch;
-		unsigned frames = 0, differ = 0;
+		unsigned frames = 0, dfast = 0, davx = 0, q;
+		bool said_fast = false, said_avx = false;
 
-		snprintf(text, sizeof(text),
-		         "nbldpc,code=regular,q=64,n=200,dv=2,dc=4,seed=1,algo=tms,iters=12,%s",
-		         settings[i]);
+		snprintf(text, sizeof(text), "nbldpc,%s,algo=tms,iters=12,%s", codes[i / ns].code,
+		         settings[i % ns]);
 		if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
 		    fec_decoder_create(&spec, &dec)) {
 			CHECK(0, "%s: no decoder (%s)", text, err);
 			continue;
 		}
 		d = (const struct nbldpc_decoder *)dec;
-		if (!d->tms_mul) {
-			printf("SKIPPED (no AVX-512 VBMI): the fast path against the reference\n");
-			fec_decoder_destroy(dec);
-			return;
+		q = d->q;
+		CHECK(d->tms_mul != NULL, "%s: no tables for the fast paths", text);
+		if (q == 64 && !d->tms_avx512 && !avx_said) {
+			printf(
+			    "SKIPPED (no AVX-512 VBMI): the AVX-512 path against the reference\n");
+			avx_said = true;
 		}
-		ref = malloc((size_t)d->code->n * 64 * sizeof(int16_t));
-		fast = malloc((size_t)d->code->n * 64 * sizeof(int16_t));
+		ref = malloc((size_t)d->code->n * q * sizeof(int16_t));
+		fast = malloc((size_t)d->code->n * q * sizeof(int16_t));
+		avx = malloc((size_t)d->code->n * q * sizeof(int16_t));
 		scratch = malloc(nbldpc__scratch_bytes(d));
-		if (!ref || !fast || !scratch)
+		if (!ref || !fast || !avx || !scratch || !d->tms_mul)
 			abort();
-		for (unsigned f = 0; f < 40; f++) {
-			const size_t nv = (size_t)d->code->n * 64;
-			bool okr, okf;
-			unsigned itr, itf;
+		for (unsigned f = 0; f < codes[i / ns].frames; f++) {
+			const size_t nv = (size_t)d->code->n * q;
+			struct run r, x;
 
 			noisy_costs(d->code, &rng, ebn0[f % 4], ref);
 			memcpy(fast, ref, nv * sizeof(int16_t));
-			itr = nbldpc__tms_ref(d, scratch, ref, href, &okr);
-			itf = nbldpc__tms_avx512(d, scratch, fast, hfast, &okf);
-			frames++;
-			if (itr != itf || okr != okf || memcmp(href, hfast, d->code->n) ||
-			    memcmp(ref, fast, nv * sizeof(int16_t))) {
-				size_t at = 0;
-
-				while (at < nv && ref[at] == fast[at])
-					at++;
-				if (!differ)
-					printf("%s frame %u (%.1f dB): iterations %u / %u, ok %d / "
-					       "%d, "
-					       "first cost differing: symbol %zu value %zu (%d / "
-					       "%d)\n",
-					       text, f, ebn0[f % 4], itr, itf, okr, okf, at / 64,
-					       at % 64, at < nv ? ref[at] : 0,
-					       at < nv ? fast[at] : 0);
-				differ++;
+			memcpy(avx, ref, nv * sizeof(int16_t));
+			r.it = nbldpc__tms_ref(d, scratch, ref, href, &r.ok);
+			x.it = nbldpc__tms_fast(d, scratch, fast, hfast, &x.ok);
+			dfast += !same_run(text, "portable", f, ebn0[f % 4], q, nv, r, ref, href, x,
+			                   fast, hfast, d->code->n, &said_fast);
+			if (d->tms_avx512) {
+				x.it = nbldpc__tms_avx512(d, scratch, avx, havx, &x.ok);
+				davx += !same_run(text, "AVX-512", f, ebn0[f % 4], q, nv, r, ref,
+				                  href, x, avx, havx, d->code->n, &said_avx);
 			}
+			frames++;
 		}
-		CHECK(differ == 0, "%s: %u of %u frames differ between fast and reference", text,
-		      differ, frames);
+		CHECK(dfast == 0,
+		      "%s: %u of %u frames differ between the portable fast path and the "
+		      "reference",
+		      text, dfast, frames);
+		CHECK(davx == 0,
+		      "%s: %u of %u frames differ between the AVX-512 path and the "
+		      "reference",
+		      text, davx, frames);
 		free(ref);
 		free(fast);
+		free(avx);
 		free(scratch);
 		fec_decoder_destroy(dec);
 	}
