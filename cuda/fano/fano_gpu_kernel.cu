@@ -131,10 +131,20 @@ __device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
 		     c.bfa};
 	}
 	for (uint32_t w = 0; w * 8 < nbytes; w++) {
-		const uint64_t v = out_word(c, fd, bd, stride, p, w);
+		/* output byte j holds bits 8j..8j+7, the first in its top bit: the word's bits
+		 * reversed (byte j lands in byte 7 - j), then its bytes swapped back */
+		const uint64_t rv = __brevll(out_word(c, fd, bd, stride, p, w));
+		const uint32_t lo = __byte_perm((uint32_t)(rv >> 32), 0, 0x0123),
+		               hi = __byte_perm((uint32_t)rv, 0, 0x0123);
+		uint8_t *o = out + 8 * w;
 
+		if (w * 8 + 8 <= nbytes && ((uintptr_t)o & 3u) == 0) {
+			((uint32_t *)o)[0] = lo;
+			((uint32_t *)o)[1] = hi;
+			continue;
+		}
 		for (uint32_t j = 0; j < 8 && w * 8 + j < nbytes; j++)
-			out[w * 8 + j] = (uint8_t)(__brev((unsigned)(v >> (8 * j)) & 0xffu) >> 24);
+			o[j] = (uint8_t)((j < 4 ? lo : hi) >> (8 * (j & 3)));
 	}
 	job->out_bits = nb;
 	job->soft_count = 0;
@@ -160,9 +170,9 @@ __device__ __forceinline__ void job_erased(struct fec_job *job)
 }
 
 /* The walker of slot s: fresh at the root (first rung) or as the rung before left it. */
-template <int N, typename S>
+template <int N, typename S, int B>
 __device__ __forceinline__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                            const struct fgpu_ws &ws, struct fgpu_walker<S> &w,
+                                            const struct fgpu_ws &ws, struct fgpu_walker<S, B> &w,
                                             uint32_t s, bool first)
 {
 	w.path = ws.path + s;
@@ -177,15 +187,16 @@ __device__ __forceinline__ void walker_load(const struct fgpu_code &c, const str
 
 /* The decided bits of the word being written go to memory (a word the walker has left is there
  * already; the word at a depth that is a multiple of 64 holds nothing decided). */
-template <typename S> __device__ __forceinline__ void walker_sync(const struct fgpu_walker<S> &w)
+template <typename S, int B>
+__device__ __forceinline__ void walker_sync(const struct fgpu_walker<S, B> &w)
 {
 	if (w.depth & 63)
 		walker_flush(w);
 }
 
-template <typename S>
+template <typename S, int B>
 __device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
-                                            const struct fgpu_walker<S> &w, uint32_t s)
+                                            const struct fgpu_walker<S, B> &w, uint32_t s)
 {
 	walker_sync(w);
 	ws.depth_i[s] = w.depth << 1 | w.i;
@@ -198,56 +209,93 @@ __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
 {
 	for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
 		sm.met[j] = c.met[j];
+	for (unsigned j = threadIdx.x; j < 2 * 16; j += blockDim.x) {
+		/* the selectors of code word w0 (fgpu_smem): bit r of a branch's word takes the
+		 * met entry's bytes 0-1 (metric of a 0) or 2-3 (of a 1) */
+		const unsigned dir = j >> 4, w0 = j & 15u, w1 = w0 ^ c.lut[dir * 8 * 256 + 1];
+		uint32_t v[2] = {0, 0};
+
+		for (unsigned r = 0; r < 4; r++)
+			v[r >> 1] |= (((w0 >> r & 1u) ? 0x32u : 0x10u) |
+			              ((w1 >> r & 1u) ? 0x3200u : 0x1000u))
+			             << (16 * (r & 1));
+		sm.sel[dir][w0] = make_uint2(v[0], v[1]);
+	}
 	for (unsigned j = threadIdx.x; j < (c.bfa ? 2u : 1u) * 8 * 256; j += blockDim.x)
 		(&sm.lut[0][0][0])[j] = c.lut[j];
 	__syncthreads();
 }
 
+/* The next entries of a rung's frame queue for the lanes that call it together: one atomicAdd
+ * per warp for all of them, each lane its own entry (in lane order). */
+__device__ __forceinline__ uint32_t take(uint32_t *cursor)
+{
+	const unsigned act = __activemask(), lane = threadIdx.x & 31u;
+	const unsigned leader = __ffs(act) - 1;
+	uint32_t first = 0;
+
+	if (lane == leader)
+		first = atomicAdd(cursor, (uint32_t)__popc(act));
+	first = __shfl_sync(act, first, leader);
+	return first + (uint32_t)__popc(act & ((1u << lane) - 1u));
+}
+
 /* Rung r of the ladder: the frames of the list the rung before left (the first rung: every
- * job), each decoded until done or until it has used `budget` cycles in all. */
-template <int N, typename S>
+ * job), each decoded until done or until it has used `budget` cycles in all. Persistent
+ * threads: a thread whose frame ends (finished, or stopped at the rung's budget) takes the next
+ * frame of the rung's queue (ws.cursor[r]) in the same loop, so that a warp runs cycles on all
+ * its lanes until the queue is empty instead of waiting for its slowest frame; frames are taken
+ * in any order (each one's result does not depend on it). */
+template <int N, typename S, int B>
 __global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
     fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker<S> w;
+	struct fgpu_walker<S, B> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
 	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	uint32_t f = 0, used = 0;
+	bool live = false; /* the walker holds frame f, unfinished */
 
 	load_tables(c, sm);
 	w.dir = 0;
 	w.q = &queue[threadIdx.x];
-	for (uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < count;
-	     e += gridDim.x * blockDim.x) {
-		const uint32_t f = first ? e : list[e];
-		uint32_t used = first ? 0 : ws.used[f];
-		int done = 0;
+	for (;;) {
+		if (!live) {
+			const uint32_t e = take(&ws.cursor[r]);
 
-		if (first && (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
-			job_erased(&b.jobs[f]);
-			continue;
-		}
-		w.in = in_base + (size_t)f * in_stride;
-		walker_load<N>(c, sm, ws, w, f, first);
-		while (used < budget) {
-			used++;
-			if (cycle<false, N>(c, sm, w) == ST_END) {
-				done = 1;
+			if (e >= count)
 				break;
+			f = first ? e : list[e];
+			if (first &&
+			    (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
+				job_erased(&b.jobs[f]);
+				continue;
 			}
+			/* a listed frame has used the rung before's budget, below this one's */
+			used = first ? 0 : ws.used[f];
+			w.in = in_base + (size_t)f * in_stride;
+			walker_load<N>(c, sm, ws, w, f, first);
+			live = true;
 		}
-		if (done || used >= c.budget) {
+		used++;
+		const bool end = cycle<false, N>(c, sm, w) == ST_END;
+
+		if (!end && used < budget)
+			continue;
+		live = false;
+		if (end || used >= c.budget) {
 			walker_sync(w);
-			finish(c, sm, b, f, w.in, w.path, NULL, w.stride, done, -1, w.depth, 0,
+			finish(c, sm, b, f, w.in, w.path, NULL, w.stride, end, -1, w.depth, 0,
 			       w.gamma, used);
 			continue;
 		}
 		walker_save(ws, w, f);
 		ws.used[f] = used;
-		ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+		ws.list[r & 1][take(&ws.counter[r])] = f;
 	}
 }
 
@@ -255,14 +303,14 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
  * backward one in the odd lane. Each runs its own cycles; after every pair of cycles both look at
  * both paths and agree on the outcome, in the CPU's order: FD cycle, FD's merge check, BD cycle
  * (when the budget leaves one), BD's merge check. */
-template <int N, typename S>
+template <int N, typename S, int B>
 __global__ void __launch_bounds__(FGPU_THREADS)
     fgpu_bfa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker<S> w;
+	struct fgpu_walker<S, B> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
 	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
@@ -398,29 +446,37 @@ size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, str
 	TAKE(used, uint32_t, count);
 	TAKE(list[0], uint32_t, count);
 	TAKE(list[1], uint32_t, count);
-	TAKE(counter, uint32_t, FGPU_RUNGS);
+	TAKE(counter, uint32_t, 2 * FGPU_RUNGS); /* the counters, then the cursors */
 #undef TAKE
+	if (ws)
+		ws->cursor = ws->counter + FGPU_RUNGS;
 	return off;
 }
 
 typedef void (*fgpu_kernel_fn)(const struct fgpu_code, const struct gpu_batch, const struct fgpu_ws,
                                const int8_t *, size_t, unsigned, uint32_t);
 
-/* The rung kernel for the code: UFA built for its n (2, 3, 4) and a 32-bit state where K <= 32
- * (the common codes' fast path), BFA for any code. */
+/* UFA for n = N: a code word from one table where K <= 8, a 32-bit state where K <= 32. */
+template <int N> static fgpu_kernel_fn ufa_kernel(const struct fgpu_code *c)
+{
+	if (c->lut_bytes == 1)
+		return fgpu_ufa_kernel<N, uint32_t, 1>;
+	return c->k <= 32 ? fgpu_ufa_kernel<N, uint32_t, 4> : fgpu_ufa_kernel<N, uint64_t, 8>;
+}
+
+/* The rung kernel for the code: UFA built for its n (2, 3, 4) and register width (the common
+ * codes' fast paths), BFA for any code. */
 static fgpu_kernel_fn rung_kernel(const struct fgpu_code *c)
 {
-	const bool narrow = c->k <= 32;
-
 	if (c->bfa)
-		return fgpu_bfa_kernel<0, uint64_t>;
+		return fgpu_bfa_kernel<0, uint64_t, 8>;
 	switch (c->n) {
 	case 2:
-		return narrow ? fgpu_ufa_kernel<2, uint32_t> : fgpu_ufa_kernel<2, uint64_t>;
+		return ufa_kernel<2>(c);
 	case 3:
-		return narrow ? fgpu_ufa_kernel<3, uint32_t> : fgpu_ufa_kernel<3, uint64_t>;
+		return ufa_kernel<3>(c);
 	default:
-		return narrow ? fgpu_ufa_kernel<4, uint32_t> : fgpu_ufa_kernel<4, uint64_t>;
+		return ufa_kernel<4>(c);
 	}
 }
 
@@ -467,7 +523,7 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 	fgpu_ws_layout(c, b->count, ws_base, &ws);
 	if (blocks > (uint32_t)grid)
 		blocks = (uint32_t)grid;
-	e = cudaMemsetAsync(ws.counter, 0, FGPU_RUNGS * sizeof(uint32_t), s);
+	e = cudaMemsetAsync(ws.counter, 0, 2 * FGPU_RUNGS * sizeof(uint32_t), s);
 	if (e != cudaSuccess)
 		return (int)e;
 	if (b->in_kind != GPU_IN_S8_LLR) {
