@@ -101,6 +101,7 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->frame_syms = code.stages * code.n;
 	c->words = (code.stages + 63) / 64;
 	c->merge_len = fs->k - 2 + fs->merge;
+	c->smask = (1ull << (code.k - 1)) - 1;
 	c->budget = (uint32_t)((uint64_t)fs->cycles * code.stages);
 	c->delta = (int32_t)fs->delta;
 	c->delta_inv = 1.0f / (float)fs->delta;

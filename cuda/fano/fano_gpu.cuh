@@ -33,6 +33,7 @@ struct fgpu_code {
 	uint32_t words;     /* uint64 words of one walker's path */
 	uint32_t merge_len; /* K - 2 + merge */
 	uint32_t budget;    /* cycles per frame */
+	uint64_t smask;     /* the K - 1 bits of a state */
 	int32_t delta;
 	float delta_inv; /* 1 / delta, for the tightening's quotient */
 	float llr_scale; /* float32 input: int8 LLR = round(llr * llr_scale) */

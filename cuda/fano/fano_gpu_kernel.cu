@@ -221,6 +221,10 @@ __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
 			             << (16 * (r & 1));
 		sm.sel[dir][w0] = make_uint2(v[0], v[1]);
 	}
+	__syncthreads();
+	if (c.lut_bytes == 1 && !c.bfa)
+		for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
+			sm.selreg[j] = sm.sel[0][c.lut[j]];
 	for (unsigned j = threadIdx.x; j < (c.bfa ? 2u : 1u) * 8 * 256; j += blockDim.x)
 		(&sm.lut[0][0][0])[j] = c.lut[j];
 	__syncthreads();

@@ -21,8 +21,19 @@ enum { ST_STAYED, ST_FORWARD, ST_END };
 struct fgpu_smem {
 	uint32_t met[256];
 	uint2 sel[2][16];
+	uint2 selreg[256]; /* K <= 8 (UFA): sel[0][lut[0][0][reg]] by the register reg */
 	uint8_t lut[2][8][256];
 };
+
+/* The bytes of x that the 16-bit selector s picks (PTX prmt; s's nibbles are 0..3, so this is
+ * __byte_perm(x, 0, s) without the masking of s that __byte_perm costs). */
+__device__ __forceinline__ uint32_t prmt(uint32_t x, uint32_t s)
+{
+	uint32_t r;
+
+	asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "r"(s));
+	return r;
+}
 
 __device__ __forceinline__ unsigned path_bit(const uint64_t *p, uint32_t stride, uint32_t t)
 {
@@ -101,7 +112,8 @@ template <typename S, int B> struct fgpu_walker {
 	int32_t tm0, tm1;
 	uint64_t pw;
 	uint32_t pwi;
-	const uint8_t *wbase; /* the window's first byte (4-byte aligned); NULL: empty */
+	uint32_t skew; /* the frame's first symbol's place in its aligned 32-bit word */
+	uint32_t wofs; /* the window's first byte, from that word (a multiple of 4) */
 	uint32_t win[5];
 	uint2 *q;
 };
@@ -128,33 +140,35 @@ __device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c,
                                                struct fgpu_walker<S, B> &w, uint32_t stage)
 {
 	const unsigned n = N ? N : c.n;
-	const uint8_t *at = (const uint8_t *)w.in + (size_t)stage * n;
-	uint32_t off = (uint32_t)(at - w.wbase);
+	/* in bytes from the aligned word that holds the frame's first symbol (32-bit offsets: an
+	 * empty window's wofs is 2^31, so that every position is outside it) */
+	const uint32_t pos = stage * n + w.skew;
+	uint32_t off = pos - w.wofs;
 
-	if (!w.wbase || at < w.wbase || off + n > 20) {
+	if (off > 20 - n) {
 		/* forward: the window starts at the symbols; backward: ends at them */
-		const uint8_t *end = (const uint8_t *)w.in + c.frame_syms;
-		uintptr_t a = (uintptr_t)at & ~(uintptr_t)3;
+		const uint8_t *base = (const uint8_t *)w.in - w.skew;
+		const uint32_t end = c.frame_syms + w.skew;
 
-		if (w.dir && (uintptr_t)at + n >= 17)
-			a = ((uintptr_t)at + n - 17) & ~(uintptr_t)3;
-		if (a < ((uintptr_t)w.in & ~(uintptr_t)3))
-			a = (uintptr_t)w.in & ~(uintptr_t)3;
-		w.wbase = (const uint8_t *)a;
-		/* aligned words that start before the frame's end: never past the allocation */
+		w.wofs = pos & ~3u;
+		if (w.dir)
+			w.wofs = pos + n >= 17 ? (pos + n - 17) & ~3u : 0;
+			/* aligned words that start before the frame's end: never past the
+			 * allocation */
 #pragma unroll
-		for (int j = 0; j < 5; j++)
-			w.win[j] =
-			    w.wbase + 4 * j < end ? __ldg((const uint32_t *)(w.wbase + 4 * j)) : 0;
-		off = (uint32_t)(at - w.wbase);
+		for (uint32_t j = 0; j < 5; j++)
+			w.win[j] = w.wofs + 4 * j < end
+			               ? __ldg((const uint32_t *)(base + w.wofs + 4 * j))
+			               : 0;
+		off = pos - w.wofs;
 	}
-	const uint32_t k = off >> 2;
-	const uint32_t lo = k == 0   ? w.win[0]
-	                    : k == 1 ? w.win[1]
-	                    : k == 2 ? w.win[2]
-	                    : k == 3 ? w.win[3]
-	                             : w.win[4];
-	const uint32_t hi = k == 0 ? w.win[1] : k == 1 ? w.win[2] : k == 2 ? w.win[3] : w.win[4];
+	/* words k = off / 4 and k + 1 of the window by selects, not branches (the lanes of a
+	 * warp are at different places): by bit 1 of k, then bit 0, then k = 4 (whose symbols
+	 * are all in word 4: off <= 20 - n) */
+	const bool k2 = off & 8u, k1 = off & 4u;
+	const uint32_t a0 = k2 ? w.win[2] : w.win[0], a1 = k2 ? w.win[3] : w.win[1];
+	const uint32_t a2 = k2 ? w.win[4] : w.win[2];
+	const uint32_t lo = off >= 16 ? w.win[4] : k1 ? a1 : a0, hi = k1 ? a2 : a1;
 
 	return __funnelshift_r(lo, hi, 8 * (off & 3));
 }
@@ -168,7 +182,9 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 {
 	const unsigned n = N ? N : c.n;
 	const uint32_t syms = stage_syms<N>(c, w, w.dir ? c.stages - 1 - t : t);
-	const uint2 sel = sm.sel[w.dir][code_word<B>(c, sm, w.dir, (uint64_t)state << 1)];
+	/* K <= 8: the selectors straight from the register (one look-up, not two) */
+	const uint2 sel = B == 1 ? sm.selreg[((uint32_t)state << 1) & 0xffu]
+	                         : sm.sel[w.dir][code_word<B>(c, sm, w.dir, (uint64_t)state << 1)];
 	uint32_t both = 0; /* branch 0's biased sum in the low half, branch 1's in the high */
 
 #pragma unroll
@@ -177,7 +193,7 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 			break;
 		const uint32_t p = sm.met[((syms >> (8 * r)) & 0xffu) ^ 0x80u];
 
-		both += __byte_perm(p, 0, (r < 2 ? sel.x : sel.y) >> (16 * (r & 1)));
+		both += prmt(p, (r < 2 ? sel.x : sel.y) >> (16 * (r & 1)));
 	}
 	const int32_t m0 = (int32_t)(both & 0xffffu) - (int32_t)n * FGPU_MET_BIAS;
 	const int32_t m1 = (int32_t)(both >> 16) - (int32_t)n * FGPU_MET_BIAS;
@@ -203,7 +219,8 @@ __device__ __forceinline__ void walker_start(const struct fgpu_code &c, const st
 	w.state = state;
 	w.gamma = gamma;
 	w.T = T;
-	w.wbase = NULL;
+	w.skew = (uint32_t)((uintptr_t)w.in & 3u);
+	w.wofs = 0x80000000u; /* empty */
 	w.pwi = depth >> 6;
 	/* the word's bits from the depth on are no longer decided (BFA's memory may hold them) */
 	w.pw = depth & 63 ? w.path[(size_t)w.pwi * w.stride] & ((1ull << (depth & 63)) - 1) : 0;
@@ -219,7 +236,7 @@ __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgp
 {
 	const int32_t delta = c.delta;
 	const int32_t ng = w.gamma + (w.i ? w.tm1 : w.tm0);
-	const S smask = (S)((1ull << (c.k - 1)) - 1);
+	const S smask = (S)c.smask;
 
 	if (ng >= w.T) {
 		const unsigned bit = w.best ^ w.i;
