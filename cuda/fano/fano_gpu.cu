@@ -107,6 +107,11 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->delta_inv = 1.0f / (float)fs->delta;
 	c->llr_scale = spec->frame.llr_scale;
 	c->bfa = fs->algo == FANO_ALGO_BFA;
+	{
+		const char *ev = getenv("FECD_FANO_GPU_ROOMY");
+
+		c->roomy = ev && *ev == '1';
+	}
 	g->f32 = spec->frame.in == FEC_IN_F32_LLR;
 
 	e = cudaMalloc(&g->lut, sizeof(code.lut));
@@ -125,7 +130,8 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	if (e != cudaSuccess)
 		goto out_cuda;
 	g->grid = dev->sm_count * (g->blocks_per_sm > 0 ? g->blocks_per_sm : 1);
-	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests) */
+	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests);
+	 * FECD_FANO_GPU_ROOMY=1: UFA built for fewer resident blocks (measurements) */
 	{
 		const char *ev = getenv("FECD_FANO_GPU_LADDER");
 

@@ -250,8 +250,8 @@ __device__ __forceinline__ uint32_t take(uint32_t *cursor)
  * frame of the rung's queue (ws.cursor[r]) in the same loop, so that a warp runs cycles on all
  * its lanes until the queue is empty instead of waiting for its slowest frame; frames are taken
  * in any order (each one's result does not depend on it). */
-template <int N, typename S, int B>
-__global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
+template <int N, typename S, int B, int MINB>
+__global__ void __launch_bounds__(FGPU_THREADS, MINB)
     fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
@@ -460,12 +460,18 @@ size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, str
 typedef void (*fgpu_kernel_fn)(const struct fgpu_code, const struct gpu_batch, const struct fgpu_ws,
                                const int8_t *, size_t, unsigned, uint32_t);
 
-/* UFA for n = N: a code word from one table where K <= 8, a 32-bit state where K <= 32. */
+/* UFA for n = N: a code word from one table where K <= 8, a 32-bit state where K <= 32; built
+ * for FGPU_UFA_BLOCKS resident blocks per SM, or (c->roomy, K <= 32) for FGPU_UFA_BLOCKS_ROOMY
+ * with more registers per thread. */
 template <int N> static fgpu_kernel_fn ufa_kernel(const struct fgpu_code *c)
 {
 	if (c->lut_bytes == 1)
-		return fgpu_ufa_kernel<N, uint32_t, 1>;
-	return c->k <= 32 ? fgpu_ufa_kernel<N, uint32_t, 4> : fgpu_ufa_kernel<N, uint64_t, 8>;
+		return c->roomy ? fgpu_ufa_kernel<N, uint32_t, 1, FGPU_UFA_BLOCKS_ROOMY>
+		                : fgpu_ufa_kernel<N, uint32_t, 1, FGPU_UFA_BLOCKS>;
+	if (c->k <= 32)
+		return c->roomy ? fgpu_ufa_kernel<N, uint32_t, 4, FGPU_UFA_BLOCKS_ROOMY>
+		                : fgpu_ufa_kernel<N, uint32_t, 4, FGPU_UFA_BLOCKS>;
+	return fgpu_ufa_kernel<N, uint64_t, 8, FGPU_UFA_BLOCKS>;
 }
 
 /* The rung kernel for the code: UFA built for its n (2, 3, 4) and register width (the common
