@@ -105,6 +105,26 @@ __device__ long long out_metric(const struct fgpu_code &c, const struct fgpu_sme
 	return g;
 }
 
+/* Output bytes [8 w, 8 w + 8) of a frame (those below nbytes) from bits [64 w, 64 w + 64) as one
+ * word: byte j holds bits 8j..8j+7, the first in its top bit, so the word's bits are reversed
+ * (byte j lands in byte 7 - j) and its bytes swapped back; two 32-bit stores where aligned. */
+__device__ __forceinline__ void store_out_word(uint8_t *out, uint32_t w, uint32_t nbytes,
+                                               uint64_t v)
+{
+	const uint64_t rv = __brevll(v);
+	const uint32_t lo = __byte_perm((uint32_t)(rv >> 32), 0, 0x0123),
+	               hi = __byte_perm((uint32_t)rv, 0, 0x0123);
+	uint8_t *o = out + 8 * w;
+
+	if (w * 8 + 8 <= nbytes && ((uintptr_t)o & 3u) == 0) {
+		((uint32_t *)o)[0] = lo;
+		((uint32_t *)o)[1] = hi;
+		return;
+	}
+	for (uint32_t j = 0; j < 8 && w * 8 + j < nbytes; j++)
+		o[j] = (uint8_t)((j < 4 ? lo : hi) >> (8 * (j & 3)));
+}
+
 /* Writes frame f's outputs. done: 0 budget spent, 1 FD complete, 2 BD complete, 3 merged at at. */
 __device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
                        const struct gpu_batch &b, uint32_t f, const int8_t *in, const uint64_t *fd,
@@ -130,22 +150,8 @@ __device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
 		p = {fdepth < nb ? fdepth : nb, c.bfa ? (bdepth >= nb ? 0 : nb - bdepth) : nb,
 		     c.bfa};
 	}
-	for (uint32_t w = 0; w * 8 < nbytes; w++) {
-		/* output byte j holds bits 8j..8j+7, the first in its top bit: the word's bits
-		 * reversed (byte j lands in byte 7 - j), then its bytes swapped back */
-		const uint64_t rv = __brevll(out_word(c, fd, bd, stride, p, w));
-		const uint32_t lo = __byte_perm((uint32_t)(rv >> 32), 0, 0x0123),
-		               hi = __byte_perm((uint32_t)rv, 0, 0x0123);
-		uint8_t *o = out + 8 * w;
-
-		if (w * 8 + 8 <= nbytes && ((uintptr_t)o & 3u) == 0) {
-			((uint32_t *)o)[0] = lo;
-			((uint32_t *)o)[1] = hi;
-			continue;
-		}
-		for (uint32_t j = 0; j < 8 && w * 8 + j < nbytes; j++)
-			o[j] = (uint8_t)((j < 4 ? lo : hi) >> (8 * (j & 3)));
-	}
+	for (uint32_t w = 0; w * 8 < nbytes; w++)
+		store_out_word(out, w, nbytes, out_word(c, fd, bd, stride, p, w));
 	job->out_bits = nb;
 	job->soft_count = 0;
 	job->work = used;
@@ -158,6 +164,25 @@ __device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
 		job->status = FECD_STATUS_NOT_CONVERGED;
 		job->metric = (float)fgamma / 16.0f;
 	}
+}
+
+/* UFA: frame f's job fields, and the length of its output path for fgpu_emit_kernel (in
+ * ws.depth_i[f], which no later rung reads: the information bits, or, out of budget, the
+ * decided ones; the same outputs as finish's). The bits are written after the last rung, so that
+ * a lane does not hold up its warp reading its path back. */
+__device__ __forceinline__ void finish_ufa(const struct fgpu_code &c, const struct gpu_batch &b,
+                                           const struct fgpu_ws &ws, uint32_t f, bool done,
+                                           uint32_t depth, int32_t gamma, uint32_t used)
+{
+	struct fec_job *job = &b.jobs[f];
+	const uint32_t nb = c.info_bits;
+
+	job->out_bits = nb;
+	job->soft_count = 0;
+	job->work = used;
+	job->status = done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	job->metric = (float)(long long)gamma / 16.0f;
+	ws.depth_i[f] = (done || depth > nb ? nb : depth) << 1;
 }
 
 __device__ __forceinline__ void job_erased(struct fec_job *job)
@@ -293,8 +318,7 @@ __global__ void __launch_bounds__(FGPU_THREADS, MINB)
 		live = false;
 		if (end || used >= c.budget) {
 			walker_sync(w);
-			finish(c, sm, b, f, w.in, w.path, NULL, w.stride, end, -1, w.depth, 0,
-			       w.gamma, used);
+			finish_ufa(c, b, ws, f, end, w.depth, w.gamma, used);
 			continue;
 		}
 		walker_save(ws, w, f);
@@ -382,6 +406,31 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 			ws.used[f] = used;
 			ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
 		}
+	}
+}
+
+/* UFA's output bits, after the last rung: each frame's path below the length finish_ufa left
+ * in ws.depth_i, zeros above (erased jobs: nothing). One thread per 64-bit output word, the
+ * frames of a word side by side, so that the path's interleaved words are read coalesced. */
+__global__ void fgpu_emit_kernel(const struct fgpu_code c, const struct gpu_batch b,
+                                 const struct fgpu_ws ws)
+{
+	const uint32_t nbytes = (c.info_bits + 7) / 8, nw = (nbytes + 7) / 8;
+	const size_t total = (size_t)b.count * nw;
+
+	for (size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x; x < total;
+	     x += (size_t)gridDim.x * blockDim.x) {
+		const uint32_t w = (uint32_t)(x / b.count), f = (uint32_t)(x % b.count);
+		const uint32_t t0 = 64 * w;
+
+		if (b.jobs[f].status == FECD_STATUS_ERASED)
+			continue;
+		const uint32_t len = ws.depth_i[f] >> 1;
+		uint64_t v = len > t0 ? ws.path[(size_t)w * ws.slots + f] : 0;
+
+		if (len < t0 + 64)
+			v &= len <= t0 ? 0 : (1ull << (len - t0)) - 1;
+		store_out_word(b.out + (size_t)f * b.out_stride, w, nbytes, v);
 	}
 }
 
@@ -552,5 +601,11 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 
 	for (unsigned r = 0; r < nrungs; r++)
 		k<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r, rung[r]);
+	if (!c->bfa && b->count) {
+		const size_t total = (size_t)b->count * ((c->info_bits + 63) / 64);
+		const size_t eb = (total + 255) / 256;
+
+		fgpu_emit_kernel<<<(unsigned)(eb < 65535 ? eb : 65535), 256, 0, s>>>(*c, *b, ws);
+	}
 	return (int)cudaGetLastError();
 }
