@@ -233,7 +233,7 @@ __device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
 __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
 {
 	for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
-		sm.met[j] = c.met[j];
+		sm.met[j] = c.met[j ^ 0x80u]; /* by the LLR's byte as it is (fgpu_smem) */
 	for (unsigned j = threadIdx.x; j < 2 * 16; j += blockDim.x) {
 		/* the selectors of code word w0 (fgpu_smem): bit r of a branch's word takes the
 		 * met entry's bytes 0-1 (metric of a 0) or 2-3 (of a 1) */

@@ -12,9 +12,9 @@
 
 enum { ST_STAYED, ST_FORWARD, ST_END };
 
-/* The tables every thread reads, in shared memory. met: [int8 LLR + 128], the metrics of bits
- * 0 and 1 plus FGPU_MET_BIAS in the low and high 16 bits (so that sums of up to four entries'
- * halves stay in their halves). sel[dir][w0]: for each of the n symbols r, the __byte_perm
+/* The tables every thread reads, in shared memory. met: [an int8 LLR as a byte], the metrics of
+ * bits 0 and 1 plus FGPU_MET_BIAS in the low and high 16 bits (so that sums of up to four
+ * entries' halves stay in their halves). sel[dir][w0]: for each of the n symbols r, the __byte_perm
  * selector (16 bits, .x for r = 0, 1 and .y for r = 2, 3) that takes from a met entry the half of
  * code word w0's bit r into the low 16 bits and the half of the input-1 branch's word's bit r
  * into the high 16 bits: one permute and one add per symbol give both branches' metrics. */
@@ -86,7 +86,7 @@ __device__ __forceinline__ int32_t word_metric(const struct fgpu_code &c,
 	int32_t m = 0;
 
 	for (unsigned r = 0; r < c.n; r++) {
-		const uint32_t p = sm.met[(uint8_t)(s[r] + 128)];
+		const uint32_t p = sm.met[(uint8_t)s[r]];
 
 		m += (int32_t)((word >> r & 1u) ? p >> 16 : p & 0xffffu) - FGPU_MET_BIAS;
 	}
@@ -191,7 +191,7 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 	for (unsigned r = 0; r < (N ? N : 4); r++) {
 		if (!N && r >= n)
 			break;
-		const uint32_t p = sm.met[((syms >> (8 * r)) & 0xffu) ^ 0x80u];
+		const uint32_t p = sm.met[(syms >> (8 * r)) & 0xffu];
 
 		both += prmt(p, (r < 2 ? sel.x : sel.y) >> (16 * (r & 1)));
 	}
