@@ -555,10 +555,12 @@ int fgpu_shape(const struct fgpu_code *c, int *threads, int *blocks_per_sm, int 
 
 unsigned fgpu_rungs(const struct fgpu_code *c, bool ladder, uint32_t rung[FGPU_RUNGS])
 {
-	/* the first rung: 2 cycles per stage (the average at 4 dB on whd-k7 is under that);
-	 * each next one 4 times the one before; all even, so that a BFA rung ends after the BD's
-	 * cycle, except the channel's budget itself */
-	uint64_t r = 2ull * c->stages;
+	/* the first rung: BFA 2 cycles per stage (the average at 4 dB on whd-k7 is under that),
+	 * UFA 8 (its persistent threads do not wait for a warp's slowest frame, and a frame
+	 * stopped and resumed costs its queue: on the H200, one rung of the channel's budget was
+	 * up to 4% faster than a first rung of 2); each next one 4 times the one before; all
+	 * even, so that a BFA rung ends after the BD's cycle, except the channel's budget itself */
+	uint64_t r = (c->bfa ? 2ull : 8ull) * c->stages;
 	unsigned n = 0;
 
 	while (ladder && r < c->budget && n < FGPU_RUNGS - 1) {
