@@ -170,7 +170,7 @@ __device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c,
 	const uint32_t a2 = k2 ? w.win[4] : w.win[2];
 	const uint32_t lo = off >= 16 ? w.win[4] : k1 ? a1 : a0, hi = k1 ? a2 : a1;
 
-	return __funnelshift_r(lo, hi, 8 * (off & 3));
+	return __funnelshift_r(lo, hi, off << 3); /* the shift is taken mod 32: 8 (off & 3) */
 }
 
 /* The sorted branch metrics of the node at depth t whose state is `state`: the n symbols' metric
