@@ -1,7 +1,8 @@
 /*
  * The GPU backend's context side (fecd_cuda.h): finding and describing devices, opening a context
  * on one, pinned host memory, and GPU decoders, which dispatch to a family's operations through
- * GPU_FAMILY_MAP. Lanes (streams, device buffers, submit/wait) are in lane.c.
+ * GPU_FAMILY_MAP, and what the host link carries (bare copies, the figure the benchmark's "with
+ * transfers" rows are read against). Lanes (streams, device buffers, submit/wait) are in lane.c.
  *
  * A missing driver or an absent device is not an error here: the count is 0 and the message says
  * why, so the daemon can fall back to the CPU with one clear line.
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_core.h"
 
@@ -249,6 +251,66 @@ void fecd_cuda_host_free(struct fecd_cuda *ctx, void *p)
 	(void)ctx;
 	if (p && cudaFreeHost(p) != cudaSuccess)
 		cudaGetLastError(); /* after a sticky error the memory stays until exit */
+}
+
+/* ---- The host link */
+
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int fecd_cuda_copy_in_rate(struct fecd_cuda *ctx, const void *host, size_t len, unsigned streams,
+                           double min_secs, double *bytes_per_s, char *err, size_t errlen)
+{
+	cudaStream_t s[FECD_CUDA_COPY_STREAMS_MAX];
+	cudaError_t e = cudaSuccess;
+	unsigned made = 0;
+	uint64_t rounds = 0;
+	char *dev = NULL;
+	double t0 = 0, secs = 0;
+	int rc;
+
+	*bytes_per_s = 0;
+	if (!host || !len || streams < 1 || streams > FECD_CUDA_COPY_STREAMS_MAX) {
+		snprintf(err, errlen, "copy rate: streams must be 1..%d and the buffer non-empty",
+		         FECD_CUDA_COPY_STREAMS_MAX);
+		return -FEC_EINVAL;
+	}
+	rc = gpu_use_device(ctx, err, errlen);
+	if (rc)
+		return rc;
+	e = cudaMalloc((void **)&dev, len * streams);
+	while (e == cudaSuccess && made < streams) {
+		e = cudaStreamCreateWithFlags(&s[made], cudaStreamNonBlocking);
+		made += e == cudaSuccess;
+	}
+	/* every stream copies the same pinned bytes into its own device slice, a round at a time;
+	 * the first round warms the link and is not timed */
+	for (int timed = 0; e == cudaSuccess;) {
+		for (unsigned i = 0; i < streams && e == cudaSuccess; i++)
+			e = cudaMemcpyAsync(dev + i * len, host, len, cudaMemcpyHostToDevice, s[i]);
+		for (unsigned i = 0; i < streams && e == cudaSuccess; i++)
+			e = cudaStreamSynchronize(s[i]);
+		if (!timed) {
+			timed = 1;
+			t0 = now_secs();
+			continue;
+		}
+		rounds++;
+		secs = now_secs() - t0;
+		if (secs >= min_secs && rounds >= 4)
+			break;
+	}
+	if (e == cudaSuccess)
+		*bytes_per_s = (double)rounds * streams * (double)len / secs;
+	while (made)
+		cudaStreamDestroy(s[--made]);
+	cudaFree(dev);
+	return e == cudaSuccess ? 0 : gpu_error(e, "copy rate", err, errlen);
 }
 
 /* ---- Decoders */

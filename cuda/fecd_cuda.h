@@ -67,6 +67,13 @@ unsigned fecd_cuda_default_lanes(const struct fecd_cuda *ctx);
 void *fecd_cuda_host_alloc(struct fecd_cuda *ctx, size_t len);
 void fecd_cuda_host_free(struct fecd_cuda *ctx, void *p);
 
+/* What the host link carries into the device: `streams` streams each copying the len pinned
+ * bytes at host into a device buffer of its own, a round at a time, for at least min_secs (and 4
+ * rounds); bytes per second in *bytes_per_s. 0 or an error code with err. */
+#define FECD_CUDA_COPY_STREAMS_MAX 16
+int fecd_cuda_copy_in_rate(struct fecd_cuda *ctx, const void *host, size_t len, unsigned streams,
+                           double min_secs, double *bytes_per_s, char *err, size_t errlen);
+
 /* ---- Decoders */
 
 struct fecd_cuda_decoder;

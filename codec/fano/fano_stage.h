@@ -45,16 +45,110 @@ FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t 
 	}
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* stage_rows in SSE2 intrinsics (VEX-encoded in the AVX2 build): the compilers left the loops
+ * above mostly scalar (a lane extracted at a time for the sort). A row of 2 x words int16 is
+ * words / 4 vectors of 8 lanes: input 0's metrics, then input 1's (n = 2: both halves of one
+ * vector). The better is the larger (ties: input 0), so the other is the minimum. */
+FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint32_t *out,
+                                       uint32_t stages, unsigned n, unsigned words)
+{
+	const unsigned nv = words / 4, half = nv > 1 ? nv / 2 : 1;
+
+	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
+		__m128i sum[4];
+
+		for (unsigned r = 0; r < n; r++) {
+			const __m128i *p =
+			    (const __m128i *)(vt + ((size_t)r * 256 + (uint8_t)in[r]) * 2 * words);
+
+			for (unsigned j = 0; j < nv; j++)
+				sum[j] = r ? _mm_add_epi16(sum[j], _mm_loadu_si128(p + j))
+				           : _mm_loadu_si128(p + j);
+		}
+		for (unsigned j = 0; j < half; j++) {
+			const __m128i m0 = sum[j],
+			              m1 = nv > 1 ? sum[half + j] : _mm_srli_si128(m0, 8);
+			const __m128i best = _mm_cmpgt_epi16(m1, m0);
+			const __m128i lo = _mm_min_epi16(m0, m1);
+			const __m128i hi = _mm_or_si128(_mm_slli_epi16(_mm_max_epi16(m0, m1), 1),
+			                                _mm_srli_epi16(best, 15));
+
+			_mm_storeu_si128((__m128i *)(out + 8 * j), _mm_unpacklo_epi16(lo, hi));
+			if (words > 4)
+				_mm_storeu_si128((__m128i *)(out + 8 * j + 4),
+				                 _mm_unpackhi_epi16(lo, hi));
+		}
+	}
+}
+#ifdef __AVX2__
+#include <immintrin.h>
+
+/* The AVX2 build's: n = 3's row (16 lanes) and each half of n = 4's (input 0's metrics, input
+ * 1's) are one 256-bit vector, a stage's entries one or two 256-bit stores; n = 2 as in SSE2. */
+FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint32_t *out,
+                                       uint32_t stages, unsigned n, unsigned words)
+{
+	if (words == 4) {
+		stage_rows_sse2(vt, in, out, stages, n, words);
+		return;
+	}
+	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
+		__m256i sum[2];
+
+		for (unsigned r = 0; r < n; r++) {
+			const __m256i *p =
+			    (const __m256i *)(vt + ((size_t)r * 256 + (uint8_t)in[r]) * 2 * words);
+
+			for (unsigned j = 0; j < words / 8; j++)
+				sum[j] = r ? _mm256_add_epi16(sum[j], _mm256_loadu_si256(p + j))
+				           : _mm256_loadu_si256(p + j);
+		}
+		if (words == 8) {
+			const __m128i m0 = _mm256_castsi256_si128(sum[0]);
+			const __m128i m1 = _mm256_extracti128_si256(sum[0], 1);
+			const __m128i best = _mm_cmpgt_epi16(m1, m0);
+			const __m128i lo = _mm_min_epi16(m0, m1);
+			const __m128i hi = _mm_or_si128(_mm_slli_epi16(_mm_max_epi16(m0, m1), 1),
+			                                _mm_srli_epi16(best, 15));
+
+			_mm256_storeu_si256((__m256i *)out,
+			                    _mm256_set_m128i(_mm_unpackhi_epi16(lo, hi),
+			                                     _mm_unpacklo_epi16(lo, hi)));
+			continue;
+		}
+		const __m256i best = _mm256_cmpgt_epi16(sum[1], sum[0]);
+		const __m256i lo = _mm256_min_epi16(sum[0], sum[1]);
+		const __m256i hi =
+		    _mm256_or_si256(_mm256_slli_epi16(_mm256_max_epi16(sum[0], sum[1]), 1),
+		                    _mm256_srli_epi16(best, 15));
+		/* unpacks work within 128-bit lanes: entries 0-3 and 8-11, then 4-7 and 12-15 */
+		const __m256i a = _mm256_unpacklo_epi16(lo, hi), b = _mm256_unpackhi_epi16(lo, hi);
+
+		_mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(a, b, 0x20));
+		_mm256_storeu_si256((__m256i *)(out + 8), _mm256_permute2x128_si256(a, b, 0x31));
+	}
+}
+#define FANO_STAGE_ROWS stage_rows_avx2
+#else
+#define FANO_STAGE_ROWS stage_rows_sse2
+#endif
+#else
+#define FANO_STAGE_ROWS stage_rows
+#endif
+
 /* Defines void NAME(vt, in, out, stages, n): every stage's entries for n = 2..4. */
 #define FANO_STAGE_TABLE(NAME)                                                                     \
 	void NAME(const int16_t *vt, const int8_t *in, uint32_t *out, uint32_t stages, unsigned n) \
 	{                                                                                          \
 		if (n == 2)                                                                        \
-			stage_rows(vt, in, out, stages, 2, 4);                                     \
+			FANO_STAGE_ROWS(vt, in, out, stages, 2, 4);                                \
 		else if (n == 3)                                                                   \
-			stage_rows(vt, in, out, stages, 3, 8);                                     \
+			FANO_STAGE_ROWS(vt, in, out, stages, 3, 8);                                \
 		else                                                                               \
-			stage_rows(vt, in, out, stages, 4, 16);                                    \
+			FANO_STAGE_ROWS(vt, in, out, stages, 4, 16);                               \
 	}
 
 void fano_stage_table_sse2(const int16_t *vt, const int8_t *in, uint32_t *out, uint32_t stages,

@@ -43,9 +43,11 @@ static double log2_1p_exp(double x)
 	return x > 30.0 ? x / ln2 : log1p(exp(x)) / ln2;
 }
 
-/* fano_decode.c's metric_table (16 units per bit, floor -4096), packed: met[0] in the low 16
- * bits of each entry, met[1] in the high 16 bits. The device never recomputes it. */
-static void metric_table(int32_t met[256], float llr_scale, unsigned n)
+/* fano_decode.c's metric_table (16 units per bit, floor -4096), packed and biased: met[0] +
+ * FGPU_MET_BIAS in the low 16 bits of each entry, met[1] + FGPU_MET_BIAS in the high 16 bits
+ * (both 0..4112: the device adds up to four halves without a carry between them). The device
+ * never recomputes it. */
+static void metric_table(uint32_t met[256], float llr_scale, unsigned n)
 {
 	for (int q = -128; q < 128; q++) {
 		const double llr = q / (double)llr_scale;
@@ -57,7 +59,8 @@ static void metric_table(int32_t met[256], float llr_scale, unsigned n)
 
 			v[bit] = (int32_t)(r < -4096 ? -4096 : r);
 		}
-		met[q + 128] = (int32_t)((uint32_t)(uint16_t)v[0] | (uint32_t)v[1] << 16);
+		met[q + 128] = (uint32_t)(v[0] + FGPU_MET_BIAS) | (uint32_t)(v[1] + FGPU_MET_BIAS)
+		                                                      << 16;
 	}
 }
 
@@ -74,7 +77,7 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	const struct fec_spec *spec = fec_decoder_spec(cpu_dec);
 	const struct fano_spec *fs = &spec->u.fano;
 	struct fano_code code;
-	int32_t met[256];
+	uint32_t met[256];
 	struct fgpu_impl *g;
 	struct fgpu_code *c;
 	cudaError_t e;
@@ -98,11 +101,17 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->frame_syms = code.stages * code.n;
 	c->words = (code.stages + 63) / 64;
 	c->merge_len = fs->k - 2 + fs->merge;
+	c->smask = (1ull << (code.k - 1)) - 1;
 	c->budget = (uint32_t)((uint64_t)fs->cycles * code.stages);
 	c->delta = (int32_t)fs->delta;
 	c->delta_inv = 1.0f / (float)fs->delta;
 	c->llr_scale = spec->frame.llr_scale;
 	c->bfa = fs->algo == FANO_ALGO_BFA;
+	{
+		const char *ev = getenv("FECD_FANO_GPU_ROOMY");
+
+		c->roomy = ev && *ev == '1';
+	}
 	g->f32 = spec->frame.in == FEC_IN_F32_LLR;
 
 	e = cudaMalloc(&g->lut, sizeof(code.lut));
@@ -115,13 +124,14 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	if (e != cudaSuccess)
 		goto out_cuda;
 	c->lut = (const uint8_t *)g->lut;
-	c->met = (const int32_t *)g->met;
+	c->met = (const uint32_t *)g->met;
 
 	e = (cudaError_t)fgpu_shape(c, &g->threads, &g->blocks_per_sm, &g->regs);
 	if (e != cudaSuccess)
 		goto out_cuda;
 	g->grid = dev->sm_count * (g->blocks_per_sm > 0 ? g->blocks_per_sm : 1);
-	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests) */
+	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests);
+	 * FECD_FANO_GPU_ROOMY=1: UFA built for fewer resident blocks (measurements) */
 	{
 		const char *ev = getenv("FECD_FANO_GPU_LADDER");
 
@@ -136,9 +146,13 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	         : c->n == 2 ? "2"
 	         : c->n == 3 ? "3"
 	                     : "4",
-	         !c->bfa && c->k <= 32 ? "32-bit" : "64-bit",
-	         c->bfa ? "two threads per frame" : "one thread per frame", g->nrungs, g->rung[0],
-	         FGPU_QUEUE, g->threads, g->blocks_per_sm, g->grid, g->regs);
+	         c->bfa              ? "64-bit"
+	         : c->lut_bytes == 1 ? "8-bit"
+	         : c->k <= 32        ? "32-bit"
+	                             : "64-bit",
+	         c->bfa ? "two threads per frame"
+	                : "one thread per frame, persistent threads taking frames from a queue",
+	         g->nrungs, g->rung[0], FGPU_QUEUE, g->threads, g->blocks_per_sm, g->grid, g->regs);
 	*impl = g;
 	return 0;
 

@@ -23,6 +23,10 @@ extern "C" {
 /* UFA: resident blocks per SM the compiler must fit (registers), for latency hiding: a cycle is
  * a chain of dependent shared-memory reads */
 #define FGPU_UFA_BLOCKS 12
+/* UFA with FECD_FANO_GPU_ROOMY=1 (K <= 32; for measurements): fewer blocks, more registers */
+#define FGPU_UFA_BLOCKS_ROOMY 8
+/* added to each bit's Fano metric (at least -4096, at most 16) in the device's metric table */
+#define FGPU_MET_BIAS 4096
 
 /* What the kernels read about the code and the decoder (codec/fano/fano_decode.c's fields). */
 struct fgpu_code {
@@ -31,12 +35,15 @@ struct fgpu_code {
 	uint32_t words;     /* uint64 words of one walker's path */
 	uint32_t merge_len; /* K - 2 + merge */
 	uint32_t budget;    /* cycles per frame */
+	uint64_t smask;     /* the K - 1 bits of a state */
 	int32_t delta;
 	float delta_inv; /* 1 / delta, for the tightening's quotient */
 	float llr_scale; /* float32 input: int8 LLR = round(llr * llr_scale) */
 	bool bfa;
-	const uint8_t *lut; /* device: [2][8][256], fano_code.lut */
-	const int32_t *met; /* device: [256] by int8 LLR + 128: met[0] low 16 bits, met[1] high */
+	bool roomy;          /* UFA: the build for FGPU_UFA_BLOCKS_ROOMY (FECD_FANO_GPU_ROOMY=1) */
+	const uint8_t *lut;  /* device: [2][8][256], fano_code.lut */
+	const uint32_t *met; /* device: [256] by int8 LLR + 128: met[0] + FGPU_MET_BIAS in the low
+	                      * 16 bits, met[1] + FGPU_MET_BIAS in the high 16 bits */
 };
 
 /* One launch's device workspace, carved from the lane's buffer (fgpu_ws_layout). Walker slots:
@@ -53,6 +60,7 @@ struct fgpu_ws {
 	uint32_t *used;    /* per frame: cycles used so far */
 	uint32_t *list[2]; /* frames left for the next rung, in turn */
 	uint32_t *counter; /* [FGPU_RUNGS]: frames each rung left */
+	uint32_t *cursor;  /* [FGPU_RUNGS]: UFA, frames each rung has taken (its queue's head) */
 };
 
 /* Bytes of workspace for count jobs; with base, fills *ws (base NULL: size only). */

@@ -105,6 +105,26 @@ __device__ long long out_metric(const struct fgpu_code &c, const struct fgpu_sme
 	return g;
 }
 
+/* Output bytes [8 w, 8 w + 8) of a frame (those below nbytes) from bits [64 w, 64 w + 64) as one
+ * word: byte j holds bits 8j..8j+7, the first in its top bit, so the word's bits are reversed
+ * (byte j lands in byte 7 - j) and its bytes swapped back; two 32-bit stores where aligned. */
+__device__ __forceinline__ void store_out_word(uint8_t *out, uint32_t w, uint32_t nbytes,
+                                               uint64_t v)
+{
+	const uint64_t rv = __brevll(v);
+	const uint32_t lo = __byte_perm((uint32_t)(rv >> 32), 0, 0x0123),
+	               hi = __byte_perm((uint32_t)rv, 0, 0x0123);
+	uint8_t *o = out + 8 * w;
+
+	if (w * 8 + 8 <= nbytes && ((uintptr_t)o & 3u) == 0) {
+		((uint32_t *)o)[0] = lo;
+		((uint32_t *)o)[1] = hi;
+		return;
+	}
+	for (uint32_t j = 0; j < 8 && w * 8 + j < nbytes; j++)
+		o[j] = (uint8_t)((j < 4 ? lo : hi) >> (8 * (j & 3)));
+}
+
 /* Writes frame f's outputs. done: 0 budget spent, 1 FD complete, 2 BD complete, 3 merged at at. */
 __device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
                        const struct gpu_batch &b, uint32_t f, const int8_t *in, const uint64_t *fd,
@@ -130,12 +150,8 @@ __device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
 		p = {fdepth < nb ? fdepth : nb, c.bfa ? (bdepth >= nb ? 0 : nb - bdepth) : nb,
 		     c.bfa};
 	}
-	for (uint32_t w = 0; w * 8 < nbytes; w++) {
-		const uint64_t v = out_word(c, fd, bd, stride, p, w);
-
-		for (uint32_t j = 0; j < 8 && w * 8 + j < nbytes; j++)
-			out[w * 8 + j] = (uint8_t)(__brev((unsigned)(v >> (8 * j)) & 0xffu) >> 24);
-	}
+	for (uint32_t w = 0; w * 8 < nbytes; w++)
+		store_out_word(out, w, nbytes, out_word(c, fd, bd, stride, p, w));
 	job->out_bits = nb;
 	job->soft_count = 0;
 	job->work = used;
@@ -150,6 +166,25 @@ __device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
 	}
 }
 
+/* UFA: frame f's job fields, and the length of its output path for fgpu_emit_kernel (in
+ * ws.depth_i[f], which no later rung reads: the information bits, or, out of budget, the
+ * decided ones; the same outputs as finish's). The bits are written after the last rung, so that
+ * a lane does not hold up its warp reading its path back. */
+__device__ __forceinline__ void finish_ufa(const struct fgpu_code &c, const struct gpu_batch &b,
+                                           const struct fgpu_ws &ws, uint32_t f, bool done,
+                                           uint32_t depth, int32_t gamma, uint32_t used)
+{
+	struct fec_job *job = &b.jobs[f];
+	const uint32_t nb = c.info_bits;
+
+	job->out_bits = nb;
+	job->soft_count = 0;
+	job->work = used;
+	job->status = done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	job->metric = (float)(long long)gamma / 16.0f;
+	ws.depth_i[f] = (done || depth > nb ? nb : depth) << 1;
+}
+
 __device__ __forceinline__ void job_erased(struct fec_job *job)
 {
 	job->out_bits = 0;
@@ -160,9 +195,9 @@ __device__ __forceinline__ void job_erased(struct fec_job *job)
 }
 
 /* The walker of slot s: fresh at the root (first rung) or as the rung before left it. */
-template <int N, typename S>
+template <int N, typename S, int B>
 __device__ __forceinline__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                            const struct fgpu_ws &ws, struct fgpu_walker<S> &w,
+                                            const struct fgpu_ws &ws, struct fgpu_walker<S, B> &w,
                                             uint32_t s, bool first)
 {
 	w.path = ws.path + s;
@@ -177,15 +212,16 @@ __device__ __forceinline__ void walker_load(const struct fgpu_code &c, const str
 
 /* The decided bits of the word being written go to memory (a word the walker has left is there
  * already; the word at a depth that is a multiple of 64 holds nothing decided). */
-template <typename S> __device__ __forceinline__ void walker_sync(const struct fgpu_walker<S> &w)
+template <typename S, int B>
+__device__ __forceinline__ void walker_sync(const struct fgpu_walker<S, B> &w)
 {
 	if (w.depth & 63)
 		walker_flush(w);
 }
 
-template <typename S>
+template <typename S, int B>
 __device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
-                                            const struct fgpu_walker<S> &w, uint32_t s)
+                                            const struct fgpu_walker<S, B> &w, uint32_t s)
 {
 	walker_sync(w);
 	ws.depth_i[s] = w.depth << 1 | w.i;
@@ -197,57 +233,97 @@ __device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
 __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
 {
 	for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
-		sm.met[j] = c.met[j];
+		sm.met[j] = c.met[j ^ 0x80u]; /* by the LLR's byte as it is (fgpu_smem) */
+	for (unsigned j = threadIdx.x; j < 2 * 16; j += blockDim.x) {
+		/* the selectors of code word w0 (fgpu_smem): bit r of a branch's word takes the
+		 * met entry's bytes 0-1 (metric of a 0) or 2-3 (of a 1) */
+		const unsigned dir = j >> 4, w0 = j & 15u, w1 = w0 ^ c.lut[dir * 8 * 256 + 1];
+		uint32_t v[2] = {0, 0};
+
+		for (unsigned r = 0; r < 4; r++)
+			v[r >> 1] |= (((w0 >> r & 1u) ? 0x32u : 0x10u) |
+			              ((w1 >> r & 1u) ? 0x3200u : 0x1000u))
+			             << (16 * (r & 1));
+		sm.sel[dir][w0] = make_uint2(v[0], v[1]);
+	}
+	__syncthreads();
+	if (c.lut_bytes == 1 && !c.bfa)
+		for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
+			sm.selreg[j] = sm.sel[0][c.lut[j]];
 	for (unsigned j = threadIdx.x; j < (c.bfa ? 2u : 1u) * 8 * 256; j += blockDim.x)
 		(&sm.lut[0][0][0])[j] = c.lut[j];
 	__syncthreads();
 }
 
+/* The next entries of a rung's frame queue for the lanes that call it together: one atomicAdd
+ * per warp for all of them, each lane its own entry (in lane order). */
+__device__ __forceinline__ uint32_t take(uint32_t *cursor)
+{
+	const unsigned act = __activemask(), lane = threadIdx.x & 31u;
+	const unsigned leader = __ffs(act) - 1;
+	uint32_t first = 0;
+
+	if (lane == leader)
+		first = atomicAdd(cursor, (uint32_t)__popc(act));
+	first = __shfl_sync(act, first, leader);
+	return first + (uint32_t)__popc(act & ((1u << lane) - 1u));
+}
+
 /* Rung r of the ladder: the frames of the list the rung before left (the first rung: every
- * job), each decoded until done or until it has used `budget` cycles in all. */
-template <int N, typename S>
-__global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
+ * job), each decoded until done or until it has used `budget` cycles in all. Persistent
+ * threads: a thread whose frame ends (finished, or stopped at the rung's budget) takes the next
+ * frame of the rung's queue (ws.cursor[r]) in the same loop, so that a warp runs cycles on all
+ * its lanes until the queue is empty instead of waiting for its slowest frame; frames are taken
+ * in any order (each one's result does not depend on it). */
+template <int N, typename S, int B, int MINB>
+__global__ void __launch_bounds__(FGPU_THREADS, MINB)
     fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker<S> w;
+	struct fgpu_walker<S, B> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
 	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	uint32_t f = 0, used = 0;
+	bool live = false; /* the walker holds frame f, unfinished */
 
 	load_tables(c, sm);
 	w.dir = 0;
 	w.q = &queue[threadIdx.x];
-	for (uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < count;
-	     e += gridDim.x * blockDim.x) {
-		const uint32_t f = first ? e : list[e];
-		uint32_t used = first ? 0 : ws.used[f];
-		int done = 0;
+	for (;;) {
+		if (!live) {
+			const uint32_t e = take(&ws.cursor[r]);
 
-		if (first && (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
-			job_erased(&b.jobs[f]);
-			continue;
-		}
-		w.in = in_base + (size_t)f * in_stride;
-		walker_load<N>(c, sm, ws, w, f, first);
-		while (used < budget) {
-			used++;
-			if (cycle<false, N>(c, sm, w) == ST_END) {
-				done = 1;
+			if (e >= count)
 				break;
+			f = first ? e : list[e];
+			if (first &&
+			    (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
+				job_erased(&b.jobs[f]);
+				continue;
 			}
+			/* a listed frame has used the rung before's budget, below this one's */
+			used = first ? 0 : ws.used[f];
+			w.in = in_base + (size_t)f * in_stride;
+			walker_load<N>(c, sm, ws, w, f, first);
+			live = true;
 		}
-		if (done || used >= c.budget) {
+		used++;
+		const bool end = cycle<false, N>(c, sm, w) == ST_END;
+
+		if (!end && used < budget)
+			continue;
+		live = false;
+		if (end || used >= c.budget) {
 			walker_sync(w);
-			finish(c, sm, b, f, w.in, w.path, NULL, w.stride, done, -1, w.depth, 0,
-			       w.gamma, used);
+			finish_ufa(c, b, ws, f, end, w.depth, w.gamma, used);
 			continue;
 		}
 		walker_save(ws, w, f);
 		ws.used[f] = used;
-		ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+		ws.list[r & 1][take(&ws.counter[r])] = f;
 	}
 }
 
@@ -255,14 +331,14 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
  * backward one in the odd lane. Each runs its own cycles; after every pair of cycles both look at
  * both paths and agree on the outcome, in the CPU's order: FD cycle, FD's merge check, BD cycle
  * (when the budget leaves one), BD's merge check. */
-template <int N, typename S>
+template <int N, typename S, int B>
 __global__ void __launch_bounds__(FGPU_THREADS)
     fgpu_bfa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker<S> w;
+	struct fgpu_walker<S, B> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
 	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
@@ -333,6 +409,31 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 	}
 }
 
+/* UFA's output bits, after the last rung: each frame's path below the length finish_ufa left
+ * in ws.depth_i, zeros above (erased jobs: nothing). One thread per 64-bit output word, the
+ * frames of a word side by side, so that the path's interleaved words are read coalesced. */
+__global__ void fgpu_emit_kernel(const struct fgpu_code c, const struct gpu_batch b,
+                                 const struct fgpu_ws ws)
+{
+	const uint32_t nbytes = (c.info_bits + 7) / 8, nw = (nbytes + 7) / 8;
+	const size_t total = (size_t)b.count * nw;
+
+	for (size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x; x < total;
+	     x += (size_t)gridDim.x * blockDim.x) {
+		const uint32_t w = (uint32_t)(x / b.count), f = (uint32_t)(x % b.count);
+		const uint32_t t0 = 64 * w;
+
+		if (b.jobs[f].status == FECD_STATUS_ERASED)
+			continue;
+		const uint32_t len = ws.depth_i[f] >> 1;
+		uint64_t v = len > t0 ? ws.path[(size_t)w * ws.slots + f] : 0;
+
+		if (len < t0 + 64)
+			v &= len <= t0 ? 0 : (1ull << (len - t0)) - 1;
+		store_out_word(b.out + (size_t)f * b.out_stride, w, nbytes, v);
+	}
+}
+
 /* Packed 4-bit or float32 input to int8 LLRs, as softbits.c converts them on the CPU (s4: two's
  * complement, -8 -> -7, times 18; f32: round(llr * scale) half away from zero, clamped to +-127,
  * NaN -> 0). */
@@ -398,29 +499,43 @@ size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, str
 	TAKE(used, uint32_t, count);
 	TAKE(list[0], uint32_t, count);
 	TAKE(list[1], uint32_t, count);
-	TAKE(counter, uint32_t, FGPU_RUNGS);
+	TAKE(counter, uint32_t, 2 * FGPU_RUNGS); /* the counters, then the cursors */
 #undef TAKE
+	if (ws)
+		ws->cursor = ws->counter + FGPU_RUNGS;
 	return off;
 }
 
 typedef void (*fgpu_kernel_fn)(const struct fgpu_code, const struct gpu_batch, const struct fgpu_ws,
                                const int8_t *, size_t, unsigned, uint32_t);
 
-/* The rung kernel for the code: UFA built for its n (2, 3, 4) and a 32-bit state where K <= 32
- * (the common codes' fast path), BFA for any code. */
+/* UFA for n = N: a code word from one table where K <= 8, a 32-bit state where K <= 32; built
+ * for FGPU_UFA_BLOCKS resident blocks per SM, or (c->roomy, K <= 32) for FGPU_UFA_BLOCKS_ROOMY
+ * with more registers per thread. */
+template <int N> static fgpu_kernel_fn ufa_kernel(const struct fgpu_code *c)
+{
+	if (c->lut_bytes == 1)
+		return c->roomy ? fgpu_ufa_kernel<N, uint32_t, 1, FGPU_UFA_BLOCKS_ROOMY>
+		                : fgpu_ufa_kernel<N, uint32_t, 1, FGPU_UFA_BLOCKS>;
+	if (c->k <= 32)
+		return c->roomy ? fgpu_ufa_kernel<N, uint32_t, 4, FGPU_UFA_BLOCKS_ROOMY>
+		                : fgpu_ufa_kernel<N, uint32_t, 4, FGPU_UFA_BLOCKS>;
+	return fgpu_ufa_kernel<N, uint64_t, 8, FGPU_UFA_BLOCKS>;
+}
+
+/* The rung kernel for the code: UFA built for its n (2, 3, 4) and register width (the common
+ * codes' fast paths), BFA for any code. */
 static fgpu_kernel_fn rung_kernel(const struct fgpu_code *c)
 {
-	const bool narrow = c->k <= 32;
-
 	if (c->bfa)
-		return fgpu_bfa_kernel<0, uint64_t>;
+		return fgpu_bfa_kernel<0, uint64_t, 8>;
 	switch (c->n) {
 	case 2:
-		return narrow ? fgpu_ufa_kernel<2, uint32_t> : fgpu_ufa_kernel<2, uint64_t>;
+		return ufa_kernel<2>(c);
 	case 3:
-		return narrow ? fgpu_ufa_kernel<3, uint32_t> : fgpu_ufa_kernel<3, uint64_t>;
+		return ufa_kernel<3>(c);
 	default:
-		return narrow ? fgpu_ufa_kernel<4, uint32_t> : fgpu_ufa_kernel<4, uint64_t>;
+		return ufa_kernel<4>(c);
 	}
 }
 
@@ -440,10 +555,12 @@ int fgpu_shape(const struct fgpu_code *c, int *threads, int *blocks_per_sm, int 
 
 unsigned fgpu_rungs(const struct fgpu_code *c, bool ladder, uint32_t rung[FGPU_RUNGS])
 {
-	/* the first rung: 2 cycles per stage (the average at 4 dB on whd-k7 is under that);
-	 * each next one 4 times the one before; all even, so that a BFA rung ends after the BD's
-	 * cycle, except the channel's budget itself */
-	uint64_t r = 2ull * c->stages;
+	/* the first rung: BFA 2 cycles per stage (the average at 4 dB on whd-k7 is under that),
+	 * UFA 8 (its persistent threads do not wait for a warp's slowest frame, and a frame
+	 * stopped and resumed costs its queue: on the H200, one rung of the channel's budget was
+	 * up to 4% faster than a first rung of 2); each next one 4 times the one before; all
+	 * even, so that a BFA rung ends after the BD's cycle, except the channel's budget itself */
+	uint64_t r = (c->bfa ? 2ull : 8ull) * c->stages;
 	unsigned n = 0;
 
 	while (ladder && r < c->budget && n < FGPU_RUNGS - 1) {
@@ -467,7 +584,7 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 	fgpu_ws_layout(c, b->count, ws_base, &ws);
 	if (blocks > (uint32_t)grid)
 		blocks = (uint32_t)grid;
-	e = cudaMemsetAsync(ws.counter, 0, FGPU_RUNGS * sizeof(uint32_t), s);
+	e = cudaMemsetAsync(ws.counter, 0, 2 * FGPU_RUNGS * sizeof(uint32_t), s);
 	if (e != cudaSuccess)
 		return (int)e;
 	if (b->in_kind != GPU_IN_S8_LLR) {
@@ -486,5 +603,11 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 
 	for (unsigned r = 0; r < nrungs; r++)
 		k<<<blocks, threads, 0, s>>>(*c, *b, ws, in, in_stride, r, rung[r]);
+	if (!c->bfa && b->count) {
+		const size_t total = (size_t)b->count * ((c->info_bits + 63) / 64);
+		const size_t eb = (total + 255) / 256;
+
+		fgpu_emit_kernel<<<(unsigned)(eb < 65535 ? eb : 65535), 256, 0, s>>>(*c, *b, ws);
+	}
 	return (int)cudaGetLastError();
 }

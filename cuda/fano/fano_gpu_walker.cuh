@@ -12,11 +12,28 @@
 
 enum { ST_STAYED, ST_FORWARD, ST_END };
 
-/* The tables every thread reads, in shared memory. */
+/* The tables every thread reads, in shared memory. met: [an int8 LLR as a byte], the metrics of
+ * bits 0 and 1 plus FGPU_MET_BIAS in the low and high 16 bits (so that sums of up to four
+ * entries' halves stay in their halves). sel[dir][w0]: for each of the n symbols r, the __byte_perm
+ * selector (16 bits, .x for r = 0, 1 and .y for r = 2, 3) that takes from a met entry the half of
+ * code word w0's bit r into the low 16 bits and the half of the input-1 branch's word's bit r
+ * into the high 16 bits: one permute and one add per symbol give both branches' metrics. */
 struct fgpu_smem {
-	int32_t met[256]; /* [int8 LLR + 128]: met[0] in the low 16 bits, met[1] in the high */
+	uint32_t met[256];
+	uint2 sel[2][16];
+	uint2 selreg[256]; /* K <= 8 (UFA): sel[0][lut[0][0][reg]] by the register reg */
 	uint8_t lut[2][8][256];
 };
+
+/* The bytes of x that the 16-bit selector s picks (PTX prmt; s's nibbles are 0..3, so this is
+ * __byte_perm(x, 0, s) without the masking of s that __byte_perm costs). */
+__device__ __forceinline__ uint32_t prmt(uint32_t x, uint32_t s)
+{
+	uint32_t r;
+
+	asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "r"(s));
+	return r;
+}
 
 __device__ __forceinline__ unsigned path_bit(const uint64_t *p, uint32_t stride, uint32_t t)
 {
@@ -47,7 +64,7 @@ __device__ uint64_t path_bits(const uint64_t *p, uint32_t stride, long long pos,
 }
 
 /* The n-bit code word of the branch whose register is reg, in direction dir (B: the most
- * register bytes the code can have, so that the loop unrolls). */
+ * register bytes the code can have, so that the loop unrolls; 1 needs no test). */
 template <unsigned B = 8>
 __device__ __forceinline__ unsigned code_word(const struct fgpu_code &c, const struct fgpu_smem &sm,
                                               unsigned dir, uint64_t reg)
@@ -69,9 +86,9 @@ __device__ __forceinline__ int32_t word_metric(const struct fgpu_code &c,
 	int32_t m = 0;
 
 	for (unsigned r = 0; r < c.n; r++) {
-		const int32_t p = sm.met[(uint8_t)(s[r] + 128)];
+		const uint32_t p = sm.met[(uint8_t)s[r]];
 
-		m += (word >> r & 1u) ? p >> 16 : (int32_t)(int16_t)(p & 0xffff);
+		m += (int32_t)((word >> r & 1u) ? p >> 16 : p & 0xffffu) - FGPU_MET_BIAS;
 	}
 	return m;
 }
@@ -83,7 +100,7 @@ __device__ __forceinline__ int32_t word_metric(const struct fgpu_code &c,
  * from win) that follows the walker. The context queue is in shared memory: entry j of this
  * thread at q[j * FGPU_THREADS]: x = the two sorted branch metrics (16 bits each), y = depth << 2
  * | best << 1 | the state's oldest input (what a move back needs besides what it knows). */
-template <typename S> struct fgpu_walker {
+template <typename S, int B> struct fgpu_walker {
 	unsigned dir;
 	const int8_t *in;
 	uint64_t *path;
@@ -95,87 +112,92 @@ template <typename S> struct fgpu_walker {
 	int32_t tm0, tm1;
 	uint64_t pw;
 	uint32_t pwi;
-	const uint8_t *wbase; /* the window's first byte (4-byte aligned); NULL: empty */
+	uint32_t skew; /* the frame's first symbol's place in its aligned 32-bit word */
+	uint32_t wofs; /* the window's first byte, from that word (a multiple of 4) */
 	uint32_t win[5];
 	uint2 *q;
 };
 
 /* Path bit t of a walker (t < depth). */
-template <typename S>
-__device__ __forceinline__ unsigned walker_bit(const struct fgpu_walker<S> &w, uint32_t t)
+template <typename S, int B>
+__device__ __forceinline__ unsigned walker_bit(const struct fgpu_walker<S, B> &w, uint32_t t)
 {
 	if ((t >> 6) == w.pwi)
 		return (unsigned)(w.pw >> (t & 63) & 1u);
 	return path_bit(w.path, w.stride, t);
 }
 
-template <typename S> __device__ __forceinline__ void walker_flush(const struct fgpu_walker<S> &w)
+template <typename S, int B>
+__device__ __forceinline__ void walker_flush(const struct fgpu_walker<S, B> &w)
 {
 	w.path[(size_t)w.pwi * w.stride] = w.pw;
 }
 
 /* The n symbols of stage `stage` as 4 bytes (symbol r in byte r), through the window. N: the
  * code's n where the kernel is built for one (0: c.n). */
-template <int N, typename S>
-__device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c, struct fgpu_walker<S> &w,
-                                               uint32_t stage)
+template <int N, typename S, int B>
+__device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c,
+                                               struct fgpu_walker<S, B> &w, uint32_t stage)
 {
 	const unsigned n = N ? N : c.n;
-	const uint8_t *at = (const uint8_t *)w.in + (size_t)stage * n;
-	uint32_t off = (uint32_t)(at - w.wbase);
+	/* in bytes from the aligned word that holds the frame's first symbol (32-bit offsets: an
+	 * empty window's wofs is 2^31, so that every position is outside it) */
+	const uint32_t pos = stage * n + w.skew;
+	uint32_t off = pos - w.wofs;
 
-	if (!w.wbase || at < w.wbase || off + n > 20) {
+	if (off > 20 - n) {
 		/* forward: the window starts at the symbols; backward: ends at them */
-		const uint8_t *end = (const uint8_t *)w.in + c.frame_syms;
-		uintptr_t a = (uintptr_t)at & ~(uintptr_t)3;
+		const uint8_t *base = (const uint8_t *)w.in - w.skew;
+		const uint32_t end = c.frame_syms + w.skew;
 
-		if (w.dir && (uintptr_t)at + n >= 17)
-			a = ((uintptr_t)at + n - 17) & ~(uintptr_t)3;
-		if (a < ((uintptr_t)w.in & ~(uintptr_t)3))
-			a = (uintptr_t)w.in & ~(uintptr_t)3;
-		w.wbase = (const uint8_t *)a;
-		/* aligned words that start before the frame's end: never past the allocation */
+		w.wofs = pos & ~3u;
+		if (w.dir)
+			w.wofs = pos + n >= 17 ? (pos + n - 17) & ~3u : 0;
+			/* aligned words that start before the frame's end: never past the
+			 * allocation */
 #pragma unroll
-		for (int j = 0; j < 5; j++)
-			w.win[j] =
-			    w.wbase + 4 * j < end ? __ldg((const uint32_t *)(w.wbase + 4 * j)) : 0;
-		off = (uint32_t)(at - w.wbase);
+		for (uint32_t j = 0; j < 5; j++)
+			w.win[j] = w.wofs + 4 * j < end
+			               ? __ldg((const uint32_t *)(base + w.wofs + 4 * j))
+			               : 0;
+		off = pos - w.wofs;
 	}
-	const uint32_t k = off >> 2;
-	const uint32_t lo = k == 0   ? w.win[0]
-	                    : k == 1 ? w.win[1]
-	                    : k == 2 ? w.win[2]
-	                    : k == 3 ? w.win[3]
-	                             : w.win[4];
-	const uint32_t hi = k == 0 ? w.win[1] : k == 1 ? w.win[2] : k == 2 ? w.win[3] : w.win[4];
+	/* words k = off / 4 and k + 1 of the window by selects, not branches (the lanes of a
+	 * warp are at different places): by bit 1 of k, then bit 0, then k = 4 (whose symbols
+	 * are all in word 4: off <= 20 - n) */
+	const bool k2 = off & 8u, k1 = off & 4u;
+	const uint32_t a0 = k2 ? w.win[2] : w.win[0], a1 = k2 ? w.win[3] : w.win[1];
+	const uint32_t a2 = k2 ? w.win[4] : w.win[2];
+	const uint32_t lo = off >= 16 ? w.win[4] : k1 ? a1 : a0, hi = k1 ? a2 : a1;
 
-	return __funnelshift_r(lo, hi, 8 * (off & 3));
+	return __funnelshift_r(lo, hi, off << 3); /* the shift is taken mod 32: 8 (off & 3) */
 }
 
 /* The sorted branch metrics of the node at depth t whose state is `state`: the n symbols' metric
  * pairs are read once and summed for both branches' code words. */
-template <int N, typename S>
+template <int N, typename S, int B>
 __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                             struct fgpu_walker<S> &w, uint32_t t, S state,
+                                             struct fgpu_walker<S, B> &w, uint32_t t, S state,
                                              int32_t *tm0, int32_t *tm1, unsigned *best)
 {
 	const unsigned n = N ? N : c.n;
 	const uint32_t syms = stage_syms<N>(c, w, w.dir ? c.stages - 1 - t : t);
-	const unsigned w0 = code_word<sizeof(S)>(c, sm, w.dir, (uint64_t)state << 1);
-	/* the code is linear: the input-1 branch's word differs by the current input's taps */
-	const unsigned w1 = w0 ^ sm.lut[w.dir][0][1];
-	int32_t m0 = 0, m1 = 0;
+	/* K <= 8: the selectors straight from the register (one look-up, not two) */
+	const uint2 sel = B == 1 ? sm.selreg[((uint32_t)state << 1) & 0xffu]
+	                         : sm.sel[w.dir][code_word<B>(c, sm, w.dir, (uint64_t)state << 1)];
+	uint32_t both = 0; /* branch 0's biased sum in the low half, branch 1's in the high */
 
 #pragma unroll
 	for (unsigned r = 0; r < (N ? N : 4); r++) {
 		if (!N && r >= n)
 			break;
-		const int32_t p = sm.met[((syms >> (8 * r)) & 0xffu) ^ 0x80u];
-		const int32_t lo = (int32_t)(int16_t)(p & 0xffff), hi = p >> 16;
+		const uint32_t p = sm.met[(syms >> (8 * r)) & 0xffu];
 
-		m0 += (w0 >> r & 1u) ? hi : lo;
-		m1 += (w1 >> r & 1u) ? hi : lo;
+		both += prmt(p, (r < 2 ? sel.x : sel.y) >> (16 * (r & 1)));
 	}
+	const int32_t m0 = (int32_t)(both & 0xffffu) - (int32_t)n * FGPU_MET_BIAS;
+	const int32_t m1 = (int32_t)(both >> 16) - (int32_t)n * FGPU_MET_BIAS;
+
 	if (t >= c.info_bits) {
 		*tm0 = m0;
 		*tm1 = 0;
@@ -187,17 +209,18 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 	*tm1 = *best ? m0 : m1;
 }
 
-template <int N, typename S>
+template <int N, typename S, int B>
 __device__ __forceinline__ void walker_start(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                             struct fgpu_walker<S> &w, uint32_t depth, unsigned i,
-                                             S state, int32_t gamma, int32_t T)
+                                             struct fgpu_walker<S, B> &w, uint32_t depth,
+                                             unsigned i, S state, int32_t gamma, int32_t T)
 {
 	w.depth = depth;
 	w.i = i;
 	w.state = state;
 	w.gamma = gamma;
 	w.T = T;
-	w.wbase = NULL;
+	w.skew = (uint32_t)((uintptr_t)w.in & 3u);
+	w.wofs = 0x80000000u; /* empty */
 	w.pwi = depth >> 6;
 	/* the word's bits from the depth on are no longer decided (BFA's memory may hold them) */
 	w.pw = depth & 63 ? w.path[(size_t)w.pwi * w.stride] & ((1ull << (depth & 63)) - 1) : 0;
@@ -207,13 +230,13 @@ __device__ __forceinline__ void walker_start(const struct fgpu_code &c, const st
 }
 
 /* One cycle of the search (fano_decode.c's cycle). */
-template <bool BFA, int N, typename S>
+template <bool BFA, int N, typename S, int B>
 __device__ __forceinline__ int cycle(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                     struct fgpu_walker<S> &w)
+                                     struct fgpu_walker<S, B> &w)
 {
 	const int32_t delta = c.delta;
 	const int32_t ng = w.gamma + (w.i ? w.tm1 : w.tm0);
-	const S smask = (S)((1ull << (c.k - 1)) - 1);
+	const S smask = (S)c.smask;
 
 	if (ng >= w.T) {
 		const unsigned bit = w.best ^ w.i;

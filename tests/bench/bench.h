@@ -163,6 +163,9 @@ double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
  * CPU's decode of that input as the device expands it. */
 double bench_gpu_transfer_rate_s4(struct bench_gpu *g, const struct bench_opts *o,
                                   const struct bench_data *d, bool *exact, double *ber);
+/* Bytes per second that bare copies of `bytes` of pinned memory move into the device, over as
+ * many streams as the transfer rows have lanes; < 0 on failure. */
+double bench_gpu_copy_in_rate(struct bench_gpu *g, const struct bench_opts *o, size_t bytes);
 /* The GPU decoder's describe() line for d's code, into buf; nonzero (and why in buf) when the
  * GPU has no decoder for it. */
 int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *buf, size_t len);

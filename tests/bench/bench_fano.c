@@ -2,10 +2,11 @@
  * fecd-bench's fano sections.
  *   - "fano": 1024-bit frames of whd-k7 (the seed's WirelessHD K=7 r=1/3 code) at 6 and 4 dB
  *     and of nasa-k32 (K=32 r=1/2) at 5 dB: the GPU kernel alone, UFA and BFA, the GPU with host
- *     transfers (pinned, over lanes) with 8- and 4-bit input, the CPU decoder (fec_decode on
- *     threads) on one core and on all, and for whd-k7 the same frames through the viterbi
- *     family (its terminated frames of the same code). Figures are information bits per
- *     second; cycles/bit and FER are the CPU reference's on the same frames.
+ *     transfers (pinned, over lanes) with 8- and 4-bit input beside the host link's bare
+ *     copies in the same run (each transfer row's input as a share of it), the CPU decoder
+ *     (fec_decode on threads) on one core and on all, and for whd-k7 the same frames through the
+ * viterbi family (its terminated frames of the same code). Figures are information bits per second;
+ * cycles/bit and FER are the CPU reference's on the same frames.
  *   - "fano_snr": frames and cycles per bit at 2, 3, 4, 5 and 6 dB for both codes, UFA and BFA,
  *     with the GPU kernel's and one core's speed, and viterbi's frame errors and speed beside
  *     whd-k7's.
@@ -25,6 +26,10 @@
 #include "bench.h"
 #include "prng.h"
 #include "softbits.h"
+
+/* UFA kernel rows: frames per batch, in grids of threads (FECD_BENCH_FANO_WAVES=1..16 instead,
+ * to compare) */
+#define FANO_UFA_WAVES 4
 
 /* A data set and what its reference decode found. */
 struct fano_set {
@@ -304,8 +309,9 @@ static void cpu_rows(cJSON *sec, const struct bench_opts *o, const struct fano_s
 static double kernel_row(cJSON *sec, const struct bench_opts *o, struct bench_gpu *g,
                          const struct fano_set *s, const char *label)
 {
+	struct bench_opts ot = *o;
 	char desc[400];
-	const uint32_t jobs = gpu_frames(g, &s->d, 1, desc, sizeof(desc));
+	uint32_t jobs = gpu_frames(g, &s->d, 1, desc, sizeof(desc));
 	bool exact = false;
 	double rate;
 
@@ -314,10 +320,22 @@ static double kernel_row(cJSON *sec, const struct bench_opts *o, struct bench_gp
 			report_note(sec, "%s: %s", label, desc);
 		return -1.0;
 	}
+	/* The UFA kernel's threads take their frames from a queue: a batch of several grids'
+	 * frames lets a thread decode several in turn, so that its warp does not wait for its
+	 * slowest frame; two lanes of such batches keep the device busy. */
+	if (strstr(desc, "fgpu_ufa")) {
+		const char *ev = getenv("FECD_BENCH_FANO_WAVES");
+		const int waves = ev ? atoi(ev) : FANO_UFA_WAVES;
+
+		jobs *= waves >= 1 && waves <= 16 ? (uint32_t)waves : FANO_UFA_WAVES;
+		if (!ot.gpu_lanes)
+			ot.gpu_lanes = 2;
+	}
 	if (sec)
-		report_note(sec, "%s: %s; %u frames per batch", label, desc, jobs);
+		report_note(sec, "%s: %s; %u frames per batch, %u lanes", label, desc, jobs,
+		            ot.gpu_lanes ? ot.gpu_lanes : 0);
 	progress("fano: %s", label);
-	rate = bench_gpu_kernel_rate(g, o, &s->d, jobs, &exact);
+	rate = bench_gpu_kernel_rate(g, &ot, &s->d, jobs, &exact);
 	if (sec)
 		rate_row(sec, label, rate, exact, true);
 	return rate > 0 && exact ? rate : -1.0;
@@ -371,15 +389,25 @@ static void main_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *
 		}
 		set_free_view(&b);
 	}
+	/* a grid's frames per transfer batch, at most 65536 (the pinned buffers hold lanes x 2
+	 * batches in flight); the link's bare copies of one 8-bit batch in this run: the figure
+	 * the transfer rows are a fraction of */
+	struct bench_opts ot = *o;
+	ot.gpu_jobs = gpu_frames(g, &s.d, 1, err, sizeof(err));
+	ot.gpu_jobs = ot.gpu_jobs > 65536 ? 65536 : ot.gpu_jobs < 64 ? 64 : ot.gpu_jobs;
+	progress("fano: %s, host link, bare copies in", what);
+	const double link = bench_gpu_copy_in_rate(g, &ot, (size_t)ot.gpu_jobs * s.d.in_stride);
+	snprintf(label, sizeof(label), "%s: host link, bare copies in (%u frames' 8-bit input)",
+	         what, ot.gpu_jobs);
+	row = report_row(sec, label);
+	if (link > 0)
+		row_num(row, "GB/s in", link / 1e9);
+	else
+		row_str(row, "same as cpu", "failed");
 	for (unsigned s4 = 0; s4 < 2; s4++) {
-		struct bench_opts ot = *o;
 		bool exact = false;
 		double ber = 0;
 
-		/* a grid's frames per batch, at most 65536 (the pinned buffers hold lanes x 2
-		 * batches in flight) */
-		ot.gpu_jobs = gpu_frames(g, &s.d, 1, err, sizeof(err));
-		ot.gpu_jobs = ot.gpu_jobs > 65536 ? 65536 : ot.gpu_jobs < 64 ? 64 : ot.gpu_jobs;
 		progress("fano: %s, GPU with transfers, %s input", what, s4 ? "4-bit" : "8-bit");
 		const double rate = s4 ? bench_gpu_transfer_rate_s4(g, &ot, &s.d, &exact, &ber)
 		                       : bench_gpu_transfer_rate(g, &ot, &s.d, &exact, &ber);
@@ -387,10 +415,13 @@ static void main_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *
 		snprintf(label, sizeof(label), "%s: GPU UFA with transfers, %s input", what,
 		         s4 ? "4-bit" : "8-bit");
 		row = rate_row(sec, label, rate, exact, true);
-		if (rate > 0)
-			row_num(row, "GB/s in",
-			        rate / s.d.info->frame_info_bits * s.d.in_stride / (s4 ? 2 : 1) /
-			            1e9);
+		if (rate <= 0)
+			continue;
+		const double in = rate / s.d.info->frame_info_bits * s.d.in_stride / (s4 ? 2 : 1);
+
+		row_num(row, "GB/s in", in / 1e9);
+		if (link > 0)
+			row_num(row, "% of link", 100.0 * in / link);
 	}
 out:
 	set_free(&s);
@@ -399,7 +430,8 @@ out:
 static void fano_main(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
                       const char *gpu_why)
 {
-	static const char *const cols[] = {"Gb/s", "Mb/s", "GB/s in", "same as cpu", NULL};
+	static const char *const cols[] = {"Gb/s",      "Mb/s",        "GB/s in",
+	                                   "% of link", "same as cpu", NULL};
 	static const char *const vit = "viterbi,k=7,polys=133:171:165,mode=terminated,"
 	                               "max_frame_bits=1024";
 	cJSON *sec = report_section(r, "fano", cols);

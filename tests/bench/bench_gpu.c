@@ -6,7 +6,9 @@
  *   - with host transfers: the whole data set in batches from pinned memory, spread over the
  *     lanes, two in flight per lane, so copies in, kernels and copies out of consecutive batches
  *     overlap; 8-bit input and 4-bit packed input (FECD_CUDA_IN_S4, checked against the CPU
- *     decoding the same 4-bit values expanded as softbits.h expands them).
+ *     decoding the same 4-bit values expanded as softbits.h expands them);
+ *   - the host link alone: bare copies of pinned memory into the device over as many streams as
+ *     there are lanes, the figure a "with transfers" row is a fraction of.
  * Figures are decoded information bits per second. Without CUDA at build time, or without a GPU,
  * the sections say so.
  */
@@ -341,6 +343,24 @@ double bench_gpu_transfer_rate(struct bench_gpu *g, const struct bench_opts *o,
 	return transfer_rate(g, o, d, d->ref, false, lanes_for(g, o), exact, ber);
 }
 
+double bench_gpu_copy_in_rate(struct bench_gpu *g, const struct bench_opts *o, size_t bytes)
+{
+	void *host = fecd_cuda_host_alloc(g->ctx, bytes);
+	double rate = -1.0;
+	char err[256];
+
+	if (!host)
+		return -1.0;
+	memset(host, 0x5a, bytes); /* touched, as a batch's input is */
+	if (fecd_cuda_copy_in_rate(g->ctx, host, bytes, lanes_for(g, o), o->min_secs, &rate, err,
+	                           sizeof(err))) {
+		progress("gpu: %s", err);
+		rate = -1.0;
+	}
+	fecd_cuda_host_free(g->ctx, host);
+	return rate;
+}
+
 int bench_gpu_describe(struct bench_gpu *g, const struct bench_data *d, char *buf, size_t len)
 {
 	struct gpu_run run;
@@ -530,6 +550,12 @@ double bench_gpu_transfer_rate_s4(struct bench_gpu *g, const struct bench_opts *
 {
 	(void)g, (void)o, (void)d, (void)ber;
 	*exact = false;
+	return -1.0;
+}
+
+double bench_gpu_copy_in_rate(struct bench_gpu *g, const struct bench_opts *o, size_t bytes)
+{
+	(void)g, (void)o, (void)bytes;
 	return -1.0;
 }
 
