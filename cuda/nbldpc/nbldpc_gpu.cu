@@ -182,12 +182,12 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 	if (c->algo == NBLDPC_ALGO_TMS)
 		snprintf(
 		    g->desc, sizeof(g->desc),
-		    "nbldpc_tms_kernel<q=%u> (layered, dev2 %u, offset %u, a warp a frame): "
-		    "%d threads/block (%d frames), %d blocks/SM, %d frames in flight, %d regs, "
-		    "%zu B shared, %zu B workspace a frame",
-		    c->q, c->dev2, c->offset, g->shape.threads, g->shape.groups,
-		    g->shape.blocks_per_sm, g->shape.grid, g->shape.regs, g->shape.smem,
-		    g->shape.ws_per_frame);
+		    "nbldpc_tms_kernel<q=%u> (layered, dev2 %u, offset %u, a warp a frame, the "
+		    "check in %s): %d threads/block (%d frames), %d blocks/SM, %d frames in "
+		    "flight, %d regs, %zu B shared, %zu B workspace a frame",
+		    c->q, c->dev2, c->offset, g->shape.tms_d ? "registers" : "shared memory",
+		    g->shape.threads, g->shape.groups, g->shape.blocks_per_sm, g->shape.grid,
+		    g->shape.regs, g->shape.smem, g->shape.ws_per_frame);
 	else
 		snprintf(g->desc, sizeof(g->desc),
 		         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, "

@@ -54,6 +54,7 @@ struct nbgpu_shape {
 	int regs;
 	size_t smem;         /* dynamic shared memory per block */
 	size_t ws_per_frame; /* workspace bytes one frame in flight needs */
+	int tms_d;           /* tms: largest row of the register check (tms_reg.cuh), 0: none */
 };
 
 /* Whether job f is decodable (codec/nbldpc/nbldpc_coder.c: the right length, no head); an unusable

@@ -10,12 +10,17 @@
  * indexed reads of those slices. Integer arithmetic throughout, so the result is the CPU's
  * exactly; soft output is float (expf, logf) and agrees to rounding.
  *
- * Arithmetic per check against the 4 Gb/s target (q = 64, d = 4, dev2 = 8): about 2 values a
- * lane, so each step is a few instructions per lane: steps 1-4 about 25 per edge and value,
- * step 5 dev2 warp minimum reductions, step 6 d dev2 passes of about 12, steps 7-9 about 20:
- * some 900 warp instructions a check, 0.9 M a B1C frame at 10 iterations (NOTES.md).
+ * Two check updates. GF(64) codes with rows of at most 8 edges (every BeiDou code, the seed's
+ * GF64 sizes) take the register check of nbldpc_gpu_tms_reg.cuh (two values a lane, GF
+ * permutations and XOR shifts as shuffles, step 6 in 16-bit pairs; no shared memory for the check
+ * and no __syncwarp); every other code the shared-memory check below (tms_check).
+ * FECD_TMS_SMEM=1 in the environment makes GF(64) take the shared-memory one too, to compare the
+ * two on one card. NBLDPC_GPU.md has the arithmetic of both against the 4 Gb/s target.
  */
+#include <stdlib.h>
+
 #include "nbldpc_gpu_tms.h"
+#include "nbldpc_gpu_tms_reg.cuh"
 
 #define TMS_WARPS     4   /* warps (frames) per block */
 #define GF_SMEM_BYTES 768 /* the field's exponent (512) and logarithm (256) tables */
@@ -421,7 +426,9 @@ __device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_bat
 	}
 }
 
-template <int Q>
+/* D = 0: the check in shared memory (tms_check, every q); D = 4 or 8 (q = 64, rows of at most D
+ * edges): the check in registers (tms_reg_check, nbldpc_gpu_tms_reg.cuh). */
+template <int Q, int D>
 __global__ void __launch_bounds__(TMS_WARPS * 32)
     nbldpc_tms_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
                       size_t ws_frame)
@@ -432,6 +439,7 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 	const unsigned ln = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
 	const uint32_t slot = blockIdx.x * nw + wid;
 	uint8_t *sl = ex + GF_SMEM_BYTES + (size_t)wid * so.bytes;
+	uint8_t *mul = ex + GF_SMEM_BYTES, *dvt = mul + TMS_REG_Q * TMS_REG_Q; /* D > 0 */
 	int16_t *P = (int16_t *)(ws + (size_t)slot * ws_frame);
 	uint8_t *R = (uint8_t *)(P + (size_t)c.n * Q), *hard = R + (size_t)c.nnz * Q;
 
@@ -439,6 +447,10 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 		ex[i] = c.gf_exp[i];
 	for (unsigned i = threadIdx.x; i < 256; i += blockDim.x)
 		lg[i] = c.gf_log[i];
+	if constexpr (D > 0) {
+		__syncthreads();
+		tms_reg_tables(ex, lg, mul, dvt);
+	}
 	__syncthreads();
 
 	for (uint32_t f = slot; f < b.count; f += gridDim.x * nw) {
@@ -461,7 +473,10 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 		while (it < c.max_iters) {
 			it++;
 			for (uint32_t r = 0; r < c.m; r++)
-				tms_check<Q>(c, ex, lg, sl, so, P, R, r, ln);
+				if constexpr (D > 0)
+					tms_reg_check<D>(c, mul, dvt, P, R, r, ln);
+				else
+					tms_check<Q>(c, ex, lg, sl, so, P, R, r, ln);
 			__syncwarp();
 			if (!c.early_stop && it < c.max_iters)
 				continue;
@@ -485,25 +500,40 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 
 typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, char *, size_t);
 
-static tms_kernel_t tms_kernel(unsigned q)
+/* The largest row degree the register check of the code takes (0: none, the shared-memory check
+ * runs). FECD_TMS_SMEM=1 in the environment forces the shared-memory check (for comparisons). */
+static int tms_reg_deg(const struct nbgpu_code &c)
 {
+	const char *env = getenv("FECD_TMS_SMEM");
+
+	if (c.q != TMS_REG_Q || (env && *env == '1'))
+		return 0;
+	return c.max_row_deg <= 4 ? 4 : c.max_row_deg <= 8 ? 8 : 0;
+}
+
+static tms_kernel_t tms_kernel(unsigned q, int d)
+{
+	if (q == TMS_REG_Q && d == 4)
+		return nbldpc_tms_kernel<64, 4>;
+	if (q == TMS_REG_Q && d == 8)
+		return nbldpc_tms_kernel<64, 8>;
 	switch (q) {
 	case 2:
-		return nbldpc_tms_kernel<2>;
+		return nbldpc_tms_kernel<2, 0>;
 	case 4:
-		return nbldpc_tms_kernel<4>;
+		return nbldpc_tms_kernel<4, 0>;
 	case 8:
-		return nbldpc_tms_kernel<8>;
+		return nbldpc_tms_kernel<8, 0>;
 	case 16:
-		return nbldpc_tms_kernel<16>;
+		return nbldpc_tms_kernel<16, 0>;
 	case 32:
-		return nbldpc_tms_kernel<32>;
+		return nbldpc_tms_kernel<32, 0>;
 	case 64:
-		return nbldpc_tms_kernel<64>;
+		return nbldpc_tms_kernel<64, 0>;
 	case 128:
-		return nbldpc_tms_kernel<128>;
+		return nbldpc_tms_kernel<128, 0>;
 	case 256:
-		return nbldpc_tms_kernel<256>;
+		return nbldpc_tms_kernel<256, 0>;
 	}
 	return NULL;
 }
@@ -516,8 +546,10 @@ bool nbgpu_tms_supports(const struct fec_spec *spec)
 int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
                       struct nbgpu_shape *sh, bool *ok)
 {
-	const tms_kernel_t k = tms_kernel(c->q);
-	const size_t slice = tms_slice_of(*c).bytes;
+	const int d = tms_reg_deg(*c);
+	const tms_kernel_t k = tms_kernel(c->q, d);
+	/* shared memory past the field's tables: a slice a warp, or the register check's tables */
+	const size_t slice = d ? 0 : tms_slice_of(*c).bytes, tables = d ? TMS_REG_TABLES : 0;
 	const size_t smem_max =
 	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
 	const size_t ws_cap =
@@ -529,13 +561,14 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 	*ok = false;
 	if (!k)
 		return (int)cudaErrorInvalidValue;
-	while (warps > 1 && GF_SMEM_BYTES + warps * slice > smem_max)
+	while (warps > 1 && GF_SMEM_BYTES + tables + warps * slice > smem_max)
 		warps--;
-	if (GF_SMEM_BYTES + warps * slice > smem_max)
+	if (GF_SMEM_BYTES + tables + warps * slice > smem_max)
 		return (int)cudaSuccess;
 	sh->groups = warps;
 	sh->threads = warps * 32;
-	sh->smem = GF_SMEM_BYTES + warps * slice;
+	sh->smem = GF_SMEM_BYTES + tables + warps * slice;
+	sh->tms_d = d;
 	e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
 	if (e == cudaSuccess)
 		e = cudaFuncGetAttributes(&fa, k);
@@ -558,7 +591,7 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 int nbgpu_tms_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
-	const tms_kernel_t k = tms_kernel(c->q);
+	const tms_kernel_t k = tms_kernel(c->q, sh->tms_d);
 	const uint32_t frames = b->count < (uint32_t)sh->grid ? b->count : (uint32_t)sh->grid;
 	const int warps = sh->threads / 32;
 

@@ -2,7 +2,8 @@
  * The GPU nbldpc decoder against the CPU one, through the public GPU API (a lane), job by job.
  * Cases: generated (2,4)-regular codes over GF(q) for every q = 2..256, the BeiDou presets and
  * nb60-gf64 from the codes folder; FFT-BP in the probability and the log domain, and trellis
- * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; run alone
+ * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; both of its
+ * check updates, in registers for GF(64) rows of up to 8 and in shared memory otherwise; run alone
  * with `test_gpu_nbldpc tms`); int8 and
  * float32 bit LLRs and q-ary (f32v) input; soft output as symbol log-probabilities and as bit
  * LLRs; early stop on and off. Frames are seeded codewords through BPSK over AWGN at a point
@@ -349,7 +350,13 @@ static void test_tms(struct gpu *g, bool presets)
 			run_case_flips(g, text, 40, p <= 2 ? 2.5 : 1.5, true, 0);
 		}
 	}
+	/* GF(64) rows of 6 and 8 take the register check with D = 8, rows of 9 the shared-memory
+	 * one (nbldpc_gpu_tms.cu; every other GF(64) case here has rows of 3 or 4: D = 4) */
 	run_case_flips(g, "nbldpc,code=regular,q=64,n=96,dv=3,dc=6,seed=2,algo=tms", 64, 2.0, false,
+	               0);
+	run_case_flips(g, "nbldpc,code=regular,q=64,n=120,dv=4,dc=8,seed=3,algo=tms,soft=bit", 64,
+	               2.0, true, 0);
+	run_case_flips(g, "nbldpc,code=regular,q=64,n=90,dv=3,dc=9,seed=3,algo=tms", 64, 3.0, false,
 	               0);
 	for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(text, sizeof(text), "%s,algo=tms,soft=%s", names[i],
