@@ -51,6 +51,12 @@ __device__ __forceinline__ unsigned tms_reg_byte(unsigned x, unsigned idx)
 	return (__shfl_sync(0xffffffffu, x, (int)(idx >> 1)) >> ((idx & 1) * 8)) & 0xffu;
 }
 
+/* Asks for the cache line at p to be brought into L2. */
+__device__ __forceinline__ void tms_reg_prefetch(const void *p)
+{
+	asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 /* Check r of the frame whose P (n x 64 int16) and R (nnz x 64 uint8) are given. */
 template <int D>
 __device__ static void tms_reg_check(const struct nbgpu_code &c, const uint8_t *mul,
@@ -77,6 +83,17 @@ __device__ static void tms_reg_check(const struct nbgpu_code &c, const uint8_t *
 			pw[i] = ((const uint32_t *)(P + (size_t)x[i] * TMS_REG_Q))[ln];
 			rw[i] = ((const uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln];
 		}
+	}
+	/* the next check's P and R toward L2 while this one computes (a hint: the loads there
+	 * read whatever this check writes; the last check's next is row 0) */
+	{
+		const uint32_t rn = r + 1 < c.m ? r + 1 : 0, f0 = c.row_start[rn];
+		const uint32_t fd = c.row_start[rn + 1] - f0;
+
+		if (ln < fd)
+			tms_reg_prefetch(P + (size_t)c.row_col[f0 + ln] * TMS_REG_Q);
+		else if (ln >= 16 && ln - 16 < fd)
+			tms_reg_prefetch(R + (size_t)(f0 + ln - 16) * TMS_REG_Q);
 	}
 	/* steps 1 and 2 */
 #pragma unroll
