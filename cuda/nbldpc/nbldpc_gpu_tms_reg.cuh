@@ -4,8 +4,8 @@
  * memory for the check in hand and no __syncwarp. Lane ln holds the values a = 2 ln and
  * 2 ln + 1 of every edge's message, so a symbol's 64 int16 costs are one 32-bit load a lane and an
  * edge's 64 uint8 messages one 16-bit load. The GF permutations of steps 3 and 8 are shuffles
- * from the lane holding the source value (its index from a 64 x 64 product or quotient table in
- * shared memory); the XOR shifts of step 6 are __shfl_xor_sync by eta1 / 2 with the pair of
+ * from the lane holding the source value (its index from a 64 x 64 product table and the inverses
+ * in shared memory); the XOR shifts of step 6 are __shfl_xor_sync by eta1 / 2 with the pair of
  * values swapped where eta1 is odd.
  *
  * Step 6 packs the per-edge values of one eta two edges to a 32-bit word, a 16-bit half each:
@@ -29,19 +29,18 @@
 #include "nbldpc_gpu.cuh"
 
 #define TMS_REG_Q      64
-#define TMS_REG_TABLES (2 * TMS_REG_Q * TMS_REG_Q) /* shared bytes: product and quotient */
+#define TMS_REG_TABLES (TMS_REG_Q * TMS_REG_Q + TMS_REG_Q) /* shared bytes: products, inverses */
 
-/* The product table mul[h * 64 + a] = h a and quotient table dvt[h * 64 + a] = a / h (0 for
- * h = 0) of GF(64), filled by the block's threads from the field's tables ex, lg. */
+/* The product table mul[h * 64 + a] = h a and the inverses inv[h] = 1 / h (inv[0] = 0) of
+ * GF(64), filled by the block's threads from the field's tables ex, lg: a / h is
+ * mul[inv[h] * 64 + a]. */
 __device__ static void tms_reg_tables(const uint8_t *ex, const uint8_t *lg, uint8_t *mul,
-                                      uint8_t *dvt)
+                                      uint8_t *inv)
 {
-	for (unsigned i = threadIdx.x; i < TMS_REG_Q * TMS_REG_Q; i += blockDim.x) {
-		const unsigned h = i / TMS_REG_Q, a = i % TMS_REG_Q;
-
-		mul[i] = (uint8_t)nbgpu_mul(ex, lg, h, a);
-		dvt[i] = h ? (uint8_t)nbgpu_div(ex, lg, TMS_REG_Q, a, h) : 0;
-	}
+	for (unsigned i = threadIdx.x; i < TMS_REG_Q * TMS_REG_Q; i += blockDim.x)
+		mul[i] = (uint8_t)nbgpu_mul(ex, lg, i / TMS_REG_Q, i % TMS_REG_Q);
+	for (unsigned h = threadIdx.x; h < TMS_REG_Q; h += blockDim.x)
+		inv[h] = h ? (uint8_t)nbgpu_div(ex, lg, TMS_REG_Q, 1, h) : 0;
 }
 
 /* Value idx of a message held two values a lane (byte idx & 1 of lane idx / 2's x), to every
@@ -57,10 +56,11 @@ __device__ __forceinline__ void tms_reg_prefetch(const void *p)
 	asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
-/* Check r of the frame whose P (n x 64 int16) and R (nnz x 64 uint8) are given. */
-template <int D>
+/* Check r of the frame whose P (n x 64 int16) and R (nnz x 64 uint8) are given: in device
+ * memory (PF: the next check's lines are prefetched to L2) or shared memory. */
+template <int D, bool PF>
 __device__ static void tms_reg_check(const struct nbgpu_code &c, const uint8_t *mul,
-                                     const uint8_t *dvt, int16_t *P, uint8_t *R, uint32_t r,
+                                     const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
                                      unsigned ln)
 {
 	constexpr unsigned FULLM = 0xffffffffu;
@@ -86,7 +86,7 @@ __device__ static void tms_reg_check(const struct nbgpu_code &c, const uint8_t *
 	}
 	/* the next check's P and R toward L2 while this one computes (a hint: the loads there
 	 * read whatever this check writes; the last check's next is row 0) */
-	{
+	if (PF) {
 		const uint32_t rn = r + 1 < c.m ? r + 1 : 0, f0 = c.row_start[rn];
 		const uint32_t fd = c.row_start[rn + 1] - f0;
 
@@ -131,11 +131,12 @@ __device__ static void tms_reg_check(const struct nbgpu_code &c, const uint8_t *
 	for (int i = 0; i < D; i++) {
 		if (i >= (int)deg)
 			continue;
+		const uint8_t *div_h = mul + inv[h[i]] * TMS_REG_Q; /* a / h_e = div_h[a] */
+
 #pragma unroll
 		for (int s = 0; s < 2; s++) {
 			const unsigned eta = 2 * ln + s;
-			const unsigned v =
-			    tms_reg_byte(qp[i], dvt[h[i] * TMS_REG_Q + (eta ^ z[i])]);
+			const unsigned v = tms_reg_byte(qp[i], div_h[eta ^ z[i]]);
 
 			if (v < m1[s]) {
 				m2[s] = m1[s];
