@@ -16,9 +16,9 @@
  * and no __syncwarp); every other code the shared-memory check below (tms_check). Where such a
  * GF(64) frame's P, R and decision fit a block's shared memory (B1C: 56 kB), the chip kernel
  * keeps them there, a block a frame: the checks of a stage (nbgpu_code.sched_row: no two share a
- * variable) run on its warps at once, a barrier between stages. FECD_TMS_KERNEL=smem or reg in
- * the environment picks the shared-memory check or the register one with the frame in device
- * memory, to compare them on one card. NBLDPC_GPU.md has the arithmetic against 4 Gb/s.
+ * variable) run on its warps at once, a barrier between stages. FECD_TMS_KERNEL in the
+ * environment picks a kernel (tms_choose), to compare them on one card. NBLDPC_GPU.md has the
+ * arithmetic against 4 Gb/s.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -502,7 +502,8 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 
 /* ---- The frame on chip (GF(64), rows of at most 8, P, R and the decision in shared memory) */
 
-#define TMS_CHIP_WARPS 4 /* warps a block, a frame a block */
+#define TMS_CHIP_WARPS     4 /* warps a block (a frame a block), by default */
+#define TMS_CHIP_WARPS_MAX 8 /* and at most (FECD_TMS_KERNEL=chip8) */
 
 /* Byte offsets in the chip kernel's shared memory: after the field's tables and the register
  * check's, P (n 64 int16), R (nnz 64 uint8), the hard decision (n); and the total. */
@@ -547,7 +548,7 @@ __device__ static bool tms_chip_decide(const struct nbgpu_code &c, const uint8_t
  * variable and each waits for every earlier check it shares one with, so the result is the
  * serial order's, bit for bit. */
 template <int D>
-__global__ void __launch_bounds__(TMS_CHIP_WARPS * 32)
+__global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
     nbldpc_tms_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
 	extern __shared__ float4 smem4[];
@@ -616,18 +617,20 @@ typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, ch
 
 /* Which kernel decodes the code: FECD_TMS_KERNEL in the environment may name one, to compare
  * them on one card ("smem": the shared-memory check; "reg": the register check with the frame in
- * device memory); by default GF(64) codes with rows of at most 8 take the register check, with
- * the frame on chip where it fits a block (*chip), and the rest the shared-memory check. Returns
+ * device memory; "chip8": the frame on chip with 8 warps a block); by default GF(64) codes with
+ * rows of at most 8 take the register check, with the frame on chip where it fits a block
+ * (*chip_warps warps a block, 0 for not on chip), and the rest the shared-memory check. Returns
  * the register check's D (0: the shared-memory check). */
-static int tms_choose(const struct nbgpu_code &c, size_t smem_max, bool *chip)
+static int tms_choose(const struct nbgpu_code &c, size_t smem_max, int *chip_warps)
 {
 	const char *env = getenv("FECD_TMS_KERNEL");
 	const int d = c.q != TMS_REG_Q ? 0 : c.max_row_deg <= 4 ? 4 : c.max_row_deg <= 8 ? 8 : 0;
 
-	*chip = false;
+	*chip_warps = 0;
 	if (env && !strcmp(env, "smem"))
 		return 0;
-	*chip = d && !(env && !strcmp(env, "reg")) && tms_chip_bytes(c) <= smem_max;
+	if (d && !(env && !strcmp(env, "reg")) && tms_chip_bytes(c) <= smem_max)
+		*chip_warps = env && !strcmp(env, "chip8") ? TMS_CHIP_WARPS_MAX : TMS_CHIP_WARPS;
 	return d;
 }
 
@@ -675,8 +678,9 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 {
 	const size_t smem_max =
 	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
-	bool chip;
-	const int d = tms_choose(*c, smem_max, &chip);
+	int chip_warps;
+	const int d = tms_choose(*c, smem_max, &chip_warps);
+	const bool chip = chip_warps > 0;
 	const tms_kernel_t k = tms_kernel(c->q, d);
 	const void *kf = chip ? (const void *)tms_chip_kernel(d) : (const void *)k;
 	/* shared memory past the field's tables: a slice a warp, or the register check's tables */
@@ -684,7 +688,7 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 	const size_t ws_cap =
 	    dev->mem_total / 16 > ((size_t)256 << 20) ? dev->mem_total / 16 : (size_t)256 << 20;
 	struct cudaFuncAttributes fa;
-	int warps = chip ? TMS_CHIP_WARPS : TMS_WARPS, per_sm = 0;
+	int warps = chip ? chip_warps : TMS_WARPS, per_sm = 0;
 	cudaError_t e;
 
 	*ok = false;
