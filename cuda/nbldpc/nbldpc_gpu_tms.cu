@@ -502,8 +502,8 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 
 /* ---- The frame on chip (GF(64), rows of at most 8, P, R and the decision in shared memory) */
 
-#define TMS_CHIP_WARPS     4 /* warps a block (a frame a block), by default */
-#define TMS_CHIP_WARPS_MAX 8 /* and at most (FECD_TMS_KERNEL=chip8) */
+#define TMS_CHIP_WARPS     8 /* warps a block (a frame a block); 4 with FECD_TMS_KERNEL=chip4 */
+#define TMS_CHIP_WARPS_MAX 8
 
 /* Byte offsets in the chip kernel's shared memory: after the field's tables and the register
  * check's, P (n 64 int16), R (nnz 64 uint8), the hard decision (n); and the total. */
@@ -617,8 +617,8 @@ typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, ch
 
 /* Which kernel decodes the code: FECD_TMS_KERNEL in the environment may name one, to compare
  * them on one card ("smem": the shared-memory check; "reg": the register check with the frame in
- * device memory; "chip8": the frame on chip with 8 warps a block); by default GF(64) codes with
- * rows of at most 8 take the register check, with the frame on chip where it fits a block
+ * device memory; "chip4": the frame on chip with 4 warps a block, not 8); by default GF(64) codes
+ * with rows of at most 8 take the register check, with the frame on chip where it fits a block
  * (*chip_warps warps a block, 0 for not on chip), and the rest the shared-memory check. Returns
  * the register check's D (0: the shared-memory check). */
 static int tms_choose(const struct nbgpu_code &c, size_t smem_max, int *chip_warps)
@@ -630,7 +630,7 @@ static int tms_choose(const struct nbgpu_code &c, size_t smem_max, int *chip_war
 	if (env && !strcmp(env, "smem"))
 		return 0;
 	if (d && !(env && !strcmp(env, "reg")) && tms_chip_bytes(c) <= smem_max)
-		*chip_warps = env && !strcmp(env, "chip8") ? TMS_CHIP_WARPS_MAX : TMS_CHIP_WARPS;
+		*chip_warps = env && !strcmp(env, "chip4") ? 4 : TMS_CHIP_WARPS;
 	return d;
 }
 

@@ -328,14 +328,14 @@ static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn
 /* Trellis min-sum (algo=tms): every q, each input kind and soft output kind, early stop on and
  * off, other dev2 and offset, the presets; status, iterations and bits equal on every frame.
  * GF(64) (the presets, p = 6) runs once per kernel: FECD_TMS_KERNEL unset (the frame on chip where
- * it fits a block, else the register check in device memory), chip8 (on chip, 8 warps a block),
+ * it fits a block, else the register check in device memory), chip4 (on chip, 4 warps a block),
  * reg, and smem (the shared-memory check); the case's line names the kernel that ran. */
 static void test_tms(struct gpu *g, bool presets)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
-	static const char *const kernels[] = {NULL, "chip8", "reg", "smem"};
+	static const char *const kernels[] = {NULL, "chip4", "reg", "smem"};
 	char text[256];
 
 	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
