@@ -431,10 +431,9 @@ __device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_bat
 }
 
 /* D = 0: the check in shared memory (tms_check, every q); D = 4 or 8 (q = 64, rows of at most D
- * edges): the check in registers (tms_reg_check, nbldpc_gpu_tms_reg.cuh). D = 4 is held to 64
- * registers, 8 blocks an SM: at 72 it got 7, and ncu found it latency-bound at 34 % occupancy. */
+ * edges): the check in registers (tms_reg_check, nbldpc_gpu_tms_reg.cuh). */
 template <int Q, int D>
-__global__ void __launch_bounds__(TMS_WARPS * 32, D == 4 ? 8 : 1)
+__global__ void __launch_bounds__(TMS_WARPS * 32)
     nbldpc_tms_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
                       size_t ws_frame)
 {
