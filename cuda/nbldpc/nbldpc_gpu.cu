@@ -99,6 +99,52 @@ out:
 	return e;
 }
 
+/* tms's stages of checks (nbgpu_code.sched_row, stage_start, nstage). */
+static cudaError_t upload_stages(struct nbgpu_impl *g, const struct nbldpc_code *code)
+{
+	const uint32_t m = code->m;
+	uint32_t *stage = (uint32_t *)malloc((m + 1) * sizeof(uint32_t));
+	uint32_t *last = (uint32_t *)calloc(code->n + 1, sizeof(uint32_t));
+	uint32_t *order = (uint32_t *)malloc((m + 1) * sizeof(uint32_t));
+	uint32_t *start = (uint32_t *)calloc(m + 2, sizeof(uint32_t));
+	uint32_t ns = 0;
+	cudaError_t e = cudaErrorMemoryAllocation;
+
+	if (!stage || !last || !order || !start)
+		goto out;
+	/* last[x]: 1 + the stage of the latest check on x so far, 0 for none */
+	for (uint32_t r = 0; r < m; r++) {
+		uint32_t st = 0;
+
+		for (uint32_t j = code->row_start[r]; j < code->row_start[r + 1]; j++)
+			st = last[code->row_col[j]] > st ? last[code->row_col[j]] : st;
+		stage[r] = st;
+		for (uint32_t j = code->row_start[r]; j < code->row_start[r + 1]; j++)
+			last[code->row_col[j]] = st + 1;
+		ns = st + 1 > ns ? st + 1 : ns;
+	}
+	/* the rows by stage, in row order within one */
+	for (uint32_t r = 0; r < m; r++)
+		start[stage[r] + 1]++;
+	for (uint32_t st = 0; st < ns; st++)
+		start[st + 1] += start[st];
+	for (uint32_t r = 0; r < m; r++)
+		order[start[stage[r]]++] = r;
+	for (uint32_t st = ns; st > 0; st--)
+		start[st] = start[st - 1];
+	start[0] = 0;
+	g->code.nstage = ns;
+	e = UPLOAD(g, order, m, g->code.sched_row);
+	if (e == cudaSuccess)
+		e = UPLOAD(g, start, ns + 1, g->code.stage_start);
+out:
+	free(stage);
+	free(last);
+	free(order);
+	free(start);
+	return e;
+}
+
 static void fill_code(struct nbgpu_code *c, const struct nbldpc_decoder *d)
 {
 	const struct fec_spec *spec = &d->base.spec;
@@ -162,6 +208,8 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		e = UPLOAD(g, code->info_cols, c->k, c->info_cols);
 	if (e == cudaSuccess)
 		e = upload_others(g, code);
+	if (e == cudaSuccess && c->algo == NBLDPC_ALGO_TMS)
+		e = upload_stages(g, code);
 	if (e != cudaSuccess)
 		goto out_cuda;
 
@@ -184,10 +232,16 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 	if (c->algo == NBLDPC_ALGO_TMS)
 		snprintf(
 		    g->desc, sizeof(g->desc),
-		    "nbldpc_tms_kernel<q=%u> (layered, dev2 %u, offset %u, a warp a frame): "
-		    "%d threads/block (%d frames), %d blocks/SM, %d frames in flight, %d regs, "
-		    "%zu B shared, %zu B workspace a frame",
-		    c->q, c->dev2, c->offset, g->shape.threads, g->shape.groups,
+		    "nbldpc_tms_%s<q=%u> (layered, dev2 %u, offset %u, %s, the check in %s): %d "
+		    "threads/block, %d blocks/SM, %d frames in flight, %d regs, %zu B shared, %zu "
+		    "B "
+		    "workspace a frame",
+		    g->shape.tms_chip ? "chip_kernel" : "kernel", c->q, c->dev2, c->offset,
+		    g->shape.tms_chip
+		        ? "the frame in shared memory, a block a frame, the checks of "
+		          "a stage on its warps"
+		        : "a warp a frame",
+		    g->shape.tms_d ? "registers" : "shared memory", g->shape.threads,
 		    g->shape.blocks_per_sm, g->shape.grid, g->shape.regs, g->shape.smem,
 		    g->shape.ws_per_frame);
 	else

@@ -29,6 +29,11 @@ struct nbgpu_code {
 	/* per edge e, the other edges of its column in column order (the order the CPU's
 	 * variable node multiplies them in): oth_edge[oth_start[e] .. oth_start[e + 1]) */
 	const uint32_t *oth_start, *oth_edge;
+	/* tms: the checks by stage (sched_row[stage_start[s] .. stage_start[s + 1]) is stage s):
+	 * stage(r) = 1 + the latest stage of an earlier check sharing a variable with r, so the
+	 * checks of a stage share no variable and stages in order give the serial order's result */
+	const uint32_t *sched_row, *stage_start;
+	uint32_t nstage;
 	const uint8_t *row_val;
 	int algo; /* enum nbldpc_algo */
 	bool log; /* fft-bp: log domain */
@@ -54,6 +59,8 @@ struct nbgpu_shape {
 	int regs;
 	size_t smem;         /* dynamic shared memory per block */
 	size_t ws_per_frame; /* workspace bytes one frame in flight needs */
+	int tms_d;           /* tms: largest row of the register check (tms_reg.cuh), 0: none */
+	bool tms_chip;       /* tms: the frame on chip, a block a frame (nbldpc_tms_chip_kernel) */
 };
 
 /* Whether job f is decodable (codec/nbldpc/nbldpc_coder.c: the right length, no head); an unusable

@@ -10,12 +10,21 @@
  * indexed reads of those slices. Integer arithmetic throughout, so the result is the CPU's
  * exactly; soft output is float (expf, logf) and agrees to rounding.
  *
- * Arithmetic per check against the 4 Gb/s target (q = 64, d = 4, dev2 = 8): about 2 values a
- * lane, so each step is a few instructions per lane: steps 1-4 about 25 per edge and value,
- * step 5 dev2 warp minimum reductions, step 6 d dev2 passes of about 12, steps 7-9 about 20:
- * some 900 warp instructions a check, 0.9 M a B1C frame at 10 iterations (NOTES.md).
+ * Two check updates. GF(64) codes with rows of at most 8 edges (every BeiDou code, the seed's
+ * GF64 sizes) take the register check of nbldpc_gpu_tms_reg.cuh (two values a lane, GF
+ * permutations and XOR shifts as shuffles, step 6 in 16-bit pairs; no shared memory for the check
+ * and no __syncwarp); every other code the shared-memory check below (tms_check). Where such a
+ * GF(64) frame's P, R and decision fit a block's shared memory (B1C: 56 kB), the chip kernel
+ * keeps them there, a block a frame: the checks of a stage (nbgpu_code.sched_row: no two share a
+ * variable) run on its warps at once, a barrier between stages. FECD_TMS_KERNEL in the
+ * environment picks a kernel (tms_choose), to compare them on one card. NBLDPC_GPU.md has the
+ * arithmetic against 4 Gb/s.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "nbldpc_gpu_tms.h"
+#include "nbldpc_gpu_tms_reg.cuh"
 
 #define TMS_WARPS     4   /* warps (frames) per block */
 #define GF_SMEM_BYTES 768 /* the field's exponent (512) and logarithm (256) tables */
@@ -421,7 +430,9 @@ __device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_bat
 	}
 }
 
-template <int Q>
+/* D = 0: the check in shared memory (tms_check, every q); D = 4 or 8 (q = 64, rows of at most D
+ * edges): the check in registers (tms_reg_check, nbldpc_gpu_tms_reg.cuh). */
+template <int Q, int D>
 __global__ void __launch_bounds__(TMS_WARPS * 32)
     nbldpc_tms_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
                       size_t ws_frame)
@@ -432,6 +443,7 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 	const unsigned ln = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
 	const uint32_t slot = blockIdx.x * nw + wid;
 	uint8_t *sl = ex + GF_SMEM_BYTES + (size_t)wid * so.bytes;
+	uint8_t *mul = ex + GF_SMEM_BYTES, *inv = mul + TMS_REG_Q * TMS_REG_Q; /* D > 0 */
 	int16_t *P = (int16_t *)(ws + (size_t)slot * ws_frame);
 	uint8_t *R = (uint8_t *)(P + (size_t)c.n * Q), *hard = R + (size_t)c.nnz * Q;
 
@@ -439,6 +451,10 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 		ex[i] = c.gf_exp[i];
 	for (unsigned i = threadIdx.x; i < 256; i += blockDim.x)
 		lg[i] = c.gf_log[i];
+	if constexpr (D > 0) {
+		__syncthreads();
+		tms_reg_tables(ex, lg, mul, inv);
+	}
 	__syncthreads();
 
 	for (uint32_t f = slot; f < b.count; f += gridDim.x * nw) {
@@ -461,7 +477,10 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 		while (it < c.max_iters) {
 			it++;
 			for (uint32_t r = 0; r < c.m; r++)
-				tms_check<Q>(c, ex, lg, sl, so, P, R, r, ln);
+				if constexpr (D > 0)
+					tms_reg_check<D, true>(c, mul, inv, P, R, r, ln);
+				else
+					tms_check<Q>(c, ex, lg, sl, so, P, R, r, ln);
 			__syncwarp();
 			if (!c.early_stop && it < c.max_iters)
 				continue;
@@ -481,29 +500,170 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 	}
 }
 
+/* ---- The frame on chip (GF(64), rows of at most 8, P, R and the decision in shared memory) */
+
+#define TMS_CHIP_WARPS     8 /* warps a block (a frame a block); 4 with FECD_TMS_KERNEL=chip4 */
+#define TMS_CHIP_WARPS_MAX 8
+
+/* Byte offsets in the chip kernel's shared memory: after the field's tables and the register
+ * check's, P (n 64 int16), R (nnz 64 uint8), the hard decision (n); and the total. */
+__host__ __device__ static inline size_t tms_chip_p(void)
+{
+	return align16(GF_SMEM_BYTES + TMS_REG_TABLES);
+}
+
+__host__ __device__ static inline size_t tms_chip_bytes(const struct nbgpu_code &c)
+{
+	return tms_chip_p() + (size_t)c.n * TMS_REG_Q * 2 + (size_t)c.nnz * TMS_REG_Q +
+	       align16(c.n);
+}
+
+/* The hard decision (the first value of cost 0) and whether it satisfies every check, by the
+ * block; every thread gets the answer. */
+__device__ static bool tms_chip_decide(const struct nbgpu_code &c, const uint8_t *mul,
+                                       const int16_t *P, uint8_t *hard)
+{
+	int bad = 0;
+
+	for (uint32_t x = threadIdx.x; x < c.n; x += blockDim.x) {
+		unsigned a = 0;
+
+		while (a < TMS_REG_Q - 1 && P[(size_t)x * TMS_REG_Q + a] != 0)
+			a++;
+		hard[x] = (uint8_t)a;
+	}
+	__syncthreads();
+	for (uint32_t r = threadIdx.x; r < c.m; r += blockDim.x) {
+		unsigned sy = 0;
+
+		for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1]; e++)
+			sy ^= mul[c.row_val[e] * TMS_REG_Q + hard[c.row_col[e]]];
+		bad |= sy != 0;
+	}
+	return __syncthreads_or(bad) == 0;
+}
+
+/* A frame a block: P, R and the decision in shared memory, the checks of one stage (c.sched_row)
+ * on the block's warps at once, a barrier between stages. The checks of a stage share no
+ * variable and each waits for every earlier check it shares one with, so the result is the
+ * serial order's, bit for bit. */
+template <int D>
+__global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
+    nbldpc_tms_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
+{
+	extern __shared__ float4 smem4[];
+	uint8_t *ex = (uint8_t *)smem4, *lg = ex + 512;
+	uint8_t *mul = ex + GF_SMEM_BYTES, *inv = mul + TMS_REG_Q * TMS_REG_Q;
+	int16_t *P = (int16_t *)(ex + tms_chip_p());
+	uint8_t *R = (uint8_t *)(P + (size_t)c.n * TMS_REG_Q),
+	        *hard = R + (size_t)c.nnz * TMS_REG_Q;
+	const unsigned ln = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+
+	for (unsigned i = threadIdx.x; i < 512; i += blockDim.x)
+		ex[i] = c.gf_exp[i];
+	for (unsigned i = threadIdx.x; i < 256; i += blockDim.x)
+		lg[i] = c.gf_log[i];
+	__syncthreads();
+	tms_reg_tables(ex, lg, mul, inv);
+
+	for (uint32_t f = blockIdx.x; f < b.count; f += gridDim.x) {
+		struct fec_job *job = &b.jobs[f];
+		unsigned it = 0;
+		bool ok = false;
+
+		__syncthreads(); /* the tables; the last frame's readers of P and hard are done */
+		const bool usable = job->in_len == c.in_syms && job->head_len == 0;
+		__syncthreads();
+		if (!usable) {
+			if (threadIdx.x == 0)
+				nbgpu_job_ok(c, job);
+			continue;
+		}
+		for (uint32_t x = wid; x < c.n; x += nw)
+			tms_prior<TMS_REG_Q>(c, b, f, x, ln, P);
+		for (uint32_t i = threadIdx.x; i < c.nnz * (TMS_REG_Q / 4); i += blockDim.x)
+			((uint32_t *)R)[i] = 0;
+		__syncthreads();
+		while (it < c.max_iters) {
+			it++;
+			for (uint32_t st = 0; st < c.nstage; st++) {
+				const uint32_t j1 = c.stage_start[st + 1];
+
+				for (uint32_t j = c.stage_start[st] + wid; j < j1; j += nw)
+					tms_reg_check<D, false>(c, mul, inv, P, R, c.sched_row[j],
+					                        ln);
+				__syncthreads();
+			}
+			if (!c.early_stop && it < c.max_iters)
+				continue;
+			ok = tms_chip_decide(c, mul, P, hard);
+			if (ok && c.early_stop)
+				break;
+		}
+		if (it == 0)
+			ok = tms_chip_decide(c, mul, P, hard);
+		nbgpu_out_bits(c, b, f, hard, threadIdx.x, blockDim.x);
+		if (b.soft)
+			for (uint32_t i = wid; i < c.k; i += nw)
+				tms_soft<TMS_REG_Q>(c, b, f, P, i, ln);
+		if (threadIdx.x == 0)
+			nbgpu_job_done(c, b, job, it, ok);
+	}
+}
+
 /* ---- Launchers */
 
 typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, char *, size_t);
 
-static tms_kernel_t tms_kernel(unsigned q)
+/* Which kernel decodes the code: FECD_TMS_KERNEL in the environment may name one, to compare
+ * them on one card ("smem": the shared-memory check; "reg": the register check with the frame in
+ * device memory; "chip4": the frame on chip with 4 warps a block, not 8); by default GF(64) codes
+ * with rows of at most 8 take the register check, with the frame on chip where it fits a block
+ * (*chip_warps warps a block, 0 for not on chip), and the rest the shared-memory check. Returns
+ * the register check's D (0: the shared-memory check). */
+static int tms_choose(const struct nbgpu_code &c, size_t smem_max, int *chip_warps)
 {
+	const char *env = getenv("FECD_TMS_KERNEL");
+	const int d = c.q != TMS_REG_Q ? 0 : c.max_row_deg <= 4 ? 4 : c.max_row_deg <= 8 ? 8 : 0;
+
+	*chip_warps = 0;
+	if (env && !strcmp(env, "smem"))
+		return 0;
+	if (d && !(env && !strcmp(env, "reg")) && tms_chip_bytes(c) <= smem_max)
+		*chip_warps = env && !strcmp(env, "chip4") ? 4 : TMS_CHIP_WARPS;
+	return d;
+}
+
+typedef void (*tms_chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
+
+static tms_chip_kernel_t tms_chip_kernel(int d)
+{
+	return d == 4 ? nbldpc_tms_chip_kernel<4> : d == 8 ? nbldpc_tms_chip_kernel<8> : NULL;
+}
+
+static tms_kernel_t tms_kernel(unsigned q, int d)
+{
+	if (q == TMS_REG_Q && d == 4)
+		return nbldpc_tms_kernel<64, 4>;
+	if (q == TMS_REG_Q && d == 8)
+		return nbldpc_tms_kernel<64, 8>;
 	switch (q) {
 	case 2:
-		return nbldpc_tms_kernel<2>;
+		return nbldpc_tms_kernel<2, 0>;
 	case 4:
-		return nbldpc_tms_kernel<4>;
+		return nbldpc_tms_kernel<4, 0>;
 	case 8:
-		return nbldpc_tms_kernel<8>;
+		return nbldpc_tms_kernel<8, 0>;
 	case 16:
-		return nbldpc_tms_kernel<16>;
+		return nbldpc_tms_kernel<16, 0>;
 	case 32:
-		return nbldpc_tms_kernel<32>;
+		return nbldpc_tms_kernel<32, 0>;
 	case 64:
-		return nbldpc_tms_kernel<64>;
+		return nbldpc_tms_kernel<64, 0>;
 	case 128:
-		return nbldpc_tms_kernel<128>;
+		return nbldpc_tms_kernel<128, 0>;
 	case 256:
-		return nbldpc_tms_kernel<256>;
+		return nbldpc_tms_kernel<256, 0>;
 	}
 	return NULL;
 }
@@ -516,36 +676,49 @@ bool nbgpu_tms_supports(const struct fec_spec *spec)
 int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
                       struct nbgpu_shape *sh, bool *ok)
 {
-	const tms_kernel_t k = tms_kernel(c->q);
-	const size_t slice = tms_slice_of(*c).bytes;
 	const size_t smem_max =
 	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
+	int chip_warps;
+	const int d = tms_choose(*c, smem_max, &chip_warps);
+	const bool chip = chip_warps > 0;
+	const tms_kernel_t k = tms_kernel(c->q, d);
+	const void *kf = chip ? (const void *)tms_chip_kernel(d) : (const void *)k;
+	/* shared memory past the field's tables: a slice a warp, or the register check's tables */
+	const size_t slice = d ? 0 : tms_slice_of(*c).bytes, tables = d ? TMS_REG_TABLES : 0;
 	const size_t ws_cap =
 	    dev->mem_total / 16 > ((size_t)256 << 20) ? dev->mem_total / 16 : (size_t)256 << 20;
 	struct cudaFuncAttributes fa;
-	int warps = TMS_WARPS, per_sm = 0;
+	int warps = chip ? chip_warps : TMS_WARPS, per_sm = 0;
 	cudaError_t e;
 
 	*ok = false;
-	if (!k)
+	if (!k || !kf)
 		return (int)cudaErrorInvalidValue;
-	while (warps > 1 && GF_SMEM_BYTES + warps * slice > smem_max)
+	while (!chip && warps > 1 && GF_SMEM_BYTES + tables + warps * slice > smem_max)
 		warps--;
-	if (GF_SMEM_BYTES + warps * slice > smem_max)
+	if (!chip && GF_SMEM_BYTES + tables + warps * slice > smem_max)
 		return (int)cudaSuccess;
 	sh->groups = warps;
 	sh->threads = warps * 32;
-	sh->smem = GF_SMEM_BYTES + warps * slice;
-	e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
+	sh->smem = chip ? tms_chip_bytes(*c) : GF_SMEM_BYTES + tables + warps * slice;
+	sh->tms_d = d;
+	sh->tms_chip = chip;
+	e = cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
 	if (e == cudaSuccess)
-		e = cudaFuncGetAttributes(&fa, k);
+		e = cudaFuncGetAttributes(&fa, kf);
 	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, sh->threads,
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kf, sh->threads,
 		                                                  sh->smem);
 	if (e != cudaSuccess)
 		return (int)e;
 	sh->blocks_per_sm = per_sm > 0 ? per_sm : 1;
 	sh->regs = fa.numRegs;
+	if (chip) { /* frames in flight: a block each, nothing in the workspace */
+		sh->ws_per_frame = 0;
+		sh->grid = dev->sm_count * sh->blocks_per_sm;
+		*ok = true;
+		return (int)cudaSuccess;
+	}
 	sh->ws_per_frame = tms_ws_bytes(*c);
 	/* grid: frames in flight (a warp each) */
 	sh->grid = dev->sm_count * sh->blocks_per_sm * warps;
@@ -558,10 +731,18 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 int nbgpu_tms_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
-	const tms_kernel_t k = tms_kernel(c->q);
+	const tms_kernel_t k = tms_kernel(c->q, sh->tms_d);
 	const uint32_t frames = b->count < (uint32_t)sh->grid ? b->count : (uint32_t)sh->grid;
 	const int warps = sh->threads / 32;
 
+	if (sh->tms_chip) {
+		const tms_chip_kernel_t kc = tms_chip_kernel(sh->tms_d);
+
+		if (!kc)
+			return (int)cudaErrorInvalidValue;
+		kc<<<(int)frames, sh->threads, sh->smem, s>>>(*c, *b);
+		return (int)cudaGetLastError();
+	}
 	if (!k)
 		return (int)cudaErrorInvalidValue;
 	k<<<(int)((frames + warps - 1) / warps), sh->threads, sh->smem, s>>>(*c, *b, (char *)ws,

@@ -2,8 +2,8 @@
  * The GPU nbldpc decoder against the CPU one, through the public GPU API (a lane), job by job.
  * Cases: generated (2,4)-regular codes over GF(q) for every q = 2..256, the BeiDou presets and
  * nb60-gf64 from the codes folder; FFT-BP in the probability and the log domain, and trellis
- * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; run alone
- * with `test_gpu_nbldpc tms`); int8 and
+ * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; each of its
+ * kernels on GF(64), see test_tms; run alone with `test_gpu_nbldpc tms`); int8 and
  * float32 bit LLRs and q-ary (f32v) input; soft output as symbol log-probabilities and as bit
  * LLRs; early stop on and off. Frames are seeded codewords through BPSK over AWGN at a point
  * where some frames fail, plus jobs of the wrong length that must come back ERASED.
@@ -326,36 +326,63 @@ static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn
 }
 
 /* Trellis min-sum (algo=tms): every q, each input kind and soft output kind, early stop on and
- * off, other dev2 and offset, the presets; status, iterations and bits equal on every frame. */
+ * off, other dev2 and offset, the presets; status, iterations and bits equal on every frame.
+ * GF(64) (the presets, p = 6) runs once per kernel: FECD_TMS_KERNEL unset (the frame on chip where
+ * it fits a block, else the register check in device memory), chip4 (on chip, 4 warps a block),
+ * reg, and smem (the shared-memory check); the case's line names the kernel that ran. */
 static void test_tms(struct gpu *g, bool presets)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
+	static const char *const kernels[] = {NULL, "chip4", "reg", "smem"};
 	char text[256];
 
-	for (unsigned p = 1; p <= 8; p++) {
-		const unsigned q = 1u << p, n = q >= 128 ? 48 : q >= 32 ? 96 : 192;
+	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
+		if (kernels[kk])
+			setenv("FECD_TMS_KERNEL", kernels[kk], 1);
+		else
+			unsetenv("FECD_TMS_KERNEL");
+		printf("tms, FECD_TMS_KERNEL=%s\n", kernels[kk] ? kernels[kk] : "(unset)");
+		for (unsigned p = kk ? 6 : 1; p <= (kk ? 6u : 8u); p++) {
+			const unsigned q = 1u << p, n = q >= 128 ? 48 : q >= 32 ? 96 : 192;
 
-		for (unsigned v = 0; v < 3; v++) {
-			snprintf(text, sizeof(text),
-			         "nbldpc,code=regular,q=%u,n=%u,dv=2,dc=4,seed=%u,algo=tms,in=%s,"
-			         "soft=%s,iters=%u,early_stop=%s,bit_order=%s%s",
-			         q, n, p + v, ins[(p + v) % 3], v & 1 ? "bit" : "sym", 10 + 5 * v,
-			         v == 2 ? "false" : "true", v == 1 ? "lsb" : "msb",
-			         v == 1   ? ",dev2=3,offset=20"
-			         : v == 2 ? ",dev2=63,offset=0"
-			                  : "");
-			run_case_flips(g, text, 40, p <= 2 ? 2.5 : 1.5, true, 0);
+			for (unsigned v = 0; v < 3; v++) {
+				snprintf(text, sizeof(text),
+				         "nbldpc,code=regular,q=%u,n=%u,dv=2,dc=4,seed=%u,algo=tms,"
+				         "in=%s,soft=%s,iters=%u,early_stop=%s,bit_order=%s%s",
+				         q, n, p + v, ins[(p + v) % 3], v & 1 ? "bit" : "sym",
+				         10 + 5 * v, v == 2 ? "false" : "true",
+				         v == 1 ? "lsb" : "msb",
+				         v == 1   ? ",dev2=3,offset=20"
+				         : v == 2 ? ",dev2=63,offset=0"
+				                  : "");
+				run_case_flips(g, text, 40, p <= 2 ? 2.5 : 1.5, true, 0);
+			}
+		}
+		/* GF(64) rows of 6 and 8: the register check with D = 8; rows of 9: the
+		 * shared-memory check whatever the variable says; 1680 symbols: too big for a
+		 * block's shared memory */
+		run_case_flips(g, "nbldpc,code=regular,q=64,n=96,dv=3,dc=6,seed=2,algo=tms", 64,
+		               2.0, false, 0);
+		run_case_flips(g,
+		               "nbldpc,code=regular,q=64,n=120,dv=4,dc=8,seed=3,algo=tms,soft=bit",
+		               64, 2.0, true, 0);
+		if (!kernels[kk]) {
+			run_case_flips(g, "nbldpc,code=regular,q=64,n=90,dv=3,dc=9,seed=3,algo=tms",
+			               64, 3.0, false, 0);
+			run_case_flips(g,
+			               "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=1,algo=tms,"
+			               "soft=bit",
+			               24, 1.5, true, 0);
+		}
+		for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
+			snprintf(text, sizeof(text), "%s,algo=tms,soft=%s", names[i],
+			         i & 1 ? "bit" : "sym");
+			run_case_flips(g, text, kernels[kk] ? 64 : 256, 1.5, true, 0);
 		}
 	}
-	run_case_flips(g, "nbldpc,code=regular,q=64,n=96,dv=3,dc=6,seed=2,algo=tms", 64, 2.0, false,
-	               0);
-	for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(text, sizeof(text), "%s,algo=tms,soft=%s", names[i],
-		         i & 1 ? "bit" : "sym");
-		run_case_flips(g, text, 256, 1.5, true, 0);
-	}
+	unsetenv("FECD_TMS_KERNEL");
 }
 
 /* Every q, both domains, each input kind and soft output kind; early stop on and off. */
