@@ -35,6 +35,7 @@
 	X(fano, "fano", bench_fano, 0)                                                             \
 	X(nbldpc, "nbldpc", bench_nbldpc, 0)                                                       \
 	X(nbldpc_seed, "nbldpc", bench_nbldpc_seed, 0)                                             \
+	X(ids, "ids", bench_ids, 0)                                                                \
 	X(e2e, NULL, bench_e2e, BENCH_MAIN_DATA | BENCH_DAEMON)
 
 #define BENCH_CI_RUNS 1
@@ -59,6 +60,10 @@
 	  "nbldpc: FFT-BP and min-max, 10 iterations, int8, GPU and CPU (information bits)", 0)   \
 	X(nbldpc_seed, "nbldpc_seed",                                                                   \
 	  "nbldpc: the seed's table 4.6, GPU/CPU(1 core) speedup, FFT-BP, Eb/N0 -1 dB", 0)         \
+	X(ids, "ids",                                                                              \
+	  "ids: the seed's Fig. 17 setting, q = 2..256, GPU and CPU (information bits)", 0)        \
+	X(ids, "ids_concat", "ids: the Davey-MacKay concatenation (dm-ldpc), throughput and FER",  \
+	  0)                                                                                       \
 	X(e2e, "e2e", "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", BENCH_CI_RUNS)      \
 	X(e2e, "latency", "Latency through fecd at a set input rate", BENCH_CI_RUNS)
 
@@ -76,6 +81,8 @@
 	X("fano_snr", "frames", "same as cpu", 5)                                                  \
 	X("nbldpc", "CPU all cores Mb/s", NULL, 3)                                                 \
 	X("nbldpc_seed", "CPU fr/s", NULL, 1)                                                      \
+	X("ids", "CPU 1 core kb/s", NULL, 1)                                                       \
+	X("ids_concat", "frames", NULL, 4)                                                         \
 	X("e2e", "Mb/s total", "verified", 2)                                                      \
 	X("e2e", "bare total", NULL, 2)                                                            \
 	X("latency", "samples", "verified", 1)                                                     \
