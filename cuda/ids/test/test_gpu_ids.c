@@ -48,7 +48,8 @@ struct tcase {
 	bool want_erased;  /* some channel frames must be erased (no path) */
 };
 
-/* Every SHORT_EVERY-th job is cut to half the transmitted length: below the drift limits. */
+/* Every SHORT_EVERY-th job, and the last, is cut to half the transmitted length: below the
+ * drift limits. */
 #define SHORT_EVERY 7
 
 static const struct tcase cases[] = {
@@ -111,7 +112,7 @@ static const struct tcase cases[] = {
 /* A batch of frames and both decodes of it. */
 struct run {
 	const struct fec_info *info;
-	uint32_t count, kb;
+	uint32_t count, kb, shorts;
 	size_t stride, out_stride, soft_stride;
 	bool f32;
 	struct fec_job *jobs, *jobs_cpu, *jobs_gpu;
@@ -140,7 +141,7 @@ static int run_make(const struct tcase *t, const struct fec_spec *spec, const st
                     uint64_t seed, struct run *r)
 {
 	const struct ids_chan ch = {t->pi, t->pd, t->ps};
-	const uint32_t count = t->frames + t->frames / (SHORT_EVERY - 1);
+	const uint32_t count = t->frames + 1 + t->frames / (SHORT_EVERY - 1);
 	struct fec_encoder *enc = NULL;
 	struct fec_prng rng;
 	uint8_t *bits = NULL, *cw = NULL, *rx = NULL;
@@ -184,8 +185,10 @@ static int run_make(const struct tcase *t, const struct fec_spec *spec, const st
 		do
 			ids_bsid_apply(&ch, &rng, cw, tau, rx, max_out, &rho);
 		while (rho > r->stride);
-		if (j % SHORT_EVERY == SHORT_EVERY - 1)
+		if (j % SHORT_EVERY == SHORT_EVERY - 1 || j == count - 1) {
 			rho = tau / 2;
+			r->shorts++;
+		}
 		for (size_t k = 0; k < rho; k++) {
 			const double x = rx[k] ? -1.0 : 1.0;
 			double llr = x * 1000.0;
@@ -328,7 +331,7 @@ static void run_case(struct gpu *g, const struct tcase *t, unsigned idx)
 	       fecd_cuda_decoder_describe(gdec));
 	/* the cases must exercise what they claim: decoded frames, and the erasures */
 	CHECK(decoded > 0, "case %u: some frame decoded", idx);
-	CHECK(erased >= r.count / SHORT_EVERY + (t->want_erased ? 1 : 0),
+	CHECK(erased >= r.shorts + (t->want_erased ? 1 : 0),
 	      "case %u: %u erased, the short frames and %s", idx, erased,
 	      t->want_erased ? "some without a path" : "nothing else needed");
 out:
