@@ -53,7 +53,7 @@ struct idsg_frame_ws {
 
 /* Launch shape chosen at create() from q, n, the state space and the device. */
 struct idsg_shape {
-	int mn_t;            /* lattice row length compiled for (M_n <= mn_t): 16, 32 or 64 */
+	int mn_t; /* lattice row length compiled for (M_n <= mn_t): 9 (exactly), 12, 16, 32, 64 */
 	int gamma_threads;   /* gamma kernel: threads per block */
 	uint32_t gamma_syms; /* symbols per block */
 	int gamma_regs, gamma_blocks_per_sm;

@@ -70,27 +70,39 @@ __device__ void idsg_load_window(const struct idsg_code &c, const struct gpu_bat
 	}
 }
 
-/* Received values a block of syms symbols from i0 reads: from n i0 + fmin, this many. */
+/* Received values a block of syms symbols from i0 reads: from n i0 + fmin + cmin (the lattice's
+ * cells left of j = 0 read down to there, multiplying zeros), this many. */
+__host__ __device__ __forceinline__ long idsg_window_first(const struct idsg_code &c, uint32_t i0)
+{
+	return (long)c.n * i0 + c.fmin + c.cmin;
+}
+
 __host__ __device__ __forceinline__ long idsg_window(const struct idsg_code &c, uint32_t syms)
 {
-	return (long)c.n * (syms - 1) + c.Mtau + c.n + c.Mn;
+	return (long)c.n * (syms - 1) + c.Mtau + c.n + 2 * c.Mn;
 }
 
 /* The lattice of one symbol (codeword cw) from start drift m' (start = n i + m', avail received
- * values from there), ids_lattice_body.h's arithmetic for one lane: rows of the corridor by
- * c = j - r at slot c - cmin + 1 with zero guards. On return F[s] = F(n, cmin + s - 1). */
-template <int MN_T>
+ * values from there): ids_lattice_body.h's cells for one lane, rows of the corridor by
+ * c = j - r at slot c - cmin + 1 with zero guards. On return F[s] = F(n, cmin + s - 1).
+ *
+ * Every cell of the corridor is computed with the full recursion, without the CPU's tests of
+ * j: the cells left of j = 0 see only zeros (row 0 is zero there, and so are their
+ * neighbours), so they come out 0 as the CPU sets them; at j = 0 the recursion gives
+ * (0 + pd up) + Q 0 = pd up, the CPU's value exactly; cells past the frame's end (j > avail)
+ * feed only cells past it in later rows, and the last row's are cleared at the end, as the CPU
+ * leaves them 0. The window has finite Q values (0 outside the frame) wherever they are read. */
+template <int MN_T, bool EXACT>
 __device__ __forceinline__ void idsg_lattice(const struct idsg_code &c, const float *win,
                                              long kwin0, long start, long avail, unsigned cw,
                                              float (&F)[MN_T + 2])
 {
-	const int Mn = (int)c.Mn, cmin = c.cmin;
-	float cur[MN_T + 2];
+	const int Mn = EXACT ? MN_T : (int)c.Mn, cmin = c.cmin;
 	float h = 1.0f;
 
 #pragma unroll
 	for (int s = 0; s < MN_T + 2; s++)
-		F[s] = cur[s] = 0.0f;
+		F[s] = 0.0f;
 		/* row 0: (pi/2)^c for 0 <= c <= avail */
 #pragma unroll
 	for (int s = 1; s <= MN_T; s++) {
@@ -105,35 +117,27 @@ __device__ __forceinline__ void idsg_lattice(const struct idsg_code &c, const fl
 	}
 	for (uint32_t r = 1; r <= c.n; r++) {
 		const float hr = r < c.n ? c.hpi : 0.0f;
-		const int lo = cmin > -(int)r ? cmin : -(int)r;
-		const long hi = (long)c.cmax < avail - (long)r ? (long)c.cmax : avail - (long)r;
 		const unsigned x = cw >> (c.n - r) & 1u;
-		/* Q for cell c (j = r + c reads y_(start + j - 1)) at qrow[2 c] */
-		const float *qrow = win + 2 * (start + (long)r - 1 - kwin0) + x;
+		/* Q for cell c (j = r + c reads y_(start + j - 1)) at qrow[2 (c - cmin)] */
+		const float *qrow = win + 2 * (start + (long)r - 1 + cmin - kwin0) + x;
 		float left = 0.0f;
 
-#pragma unroll
-		for (int s = 1; s <= MN_T; s++) {
-			const int cc = cmin + s - 1;
-			float v = 0.0f;
-
-			if (s > Mn)
-				break;
-			if (cc >= lo && cc <= hi) {
-				if ((int)r + cc == 0) /* j = 0: deletions only */
-					v = c.pd * F[s + 1];
-				else
-					v = hr * left + c.pd * F[s + 1] + qrow[2 * cc] * F[s];
-			}
-			left = v;
-			cur[s] = v;
-		}
+		/* in place: cell s reads row r - 1 at s and s + 1, which no cell before it wrote */
 #pragma unroll
 		for (int s = 1; s <= MN_T; s++) {
 			if (s > Mn)
 				break;
-			F[s] = cur[s];
+			left = hr * left + c.pd * F[s + 1] + qrow[2 * (s - 1)] * F[s];
+			F[s] = left;
 		}
+	}
+	/* the last row's cells past the frame's end (j = n + d > avail) */
+#pragma unroll
+	for (int s = 1; s <= MN_T; s++) {
+		if (s > Mn)
+			break;
+		if ((long)c.n + cmin + s - 1 > avail)
+			F[s] = 0.0f;
 	}
 }
 
@@ -156,7 +160,7 @@ __device__ __forceinline__ struct idsg_slot idsg_slot_of(const struct idsg_frame
 }
 
 /* ---- gamma: grid (symbol blocks, frames), syms symbols a block, 4 threads per (i, m'). */
-template <int MN_T>
+template <int MN_T, bool EXACT>
 __global__ void idsg_gamma_kernel(const struct idsg_code c, const struct gpu_batch b,
                                   uint32_t first, char *ws, const struct idsg_frame_ws L,
                                   uint32_t syms)
@@ -168,8 +172,9 @@ __global__ void idsg_gamma_kernel(const struct idsg_code c, const struct gpu_bat
 	if (!idsg_usable(c, job))
 		return;
 	const struct idsg_slot sl = idsg_slot_of(L, ws, fl);
-	const uint32_t rho = job->in_len, i0 = blockIdx.x * syms, q = c.q, Mn = c.Mn;
-	const long kwin0 = (long)c.n * i0 + c.fmin;
+	const uint32_t rho = job->in_len, i0 = blockIdx.x * syms, q = c.q;
+	const uint32_t Mn = EXACT ? MN_T : c.Mn;
+	const long kwin0 = idsg_window_first(c, i0);
 	const uint32_t per_sym = c.Mtau * 4, items = syms * per_sym;
 	const unsigned lane = threadIdx.x & 31u, mask = 0xfu << (lane & ~3u);
 
@@ -198,7 +203,8 @@ __global__ void idsg_gamma_kernel(const struct idsg_code c, const struct gpu_bat
 						sl.gamma[(cell0 + s) * q + D] = 0.0f;
 				continue;
 			}
-			idsg_lattice<MN_T>(c, win, kwin0, start, avail, c.cw[(size_t)i * q + D], F);
+			idsg_lattice<MN_T, EXACT>(c, win, kwin0, start, avail,
+			                          c.cw[(size_t)i * q + D], F);
 #pragma unroll
 			for (int s = 0; s < MN_T; s++) {
 				if (s >= (int)Mn)
@@ -346,7 +352,7 @@ __global__ void idsg_beta_kernel(const struct idsg_code c, const struct gpu_batc
 /* ---- post: grid (symbol blocks, frames), blockDim = syms q: thread (i, D). Shared: the
  * posteriors' sums and probabilities (2 blockDim doubles), the symbols' sums (syms doubles),
  * then (local storage) the window of Q values. */
-template <int MN_T>
+template <int MN_T, bool EXACT>
 __global__ void idsg_post_kernel(const struct idsg_code c, const struct gpu_batch b, uint32_t first,
                                  char *ws, const struct idsg_frame_ws L, uint32_t syms)
 {
@@ -360,9 +366,9 @@ __global__ void idsg_post_kernel(const struct idsg_code c, const struct gpu_batc
 
 	if (*sl.flag)
 		return;
-	const uint32_t q = c.q, Mt = c.Mtau, Mn = c.Mn, rho = job->in_len;
+	const uint32_t q = c.q, Mt = c.Mtau, Mn = EXACT ? MN_T : c.Mn, rho = job->in_len;
 	const uint32_t il = threadIdx.x / q, D = threadIdx.x % q, i = blockIdx.x * syms + il;
-	const long kwin0 = (long)c.n * (blockIdx.x * syms) + c.fmin;
+	const long kwin0 = idsg_window_first(c, blockIdx.x * syms);
 	double *lsh = sh, *psh = sh + blockDim.x, *ssum = sh + 2 * blockDim.x;
 	float *win = (float *)(ssum + syms);
 	const bool active = i < c.N;
@@ -387,7 +393,8 @@ __global__ void idsg_post_kernel(const struct idsg_code c, const struct gpu_batc
 			if (av == 0.0 || start < 0 || start > (long)rho)
 				continue;
 			if (!c.global)
-				idsg_lattice<MN_T>(c, win, kwin0, start, (long)rho - start, cw, F);
+				idsg_lattice<MN_T, EXACT>(c, win, kwin0, start, (long)rho - start,
+				                          cw, F);
 #pragma unroll
 			for (int d = 0; d < MN_T; d++) {
 				if (d >= (int)Mn)
@@ -580,49 +587,69 @@ static cudaError_t idsg_occupancy(const void *fn, int threads, size_t smem, int 
 	return e;
 }
 
-template <int MN_T>
+/* The gamma kernel's block size: of 128, 64 and 256 threads the one with the most threads
+ * resident per SM (registers and shared memory decide), with enough symbols a block that every
+ * thread has two (i, m', D mod 4) items or more; the posterior kernel's occupancy. */
+template <int MN_T, bool EXACT>
 static cudaError_t idsg_prepare_t(const struct idsg_code *c, struct idsg_shape *sh)
 {
+	static const int cand[] = {128, 64, 256};
+	const uint32_t per_sym = c->Mtau * 4;
+	int best = -1;
 	cudaError_t e;
 
-	e = idsg_occupancy((const void *)idsg_gamma_kernel<MN_T>, sh->gamma_threads,
-	                   idsg_gamma_smem(c, sh->gamma_syms), &sh->gamma_blocks_per_sm,
-	                   &sh->gamma_regs);
-	if (e == cudaSuccess)
-		e = idsg_occupancy((const void *)idsg_post_kernel<MN_T>, sh->post_threads,
-		                   idsg_post_smem(c, sh->post_threads, sh->post_syms),
-		                   &sh->post_blocks_per_sm, &sh->post_regs);
-	return e;
+	for (unsigned k = 0; k < sizeof(cand) / sizeof(cand[0]); k++) {
+		uint32_t syms = (2u * (uint32_t)cand[k] + per_sym - 1) / per_sym;
+		int blocks = 0, regs = 0;
+
+		syms = syms < c->N ? syms : c->N;
+		e = idsg_occupancy((const void *)idsg_gamma_kernel<MN_T, EXACT>, cand[k],
+		                   idsg_gamma_smem(c, syms), &blocks, &regs);
+		if (e != cudaSuccess)
+			return e;
+		if (blocks * cand[k] > best) {
+			best = blocks * cand[k];
+			sh->gamma_threads = cand[k];
+			sh->gamma_syms = syms;
+			sh->gamma_blocks_per_sm = blocks;
+			sh->gamma_regs = regs;
+		}
+	}
+	return idsg_occupancy((const void *)idsg_post_kernel<MN_T, EXACT>, sh->post_threads,
+	                      idsg_post_smem(c, sh->post_threads, sh->post_syms),
+	                      &sh->post_blocks_per_sm, &sh->post_regs);
 }
 
 int idsg_prepare(const struct idsg_code *c, const struct fecd_cuda_device *dev,
                  struct idsg_shape *sh)
 {
-	const uint32_t per_sym = c->Mtau * 4;
-
-	(void)dev;
-	sh->mn_t = c->Mn <= 16 ? 16 : c->Mn <= 32 ? 32 : IDSG_MN_MAX;
-	/* gamma: 128 threads (4 warps), enough symbols that every thread has two items or more */
-	sh->gamma_threads = 128;
-	sh->gamma_syms = (2u * sh->gamma_threads + per_sym - 1) / per_sym;
-	if (sh->gamma_syms > c->N)
-		sh->gamma_syms = c->N;
+	(void)dev; /* the occupancy API asks the current device, the decoder's */
+	/* M_n 9 (Fig. 17, and every q at its channel) has rows of exactly its length */
+	sh->mn_t = c->Mn == 9    ? 9
+	           : c->Mn <= 12 ? 12
+	           : c->Mn <= 16 ? 16
+	           : c->Mn <= 32 ? 32
+	                         : IDSG_MN_MAX;
 	/* post: q threads a symbol, at least 64 a block */
 	sh->post_threads = c->q >= 64 ? (int)c->q : 64;
 	sh->post_syms = (uint32_t)sh->post_threads / c->q;
 	sh->scan_warps = 4;
 	idsg_frame_layout(c, &sh->ws);
 	switch (sh->mn_t) {
+	case 9:
+		return idsg_prepare_t<9, true>(c, sh);
+	case 12:
+		return idsg_prepare_t<12, false>(c, sh);
 	case 16:
-		return idsg_prepare_t<16>(c, sh);
+		return idsg_prepare_t<16, false>(c, sh);
 	case 32:
-		return idsg_prepare_t<32>(c, sh);
+		return idsg_prepare_t<32, false>(c, sh);
 	default:
-		return idsg_prepare_t<IDSG_MN_MAX>(c, sh);
+		return idsg_prepare_t<IDSG_MN_MAX, false>(c, sh);
 	}
 }
 
-template <int MN_T>
+template <int MN_T, bool EXACT>
 static void idsg_launch_t(const struct idsg_code *c, const struct idsg_shape *sh,
                           const struct gpu_batch *b, uint32_t first, uint32_t count, char *ws,
                           cudaStream_t s)
@@ -631,13 +658,14 @@ static void idsg_launch_t(const struct idsg_code *c, const struct idsg_shape *sh
 	const dim3 gp((c->N + sh->post_syms - 1) / sh->post_syms, count);
 	const unsigned scan_blocks = (count + sh->scan_warps - 1) / sh->scan_warps;
 
-	idsg_gamma_kernel<MN_T><<<gg, sh->gamma_threads, idsg_gamma_smem(c, sh->gamma_syms), s>>>(
-	    *c, *b, first, ws, sh->ws, sh->gamma_syms);
+	idsg_gamma_kernel<MN_T, EXACT>
+	    <<<gg, sh->gamma_threads, idsg_gamma_smem(c, sh->gamma_syms), s>>>(
+	        *c, *b, first, ws, sh->ws, sh->gamma_syms);
 	idsg_alpha_kernel<<<scan_blocks, sh->scan_warps * 32, 0, s>>>(*c, *b, first, count, ws,
 	                                                              sh->ws);
 	idsg_beta_kernel<<<scan_blocks, sh->scan_warps * 32, 0, s>>>(*c, *b, first, count, ws,
 	                                                             sh->ws);
-	idsg_post_kernel<MN_T>
+	idsg_post_kernel<MN_T, EXACT>
 	    <<<gp, sh->post_threads, idsg_post_smem(c, sh->post_threads, sh->post_syms), s>>>(
 	        *c, *b, first, ws, sh->ws, sh->post_syms);
 	if (!c->outer)
@@ -649,14 +677,20 @@ int idsg_launch_inner(const struct idsg_code *c, const struct idsg_shape *sh,
                       cudaStream_t s)
 {
 	switch (sh->mn_t) {
+	case 9:
+		idsg_launch_t<9, true>(c, sh, b, first, count, ws, s);
+		break;
+	case 12:
+		idsg_launch_t<12, false>(c, sh, b, first, count, ws, s);
+		break;
 	case 16:
-		idsg_launch_t<16>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<16, false>(c, sh, b, first, count, ws, s);
 		break;
 	case 32:
-		idsg_launch_t<32>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<32, false>(c, sh, b, first, count, ws, s);
 		break;
 	default:
-		idsg_launch_t<IDSG_MN_MAX>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<IDSG_MN_MAX, false>(c, sh, b, first, count, ws, s);
 	}
 	return (int)cudaGetLastError();
 }
