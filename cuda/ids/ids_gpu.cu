@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ids_gpu.cuh"
+#include "ids_gpu_lattice.cuh"
 
 extern "C" {
 #include "ids_coder.h"
@@ -109,18 +110,6 @@ static void fill_code(struct idsg_code *c, const struct ids_map *m, const struct
 	c->llr_scale = spec->frame.llr_scale;
 }
 
-/* Q(y | 0) and Q(y | 0) + (Q(y | 1) - Q(y | 0)): the lattice's q0 + (q1 - q0) x for x = 0, 1
- * (ids_lattice_body.h), in float as the CPU rounds it. */
-static void q_table(const struct ids_map *m, float qx[512])
-{
-	for (int v = 0; v < 256; v++) {
-		const float q0 = m->qtab[v][0], dq = m->qtab[v][1] - q0;
-
-		qx[2 * v] = q0;
-		qx[2 * v + 1] = q0 + dq;
-	}
-}
-
 /* Frames in flight for a frame's workspace of bytes, within the budget (at least 1). */
 static uint32_t frames_for(const struct fecd_cuda_device *dev, size_t bytes)
 {
@@ -207,7 +196,7 @@ static int idsg_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	fill_code(&g->code, &map, spec);
 	g->code.outer = ids__has_outer(&spec->u.ids);
 	choose_storage(&g->code, dev, spec->u.ids.storage, &g->shape.frames);
-	q_table(&map, qx);
+	idsg_q_table(&map, qx);
 	e = cudaMalloc(&g->cw, (size_t)code->N * code->q * sizeof(uint16_t));
 	if (e == cudaSuccess)
 		e = cudaMemcpy(g->cw, code->cw, (size_t)code->N * code->q * sizeof(uint16_t),
