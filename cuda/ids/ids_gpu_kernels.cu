@@ -294,7 +294,8 @@ __global__ void idsg_post_kernel(const struct idsg_code c, const struct gpu_batc
 		return;
 	const struct idsg_slot sl = idsg_slot_of(L, ws, fl);
 
-	if (*sl.flag)
+	/* erased by alpha or beta; read by one thread: other blocks of this kernel may set it */
+	if (__syncthreads_or(threadIdx.x == 0 && *sl.flag))
 		return;
 	const uint32_t q = c.q, Mt = c.Mtau, Mn = EXACT ? MN_T : c.Mn, rho = job->in_len;
 	const uint32_t il = threadIdx.x / q, D = threadIdx.x % q, i = blockIdx.x * syms + il;
