@@ -34,7 +34,6 @@ struct idsg_impl {
 	struct fec_decoder *outer_cpu;
 	void *outer;
 	uint32_t outer_in_syms;
-	size_t outer_ws; /* outer workspace for shape.frames frames */
 	char desc[480];
 };
 
@@ -157,7 +156,6 @@ static int create_outer(struct idsg_impl *g, const struct fecd_cuda_device *dev,
 	if (rc)
 		return rc;
 	g->outer_in_syms = fec_decoder_info(g->outer_cpu)->frame_syms;
-	g->outer_ws = nbldpc_gpu_family.workspace_bytes(g->outer, g->shape.frames);
 	return 0;
 }
 
