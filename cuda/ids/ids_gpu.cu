@@ -310,7 +310,8 @@ static int idsg_launch(const void *impl, const struct gpu_batch *b, void *ws, si
 	for (uint32_t first = 0; first < b->count; first += g->shape.frames) {
 		const uint32_t left = b->count - first;
 		const uint32_t count = left < g->shape.frames ? left : g->shape.frames;
-		int e = idsg_launch_inner(&g->code, &g->shape, b, first, count, (char *)ws, s);
+		int e =
+		    idsg_launch_inner(&g->code, &g->shape, b, first, count, (char *)ws, s, NULL);
 
 		if (e)
 			return gpu_error((cudaError_t)e, "ids_gpu: kernel launch", err, errlen);
@@ -321,6 +322,35 @@ static int idsg_launch(const void *impl, const struct gpu_batch *b, void *ws, si
 		}
 	}
 	return 0;
+}
+
+int idsg_time_stages(const void *impl, const struct gpu_batch *b, void *ws, cudaStream_t s,
+                     float ms[5])
+{
+	const struct idsg_impl *g = (const struct idsg_impl *)impl;
+	const uint32_t count = b->count < g->shape.frames ? b->count : g->shape.frames;
+	cudaEvent_t ev[6] = {};
+	cudaError_t e = cudaSuccess;
+	unsigned made = 0;
+
+	for (; made < 6 && e == cudaSuccess; made++)
+		e = cudaEventCreate(&ev[made]);
+	if (e == cudaSuccess)
+		e = (cudaError_t)idsg_launch_inner(&g->code, &g->shape, b, 0, count, (char *)ws, s,
+		                                   ev);
+	if (e == cudaSuccess)
+		e = cudaEventSynchronize(ev[5]);
+	for (unsigned k = 0; k < 5 && e == cudaSuccess; k++)
+		e = cudaEventElapsedTime(&ms[k], ev[k], ev[k + 1]);
+	for (unsigned k = 0; k < made; k++)
+		if (ev[k])
+			cudaEventDestroy(ev[k]);
+	return (int)e;
+}
+
+uint32_t idsg_frames_in_flight(const void *impl)
+{
+	return ((const struct idsg_impl *)impl)->shape.frames;
 }
 
 static const char *idsg_describe(const void *impl)

@@ -73,10 +73,20 @@ int idsg_prepare(const struct idsg_code *c, const struct fecd_cuda_device *dev,
 /* Decodes jobs first .. first + count - 1 of b (count <= sh->frames) with the workspace ws:
  * the inner code's hard symbols, flags and posteriors (or soft output), and, without an outer
  * code, each job's outputs. With an outer code the posteriors stay in the workspace and the
- * caller runs the outer decoder (ids_gpu.cu). Returns 0 or a cudaError_t. */
+ * caller runs the outer decoder (ids_gpu.cu). marks: NULL, or 6 events recorded before the
+ * gamma kernel and after each kernel (gamma, alpha, beta, post, finish), for
+ * test/bench_gpu_ids.cu. Returns 0 or a cudaError_t. */
 int idsg_launch_inner(const struct idsg_code *c, const struct idsg_shape *sh,
                       const struct gpu_batch *b, uint32_t first, uint32_t count, char *ws,
-                      cudaStream_t s);
+                      cudaStream_t s, cudaEvent_t *marks);
+
+/* For test/bench_gpu_ids.cu: the inner launch of b's first jobs (at most the frames in flight)
+ * on an impl from ids_gpu_family.create, each kernel's milliseconds into ms[0..4] (gamma,
+ * alpha, beta, post, finish). Returns 0 or a cudaError_t. */
+int idsg_time_stages(const void *impl, const struct gpu_batch *b, void *ws, cudaStream_t s,
+                     float ms[5]);
+/* The frames in flight of an impl: the most one launch of the inner kernels takes. */
+uint32_t idsg_frames_in_flight(const void *impl);
 
 /* With an outer code: the outer decoder's jobs from the inner results (an erased frame gets
  * in_len 0, which the outer decoder erases), and afterwards the outer results into b's jobs. */

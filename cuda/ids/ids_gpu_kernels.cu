@@ -583,45 +583,57 @@ int idsg_prepare(const struct idsg_code *c, const struct fecd_cuda_device *dev,
 template <int MN_T, bool EXACT>
 static void idsg_launch_t(const struct idsg_code *c, const struct idsg_shape *sh,
                           const struct gpu_batch *b, uint32_t first, uint32_t count, char *ws,
-                          cudaStream_t s)
+                          cudaStream_t s, cudaEvent_t *marks)
 {
 	const dim3 gg((c->N + sh->gamma_syms - 1) / sh->gamma_syms, count);
 	const dim3 gp((c->N + sh->post_syms - 1) / sh->post_syms, count);
 	const unsigned scan_blocks = (count + sh->scan_warps - 1) / sh->scan_warps;
 
+	if (marks)
+		cudaEventRecord(marks[0], s);
 	idsg_gamma_kernel<MN_T, EXACT>
 	    <<<gg, sh->gamma_threads, idsg_gamma_smem(c, sh->gamma_syms), s>>>(
 	        *c, *b, first, ws, sh->ws, sh->gamma_syms);
+	if (marks)
+		cudaEventRecord(marks[1], s);
 	idsg_alpha_kernel<<<scan_blocks, sh->scan_warps * 32, 0, s>>>(*c, *b, first, count, ws,
 	                                                              sh->ws);
+	if (marks)
+		cudaEventRecord(marks[2], s);
 	idsg_beta_kernel<<<scan_blocks, sh->scan_warps * 32, 0, s>>>(*c, *b, first, count, ws,
 	                                                             sh->ws);
+	if (marks)
+		cudaEventRecord(marks[3], s);
 	idsg_post_kernel<MN_T, EXACT>
 	    <<<gp, sh->post_threads, idsg_post_smem(c, sh->post_threads, sh->post_syms), s>>>(
 	        *c, *b, first, ws, sh->ws, sh->post_syms);
+	if (marks)
+		cudaEventRecord(marks[4], s);
 	if (!c->outer)
 		idsg_finish_kernel<<<count, 128, 0, s>>>(*c, *b, first, ws, sh->ws);
+	if (marks)
+		cudaEventRecord(marks[5], s);
 }
 
 int idsg_launch_inner(const struct idsg_code *c, const struct idsg_shape *sh,
                       const struct gpu_batch *b, uint32_t first, uint32_t count, char *ws,
-                      cudaStream_t s)
+                      cudaStream_t s, cudaEvent_t *marks)
 {
 	switch (sh->mn_t) {
 	case 9:
-		idsg_launch_t<9, true>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<9, true>(c, sh, b, first, count, ws, s, marks);
 		break;
 	case 12:
-		idsg_launch_t<12, false>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<12, false>(c, sh, b, first, count, ws, s, marks);
 		break;
 	case 16:
-		idsg_launch_t<16, false>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<16, false>(c, sh, b, first, count, ws, s, marks);
 		break;
 	case 32:
-		idsg_launch_t<32, false>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<32, false>(c, sh, b, first, count, ws, s, marks);
 		break;
 	default:
-		idsg_launch_t<IDSG_MN_MAX, false>(c, sh, b, first, count, ws, s);
+		idsg_launch_t<IDSG_MN_MAX, false>(c, sh, b, first, count, ws, s, marks);
 	}
 	return (int)cudaGetLastError();
 }
