@@ -109,6 +109,9 @@ static double one_core_rate(const struct bench_data *d, const struct bench_opts 
 	if (r <= 0)
 		return r;
 	const double per_frame = (double)one.nbits / r;
+
+	if (per_frame >= o->min_secs)
+		return r; /* one frame took long enough: the figure (q = 256: seconds) */
 	uint32_t n = per_frame > 0 ? (uint32_t)(o->min_secs / per_frame) : d->njobs;
 
 	one.njobs = n < 1 ? 1 : n > d->njobs ? d->njobs : n;
