@@ -219,7 +219,7 @@ static int idsg_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	snprintf(g->desc, sizeof(g->desc),
 	         "ids (N %u, q %u, n %u, M_tau %u, M_n %u): %s storage%s, %u frames in flight "
 	         "(%.1f MiB each); idsg_gamma_kernel<Mn<=%d> %d threads/block (%u symbols), %d "
-	         "regs, %d blocks/SM; alpha/beta a warp a frame, %d frames/block; "
+	         "regs, %d blocks/SM; alpha and beta a warp each, %d warps/block; "
 	         "idsg_post_kernel<Mn<=%d> %d threads/block (%u symbols), %d regs, %d blocks/SM%s",
 	         g->code.N, g->code.q, g->code.n, g->code.Mtau, g->code.Mn,
 	         g->code.global ? "global" : "local",

@@ -60,7 +60,7 @@ struct idsg_shape {
 	int post_threads; /* posterior kernel: threads per block, q per symbol */
 	uint32_t post_syms;
 	int post_regs, post_blocks_per_sm;
-	int scan_warps;  /* alpha/beta kernels: frames (one warp each) per block */
+	int scan_warps;  /* the scan kernel: warps per block (two a frame: alpha, beta) */
 	uint32_t frames; /* frames in flight: the largest chunk one launch decodes at once */
 	struct idsg_frame_ws ws;
 };
@@ -74,15 +74,15 @@ int idsg_prepare(const struct idsg_code *c, const struct fecd_cuda_device *dev,
  * the inner code's hard symbols, flags and posteriors (or soft output), and, without an outer
  * code, each job's outputs. With an outer code the posteriors stay in the workspace and the
  * caller runs the outer decoder (ids_gpu.cu). marks: NULL, or 6 events recorded before the
- * gamma kernel and after each kernel (gamma, alpha, beta, post, finish), for
- * test/bench_gpu_ids.cu. Returns 0 or a cudaError_t. */
+ * gamma kernel and after each stage (gamma, the scans, nothing: alpha and beta run in one
+ * kernel, post, finish), for test/bench_gpu_ids.cu. Returns 0 or a cudaError_t. */
 int idsg_launch_inner(const struct idsg_code *c, const struct idsg_shape *sh,
                       const struct gpu_batch *b, uint32_t first, uint32_t count, char *ws,
                       cudaStream_t s, cudaEvent_t *marks);
 
 /* For test/bench_gpu_ids.cu: the inner launch of b's first jobs (at most the frames in flight)
- * on an impl from ids_gpu_family.create, each kernel's milliseconds into ms[0..4] (gamma,
- * alpha, beta, post, finish). Returns 0 or a cudaError_t. */
+ * on an impl from ids_gpu_family.create, each stage's milliseconds into ms[0..4] (as marks).
+ * Returns 0 or a cudaError_t. */
 int idsg_time_stages(const void *impl, const struct gpu_batch *b, void *ws, cudaStream_t s,
                      float ms[5]);
 /* The frames in flight of an impl: the most one launch of the inner kernels takes. */

@@ -7,8 +7,8 @@
  *           (global storage) and summed over D in double as ids_map.c's gamma_sum does: each
  *           thread's running sum is one of its four partial sums, combined (s0 + s1) + (s2 + s3)
  *           across the four threads by shuffles;
- *   alpha   one warp per frame, the forward recursion over i (eq. 4, 11) from those sums;
- *   beta    one warp per frame, the backward recursion (eq. 5, 12);
+ *   scan    two warps per frame: alpha, the forward recursion over i (eq. 4, 11) from those
+ *           sums, and beta, the backward recursion (eq. 5, 12), at once;
  *   post    one thread per (frame, symbol i, D): the posterior's sum over m' and d (eq. 1-3) in
  *           the CPU's order, from the kept gammas or recomputing each lattice (local storage),
  *           then per symbol the normalisation, log-probabilities and the hard decision;
@@ -108,6 +108,8 @@ __global__ void idsg_gamma_kernel(const struct idsg_code c, const struct gpu_bat
 	const uint32_t per_sym = c.Mtau * 4, items = syms * per_sym;
 	const unsigned lane = threadIdx.x & 31u, mask = 0xfu << (lane & ~3u);
 
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		*sl.flag = 0; /* the scans and the posteriors set it where a normalisation fails */
 	idsg_load_window(c, b, f, rho, kwin0, idsg_window(c, syms), win);
 	__syncthreads();
 	/* blockDim is a multiple of 32, items of 4: a (i, m') group's four threads run together */
@@ -177,21 +179,11 @@ __device__ __forceinline__ double idsg_warp_sum(const double *v, uint32_t len, u
 	return sum;
 }
 
-/* ---- alpha: one warp per frame. alpha_0 is drift 0; alpha_(i+1)(to) sums over m' increasing. */
-__global__ void idsg_alpha_kernel(const struct idsg_code c, const struct gpu_batch b,
-                                  uint32_t first, uint32_t count, char *ws,
-                                  const struct idsg_frame_ws L)
+/* ---- alpha: alpha_0 is drift 0; alpha_(i+1)(to) sums over m' increasing. One warp. */
+__device__ void idsg_alpha(const struct idsg_code &c, const struct idsg_slot &sl, unsigned lane)
 {
-	const uint32_t fl = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-	const unsigned lane = threadIdx.x & 31u;
 	const uint32_t Mt = c.Mtau, Mn = c.Mn;
 
-	if (fl >= count || !idsg_usable(c, &b.jobs[first + fl]))
-		return;
-	const struct idsg_slot sl = idsg_slot_of(L, ws, fl);
-
-	if (lane == 0)
-		*sl.flag = 0;
 	for (uint32_t to = lane; to < Mt; to += 32)
 		sl.alpha[to] = (int)to == -c.fmin ? 1.0 : 0.0;
 	__syncwarp();
@@ -226,25 +218,13 @@ __global__ void idsg_alpha_kernel(const struct idsg_code c, const struct gpu_bat
 	}
 }
 
-/* ---- beta: one warp per frame. beta_N is the final drift rho - tau; beta_i(m') sums over d. */
-__global__ void idsg_beta_kernel(const struct idsg_code c, const struct gpu_batch b, uint32_t first,
-                                 uint32_t count, char *ws, const struct idsg_frame_ws L)
+/* ---- beta: beta_N is the final drift rho - tau (its state last); beta_i(m') sums over d. One
+ * warp. */
+__device__ void idsg_beta(const struct idsg_code &c, const struct idsg_slot &sl, long last,
+                          unsigned lane)
 {
-	const uint32_t fl = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-	const unsigned lane = threadIdx.x & 31u;
 	const uint32_t Mt = c.Mtau, Mn = c.Mn;
 
-	if (fl >= count)
-		return;
-	const struct fec_job *job = &b.jobs[first + fl];
-
-	if (!idsg_usable(c, job))
-		return;
-	const struct idsg_slot sl = idsg_slot_of(L, ws, fl);
-	const long last = (long)job->in_len - (long)c.tau - c.fmin;
-
-	if (*sl.flag)
-		return;
 	for (uint32_t to = lane; to < Mt; to += 32)
 		sl.beta[(size_t)c.N * Mt + to] = (long)to == last ? 1.0 : 0.0;
 	__syncwarp();
@@ -277,6 +257,28 @@ __global__ void idsg_beta_kernel(const struct idsg_code c, const struct gpu_batc
 			bn[mp] = bn[mp] / sum;
 		__syncwarp();
 	}
+}
+
+/* ---- the scans: two warps a frame, alpha and beta at once (neither needs the other); either
+ * failing a normalisation erases the frame, as on the CPU. */
+__global__ void idsg_scan_kernel(const struct idsg_code c, const struct gpu_batch b, uint32_t first,
+                                 uint32_t count, char *ws, const struct idsg_frame_ws L)
+{
+	const uint32_t w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, fl = w / 2;
+	const unsigned lane = threadIdx.x & 31u;
+
+	if (fl >= count)
+		return;
+	const struct fec_job *job = &b.jobs[first + fl];
+
+	if (!idsg_usable(c, job))
+		return;
+	const struct idsg_slot sl = idsg_slot_of(L, ws, fl);
+
+	if (w % 2 == 0)
+		idsg_alpha(c, sl, lane);
+	else
+		idsg_beta(c, sl, (long)job->in_len - (long)c.tau - c.fmin, lane);
 }
 
 /* ---- post: grid (symbol blocks, frames), blockDim = syms q: thread (i, D). Shared: the
@@ -587,7 +589,7 @@ static void idsg_launch_t(const struct idsg_code *c, const struct idsg_shape *sh
 {
 	const dim3 gg((c->N + sh->gamma_syms - 1) / sh->gamma_syms, count);
 	const dim3 gp((c->N + sh->post_syms - 1) / sh->post_syms, count);
-	const unsigned scan_blocks = (count + sh->scan_warps - 1) / sh->scan_warps;
+	const unsigned scan_blocks = (2 * count + sh->scan_warps - 1) / sh->scan_warps;
 
 	if (marks)
 		cudaEventRecord(marks[0], s);
@@ -596,14 +598,12 @@ static void idsg_launch_t(const struct idsg_code *c, const struct idsg_shape *sh
 	        *c, *b, first, ws, sh->ws, sh->gamma_syms);
 	if (marks)
 		cudaEventRecord(marks[1], s);
-	idsg_alpha_kernel<<<scan_blocks, sh->scan_warps * 32, 0, s>>>(*c, *b, first, count, ws,
-	                                                              sh->ws);
-	if (marks)
-		cudaEventRecord(marks[2], s);
-	idsg_beta_kernel<<<scan_blocks, sh->scan_warps * 32, 0, s>>>(*c, *b, first, count, ws,
+	idsg_scan_kernel<<<scan_blocks, sh->scan_warps * 32, 0, s>>>(*c, *b, first, count, ws,
 	                                                             sh->ws);
-	if (marks)
+	if (marks) {
+		cudaEventRecord(marks[2], s);
 		cudaEventRecord(marks[3], s);
+	}
 	idsg_post_kernel<MN_T, EXACT>
 	    <<<gp, sh->post_threads, idsg_post_smem(c, sh->post_threads, sh->post_syms), s>>>(
 	        *c, *b, first, ws, sh->ws, sh->post_syms);
