@@ -69,8 +69,8 @@ struct sink {
 	/* --code (sink_code.c): what the code gives, and the soft values checked */
 	bool have_code;
 	struct fec_info code_info;
-	/* sym_logp soft output of an nbldpc --code: bits per symbol and their order, so that each
-	 * symbol's most probable value is checked against its decoded bits (0: not checked) */
+	/* sym_logp soft output of an nbldpc or ids --code: bits per symbol and their order, so that
+	 * each symbol's most probable value is checked against its decoded bits (0: not checked) */
 	unsigned sym_bits;
 	enum nbldpc_bit_order sym_order;
 	uint64_t soft_msgs, soft_values, soft_zero; /* soft_zero: LLRs of exactly 0 */

@@ -4,8 +4,9 @@
  * k), and the kind of soft output it gives; and the check of the soft values a message carries
  * in part 3 (fecd's output.soft): their count against the decoded bits, and for bit LLRs each
  * value's sign against its decoded bit (positive favours 0, PROTOCOL.md 3.2); for q-ary symbol
- * log-posteriors of an nbldpc code, that each symbol's probabilities sum to 1 and its most
- * probable value is its decoded bits (in the code's bit order).
+ * log-posteriors of an nbldpc or ids code, that each symbol's probabilities sum to 1 and its most
+ * probable value is its decoded bits (in the code's bit order: nbldpc's bit_order; ids alone
+ * most significant first, with an outer code the outer code's).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -16,6 +17,8 @@
 #include "fecd_proto.h"
 
 #include "sink.h"
+
+static int sym_layout(struct sink *s, const struct fec_spec *spec);
 
 int sink_code_open(struct sink *s)
 {
@@ -37,12 +40,37 @@ int sink_code_open(struct sink *s)
 	}
 	s->code_info = *fec_decoder_info(dec);
 	s->have_code = true;
-	if (spec.family == FECD_FAMILY_NBLDPC && s->code_info.soft_kind == FEC_SOFT_SYM_LOGP) {
-		s->sym_bits = spec.u.nbldpc.p;
-		s->sym_order = spec.u.nbldpc.bit_order;
-	}
 	fec_decoder_destroy(dec);
+	if (s->code_info.soft_kind == FEC_SOFT_SYM_LOGP && sym_layout(s, &spec))
+		return -1;
 	return client_opts_code_frames(&s->o.common, &s->code_info, "fecd-sink");
+}
+
+/* How the decoded bits of a code with q-ary soft output make its symbols: s->sym_bits (0 where
+ * the sink cannot tell) and s->sym_order. */
+static int sym_layout(struct sink *s, const struct fec_spec *spec)
+{
+	struct fec_spec outer;
+	char err[1280];
+
+	if (spec->family == FECD_FAMILY_NBLDPC && spec->u.nbldpc.soft == NBLDPC_SOFT_SYM) {
+		/* (soft=code's symbols are every column's: only their count is checked) */
+		s->sym_bits = spec->u.nbldpc.p;
+		s->sym_order = spec->u.nbldpc.bit_order;
+	} else if (spec->family == FECD_FAMILY_IDS) {
+		while ((1u << s->sym_bits) < spec->u.ids.q)
+			s->sym_bits++;
+		s->sym_order = NBLDPC_MSB_FIRST;
+		if (spec->u.ids.outer[0]) { /* the outer code's information symbols */
+			if (fec_spec_from_string(spec->u.ids.outer, &outer, err, sizeof(err))) {
+				fprintf(stderr, "fecd-sink: --code '%s': outer: %s\n", s->o.code,
+				        err);
+				return -1;
+			}
+			s->sym_order = outer.u.nbldpc.bit_order;
+		}
+	}
+	return 0;
 }
 
 /* The soft layout of a message: kind and values per unit, as its header says (a header from a
@@ -88,8 +116,8 @@ static void size_error(struct sink *s, const struct fecd_out_hdr *h, const char 
 		        s->msgs, h->soft_count, h->payload_bits, why);
 }
 
-/* nbldpc's symbols: sym_bits decoded bits each; the most probable of q values is their value, and
- * the probabilities sum to 1 (log-posteriors, normalised). */
+/* nbldpc's and ids's symbols: sym_bits decoded bits each; the most probable of q values is their
+ * value, and the probabilities sum to 1 (log-posteriors, normalised). */
 static void sym_check(struct sink *s, const struct fecd_out_hdr *h, const uint8_t *bits,
                       const uint8_t *soft)
 {

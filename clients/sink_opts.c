@@ -43,7 +43,9 @@ static void usage(FILE *f)
 	    "                       (an earlier channel's, on the same endpoint) is stale, "
 	    "unchecked\n"
 	    "Soft values (part 3, fecd's output.soft) are checked wherever they come: their\n"
-	    "count against the decoded bits, and each bit LLR's sign against its decoded bit.\n",
+	    "count against the decoded bits, and each bit LLR's sign against its decoded bit;\n"
+	    "with --code, q-ary symbol log-probabilities (nbldpc, ids): each symbol's sum to 1\n"
+	    "and the most probable is its decoded bits.\n",
 	    f);
 }
 

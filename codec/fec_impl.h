@@ -140,6 +140,20 @@ int fec__code_path(const char *name, struct fec__code_file *f, char *err, size_t
  * file when it is refused, missing or unreadable; -FEC_ETIME past the build deadline. */
 int fec__code_file_read(const char *name, char **text, char *err, size_t errlen);
 
+/* The memory of finished codes (spec_memo.c): a family that builds its code to finish a spec
+ * keeps the numbers it derived under a key naming the code and the version of its source, and
+ * finds them there the next time. A key starts with the family's name. */
+#define FEC__MEMO_KEY (PATH_MAX + 1024) /* a key's room, with its NUL */
+#define FEC__MEMO_VAL 32                /* the most bytes a value holds */
+/* Formats a key into key (FEC__MEMO_KEY bytes); false when it does not fit. */
+bool fec__memo_key(char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PREFIX PATH SIZE MTIME" for the code file `name` as fec__code_path finds it; false when the
+ * policy refuses it or it is not a regular file (then the load reports it, and nothing is kept). */
+bool fec__memo_file_key(char *key, const char *prefix, const char *name);
+/* Copies the value kept under key (of exactly len bytes) into val; false when none is. */
+bool fec__memo_find(const char *key, void *val, size_t len);
+void fec__memo_add(const char *key, const void *val, size_t len);
+
 const struct fec_param_desc *fec__param_find(const struct fec_param_desc *params, const char *name);
 /* Checks a value against its descriptor's type and bounds; the message names the parameter. */
 int fec__param_check(const struct fec_param_desc *d, const struct fec_param_value *v, char *err,

@@ -42,6 +42,10 @@ static const struct fec_param_desc ids_params[] = {
     {"storage", FEC_PARAM_ENUM, 0, 0, 0, storage_names, "auto",
      "gamma storage: global (every gamma of a frame kept), local (recomputed in the backward "
      "pass, far less memory) or auto (global while a frame's gammas take at most 64 MiB)"},
+    {"prune", FEC_PARAM_INT, 0, IDS_PRUNE_MAX, 0, NULL, "15",
+     "forward-backward pruning: after each forward step, drift states whose alpha (normalised "
+     "to sum 1) is below 10^-prune are dropped, and their gammas are not computed; 0: every "
+     "state (the exact decoder), 0..300"},
     {"outer", FEC_PARAM_CODE, 0, IDS_OUTER_TEXT_MAX - 1, 0, outer_families, "none",
      "none, or an outer nbldpc code over GF(q) of length N symbols (one symbol per TVB "
      "codeword): the frame then carries its information bits"},
@@ -67,6 +71,7 @@ static void ids_spec_default(struct fec_spec *spec)
 	s->ps = 0.0;
 	s->drift_excl = 10;
 	s->storage = IDS_STORAGE_AUTO;
+	s->prune = 15;
 }
 
 static int ids_spec_set(struct fec_spec *spec, const char *name, const struct fec_param_value *v,
@@ -102,6 +107,8 @@ static int ids_spec_set(struct fec_spec *spec, const char *name, const struct fe
 		s->drift_excl = (uint8_t)v->i;
 	else if (!strcmp(name, "storage"))
 		s->storage = (enum ids_storage)(v->i + 1);
+	else if (!strcmp(name, "prune"))
+		s->prune = (uint16_t)v->i;
 	else if (!strcmp(name, "outer"))
 		snprintf(s->outer, sizeof(s->outer), "%s", strcmp(v->s, "none") ? v->s : "");
 	else if (!strcmp(name, "iters"))
@@ -144,6 +151,8 @@ static int ids_spec_get(const struct fec_spec *spec, const char *name, struct fe
 		v->i = s->drift_excl;
 	} else if (!strcmp(name, "storage")) {
 		v->i = (long)s->storage - 1;
+	} else if (!strcmp(name, "prune")) {
+		v->i = s->prune;
 	} else if (!strcmp(name, "iters")) {
 		v->i = s->iters;
 	}
@@ -184,7 +193,9 @@ int ids__outer_spec(const struct ids_spec *s, struct fec_spec *child, char *cano
 	if (ret)
 		return ret;
 	child->frame.in = FEC_IN_F32_SYMLOGP;
-	child->u.nbldpc.soft = NBLDPC_SOFT_SYM;
+	/* passes back need the posteriors of every code symbol; a single pass publishes the
+	 * information symbols' */
+	child->u.nbldpc.soft = s->iters ? NBLDPC_SOFT_CODE : NBLDPC_SOFT_SYM;
 	return 0;
 }
 

@@ -16,7 +16,8 @@
 #define IDS_CODE_TEXT_MAX  256
 #define IDS_OUTER_TEXT_MAX 512 /* = FEC_CODE_TEXT_MAX (fec.h includes this header first) */
 #define IDS_ITERS_MAX      100
-#define IDS_EXCL_MAX       30 /* drift limits: p_excl = 10^-drift_excl, 1..30 */
+#define IDS_EXCL_MAX       30  /* drift limits: p_excl = 10^-drift_excl, 1..30 */
+#define IDS_PRUNE_MAX      300 /* pruning: alpha below 10^-prune dropped, 0 (none)..300 */
 
 enum ids_storage { IDS_STORAGE_AUTO = 1, IDS_STORAGE_GLOBAL, IDS_STORAGE_LOCAL };
 
@@ -28,6 +29,7 @@ struct ids_spec {
 	double pi, pd, ps; /* the channel the decoder assumes */
 	uint8_t drift_excl;
 	enum ids_storage storage;
+	uint16_t prune; /* 0: every drift state (exact); else alpha below 10^-prune is dropped */
 	char outer[IDS_OUTER_TEXT_MAX]; /* "" (none), or the outer nbldpc code's canonical text */
 	uint16_t iters;                 /* inner-outer iterations after the first pass */
 	/* derived by spec_finish: the outer code's length and dimension in symbols (0: none) */

@@ -5,6 +5,9 @@
  * and, for iters > 0, the outer decoder's extrinsic information (its posteriors less its input)
  * goes back as the inner decoder's priors, and the inner extrinsic (posteriors less priors) to
  * the outer decoder again, until the outer decision satisfies its checks or the passes run out.
+ * The outer decoder is called through fec.h alone: with soft=code (the posteriors of every code
+ * symbol) for the passes back, and fec_decoder_info_ranges saying which columns carry the
+ * information symbols whose posteriors the concatenation publishes.
  *
  * Output: the frame's information bits, each symbol's log2 q bits most significant first (with
  * an outer code, in its bit_order); soft output q log-probabilities per information symbol;
@@ -17,15 +20,14 @@
 
 #include "bitpack.h"
 #include "ids_coder.h"
-#include "nbldpc_decoder.h"
 
 struct ids_decoder {
 	struct fec_decoder base;
 	struct ids_code *code;
 	struct ids_map map;
 	struct fec_decoder *outer; /* NULL: none */
+	uint32_t *info_cols;       /* with passes back: the outer code's information columns */
 	unsigned p;                /* bits per symbol */
-	size_t outer_scratch;      /* bytes the outer decoder needs (either way of calling it) */
 };
 
 /* One thread's scratch, each part 64-byte aligned. */
@@ -33,7 +35,7 @@ struct coder_scratch {
 	void *map, *outer;
 	int8_t *rx;
 	float *post, *prior, *ext, *app, *osoft;
-	uint8_t *sym, *hard, *bits, *obits;
+	uint8_t *sym, *bits, *obits;
 };
 
 static size_t round64(size_t v)
@@ -56,7 +58,7 @@ static size_t coder_layout(const struct ids_decoder *d, char *base, struct coder
 		off += round64(bytes);                                                             \
 	} while (0)
 	PART(map, d->map.scratch_bytes);
-	PART(outer, d->outer_scratch);
+	PART(outer, oi ? oi->scratch_bytes : 0);
 	PART(rx, d->map.rho_max);
 	PART(post, Nq * sizeof(float));
 	PART(prior, Nq * sizeof(float));
@@ -64,7 +66,6 @@ static size_t coder_layout(const struct ids_decoder *d, char *base, struct coder
 	PART(app, Nq * sizeof(float));
 	PART(osoft, (oi ? oi->max_soft : 0) * sizeof(float));
 	PART(sym, d->code->N);
-	PART(hard, d->code->N);
 	PART(bits, (size_t)d->code->N * d->p);
 	PART(obits, oi ? (oi->max_out_bits + 7) / 8 : 0);
 #undef PART
@@ -94,30 +95,42 @@ static void subtract(float *out, const float *a, const float *b, size_t len)
 		out[k] = a[k] - b[k];
 }
 
-/* The concatenation with passes back (iters > 0): FFT-BP gives the outer posteriors of every
- * symbol. Returns the status; hard gets the outer decision (n symbols), *work its iterations. */
+/* The concatenation with passes back (iters > 0): the outer decoder (soft=code) gives the
+ * posteriors of every code symbol (s->app) and its information bits (s->obits, oj's out_bits).
+ * Returns the status (the outer job's, or the inner decoder's erasure); *work gets the outer
+ * decoder's iterations. */
 static int decode_iterative(const struct ids_decoder *d, const struct coder_scratch *s,
-                            uint32_t rho, uint32_t *work)
+                            uint32_t rho, struct fec_job *oj, uint32_t *work)
 {
-	const struct nbldpc_decoder *od = (const struct nbldpc_decoder *)d->outer;
+	const struct fec_info *oi = fec_decoder_info(d->outer);
 	const size_t Nq = (size_t)d->code->N * d->code->q;
 	const unsigned passes = d->base.spec.u.ids.iters;
-	bool ok = false;
-	int st = FECD_STATUS_DECODED;
+	struct fec_batch ob = {.count = 1,
+	                       .jobs = oj,
+	                       .in_f32 = s->ext,
+	                       .in_stride = Nq,
+	                       .out = s->obits,
+	                       .out_stride = (oi->max_out_bits + 7) / 8,
+	                       .soft = s->app,
+	                       .soft_stride = Nq};
+	int st;
 
 	memset(s->prior, 0, Nq * sizeof(float));
 	for (unsigned pass = 0;; pass++) {
 		/* the inner extrinsic: posteriors less the priors the outer decoder gave */
 		subtract(s->ext, s->post, s->prior, Nq);
-		*work += nbldpc__fftbp(od, s->outer, s->ext, s->app, s->hard, &ok);
-		if (ok || pass == passes)
-			break;
+		*oj = (struct fec_job){.in_len = d->code->N, .own_len = d->code->N};
+		st = fec_decode(d->outer, s->outer, &ob, 0, 1);
+		if (st)
+			return st;
+		*work += oj->work;
+		if (oj->status == FECD_STATUS_DECODED || pass == passes)
+			return oj->status;
 		subtract(s->prior, s->app, s->ext, Nq);
 		st = ids_map_decode(&d->map, s->map, s->rx, rho, s->prior, s->post, s->sym);
 		if (st != FECD_STATUS_DECODED)
 			return st;
 	}
-	return ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
 }
 
 static int ids_decode_batch(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
@@ -189,26 +202,21 @@ static int ids_decode_batch(const struct fec_decoder *dec, void *scratch, struct
 			continue;
 		}
 		{
-			const struct nbldpc_decoder *od = (const struct nbldpc_decoder *)d->outer;
-			const struct nbldpc_code *c = od->code;
+			const uint32_t k = sp->outer_k;
+			struct fec_job oj;
 
-			st = decode_iterative(d, &s, rho, &job->work);
+			st = decode_iterative(d, &s, rho, &oj, &job->work);
+			if (st < 0)
+				return st;
 			if (st == FECD_STATUS_ERASED)
 				continue;
-			for (uint32_t i = 0; i < c->k; i++) {
-				const uint8_t v = s.hard[c->info_cols[i]];
-				const float *ap = s.app + (size_t)c->info_cols[i] * q;
-
-				for (unsigned t = 0; t < p; t++)
-					s.bits[(size_t)i * p + t] = v >> od->bit_shift[t] & 1u;
-				if (b->soft)
-					memcpy(b->soft + j * b->soft_stride + (size_t)i * q, ap,
-					       q * sizeof(float));
-			}
-			fec_pack_bits(s.bits, (size_t)c->k * p, b->out + j * b->out_stride);
-			job->out_bits = c->k * p;
-			job->soft_count = b->soft ? c->k * q : 0;
+			memcpy(b->out + j * b->out_stride, s.obits, (oj.out_bits + 7) / 8);
+			job->out_bits = oj.out_bits;
 			job->status = (uint8_t)st;
+			for (uint32_t i = 0; b->soft && i < k; i++)
+				memcpy(b->soft + j * b->soft_stride + (size_t)i * q,
+				       s.app + (size_t)d->info_cols[i] * q, q * sizeof(float));
+			job->soft_count = b->soft ? k * q : 0;
 		}
 	}
 	return 0;
@@ -219,6 +227,7 @@ static void ids_decoder_destroy(struct fec_decoder *dec)
 	struct ids_decoder *d = (struct ids_decoder *)dec;
 
 	fec_decoder_destroy(d->outer);
+	free(d->info_cols);
 	ids_code_free(d->code);
 	free(d);
 }
@@ -260,7 +269,29 @@ void ids__map_params(const struct fec_spec *spec, struct ids_map_params *par)
 	*par = (struct ids_map_params){.ch = {is->pi, is->pd, is->ps},
 	                               .p_excl = pow(10.0, -(double)is->drift_excl),
 	                               .llr_scale = spec->frame.llr_scale,
-	                               .storage = is->storage};
+	                               .storage = is->storage,
+	                               .prune = is->prune ? pow(10.0, -(double)is->prune) : 0.0};
+}
+
+/* The outer code's information columns, in order (its input is one value per column), from
+ * fec_decoder_info_ranges: where the passes back find the information symbols' posteriors. */
+static int find_info_cols(struct ids_decoder *d)
+{
+	const uint32_t k = d->base.spec.u.ids.outer_k;
+	struct fec_info_range *r = calloc(k + 1, sizeof(*r));
+	uint32_t unsent = 0, got = 0;
+	int nr = r ? fec_decoder_info_ranges(d->outer, r, k + 1, &unsent) : -FEC_ENOMEM;
+
+	d->info_cols = calloc(k ? k : 1, sizeof(*d->info_cols));
+	if (nr >= 0 && d->info_cols)
+		for (int i = 0; i < nr && i <= (int)k; i++)
+			for (uint32_t c = r[i].first; c <= r[i].last && got < k; c++)
+				d->info_cols[got++] = c;
+	free(r);
+	if (nr < 0 || !d->info_cols)
+		return nr < 0 ? nr : -FEC_ENOMEM;
+	/* every information symbol sent, one column each: nbldpc's layout */
+	return got == k && unsent == 0 && nr <= (int)k ? 0 : -FEC_EINVAL;
 }
 
 int ids__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
@@ -288,16 +319,14 @@ int ids__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 		goto out_free;
 	if (ids__has_outer(is)) {
 		struct fec_spec child;
-		size_t a, b;
 
 		ret = ids__outer_spec(is, &child, NULL, 0, NULL, 0);
 		if (!ret)
 			ret = fec_decoder_create(&child, &d->outer);
+		if (!ret && is->iters)
+			ret = find_info_cols(d);
 		if (ret)
 			goto out_free;
-		a = fec_decoder_info(d->outer)->scratch_bytes;
-		b = nbldpc__scratch_bytes((const struct nbldpc_decoder *)d->outer);
-		d->outer_scratch = a > b ? a : b;
 	}
 	fill_info(d);
 	*out = &d->base;

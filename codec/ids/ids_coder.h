@@ -13,7 +13,8 @@ bool ids__has_outer(const struct ids_spec *s);
 unsigned ids__log2(uint32_t q);
 /* The TVB code a (finished) spec names. */
 int ids__code_build(const struct ids_spec *s, struct ids_code **out, char *err, size_t errlen);
-/* The outer code's spec as the concatenation decodes it (f32v in, symbol posteriors out). */
+/* The outer code's spec as the concatenation decodes it (f32v in, symbol posteriors out: of the
+ * information symbols for iters 0, of every code symbol, soft=code, for passes back). */
 int ids__outer_spec(const struct ids_spec *s, struct fec_spec *child, char *canon, size_t canonlen,
                     char *err, size_t errlen);
 /* The MAP decoder's parameters a (finished) spec gives (the GPU decoder builds its map from them).

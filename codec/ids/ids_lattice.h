@@ -25,8 +25,11 @@ struct ids_lattice_in {
 	const float *qrx;   /* 2 per received value: Q(y|0), Q(y|1) */
 	const float *xf;    /* n * qpad: bit r of symbol D's codeword, 0 or 1 (0 past q) */
 	const float *prior; /* qpad: the symbol's priors (0 past q) */
-	float *qv;          /* workspace: ids_lattice_qv_floats() floats, 32-byte aligned */
-	float *rows;        /* workspace: ids_lattice_rows_floats() floats, 32-byte aligned */
+	/* M_tau values: the start drifts m' with act[m' - fmin] != 0 get gammas, the others are
+	 * not written (their alpha is 0: the decoder reads none of them); NULL: every m' */
+	const double *act;
+	float *qv;   /* workspace: ids_lattice_qv_floats() floats, 32-byte aligned */
+	float *rows; /* workspace: ids_lattice_rows_floats() floats, 32-byte aligned */
 };
 
 static inline size_t ids_lattice_qv_floats(uint32_t n, uint32_t Mtau, uint32_t Mn)
@@ -40,6 +43,12 @@ static inline size_t ids_lattice_rows_floats(uint32_t Mn)
 	return (size_t)2 * 2 * (Mn + 2) * IDS_LANES_MAX;
 }
 
+/* Whether start drift mp gets gammas (in->act). */
+static inline int ids_lattice_on(const struct ids_lattice_in *in, int mp)
+{
+	return !in->act || in->act[mp - in->fmin] != 0.0;
+}
+
 /* Symbols a lattice computes together: 16 (two independent chains of AVX operations, which hide
  * each other's latency) where q fills them, else 8. */
 static inline uint32_t ids_lattice_lanes(uint32_t q)
@@ -47,7 +56,8 @@ static inline uint32_t ids_lattice_lanes(uint32_t q)
 	return q >= 16 ? 16 : 8;
 }
 
-/* g[((m' - fmin) M_n + d - cmin) q + D] for every m' in [fmin, fmax], d in [cmin, cmax], D < q. */
+/* g[((m' - fmin) M_n + d - cmin) q + D] for every active m' in [fmin, fmax] (in->act), d in
+ * [cmin, cmax], D < q. */
 void ids__lattice8_portable(const struct ids_lattice_in *in, float *g);
 void ids__lattice16_portable(const struct ids_lattice_in *in, float *g);
 void ids__lattice8_avx2(const struct ids_lattice_in *in, float *g);

@@ -150,6 +150,18 @@ void IDS_LATTICE_FN(const struct ids_lattice_in *in, float *g)
 	const long k0 = in->base + in->fmin + cmin;
 	const long width = (long)(in->fmax - in->fmin) + (long)n + (cmax - cmin) + 1;
 	ids_v8(*qv)[IDS_B] = (ids_v8(*)[IDS_B])in->qv;
+	int alo = in->fmin, ahi = in->fmax;
+	/* the table qv is made only where the active start drifts alo..ahi read it */
+	long wlo, whi;
+
+	while (alo <= ahi && !ids_lattice_on(in, alo))
+		alo++;
+	while (ahi >= alo && !ids_lattice_on(in, ahi))
+		ahi--;
+	if (alo > ahi)
+		return;
+	wlo = alo - in->fmin;
+	whi = (long)(ahi - in->fmin) + (long)n + (cmax - cmin);
 
 	for (uint32_t D0 = 0; D0 < in->qpad; D0 += IDS_BODY_LANES) {
 		const uint32_t lanes = q - D0 < IDS_BODY_LANES ? q - D0 : IDS_BODY_LANES;
@@ -161,7 +173,7 @@ void IDS_LATTICE_FN(const struct ids_lattice_in *in, float *g)
 			ids_v8 x[IDS_B];
 
 			__builtin_memcpy(x, in->xf + (size_t)r * in->qpad + D0, sizeof(x));
-			for (long w = 0; w < width; w++) {
+			for (long w = wlo; w <= whi; w++) {
 				const long k = k0 + w;
 
 				for (int b = 0; b < IDS_B; b++) {
@@ -176,17 +188,20 @@ void IDS_LATTICE_FN(const struct ids_lattice_in *in, float *g)
 				}
 			}
 		}
-		for (int mp = in->fmin; mp <= in->fmax;) {
+		for (int mp = alo; mp <= ahi;) {
 			const long start = in->base + mp;
 
-			if (start < 0 || start > (long)in->rho) {
+			if (!ids_lattice_on(in, mp)) {
+				mp++;
+			} else if (start < 0 || start > (long)in->rho) {
 				float *gm = g + (size_t)(mp - in->fmin) * Mn * q;
 
 				for (int d = 0; d < (int)Mn; d++)
 					for (uint32_t k = 0; k < lanes; k++)
 						gm[(size_t)d * q + D0 + k] = 0.0f;
 				mp++;
-			} else if (mp < in->fmax && start + 1 <= (long)in->rho) {
+			} else if (mp < ahi && ids_lattice_on(in, mp + 1) &&
+			           start + 1 <= (long)in->rho) {
 				IDS_RUN(in, g, (const ids_v8(*)[IDS_B])qv, k0, width, D0, lanes,
 				        prior, mp, 2);
 				mp += 2;

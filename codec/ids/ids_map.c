@@ -144,7 +144,7 @@ static uint32_t qpad_of(uint32_t q)
 /* gamma for symbol i at every start drift m' (eq. 6), by the lattice of ids_lattice.h at the
  * CPU's level. */
 static void gamma_slice(const struct ids_map *m, const struct map_scratch *s, uint32_t rho,
-                        uint32_t i, float *g)
+                        uint32_t i, const double *act, float *g)
 {
 	const uint32_t q = m->code->q, n = m->code->n, qpad = qpad_of(q);
 	const uint16_t *cw = m->code->cw + (size_t)i * q;
@@ -164,6 +164,7 @@ static void gamma_slice(const struct ids_map *m, const struct map_scratch *s, ui
 	    .qrx = s->qrx,
 	    .xf = s->xf,
 	    .prior = s->prior,
+	    .act = act,
 	    .qv = s->qv,
 	    .rows = s->rows,
 	};
@@ -204,27 +205,30 @@ static void load_prior(const struct ids_map *m, const struct map_scratch *s, con
 		s->prior[D] = (float)(exp((double)lp[D] - mx) / sum);
 }
 
+/* act: alpha_i, whose zeros say which start drifts need no gamma (NULL: every one). */
 static void compute_gamma(const struct ids_map *m, const struct map_scratch *s, const float *prior,
-                          uint32_t rho, uint32_t i, float *g)
+                          uint32_t rho, uint32_t i, const double *act, float *g)
 {
 	load_prior(m, s, prior, i);
-	gamma_slice(m, s, rho, i, g);
+	gamma_slice(m, s, rho, i, act, g);
 }
 
-static void compute_gsum(const struct ids_map *m, const float *g, double *gs);
+static void compute_gsum(const struct ids_map *m, const float *g, const double *act, double *gs);
 
 /* Symbol i's gamma and its sums over D: computed (local storage, or the forward pass), or
  * where the forward pass left them (global storage's backward pass). */
 static void slice_of(const struct ids_map *m, const struct map_scratch *s, const float *prior,
                      uint32_t rho, uint32_t i, bool compute, float **g, double **gs)
 {
+	const double *act = s->alpha + (size_t)i * m->Mtau;
+
 	const size_t k = m->global ? i : 0;
 
 	*g = s->gamma + k * slice_floats(m);
 	*gs = s->gsum + k * (size_t)m->Mtau * m->Mn;
 	if (compute) {
-		compute_gamma(m, s, prior, rho, i, *g);
-		compute_gsum(m, *g, *gs);
+		compute_gamma(m, s, prior, rho, i, act, *g);
+		compute_gsum(m, *g, act, *gs);
 	}
 }
 
@@ -250,12 +254,15 @@ static double gamma_sum(const float *g, uint32_t q)
 	return (s4[0] + s4[1]) + (s4[2] + s4[3]);
 }
 
-static void compute_gsum(const struct ids_map *m, const float *g, double *gs)
+/* The sums of the active start drifts' gammas (the others are not read). */
+static void compute_gsum(const struct ids_map *m, const float *g, const double *act, double *gs)
 {
-	const size_t cells = (size_t)m->Mtau * m->Mn;
-
-	for (size_t k = 0; k < cells; k++)
-		gs[k] = gamma_sum(g + k * m->code->q, m->code->q);
+	for (uint32_t mp = 0; mp < m->Mtau; mp++) {
+		if (act[mp] == 0.0)
+			continue;
+		for (size_t k = (size_t)mp * m->Mn; k < (size_t)(mp + 1) * m->Mn; k++)
+			gs[k] = gamma_sum(g + k * m->code->q, m->code->q);
+	}
 }
 
 /* Divides v by its sum; false when the sum is not positive and finite (no path). */
@@ -272,7 +279,8 @@ static bool normalise(double *v, uint32_t len)
 	return true;
 }
 
-/* eq. 11-12: an = normalised sum over m', D of a(m') gamma(m', m, D). */
+/* eq. 11-12: an = normalised sum over m', D of a(m') gamma(m', m, D), then pruned: values below
+ * m->par.prune set to 0 (kept ones not normalised again). */
 static bool alpha_step(const struct ids_map *m, const double *gs, const double *a, double *an)
 {
 	const uint32_t Mn = m->Mn, Mt = m->Mtau;
@@ -289,11 +297,17 @@ static bool alpha_step(const struct ids_map *m, const double *gs, const double *
 			an[to] += a[mp] * gs[(size_t)mp * Mn + d];
 		}
 	}
-	return normalise(an, Mt);
+	if (!normalise(an, Mt))
+		return false;
+	for (uint32_t mp = 0; mp < Mt; mp++)
+		if (an[mp] < m->par.prune)
+			an[mp] = 0.0;
+	return true;
 }
 
 /* The backward step (eq. 5, normalised) and the posteriors of symbol i (eq. 1-3): b is
- * beta_(i+1), bn gets beta_i; s->lsum the posteriors. */
+ * beta_(i+1), bn gets beta_i (0 where alpha_i is 0: no path the forward pass kept goes through
+ * there); s->lsum the posteriors. */
 static bool beta_step(const struct ids_map *m, const struct map_scratch *s, const float *g,
                       const double *gs, const double *a, const double *b, double *bn)
 {
@@ -303,6 +317,10 @@ static bool beta_step(const struct ids_map *m, const struct map_scratch *s, cons
 	for (uint32_t mp = 0; mp < Mt; mp++) {
 		double acc = 0.0;
 
+		if (a[mp] == 0.0) {
+			bn[mp] = 0.0;
+			continue;
+		}
 		for (uint32_t d = 0; d < Mn; d++) {
 			const long to = (long)mp + m->cmin + (long)d;
 			const float *gd = g + ((size_t)mp * Mn + d) * q;
@@ -350,7 +368,7 @@ void ids_map_gamma(const struct ids_map *m, void *scratch, const int8_t *rx, uin
 
 	scratch_layout(m, m->global, scratch, &s);
 	load_received(m, &s, rx, rho);
-	compute_gamma(m, &s, prior, rho, i, g);
+	compute_gamma(m, &s, prior, rho, i, NULL, g);
 }
 
 int ids_map_decode(const struct ids_map *m, void *scratch, const int8_t *rx, uint32_t rho,
@@ -413,6 +431,17 @@ int ids_map_decode(const struct ids_map *m, void *scratch, const int8_t *rx, uin
 		bn = t;
 	}
 	return FECD_STATUS_DECODED;
+}
+
+uint64_t ids_map_states_kept(const struct ids_map *m, void *scratch)
+{
+	struct map_scratch s;
+	uint64_t kept = 0;
+
+	scratch_layout(m, m->global, scratch, &s);
+	for (size_t k = 0; k < (size_t)m->code->N * m->Mtau; k++)
+		kept += s.alpha[k] != 0.0;
+	return kept;
 }
 
 /* Counted as the loops run for rho = tau, per symbol: the Q table (2 per row, received value

@@ -42,6 +42,10 @@ struct ids_map_params {
 	double p_excl;            /* drift limits: probability of leaving them (frame, codeword) */
 	float llr_scale;          /* int8 LLR = round(LLR * llr_scale) */
 	enum ids_storage storage; /* auto: global while it fits IDS_GLOBAL_AUTO_BYTES */
+	/* pruning: after each forward step, alpha below this (alpha is normalised to sum 1) is
+	 * set to 0, and start drifts whose alpha is 0 get no gamma, no beta and no share of the
+	 * posteriors; 0 keeps every state (the exact decoder) */
+	double prune;
 };
 
 /* Built once per code and channel; read-only afterwards (threads share it). */
@@ -74,6 +78,11 @@ int ids_map_decode(const struct ids_map *m, void *scratch, const int8_t *rx, uin
  * it: g[((m' - fmin) M_n + d - cmin) q + D], M_tau M_n q floats. */
 void ids_map_gamma(const struct ids_map *m, void *scratch, const int8_t *rx, uint32_t rho,
                    uint32_t i, const float *prior, float *g);
+
+/* For the bench: start drifts with a non-zero alpha, summed over the symbols, in the last frame
+ * ids_map_decode decoded with this scratch (N M_tau without pruning, far fewer with it): the
+ * gammas that frame computed. */
+uint64_t ids_map_states_kept(const struct ids_map *m, void *scratch);
 
 /* Floating-point operations one frame's decode does (lattice, alpha, beta, posteriors), as
  * counted in ids_map.c's loops for a frame of length tau: the measure behind the bench's figure

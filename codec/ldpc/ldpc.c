@@ -11,10 +11,8 @@
  * is parsed once per process rather than at every describe.
  */
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ldpc_code_impl.h"
 #include "ldpc_decoder.h"
@@ -195,85 +193,33 @@ static bool same_matrix(const struct ldpc_spec *a, const struct ldpc_spec *b)
 	return false;
 }
 
-/* Room for the codes of every channel fecd can run (256) and every preset besides: describing a
- * channel matches its code against the presets (fec__preset_for_code finishes each), which must
- * not read and build the preset files again, on the control loop, because other codes pushed
- * them out. */
-#define MEMO_SLOTS 320
-#define MEMO_KEY   (LDPC_CODE_TEXT_MAX + PATH_MAX + 64)
-
-struct memo {
-	char key[MEMO_KEY];
+/* The numbers finishing derives from the matrix, kept in the memory of finished codes. */
+struct ldpc_derived {
 	uint32_t n, k, n_tx;
 };
 
-static struct memo memo[MEMO_SLOTS];
-static unsigned memo_next;
-static atomic_flag memo_lock = ATOMIC_FLAG_INIT;
-
-/* A text naming the code and the version of what it is built from; false when it cannot be
- * made (then nothing is remembered). A file is found as ldpc_code_load finds it, so a path the
- * policy refuses is never remembered. */
+/* A key naming the code and the version of what it is built from; false when it cannot be made
+ * (then nothing is remembered). A file is found as ldpc_code_load finds it, so a path the policy
+ * refuses is never remembered. */
 static bool memo_key(const struct ldpc_spec *l, char *key)
 {
 	const enum code_kind kind = code_kind(l);
-	struct fec__code_file f;
-	char nr_file[16];
-	struct stat st;
-	int len;
+	char nr_file[16], prefix[LDPC_CODE_TEXT_MAX + 32];
 
-	if (kind == CODE_GENERATED) {
-		len = snprintf(key, MEMO_KEY, "%s n=%u dv=%u dc=%u seed=%u", l->code, l->gen_n,
-		               l->gen_dv, l->gen_dc, l->seed);
-		return len > 0 && len < MEMO_KEY;
-	}
+	if (kind == CODE_GENERATED)
+		return fec__memo_key(key, "ldpc %s n=%u dv=%u dc=%u seed=%u", l->code, l->gen_n,
+		                     l->gen_dv, l->gen_dc, l->seed);
 	snprintf(nr_file, sizeof(nr_file), "5G_bg%c.csv", l->code[strlen(l->code) - 1]);
-	if (fec__code_path(kind == CODE_NR ? nr_file : l->code, &f, NULL, 0) || stat(f.path, &st) ||
-	    !S_ISREG(st.st_mode))
-		return false;
-	len = snprintf(key, MEMO_KEY, "%s z=%u %s %lld %lld", l->code, l->z, f.path,
-	               (long long)st.st_size, (long long)st.st_mtime);
-	return len > 0 && len < MEMO_KEY;
-}
-
-static bool memo_find(const char *key, struct ldpc_spec *l)
-{
-	bool found = false;
-
-	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
-		;
-	for (unsigned i = 0; i < MEMO_SLOTS && !found; i++) {
-		if (strcmp(memo[i].key, key))
-			continue;
-		l->n = memo[i].n;
-		l->k = memo[i].k;
-		l->n_tx = memo[i].n_tx;
-		found = true;
-	}
-	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
-	return found;
-}
-
-static void memo_add(const char *key, const struct ldpc_spec *l)
-{
-	struct memo *m;
-
-	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
-		;
-	m = &memo[memo_next];
-	memo_next = (memo_next + 1) % MEMO_SLOTS;
-	snprintf(m->key, sizeof(m->key), "%s", key);
-	m->n = l->n;
-	m->k = l->k;
-	m->n_tx = l->n_tx;
-	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
+	snprintf(prefix, sizeof(prefix), "ldpc %s z=%u", l->code, l->z);
+	return fec__memo_file_key(key, prefix, kind == CODE_NR ? nr_file : l->code);
 }
 
 int ldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 {
 	struct ldpc_spec *l = &spec->u.ldpc;
 	struct ldpc_code *code;
-	char key[MEMO_KEY];
+	struct ldpc_derived got;
+	char key[FEC__MEMO_KEY];
 	bool keyed;
 	int ret;
 
@@ -305,17 +251,18 @@ int ldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 		                "%g * %g",
 		                l->offset, spec->frame.llr_scale);
 	keyed = memo_key(l, key);
-	if (keyed && memo_find(key, l))
-		return 0;
-	ret = ldpc_code_load(l, &code, err, errlen);
-	if (ret)
-		return ret;
-	l->n = code->h.n;
-	l->k = code->k;
-	l->n_tx = code->n_tx;
-	ldpc_code_free(code);
-	if (keyed)
-		memo_add(key, l);
+	if (!keyed || !fec__memo_find(key, &got, sizeof(got))) {
+		ret = ldpc_code_load(l, &code, err, errlen);
+		if (ret)
+			return ret;
+		got = (struct ldpc_derived){code->h.n, code->k, code->n_tx};
+		ldpc_code_free(code);
+		if (keyed)
+			fec__memo_add(key, &got, sizeof(got));
+	}
+	l->n = got.n;
+	l->k = got.k;
+	l->n_tx = got.n_tx;
 	return 0;
 }
 

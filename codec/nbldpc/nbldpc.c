@@ -11,10 +11,8 @@
  * codes of thousands of symbols each time.
  */
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fec_impl.h"
 #include "nbldpc.h"
@@ -27,7 +25,7 @@ static const char *const algo_names[] = {"fft-bp", "min-max", "tms", NULL};
 static const char *const domain_names[] = {"log", "prob", NULL};
 static const char *const form_names[] = {"power", "vector", NULL};
 static const char *const order_names[] = {"msb", "lsb", NULL};
-static const char *const soft_names[] = {"sym", "bit", NULL};
+static const char *const soft_names[] = {"sym", "bit", "code", NULL};
 
 static const struct fec_param_desc nbldpc_params[] = {
     {"code", FEC_PARAM_STRING, 0, NBLDPC_CODE_TEXT_MAX - 1, 0, NULL, NULL,
@@ -69,8 +67,9 @@ static const struct fec_param_desc nbldpc_params[] = {
      "the p bits of a symbol on the channel and in the output: msb (most significant first, "
      "as BeiDou) or lsb"},
     {"soft", FEC_PARAM_ENUM, 0, 0, 0, soft_names, "sym",
-     "soft output: sym (q log-probabilities per information symbol) or bit (an LLR per "
-     "information bit)"},
+     "soft output: sym (q log-probabilities per information symbol), bit (an LLR per "
+     "information bit) or code (q log-probabilities per code symbol, all n in column order: "
+     "the posteriors an outer decoder hands back, as ids's concatenation does; CPU only)"},
     {NULL},
 };
 
@@ -201,83 +200,33 @@ static int nbldpc_spec_get(const struct fec_spec *spec, const char *name, struct
 	return 0;
 }
 
-/* ---- The memory of finished codes: room for every channel fecd can run (256) and the
- * presets. */
-#define MEMO_SLOTS 320
-#define MEMO_KEY   (NBLDPC_CODE_TEXT_MAX + PATH_MAX + 96)
-
-struct memo {
-	char key[MEMO_KEY];
+/* ---- The numbers finishing derives from the matrix, kept in the memory of finished codes. */
+struct nbldpc_derived {
 	uint32_t n, m, k, p, code_q;
 };
 
-static struct memo memo[MEMO_SLOTS];
-static unsigned memo_next;
-static atomic_flag memo_lock = ATOMIC_FLAG_INIT;
-
-/* A text naming the matrix and the version of its file; false when none can be made (a path
- * the policy refuses, a file missing: then the load reports it and nothing is remembered). */
+/* A key naming the matrix and the version of its file; false when none can be made (a path the
+ * policy refuses, a file missing: then the load reports it and nothing is remembered). */
 static bool memo_key(const struct nbldpc_spec *l, char *key)
 {
-	struct fec__code_file f;
-	struct stat st;
-	int len;
+	char prefix[NBLDPC_CODE_TEXT_MAX + 64];
 
 	if (!strcmp(l->code, "regular"))
-		len = snprintf(key, MEMO_KEY, "regular q=%u poly=%u n=%u dv=%u dc=%u seed=%u", l->q,
-		               l->poly, l->gen_n, l->gen_dv, l->gen_dc, l->seed);
-	else if (!strcmp(l->code, "irregular"))
-		len = snprintf(key, MEMO_KEY, "irregular q=%u poly=%u n=%u seed=%u", l->q, l->poly,
-		               l->gen_n, l->seed);
-	else if (fec__code_path(l->code, &f, NULL, 0) || stat(f.path, &st) || !S_ISREG(st.st_mode))
-		return false;
-	else
-		len = snprintf(key, MEMO_KEY, "%s form=%u poly=%u %s %lld %lld", l->code, l->form,
-		               l->poly, f.path, (long long)st.st_size, (long long)st.st_mtime);
-	return len > 0 && len < MEMO_KEY;
-}
-
-static bool memo_find(const char *key, struct nbldpc_spec *l)
-{
-	bool found = false;
-
-	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
-		;
-	for (unsigned i = 0; i < MEMO_SLOTS && !found; i++)
-		if (!strcmp(memo[i].key, key)) {
-			l->n = memo[i].n;
-			l->m = memo[i].m;
-			l->k = memo[i].k;
-			l->p = memo[i].p;
-			l->code_q = memo[i].code_q;
-			found = true;
-		}
-	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
-	return found;
-}
-
-static void memo_add(const char *key, const struct nbldpc_spec *l)
-{
-	struct memo *m;
-
-	while (atomic_flag_test_and_set_explicit(&memo_lock, memory_order_acquire))
-		;
-	m = &memo[memo_next];
-	memo_next = (memo_next + 1) % MEMO_SLOTS;
-	snprintf(m->key, sizeof(m->key), "%s", key);
-	m->n = l->n;
-	m->m = l->m;
-	m->k = l->k;
-	m->p = l->p;
-	m->code_q = l->code_q;
-	atomic_flag_clear_explicit(&memo_lock, memory_order_release);
+		return fec__memo_key(key, "nbldpc regular q=%u poly=%u n=%u dv=%u dc=%u seed=%u",
+		                     l->q, l->poly, l->gen_n, l->gen_dv, l->gen_dc, l->seed);
+	if (!strcmp(l->code, "irregular"))
+		return fec__memo_key(key, "nbldpc irregular q=%u poly=%u n=%u seed=%u", l->q,
+		                     l->poly, l->gen_n, l->seed);
+	snprintf(prefix, sizeof(prefix), "nbldpc %s form=%u poly=%u", l->code, l->form, l->poly);
+	return fec__memo_file_key(key, prefix, l->code);
 }
 
 int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 {
 	struct nbldpc_spec *l = &spec->u.nbldpc;
 	struct nbldpc_code *code;
-	char key[MEMO_KEY];
+	struct nbldpc_derived got;
+	char key[FEC__MEMO_KEY];
 	bool keyed;
 	int ret;
 
@@ -303,19 +252,20 @@ int nbldpc__spec_finish(struct fec_spec *spec, char *err, size_t errlen)
 		return fec__err(err, errlen, FEC_EINVAL,
 		                "q: expected a power of 2 in 2..256, got %u", l->q);
 	keyed = memo_key(l, key);
-	if (keyed && memo_find(key, l))
-		return 0;
-	ret = nbldpc_code_load(l, &code, err, errlen);
-	if (ret)
-		return ret;
-	l->n = code->n;
-	l->m = code->m;
-	l->k = code->k;
-	l->p = code->gf.p;
-	l->code_q = code->gf.q;
-	nbldpc_code_free(code);
-	if (keyed)
-		memo_add(key, l);
+	if (!keyed || !fec__memo_find(key, &got, sizeof(got))) {
+		ret = nbldpc_code_load(l, &code, err, errlen);
+		if (ret)
+			return ret;
+		got = (struct nbldpc_derived){code->n, code->m, code->k, code->gf.p, code->gf.q};
+		nbldpc_code_free(code);
+		if (keyed)
+			fec__memo_add(key, &got, sizeof(got));
+	}
+	l->n = got.n;
+	l->m = got.m;
+	l->k = got.k;
+	l->p = got.p;
+	l->code_q = got.code_q;
 	return 0;
 }
 

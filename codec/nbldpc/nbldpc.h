@@ -33,7 +33,9 @@ enum nbldpc_algo { NBLDPC_ALGO_FFTBP = 1, NBLDPC_ALGO_MINMAX, NBLDPC_ALGO_TMS };
 enum nbldpc_domain { NBLDPC_DOMAIN_LOG = 1, NBLDPC_DOMAIN_PROB };
 enum nbldpc_form { NBLDPC_FORM_POWER = 1, NBLDPC_FORM_VECTOR };
 enum nbldpc_bit_order { NBLDPC_MSB_FIRST = 1, NBLDPC_LSB_FIRST };
-enum nbldpc_soft { NBLDPC_SOFT_SYM = 1, NBLDPC_SOFT_BIT };
+/* sym: q log-probabilities per information symbol; bit: an LLR per information bit; code: q
+ * log-probabilities per code symbol (all n, column order: a composite decoder's passes back) */
+enum nbldpc_soft { NBLDPC_SOFT_SYM = 1, NBLDPC_SOFT_BIT, NBLDPC_SOFT_CODE };
 
 struct nbldpc_spec {
 	char code[NBLDPC_CODE_TEXT_MAX];
@@ -46,7 +48,7 @@ struct nbldpc_spec {
 	enum nbldpc_algo algo;
 	enum nbldpc_domain domain; /* fft-bp: log (signed log values) or prob (normalised) */
 	uint16_t max_iters;
-	uint16_t nm; /* min-max: values kept per message (0, or q and more: all) */
+	uint16_t nm;    /* min-max: values kept per message (0, or q and more: all) */
 	uint16_t dev2;  /* tms: first deviations tried in two-deviation configurations */
 	uint8_t offset; /* tms: subtracted from each check message's costs */
 	bool early_stop;

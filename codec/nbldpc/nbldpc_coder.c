@@ -266,6 +266,19 @@ static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, str
 		job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
 		if (!b->soft)
 			continue;
+		if (s->soft == NBLDPC_SOFT_CODE) { /* every column's, normalised */
+			float *o = b->soft + j * b->soft_stride;
+
+			for (uint32_t i = 0; i < c->n; i++) {
+				const float *ap = vals + (size_t)i * q;
+				const float norm = logsumexp(ap, q, 0, 0);
+
+				for (unsigned a = 0; a < q; a++)
+					o[(size_t)i * q + a] = ap[a] - norm;
+			}
+			job->soft_count = c->n * q;
+			continue;
+		}
 		for (uint32_t i = 0; i < c->k; i++) {
 			float *ap = vals + (size_t)c->info_cols[i] * q;
 			float *o = b->soft + j * b->soft_stride;
@@ -335,10 +348,10 @@ static void fill_info(struct nbldpc_decoder *d)
 	info->max_out_bits = c->k * d->p;
 	info->in_kind = d->base.spec.frame.in;
 	info->in_q = sym_in ? d->q : 1;
-	if (s->soft == NBLDPC_SOFT_SYM) {
+	if (s->soft == NBLDPC_SOFT_SYM || s->soft == NBLDPC_SOFT_CODE) {
 		info->soft_kind = FEC_SOFT_SYM_LOGP;
 		info->soft_per_unit = d->q;
-		info->max_soft = c->k * d->q;
+		info->max_soft = (s->soft == NBLDPC_SOFT_CODE ? c->n : c->k) * d->q;
 	} else {
 		info->soft_kind = FEC_SOFT_BIT_LLR;
 		info->soft_per_unit = 1;

@@ -2,8 +2,8 @@
  * The ids family on the GPU: the gpu_family_ops the backend core calls. create() builds the MAP
  * decoder's state space on the host exactly as the CPU does (ids_map_init on the spec's code),
  * uploads the codebooks and the Q table, picks the storage (global: every gamma kept; local:
- * recomputed for the posteriors; auto: global while the frames a launch keeps in flight fit the
- * workspace budget) and the launch shape (ids_gpu_kernels.cu). With an outer nbldpc code and
+ * recomputed for the posteriors; auto: local, the faster on the GPU) and the launch shape
+ * (ids_gpu_kernels.cu). With an outer nbldpc code and
  * iters = 0 (Davey and MacKay's single pass) the inner posteriors stay on the device and go to
  * nbldpc's own GPU decoder; the passes back (iters > 0) run on the CPU (IDS_GPU.md says why).
  * launch() decodes the batch in chunks of the frames in flight.
@@ -22,8 +22,7 @@ extern "C" {
 
 /* Workspace for one lane's frames in flight: this share of the device's memory at most. */
 #define IDSG_WS_SHARE 16
-/* Frames in flight the scans (one warp a frame) want per SM to keep the device busy; auto
- * storage is global when that many frames' gammas fit the budget. */
+/* Frames in flight the scans (one warp a frame) want per SM to keep the device busy. */
 #define IDSG_FRAMES_PER_SM 8
 
 struct idsg_impl {
@@ -105,6 +104,7 @@ static void fill_code(struct idsg_code *c, const struct ids_map *m, const struct
 	c->hpi = m->hpi;
 	c->pd = m->pd;
 	c->prior = 1.0f / (float)c->q; /* ids_map.c load_prior without priors */
+	c->prune = m->par.prune;
 	c->in = spec->frame.in;
 	c->llr_scale = spec->frame.llr_scale;
 }
@@ -120,20 +120,17 @@ static uint32_t frames_for(const struct fecd_cuda_device *dev, size_t bytes)
 	return f < 1 ? 1 : f > 65535 ? 65535 : (uint32_t)f;
 }
 
-/* Storage and frames in flight: forced, or auto (global while the frames the scans want fit). */
+/* Storage and frames in flight: forced, or auto: local. Measured on an H200 (IDS_GPU.md),
+ * recomputing the lattices beats keeping the gammas at every q = 2..256 (global storage moves
+ * every gamma through device memory twice: 25.6 MB a frame at Fig. 17), and local storage keeps
+ * 8 times the frames in flight in the same memory. */
 static void choose_storage(struct idsg_code *c, const struct fecd_cuda_device *dev,
                            enum ids_storage st, uint32_t *frames)
 {
 	struct idsg_frame_ws w;
-	const size_t want = (size_t)IDSG_FRAMES_PER_SM * (dev->sm_count > 0 ? dev->sm_count : 1);
 
-	c->global = true;
+	c->global = st == IDS_STORAGE_GLOBAL;
 	idsg_frame_layout(c, &w);
-	if (st == IDS_STORAGE_LOCAL ||
-	    (st == IDS_STORAGE_AUTO && w.total * want > dev->mem_total / IDSG_WS_SHARE)) {
-		c->global = false;
-		idsg_frame_layout(c, &w);
-	}
 	*frames = frames_for(dev, w.total);
 }
 
@@ -219,7 +216,7 @@ static int idsg_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	snprintf(g->desc, sizeof(g->desc),
 	         "ids (N %u, q %u, n %u, M_tau %u, M_n %u): %s storage%s, %u frames in flight "
 	         "(%.1f MiB each); idsg_gamma_kernel<Mn<=%d> %d threads/block (%u symbols), %d "
-	         "regs, %d blocks/SM; alpha and beta a warp each, %d warps/block; "
+	         "regs, %d blocks/SM; alpha then beta a warp a frame, %d frames/block; "
 	         "idsg_post_kernel<Mn<=%d> %d threads/block (%u symbols), %d regs, %d blocks/SM%s",
 	         g->code.N, g->code.q, g->code.n, g->code.Mtau, g->code.Mn,
 	         g->code.global ? "global" : "local",

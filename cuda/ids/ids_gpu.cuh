@@ -31,6 +31,7 @@ struct idsg_code {
 	int fmin, fmax, cmin, cmax;
 	float hpi, pd;      /* lattice weights: 1/2 pi, pd */
 	float prior;        /* 1/q: the uniform prior (the GPU decodes without priors) */
+	double prune;       /* alpha below it dropped after each normalisation (0: none) */
 	const uint16_t *cw; /* device: N * q codewords */
 	const float *qx;    /* device: 256 * 2: Q(y | 0), Q(y | 0) + (Q(y | 1) - Q(y | 0)) */
 	int in;             /* enum fec_in_kind: s8 or f32 LLRs */
@@ -60,7 +61,7 @@ struct idsg_shape {
 	int post_threads; /* posterior kernel: threads per block, q per symbol */
 	uint32_t post_syms;
 	int post_regs, post_blocks_per_sm;
-	int scan_warps;  /* the scan kernel: warps per block (two a frame: alpha, beta) */
+	int scan_warps;  /* the scan kernel: warps (frames) per block */
 	uint32_t frames; /* frames in flight: the largest chunk one launch decodes at once */
 	struct idsg_frame_ws ws;
 };

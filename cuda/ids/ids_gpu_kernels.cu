@@ -7,8 +7,9 @@
  *           (global storage) and summed over D in double as ids_map.c's gamma_sum does: each
  *           thread's running sum is one of its four partial sums, combined (s0 + s1) + (s2 + s3)
  *           across the four threads by shuffles;
- *   scan    two warps per frame: alpha, the forward recursion over i (eq. 4, 11) from those
- *           sums, and beta, the backward recursion (eq. 5, 12), at once;
+ *   scan    one warp per frame: alpha, the forward recursion over i (eq. 4, 11) from those
+ *           sums, pruned as the CPU prunes it (values below `prune` dropped), then beta, the
+ *           backward recursion (eq. 5, 12), 0 where alpha is 0;
  *   post    one thread per (frame, symbol i, D): the posterior's sum over m' and d (eq. 1-3) in
  *           the CPU's order, from the kept gammas or recomputing each lattice (local storage),
  *           then per symbol the normalisation, log-probabilities and the hard decision;
@@ -179,8 +180,9 @@ __device__ __forceinline__ double idsg_warp_sum(const double *v, uint32_t len, u
 	return sum;
 }
 
-/* ---- alpha: alpha_0 is drift 0; alpha_(i+1)(to) sums over m' increasing. One warp. */
-__device__ void idsg_alpha(const struct idsg_code &c, const struct idsg_slot &sl, unsigned lane)
+/* ---- alpha: alpha_0 is drift 0; alpha_(i+1)(to) sums over m' increasing, is normalised, and
+ * dropped (0) below c.prune. One warp; false where a normalisation fails (the flag set). */
+__device__ bool idsg_alpha(const struct idsg_code &c, const struct idsg_slot &sl, unsigned lane)
 {
 	const uint32_t Mt = c.Mtau, Mn = c.Mn;
 
@@ -210,16 +212,21 @@ __device__ void idsg_alpha(const struct idsg_code &c, const struct idsg_slot &sl
 		if (!(sum > 0.0) || !isfinite(sum)) {
 			if (lane == 0)
 				*sl.flag = 1;
-			return;
+			return false;
 		}
-		for (uint32_t to = lane; to < Mt; to += 32)
-			an[to] = an[to] / sum;
+		for (uint32_t to = lane; to < Mt; to += 32) {
+			const double v = an[to] / sum;
+
+			an[to] = v < c.prune ? 0.0 : v;
+		}
 		__syncwarp();
 	}
+	return true;
 }
 
-/* ---- beta: beta_N is the final drift rho - tau (its state last); beta_i(m') sums over d. One
- * warp. */
+/* ---- beta: beta_N is the final drift rho - tau (its state last); beta_i(m') sums over d, 0
+ * where alpha_i(m') is 0 (no path the forward pass kept goes through there). One warp, after
+ * alpha. */
 __device__ void idsg_beta(const struct idsg_code &c, const struct idsg_slot &sl, long last,
                           unsigned lane)
 {
@@ -233,10 +240,12 @@ __device__ void idsg_beta(const struct idsg_code &c, const struct idsg_slot &sl,
 		             *g = sl.gsum + (size_t)i * Mt * Mn;
 		double *bn = sl.beta + (size_t)i * Mt;
 
+		const double *a = sl.alpha + (size_t)i * Mt;
+
 		for (uint32_t mp = lane; mp < Mt; mp += 32) {
 			double acc = 0.0;
 
-			for (uint32_t d = 0; d < Mn; d++) {
+			for (uint32_t d = 0; d < Mn && a[mp] != 0.0; d++) {
 				const long to = (long)mp + c.cmin + (long)d;
 
 				if (to < 0 || to >= (long)Mt || bb[to] == 0.0)
@@ -259,12 +268,12 @@ __device__ void idsg_beta(const struct idsg_code &c, const struct idsg_slot &sl,
 	}
 }
 
-/* ---- the scans: two warps a frame, alpha and beta at once (neither needs the other); either
- * failing a normalisation erases the frame, as on the CPU. */
+/* ---- the scans: one warp a frame, alpha then beta (which reads alpha's zeros); either failing
+ * a normalisation erases the frame, as on the CPU. */
 __global__ void idsg_scan_kernel(const struct idsg_code c, const struct gpu_batch b, uint32_t first,
                                  uint32_t count, char *ws, const struct idsg_frame_ws L)
 {
-	const uint32_t w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, fl = w / 2;
+	const uint32_t fl = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
 	const unsigned lane = threadIdx.x & 31u;
 
 	if (fl >= count)
@@ -275,9 +284,7 @@ __global__ void idsg_scan_kernel(const struct idsg_code c, const struct gpu_batc
 		return;
 	const struct idsg_slot sl = idsg_slot_of(L, ws, fl);
 
-	if (w % 2 == 0)
-		idsg_alpha(c, sl, lane);
-	else
+	if (idsg_alpha(c, sl, lane))
 		idsg_beta(c, sl, (long)job->in_len - (long)c.tau - c.fmin, lane);
 }
 
@@ -589,7 +596,7 @@ static void idsg_launch_t(const struct idsg_code *c, const struct idsg_shape *sh
 {
 	const dim3 gg((c->N + sh->gamma_syms - 1) / sh->gamma_syms, count);
 	const dim3 gp((c->N + sh->post_syms - 1) / sh->post_syms, count);
-	const unsigned scan_blocks = (2 * count + sh->scan_warps - 1) / sh->scan_warps;
+	const unsigned scan_blocks = (count + sh->scan_warps - 1) / sh->scan_warps;
 
 	if (marks)
 		cudaEventRecord(marks[0], s);

@@ -34,6 +34,8 @@ static bool nbgpu_supports(const struct fec_spec *spec)
 {
 	if (spec->family != FECD_FAMILY_NBLDPC)
 		return false;
+	if (spec->u.nbldpc.soft == NBLDPC_SOFT_CODE)
+		return false; /* the kernels write information symbols' soft output only */
 	if (spec->u.nbldpc.algo == NBLDPC_ALGO_MINMAX)
 		return nbgpu_minmax_supports(spec);
 	if (spec->u.nbldpc.algo == NBLDPC_ALGO_TMS)

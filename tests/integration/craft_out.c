@@ -12,10 +12,15 @@
  *                agree with them (bit LLRs: negative for a 1) and one of exactly 0
  *   softsign:SEQ the same with the LLR of bit 5 of the wrong sign
  *   softcount:SEQ the same with 63 soft values for its 64 bits
+ *   softsym:SEQ  an ids frame like soft:SEQ (16 symbols of 4 bits, each 1010 = 10), with q = 16
+ *                log-probabilities per symbol (sym_logp) whose most probable value is 10 and
+ *                which sum to 1
+ *   softsymbad:SEQ the same with symbol 3's most probable value 5, and symbol 7's summing to 2
  * Exit status 0 when every message was sent, 1 otherwise, 2 on a usage error.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +48,24 @@ static void soft_values(uint8_t *out, bool wrong_sign)
 	}
 }
 
+/* 16 symbols of 16 float32 little-endian log-probabilities: 0.85 for the value 10, 0.01 for
+ * each other; when wrong, symbol 3 favours 5 instead and symbol 7's are twice as large. */
+static void sym_values(uint8_t *out, bool wrong)
+{
+	for (unsigned i = 0; i < 16 * 16; i++) {
+		const unsigned sym = i / 16, a = i % 16;
+		const unsigned best = wrong && sym == 3 ? 5 : 10;
+		float v = logf(a == best ? 0.85f : 0.01f);
+		uint32_t u;
+
+		if (wrong && sym == 7)
+			v += logf(2.0f);
+		memcpy(&u, &v, sizeof(u));
+		for (unsigned b = 0; b < 4; b++)
+			out[4 * i + b] = (uint8_t)(u >> (8 * b));
+	}
+}
+
 static int send_msg(void *sock, const char *kind, uint64_t value)
 {
 	struct fecd_out_hdr h = {
@@ -55,10 +78,23 @@ static int send_msg(void *sock, const char *kind, uint64_t value)
 	    .code_gen = 1,
 	    .payload_bits = 64,
 	};
-	uint8_t hdr[FECD_OUT_HDR_LEN], bits[8] = {0}, soft[64 * 4];
+	uint8_t hdr[FECD_OUT_HDR_LEN], bits[8] = {0}, soft[16 * 16 * 4];
 	bool with_soft = strncmp(kind, "soft", 4) == 0;
 
-	if (with_soft) {
+	if (strncmp(kind, "softsym", 7) == 0) {
+		if (strcmp(kind, "softsym") && strcmp(kind, "softsymbad")) {
+			fprintf(stderr, "it-craft: unknown kind '%s'\n", kind);
+			return 2;
+		}
+		h.in_seq = value;
+		h.family = FECD_FAMILY_IDS;
+		h.flags = FECD_OUT_SOFT;
+		h.soft_kind = FECD_SOFT_SYM_LOGP;
+		h.soft_per_unit = 16;
+		h.soft_count = 16 * 16;
+		memset(bits, 0xaa, sizeof(bits));
+		sym_values(soft, strcmp(kind, "softsym") != 0);
+	} else if (with_soft) {
 		h.in_seq = value;
 		h.flags = FECD_OUT_SOFT;
 		h.soft_count = strcmp(kind, "softcount") == 0 ? 63 : 64;
@@ -85,7 +121,7 @@ static int send_msg(void *sock, const char *kind, uint64_t value)
 	} else {
 		fprintf(stderr,
 		        "it-craft: unknown kind '%s' (frame, stream, eos, unconv, short, soft, "
-		        "softsign, softcount)\n",
+		        "softsign, softcount, softsym, softsymbad)\n",
 		        kind);
 		return 2;
 	}

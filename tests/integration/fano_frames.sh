@@ -37,17 +37,7 @@ run_case() {
 	run_feed "feed-$name" 60 --endpoint "$(ep "$inp")" --channel "$ch" --seed $((500 + ch)) \
 		--code "$code" --frames "$nf" "$@"
 	check_sink "sink-$name" 40
-	expect_eq "$(sink_field "sink-$name" frames)" "$nf" "$name frames received"
-	expect_eq "$(sink_field "sink-$name" lost_frames)" 0 "$name lost frames"
-	expect_eq "$(sink_field "sink-$name" bit_errors)" 0 "$name bit errors"
-	expect_eq "$(sink_field "sink-$name" status.decoded)" "$nf" "$name frames decoded"
-	expect_eq "$(sink_field "sink-$name" bits)" $((nf * k)) "$name bits"
-	wait_for 10 '[ "$(chan_stat '"$ch"' queue_syms)" = 0 ]' || fail "$name: symbols left queued"
-	st=$(ctl stats.get "{\"id\": $ch}") || fail "stats.get"
-	expect_eq "$(jq_get frames_out <<<"$st")" $((before + nf)) "$name stats frames_out"
-	expect_eq "$(jq_get frame_errors <<<"$st")" 0 "$name stats frame_errors"
-	expect_eq "$(jq_get bad_msgs <<<"$st")" 0 "$name stats bad_msgs"
-	log "$name: ok"
+	expect_frames_ok "$name" "$ch" "$nf" "$k" "$before"
 }
 
 # --- 1: WSPR by preset.
@@ -104,20 +94,6 @@ ctl channel.get '{"id": 1}' | jq_get config.code.polys_karn | grep -q bbef6bb7 |
 	fail "channel.get: the code is not the Pioneer code"
 
 # --- 6: bad input.
-# ctl_err METHOD PARAMS PATTERN...: the call must fail with -32602 and a message matching every
-# PATTERN (grep -E).
-ctl_err() {
-	local method=$1 params=$2 out
-	shift 2
-	if out=$(timeout 10 "$FECDCTL" --socket "$CTL_SOCK" "$method" "$params" 2>&1); then
-		fail "$method $params succeeded: $out"
-	fi
-	log "refused as expected: $out"
-	grep -q -- "-32602" <<<"$out" || fail "$method: expected error -32602, got: $out"
-	for p in "$@"; do
-		grep -Eq -- "$p" <<<"$out" || fail "$method: the error does not match '$p': $out"
-	done
-}
 errs=$(chan_stat 1 frame_errors)
 outs=$(chan_stat 1 frames_out)
 run_feed wrong 30 --endpoint "$(ep 0)" --channel 1 --seed 71 --code whd-k7 --frames 20 --ebn0 6

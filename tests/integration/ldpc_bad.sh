@@ -23,21 +23,6 @@ IT_GLOBALS="\"codes_dir\": \"$IT_TMP/codes\", "
 write_config "$(chan_json 1 wimax '{"preset": "wimax-576"}' 0 1)"
 start_fecd
 
-# ctl_err METHOD PARAMS PATTERN...: the call must fail with -32602 and a message matching every
-# PATTERN (grep -E).
-ctl_err() {
-	local method=$1 params=$2 out
-	shift 2
-	if out=$(timeout 10 "$FECDCTL" --socket "$CTL_SOCK" "$method" "$params" 2>&1); then
-		fail "$method $params succeeded: $out"
-	fi
-	log "refused as expected: $out"
-	grep -q -- "-32602" <<<"$out" || fail "$method: expected error -32602, got: $out"
-	for p in "$@"; do
-		grep -Eq -- "$p" <<<"$out" || fail "$method: the error does not match '$p': $out"
-	done
-}
-
 # --- 1: wrong frame length.
 run_feed wrong 30 --endpoint "$(ep 0)" --channel 1 --seed 61 --code mackay-1008 --frames 20 --ebn0 6
 wait_for 10 '[ "$(chan_stat 1 frame_errors)" = 20 ]' ||

@@ -37,18 +37,7 @@ run_case() {
 	run_feed "feed-$name" 60 --endpoint "$(ep "$inp")" --channel "$ch" --seed $((300 + ch)) \
 		--code "$code" --frames "$nf" "$@"
 	check_sink "sink-$name" 40
-	expect_eq "$(sink_field "sink-$name" frames)" "$nf" "$name frames received"
-	expect_eq "$(sink_field "sink-$name" lost_frames)" 0 "$name lost frames"
-	expect_eq "$(sink_field "sink-$name" bit_errors)" 0 "$name bit errors"
-	expect_eq "$(sink_field "sink-$name" status.decoded)" "$nf" "$name frames decoded"
-	expect_eq "$(sink_field "sink-$name" bits)" $((nf * k)) "$name bits"
-	wait_for 10 '[ "$(chan_stat '"$ch"' queue_syms)" = 0 ]' || fail "$name: symbols left queued"
-	st=$(ctl stats.get "{\"id\": $ch}") || fail "stats.get"
-	expect_eq "$(jq_get frames_out <<<"$st")" $((before + nf)) "$name stats frames_out"
-	expect_eq "$(jq_get frame_errors <<<"$st")" 0 "$name stats frame_errors"
-	expect_eq "$(jq_get failures <<<"$st")" 0 "$name stats failures"
-	expect_eq "$(jq_get bad_msgs <<<"$st")" 0 "$name stats bad_msgs"
-	log "$name: ok"
+	expect_frames_ok "$name" "$ch" "$nf" "$k" "$before"
 }
 
 # --- 1: WiMAX by preset.

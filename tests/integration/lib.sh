@@ -235,3 +235,38 @@ feed_field() {
 expect_eq() {
 	[ "$1" = "$2" ] || fail "$3: expected $2, got $1"
 }
+
+# expect_frames_ok NAME CH NF K BEFORE: after the sink sink-NAME has run on channel CH: NF frames
+# of K bits received, every one decoded and right, none lost; the channel's queue drained and its
+# counters in step (frames_out grown from BEFORE by NF; no frame errors, failures or bad messages).
+expect_frames_ok() {
+	local name=$1 ch=$2 nf=$3 k=$4 before=$5 st
+	expect_eq "$(sink_field "sink-$name" frames)" "$nf" "$name frames received"
+	expect_eq "$(sink_field "sink-$name" lost_frames)" 0 "$name lost frames"
+	expect_eq "$(sink_field "sink-$name" bit_errors)" 0 "$name bit errors"
+	expect_eq "$(sink_field "sink-$name" status.decoded)" "$nf" "$name frames decoded"
+	expect_eq "$(sink_field "sink-$name" bits)" $((nf * k)) "$name bits"
+	wait_for 10 '[ "$(chan_stat '"$ch"' queue_syms)" = 0 ] &&
+		[ "$(chan_stat '"$ch"' frames_out)" = '"$((before + nf))"' ]' ||
+		fail "$name: symbols left queued, or frames_out is not $((before + nf))"
+	st=$(ctl stats.get "{\"id\": $ch}") || fail "stats.get"
+	expect_eq "$(jq_get frame_errors <<<"$st")" 0 "$name stats frame_errors"
+	expect_eq "$(jq_get failures <<<"$st")" 0 "$name stats failures"
+	expect_eq "$(jq_get bad_msgs <<<"$st")" 0 "$name stats bad_msgs"
+	log "$name: ok"
+}
+
+# ctl_err METHOD PARAMS PATTERN...: the call must fail with -32602 and a message matching every
+# PATTERN (grep -E).
+ctl_err() {
+	local method=$1 params=$2 out
+	shift 2
+	if out=$(timeout 10 "$FECDCTL" --socket "$CTL_SOCK" "$method" "$params" 2>&1); then
+		fail "$method $params succeeded: $out"
+	fi
+	log "refused as expected: $out"
+	grep -q -- "-32602" <<<"$out" || fail "$method: expected error -32602, got: $out"
+	for p in "$@"; do
+		grep -Eq -- "$p" <<<"$out" || fail "$method: the error does not match '$p': $out"
+	done
+}

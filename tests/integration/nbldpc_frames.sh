@@ -26,21 +26,14 @@ export FECD_CODES_DIR=$CODES # the feed's encoder reads them from there
 run_case() {
 	local name=$1 ch=$2 inp=$3 outp=$4 nf=$5 k=$6 code=$7
 	shift 7
+	local before
+	before=$(chan_stat "$ch" frames_out)
 	start_sink "sink-$name" --endpoint "$(ep "$outp")" --seed $((300 + ch)) --frame-bits "$k" \
 		--expect-frames "$nf" --timeout 30000
 	run_feed "feed-$name" 60 --endpoint "$(ep "$inp")" --channel "$ch" --seed $((300 + ch)) \
 		--code "$code" --frames "$nf" "$@"
 	check_sink "sink-$name" 40
-	expect_eq "$(sink_field "sink-$name" frames)" "$nf" "$name frames received"
-	expect_eq "$(sink_field "sink-$name" lost_frames)" 0 "$name lost frames"
-	expect_eq "$(sink_field "sink-$name" bit_errors)" 0 "$name bit errors"
-	expect_eq "$(sink_field "sink-$name" status.decoded)" "$nf" "$name frames decoded"
-	expect_eq "$(sink_field "sink-$name" bits)" $((nf * k)) "$name bits"
-	wait_for 10 '[ "$(chan_stat '"$ch"' frames_out)" = '"$nf"' ]' ||
-		fail "$name: frames_out is not $nf"
-	expect_eq "$(chan_stat "$ch" frame_errors)" 0 "$name stats frame_errors"
-	expect_eq "$(chan_stat "$ch" bad_msgs)" 0 "$name stats bad_msgs"
-	log "$name: ok"
+	expect_frames_ok "$name" "$ch" "$nf" "$k" "$before"
 }
 
 # --- 1 and 2: 6 bits per GF(64) symbol, so 48 and 100 symbols carry 288 and 600 bits.

@@ -1,11 +1,13 @@
 /*
  * bench_ids: times the ids MAP decoder on one thread (run it under taskset) on the seed's Fig. 17
- * setting or another: bench_ids [N q n [p [FRAMES [ROUNDS]]]], default 840 16 8 1e-3 20 5.
- * Random seeded codebooks (n = 8 for q = 16 as the seed), frames through the BSID channel with
- * Pi = Pd = p, Ps = 0, hard input; prints, for global and local storage, the information bits
- * (N log2 q per frame) decoded per second, best and median of the rounds, the floating-point
- * operations per decoded bit (ids_map_flops) and the symbol errors seen. Times are the thread's
- * CPU time.
+ * setting or another: bench_ids [N q n [p [FRAMES [ROUNDS [PRUNE]]]]], default 840 16 8 1e-3 20 5
+ * 1e-15. Random seeded codebooks (n = 8 for q = 16 as the seed), frames through the BSID channel
+ * with Pi = Pd = p, Ps = 0, hard input; prints, for the exact decoder (no pruning) and pruned at
+ * PRUNE (ids_map_params.prune; the family's default prune=15 is 1e-15), each with global and
+ * local storage, the information bits (N log2 q per frame) decoded per second, best and median of
+ * the rounds, the floating-point operations per decoded bit without pruning (ids_map_flops), the
+ * start drifts kept per symbol (of M_tau) and the symbol errors seen. Times are the thread's CPU
+ * time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,7 @@ int main(int argc, char **argv)
 	const double pch = argc > 4 ? atof(argv[4]) : 1e-3;
 	const unsigned frames = argc > 5 ? (unsigned)atoi(argv[5]) : 20;
 	const unsigned rounds = argc > 6 ? (unsigned)atoi(argv[6]) : 5;
+	const double prune = argc > 7 ? atof(argv[7]) : 1e-15;
 	const struct ids_chan ch = {pch, pch, 0.0};
 	struct ids_code *code = NULL;
 	struct fec_prng p;
@@ -74,9 +77,12 @@ int main(int argc, char **argv)
 	}
 	printf("N=%u q=%u n=%u Pi=Pd=%g Ps=0, %u frames a round, one thread\n", N, q, n, pch,
 	       frames);
-	for (int mode = IDS_STORAGE_GLOBAL; mode <= IDS_STORAGE_LOCAL; mode++) {
+	for (int run = 0; run < 4; run++) {
+		const int mode = run % 2 ? IDS_STORAGE_LOCAL : IDS_STORAGE_GLOBAL;
+		const double pr = run < 2 ? 0.0 : prune;
 		const struct ids_map_params par = {
-		    .ch = ch, .p_excl = 1e-10, .llr_scale = 8.0f, .storage = mode};
+		    .ch = ch, .p_excl = 1e-10, .llr_scale = 8.0f, .storage = mode, .prune = pr};
+		double kept = 0.0;
 		struct ids_map m;
 		double t[64];
 		unsigned wrong = 0, erased = 0;
@@ -95,6 +101,8 @@ int main(int argc, char **argv)
 				                              NULL, NULL, got);
 
 				erased += st != FECD_STATUS_DECODED;
+				if (r == 0)
+					kept += (double)ids_map_states_kept(&m, scratch);
 				for (unsigned i = 0; r == 0 && i < N; i++)
 					wrong += got[i] != sym[(size_t)f * N + i];
 			}
@@ -102,13 +110,14 @@ int main(int argc, char **argv)
 		}
 		qsort(t, rounds, sizeof(double), cmp_double);
 		const double info = (double)frames * N * bits_per_sym;
-		printf("%s: M_tau=%u (drift %d..%d) M_n=%u (%d..%d), %.1f MiB scratch: best "
-		       "%.1f kbit/s, median %.1f kbit/s; %.0f flops per decoded bit; %u symbols "
-		       "wrong, %u frames erased (round 1)\n",
-		       mode == IDS_STORAGE_GLOBAL ? "global" : "local", m.Mtau, m.fmin, m.fmax,
+		printf("%s, prune %g: M_tau=%u (drift %d..%d) M_n=%u (%d..%d), %.1f MiB scratch: "
+		       "best %.1f kbit/s, median %.1f kbit/s; %.0f flops per decoded bit unpruned, "
+		       "%.1f start drifts kept per symbol; %u symbols wrong, %u frames erased "
+		       "(round 1)\n",
+		       mode == IDS_STORAGE_GLOBAL ? "global" : "local", pr, m.Mtau, m.fmin, m.fmax,
 		       m.Mn, m.cmin, m.cmax, m.scratch_bytes / 1048576.0, info / t[0] / 1e3,
 		       info / t[rounds / 2] / 1e3, ids_map_flops(&m) / ((double)N * bits_per_sym),
-		       wrong, erased / rounds);
+		       kept / ((double)frames * N), wrong, erased / rounds);
 		free(scratch);
 	}
 	for (unsigned f = 0; f < frames; f++)

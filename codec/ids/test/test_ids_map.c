@@ -7,7 +7,9 @@
  *   - the lattice receiver metric (gamma) against direct enumeration of every pattern within
  *     the corridor, for every symbol, start drift, drift change and codeword;
  *   - noiseless frames, frames with known insertions and deletions within the limits, frames
- *     whose drift leaves them (erased), global and local storage bit for bit.
+ *     whose drift leaves them (erased), global and local storage bit for bit;
+ *   - pruning (ids_map_params.prune): the exact decoder's decisions, on the brute-force cases
+ *     and on Fig. 17 frames, posteriors close to the exact ones, global = local bit for bit.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,11 +25,15 @@ struct dec {
 	void *scratch;
 };
 
-static int dec_open(struct dec *d, struct ids_code *code, double pi, double pd, double ps,
-                    double p_excl, enum ids_storage storage)
+/* prune: ids_map_params.prune (0: the exact decoder). */
+static int dec_open_p(struct dec *d, struct ids_code *code, double pi, double pd, double ps,
+                      double p_excl, enum ids_storage storage, double prune)
 {
-	struct ids_map_params par = {
-	    .ch = {pi, pd, ps}, .p_excl = p_excl, .llr_scale = 8.0f, .storage = storage};
+	struct ids_map_params par = {.ch = {pi, pd, ps},
+	                             .p_excl = p_excl,
+	                             .llr_scale = 8.0f,
+	                             .storage = storage,
+	                             .prune = prune};
 	char err[256] = "";
 	int ret = ids_map_init(&d->map, code, &par, err, sizeof(err));
 
@@ -35,6 +41,12 @@ static int dec_open(struct dec *d, struct ids_code *code, double pi, double pd, 
 	d->code = code;
 	d->scratch = ret ? NULL : aligned_alloc(64, (d->map.scratch_bytes + 63) & ~(size_t)63);
 	return ret;
+}
+
+static int dec_open(struct dec *d, struct ids_code *code, double pi, double pd, double ps,
+                    double p_excl, enum ids_storage storage)
+{
+	return dec_open_p(d, code, pi, pd, ps, p_excl, storage, 0.0);
 }
 
 static void dec_close(struct dec *d)
@@ -130,12 +142,15 @@ static void test_brute_force(unsigned N, unsigned q, unsigned n, bool soft, bool
                              uint64_t seed)
 {
 	const struct ids_chan ch = {0.1, 0.1, 0.05};
+	/* pruned decoders: decisions as the exact path's, posteriors within about the pruning
+	 * threshold of brute force */
+	static const double prunes[2] = {1e-15, 1e-3};
 	struct ids_code *code = NULL;
-	struct dec d;
+	struct dec d, dp[2];
 	struct fec_prng p;
-	uint8_t sym[8], bits[64], rxb[256];
+	uint8_t sym[8], bits[64], rxb[256], psym[8];
 	int8_t rx[256];
-	float prior[64], post[64];
+	float prior[64], post[64], ppost[64];
 	double ref[64];
 	char err[256];
 	size_t rho;
@@ -146,6 +161,8 @@ static void test_brute_force(unsigned N, unsigned q, unsigned n, bool soft, bool
 		ids_code_free(code);
 		return;
 	}
+	for (unsigned k = 0; k < 2; k++)
+		dec_open_p(&dp[k], code, ch.pi, ch.pd, ch.ps, 1e-30, IDS_STORAGE_AUTO, prunes[k]);
 	fec_prng_seed(&p, seed * 7 + 1);
 	for (unsigned frame = 0; frame < 4; frame++) {
 		double worst = 0.0;
@@ -181,7 +198,35 @@ static void test_brute_force(unsigned N, unsigned q, unsigned n, bool soft, bool
 		      "force by %g",
 		      N, q, n, soft ? "soft" : "hard", priors ? "priors" : "uniform", frame, rho,
 		      worst);
+		for (unsigned k = 0; k < 2; k++) {
+			double pw = 0.0;
+
+			st = ids_map_decode(&dp[k].map, dp[k].scratch, rx, (uint32_t)rho,
+			                    priors ? prior : NULL, ppost, psym);
+			CHECK(st == FECD_STATUS_DECODED, "pruned %g: status %d", prunes[k], st);
+			for (unsigned i = 0; i < N * q; i++) {
+				const double diff = fabs(exp((double)ppost[i]) - ref[i]);
+
+				pw = diff > pw ? diff : pw;
+			}
+			CHECK(pw < 2e-5 + 10.0 * N * prunes[k],
+			      "N=%u q=%u n=%u frame %u, pruned %g: posteriors differ from brute "
+			      "force by %g",
+			      N, q, n, frame, prunes[k], pw);
+			/* the same decisions, but where two symbols tie within that */
+			for (unsigned i = 0; i < N; i++) {
+				const double *r = ref + i * q;
+
+				CHECK(psym[i] == sym[i] ||
+				          fabs(r[psym[i]] - r[sym[i]]) < 2.0 * (2e-5 + pw),
+				      "N=%u q=%u n=%u frame %u, pruned %g: symbol %u decided %u, "
+				      "exact %u",
+				      N, q, n, frame, prunes[k], i, psym[i], sym[i]);
+			}
+		}
 	}
+	dec_close(&dp[0]);
+	dec_close(&dp[1]);
 	dec_close(&d);
 	ids_code_free(code);
 }
@@ -436,6 +481,91 @@ static void test_frames(void)
 	free(post_l);
 }
 
+/* Pruning (ids_map_params.prune = 1e-15, the family's default) on Fig. 17 frames: the same
+ * decisions as the exact decoder, posteriors within 1e-6 of its, global = local bit for bit;
+ * frames with known edits, noiseless soft, and through the channel at pi = pd = 1e-3 and 5e-3. */
+static void test_pruned_frames(void)
+{
+	struct ids_code *code = fig17_code();
+	struct dec ex, pg, pl;
+	struct fec_prng p;
+	const size_t tau = 840 * 8, cap = tau + 64;
+	uint8_t sym[840], got_e[840], got_g[840], got_l[840], *bits = malloc(tau),
+	                                                      *rxb = malloc(ids_bsid_max_out(tau));
+	int8_t *rx = malloc(cap);
+	float *post_e = malloc(840 * 16 * sizeof(float)),
+	      *post_g = malloc(840 * 16 * sizeof(float)),
+	      *post_l = malloc(840 * 16 * sizeof(float));
+
+	if (!code || dec_open(&ex, code, 1e-3, 1e-3, 0.0, 1e-10, IDS_STORAGE_GLOBAL)) {
+		ids_code_free(code);
+		return;
+	}
+	dec_open_p(&pg, code, 1e-3, 1e-3, 0.0, 1e-10, IDS_STORAGE_GLOBAL, 1e-15);
+	dec_open_p(&pl, code, 1e-3, 1e-3, 0.0, 1e-10, IDS_STORAGE_LOCAL, 1e-15);
+	fec_prng_seed(&p, 23);
+	for (unsigned f = 0; f < 12; f++) {
+		const struct ids_chan ch = {f < 8 ? 1e-3 : 5e-3, f < 8 ? 1e-3 : 5e-3, 0.0};
+		size_t rho = 0;
+		double worst = 0.0;
+		unsigned differ = 0, wrong = 0;
+		int se, sg, sl;
+
+		for (unsigned i = 0; i < 840; i++)
+			sym[i] = (uint8_t)(fec_prng_next(&p) % 16);
+		ids_code_encode(code, sym, bits);
+		if (f == 0 || f == 1) { /* noiseless, hard and soft (+-20) */
+			rho = tau;
+			for (size_t k = 0; k < tau; k++)
+				rx[k] = (int8_t)((bits[k] ? -1 : 1) * (f ? 20 : 127));
+		} else if (f == 2) { /* a burst of 4 deletions, 3 insertions further on */
+			for (size_t k = 0; k < tau; k++) {
+				if (k == 5000 || k == 5001 || k == 5002)
+					rxb[rho++] = (uint8_t)(k & 1);
+				if (k < 3000 || k >= 3004)
+					rxb[rho++] = bits[k];
+			}
+			hard_llr(rxb, rho, rx);
+		} else {
+			ids_bsid_apply(&ch, &p, bits, tau, rxb, ids_bsid_max_out(tau), &rho);
+			rho = rho < cap ? rho : cap;
+			hard_llr(rxb, rho, rx);
+		}
+		se = ids_map_decode(&ex.map, ex.scratch, rx, (uint32_t)rho, NULL, post_e, got_e);
+		sg = ids_map_decode(&pg.map, pg.scratch, rx, (uint32_t)rho, NULL, post_g, got_g);
+		sl = ids_map_decode(&pl.map, pl.scratch, rx, (uint32_t)rho, NULL, post_l, got_l);
+		CHECK(sg == sl && !memcmp(post_g, post_l, 840 * 16 * sizeof(float)) &&
+		          !memcmp(got_g, got_l, sizeof(got_g)),
+		      "pruned frame %u: global and local storage differ", f);
+		for (unsigned i = 0; i < 840; i++) {
+			differ += got_e[i] != got_g[i];
+			wrong += got_g[i] != sym[i];
+		}
+		for (size_t k = 0; k < 840 * 16; k++) {
+			const double d = fabs(exp((double)post_e[k]) - exp((double)post_g[k]));
+
+			worst = d > worst ? d : worst;
+		}
+		CHECK(se == sg && differ == 0 && worst < 1e-6,
+		      "pruned frame %u (pi = pd = %g, rho %zu): status %d (exact %d), %u decisions "
+		      "differ from the exact decoder's, posteriors by up to %g",
+		      f, ch.pi, rho, sg, se, differ, worst);
+		/* the burst of 4 deletions may cost its codeword, as for the exact decoder */
+		CHECK(f > 2 || (sg == FECD_STATUS_DECODED && wrong <= (f == 2)),
+		      "pruned frame %u: status %d, %u symbols wrong", f, sg, wrong);
+	}
+	dec_close(&ex);
+	dec_close(&pg);
+	dec_close(&pl);
+	ids_code_free(code);
+	free(bits);
+	free(rxb);
+	free(rx);
+	free(post_e);
+	free(post_g);
+	free(post_l);
+}
+
 /* A frame no path explains (no insertions, deletions or substitutions, and a received pair
  * that is no codeword): erased, not a guess. */
 static void test_no_path(void)
@@ -472,5 +602,6 @@ int main(void)
 	test_lattice(false);
 	test_lattice(true);
 	test_frames();
+	test_pruned_frames();
 	return check_done();
 }

@@ -2,7 +2,8 @@
  * nbldpc decoders: the FFT-BP check node (both domains) against a brute-force sum over the other
  * symbols' values on small checks; clean frames for every decoder (fft-bp prob and log, min-max)
  * and every q (2..256), through fec_decode with int8, float32 and q-ary (f32v) input, with soft
- * output of both kinds; a few symbols hit hard and corrected; the frame error rate of a
+ * output of every kind (soft=code's information symbols as soft=sym's); a few symbols hit hard
+ * and corrected; the frame error rate of a
  * generated GF(64) (2,4)-regular code of BeiDou's size at a fixed Eb/N0 and seed against a
  * measured threshold with a margin; the BeiDou presets decode noisy frames; the B2a ICD's
  * example codeword (known answer) from the encoder and through every decoder.
@@ -318,6 +319,80 @@ static void test_clean(void)
 			}
 }
 
+/* soft=code: q log-probabilities for every code symbol, normalised; the information columns'
+ * are soft=sym's bit for bit, and the decisions the same; for every decoder, with noisy int8 and
+ * f32v input. */
+static void test_soft_code(void)
+{
+	static const char *const ins[] = {"s8", "f32v"};
+
+	for (unsigned a = 0; a < NDECODERS; a++)
+		for (unsigned k = 0; k < 2; k++) {
+			struct frames fs, fc;
+			struct fec_prng rng;
+			char ts[200], tc[256];
+			unsigned gs, gc, same = 0, sums = 0;
+
+			snprintf(ts, sizeof(ts),
+			         "nbldpc,code=regular,q=16,n=96,dv=2,dc=4,seed=3,%s,in=%s",
+			         decoders[a], ins[k]);
+			snprintf(tc, sizeof(tc), "%s,soft=code", ts);
+			if (frames_make(&fs, ts, 4) || frames_make(&fc, tc, 4)) {
+				CHECK(0, "%s: no decoder", tc);
+				frames_free(&fs);
+				frames_free(&fc);
+				continue;
+			}
+			CHECK(fc.info->soft_kind == FEC_SOFT_SYM_LOGP &&
+			          fc.info->soft_per_unit == 16 && fc.info->max_soft == 96 * 16,
+			      "%s: soft %d/%u, %u values", tc, fc.info->soft_kind,
+			      fc.info->soft_per_unit, fc.info->max_soft);
+			frames_clean(&fs, 1.0f);
+			fec_prng_seed(&rng, 11 + k);
+			if (k == 0)
+				util_channel_s8(&rng, fs.code_bits, (size_t)JOBS * fs.nb, 2.0,
+				                (double)fs.code->k / fs.code->n, 8.0f, fs.in);
+			else
+				for (size_t x = 0; x < (size_t)JOBS * fs.code->n * 16; x++)
+					fs.in_f32[x] += (float)(3.0 * fec_prng_uniform(&rng) - 1.5);
+			memcpy(fc.in, fs.in, (size_t)JOBS * fs.nb);
+			memcpy(fc.in_f32, fs.in_f32,
+			       (size_t)JOBS * fs.code->n * 16 * sizeof(float));
+			gs = frames_decode(&fs, true);
+			gc = frames_decode(&fc, true);
+			for (unsigned j = 0; j < JOBS; j++) {
+				const float *vs = fs.soft + (size_t)j * fs.info->max_soft,
+				            *vc = fc.soft + (size_t)j * fc.info->max_soft;
+
+				CHECK(fc.jobs[j].soft_count == 96 * 16 &&
+				          fc.jobs[j].status == fs.jobs[j].status &&
+				          !memcmp(fc.out + j * ((fc.kb + 7) / 8),
+				                  fs.out + j * ((fs.kb + 7) / 8), (fc.kb + 7) / 8),
+				      "%s job %u: %u soft values, status %d (soft=sym: %d) or bits "
+				      "differ",
+				      tc, j, fc.jobs[j].soft_count, fc.jobs[j].status,
+				      fs.jobs[j].status);
+				for (uint32_t i = 0; i < fc.code->k; i++)
+					same += !memcmp(vc + (size_t)fc.code->info_cols[i] * 16,
+					                vs + (size_t)i * 16, 16 * sizeof(float));
+				for (uint32_t c = 0; c < fc.code->n; c++) {
+					double sum = 0.0;
+
+					for (unsigned v = 0; v < 16; v++)
+						sum += exp(vc[(size_t)c * 16 + v]);
+					sums += fabs(sum - 1.0) < 1e-3;
+				}
+			}
+			CHECK(
+			    gs == gc && same == JOBS * fc.code->k && sums == JOBS * fc.code->n,
+			    "%s: %u / %u frames right, %u of %u information symbols as soft=sym's, "
+			    "%u of %u symbols summing to 1",
+			    tc, gc, gs, same, JOBS * fc.code->k, sums, JOBS * fc.code->n);
+			frames_free(&fs);
+			frames_free(&fc);
+		}
+}
+
 /* Two symbols of each frame received strongly wrong (all their bits flipped) are corrected. */
 static void test_wrong_symbols(void)
 {
@@ -376,8 +451,9 @@ static void test_fer(void)
 	 * at 1.5 dB (nm=8 89). The thresholds at 1.5 dB are about 1.5 times the counts: a
 	 * decoder that loses 0.2 dB fails them (fft-bp at 1.3 dB fails 33). tms (dev2 8, offset 8,
 	 * the defaults): 59 / 18 / 4 at 1.2 / 1.5 / 1.8 dB, where fft-bp has 50 / 19 / -: as good
-	 * as fft-bp within 0.1 dB; its threshold, fft-bp's, is below fft-bp's 50 at 1.2 dB, so a tms
-	 * that passes is within 0.3 dB of fft-bp (offsets 6 / 10: 17 / 20; dev2 6 / 12: 22 / 14). */
+	 * as fft-bp within 0.1 dB; its threshold, fft-bp's, is below fft-bp's 50 at 1.2 dB, so a
+	 * tms that passes is within 0.3 dB of fft-bp (offsets 6 / 10: 17 / 20; dev2 6 / 12: 22 /
+	 * 14). */
 	static const struct {
 		const char *dec;
 		double ebn0;
@@ -549,6 +625,7 @@ int main(int argc, char **argv)
 	}
 	test_check_node();
 	test_clean();
+	test_soft_code();
 	test_wrong_symbols();
 	test_fer();
 	test_spec();

@@ -418,6 +418,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	have_dir = dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	{ /* soft=code (every code symbol's posteriors, for ids's passes back) is the CPU's alone */
+		struct fec_spec spec;
+		char err[256] = "";
+
+		CHECK(fec_spec_from_string("nbldpc,code=regular,q=16,n=96,soft=code", &spec, err,
+		                           sizeof(err)) == 0 &&
+		          !fecd_cuda_supports(&spec),
+		      "soft=code: the GPU backend should decline it (%s)", err);
+	}
 	/* test_gpu_nbldpc tms: the tms cases alone */
 	test_tms(&g, have_dir);
 	if (argc > 1 && !strcmp(argv[1], "tms"))
