@@ -96,7 +96,8 @@ struct gpu_family_ops {
 };
 
 #define GPU_FAMILY_MAP(X)                                                                          \
-	X(viterbi_gpu_family) X(ldpc_gpu_family) X(fano_gpu_family) X(nbldpc_gpu_family)
+	X(viterbi_gpu_family)                                                                      \
+	X(ldpc_gpu_family) X(fano_gpu_family) X(nbldpc_gpu_family) X(ids_gpu_family)
 
 #define X(ops) extern const struct gpu_family_ops ops;
 GPU_FAMILY_MAP(X)

@@ -262,6 +262,17 @@ static void fill_info(struct ids_decoder *d)
 	info->job_group = 1;
 }
 
+void ids__map_params(const struct fec_spec *spec, struct ids_map_params *par)
+{
+	const struct ids_spec *is = &spec->u.ids;
+
+	*par = (struct ids_map_params){.ch = {is->pi, is->pd, is->ps},
+	                               .p_excl = pow(10.0, -(double)is->drift_excl),
+	                               .llr_scale = spec->frame.llr_scale,
+	                               .storage = is->storage,
+	                               .prune = is->prune ? pow(10.0, -(double)is->prune) : 0.0};
+}
+
 /* The outer code's information columns, in order (its input is one value per column), from
  * fec_decoder_info_ranges: where the passes back find the information symbols' posteriors. */
 static int find_info_cols(struct ids_decoder *d)
@@ -302,11 +313,7 @@ int ids__decoder_create(const struct fec_spec *spec, struct fec_decoder **out)
 	ret = ids__code_build(is, &d->code, NULL, 0);
 	if (ret)
 		goto out_free;
-	par = (struct ids_map_params){.ch = {is->pi, is->pd, is->ps},
-	                              .p_excl = pow(10.0, -(double)is->drift_excl),
-	                              .llr_scale = s.frame.llr_scale,
-	                              .storage = is->storage,
-	                              .prune = is->prune ? pow(10.0, -(double)is->prune) : 0.0};
+	ids__map_params(&s, &par);
 	ret = ids_map_init(&d->map, d->code, &par, NULL, 0);
 	if (ret)
 		goto out_free;

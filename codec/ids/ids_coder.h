@@ -17,6 +17,9 @@ int ids__code_build(const struct ids_spec *s, struct ids_code **out, char *err, 
  * information symbols for iters 0, of every code symbol, soft=code, for passes back). */
 int ids__outer_spec(const struct ids_spec *s, struct fec_spec *child, char *canon, size_t canonlen,
                     char *err, size_t errlen);
+/* The MAP decoder's parameters a (finished) spec gives (the GPU decoder builds its map from them).
+ */
+void ids__map_params(const struct fec_spec *spec, struct ids_map_params *par);
 int ids__decoder_create(const struct fec_spec *spec, struct fec_decoder **out);
 int ids__encoder_create(const struct fec_spec *spec, struct fec_encoder **out);
 

@@ -36,6 +36,7 @@
 	X(nbldpc, "nbldpc", bench_nbldpc, 0)                                                       \
 	X(nbldpc_seed, "nbldpc", bench_nbldpc_seed, 0)                                             \
 	X(sim, NULL, bench_sim, 0)                                                                 \
+	X(ids, "ids", bench_ids, 0)                                                                \
 	X(e2e, NULL, bench_e2e, BENCH_MAIN_DATA | BENCH_DAEMON)
 
 #define BENCH_CI_RUNS 1
@@ -61,6 +62,10 @@
 	  0)                                                                                       \
 	X(nbldpc_seed, "nbldpc_seed",                                                              \
 	  "nbldpc: the seed's table 4.6, GPU/CPU(1 core) speedup, FFT-BP, Eb/N0 -1 dB", 0)         \
+	X(ids, "ids",                                                                              \
+	  "ids: the seed's Fig. 17 setting, q = 2..256, GPU and CPU (information bits)", 0)        \
+	X(ids, "ids_concat", "ids: the Davey-MacKay concatenation (dm-ldpc), throughput and FER",  \
+	  0)                                                                                       \
 	X(sim, "sim",                                                                              \
 	  "fecd-sim's GPU engine: simulated information bits (bits, encoder, AWGN, decoder, "      \
 	  "counting) beside the decoder kernel alone",                                             \
@@ -84,6 +89,8 @@
 	X("nbldpc_seed", "CPU fr/s", NULL, 1)                                                      \
 	X("sim", "sim Gb/s", NULL, 2)                                                              \
 	X("sim", "decoder Gb/s", NULL, 2)                                                          \
+	X("ids", "CPU 1 core kb/s", NULL, 1)                                                       \
+	X("ids_concat", "frames", NULL, 4)                                                         \
 	X("e2e", "Mb/s total", "verified", 2)                                                      \
 	X("e2e", "bare total", NULL, 2)                                                            \
 	X("latency", "samples", "verified", 1)                                                     \

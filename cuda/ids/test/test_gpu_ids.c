@@ -1,0 +1,374 @@
+/*
+ * The GPU ids decoder against the CPU one, through the public GPU API (a lane), job by job.
+ * Cases: the seed's Fig. 17 code (tvb-fig17) with global, local and automatic storage; generated
+ * codes for every q = 2..256 with n = 2 log2 q and others (watermark codes, n = log2 q + 1, wide
+ * corridors that take the kernels' longer rows); hard and soft input, int8 and float32; frames
+ * through the BSID channel (their lengths vary within a batch, with insertions and deletions),
+ * frames too short for the drift limits, and a channel the decoder believes error-free whose
+ * flipped frames no path explains: both must come back erased; the Davey-MacKay concatenation
+ * (dm-ldpc: the outer nbldpc decoder on the GPU).
+ *
+ * What must agree: every job's status, out_bits, soft_count, work and metric, and its output
+ * bytes, exactly; soft values (symbol log-probabilities) within SOFT_ABS + SOFT_REL |value|. The
+ * GPU does the CPU's float and double operations in the CPU's order, so the values are the same
+ * but for the device's double log (an ulp): the tolerance also holds against a CPU whose lattice
+ * rounds otherwise (codec/ids/NOTES.md: posteriors within about 1e-6 relative). The
+ * concatenation's outer decoder is nbldpc's FFT-BP, whose GPU sums round otherwise
+ * (cuda/nbldpc/test/test_gpu_nbldpc.c): its decisions must agree, its soft values within
+ * OUTER_ABS + OUTER_REL |value|, or both below -OUTER_TAIL. Every difference names the case, job,
+ * field and first differing index. Exits 77 without a GPU.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fec.h"
+#include "fecd_cuda.h"
+#include "ids_code.h"
+#include "prng.h"
+
+#define SOFT_ABS  1e-4f /* inner posteriors: absolute tolerance (log-probabilities) */
+#define SOFT_REL  1e-5f /* and relative */
+#define OUTER_ABS 0.05f /* the concatenation's soft output (nbldpc FFT-BP on the GPU) */
+#define OUTER_REL 0.1f
+/* and from this magnitude on both need only be below it (test_gpu_nbldpc.c's SOFT_TAIL: a symbol
+ * probability under 3e-4, whose log FFT-BP's float rounding moves by tens: measured on an H200,
+ * -34 on the CPU and -68 on the GPU) */
+#define OUTER_TAIL 8.0f
+
+struct gpu {
+	struct fecd_cuda *ctx;
+	struct fecd_cuda_lane *lane;
+};
+
+struct tcase {
+	const char *spec;  /* the decoder */
+	double pi, pd, ps; /* the channel the frames go through */
+	double sigma;      /* AWGN on the received bits (0: hard bits) */
+	unsigned frames;   /* frames through the channel (plus SHORT_EVERY short ones) */
+	bool soft;         /* soft output wanted */
+	bool want_erased;  /* some channel frames must be erased (no path) */
+};
+
+/* Every SHORT_EVERY-th job, and the last, is cut to half the transmitted length: below the
+ * drift limits. */
+#define SHORT_EVERY 7
+
+static const struct tcase cases[] = {
+    /* the seed's Fig. 17 setting */
+    {"ids,code=random,N=840,q=16,n=8,seed=1,pi=0.001,pd=0.001,ps=0", 1e-3, 1e-3, 0, 0, 16, true},
+    {"ids,code=random,N=840,q=16,n=8,seed=1,pi=0.001,pd=0.001,ps=0,storage=global", 2e-3, 2e-3, 0,
+     0.5, 12, true},
+    {"ids,code=random,N=840,q=16,n=8,seed=1,pi=0.001,pd=0.001,ps=0,storage=local,in=f32", 2e-3,
+     2e-3, 0, 0.5, 12, false},
+    /* the exact decoder (no pruning of alpha) */
+    {"ids,code=random,N=840,q=16,n=8,seed=1,pi=0.001,pd=0.001,ps=0,prune=0", 1e-3, 1e-3, 0, 0.5, 8,
+     true},
+    /* q = 2..256, n = 2 log2 q, global and local, hard and soft, int8 and float32 */
+    {"ids,code=random,N=300,q=2,n=2,seed=3,pi=0.01,pd=0.01,ps=0.01,storage=global", 0.01, 0.01,
+     0.01, 0, 10, true},
+    {"ids,code=random,N=300,q=2,n=2,seed=3,pi=0.01,pd=0.01,ps=0.01,storage=local,in=f32", 0.01,
+     0.01, 0.01, 0.6, 10, true},
+    {"ids,code=random,N=200,q=4,n=4,seed=4,pi=0.01,pd=0.01,ps=0.01,storage=local", 0.01, 0.01, 0.01,
+     0, 10, true},
+    {"ids,code=random,N=200,q=4,n=4,seed=4,pi=0.01,pd=0.01,ps=0.01,storage=global", 0.01, 0.01,
+     0.01, 0.6, 10, true},
+    {"ids,code=random,N=150,q=8,n=6,seed=5,pi=0.005,pd=0.005,ps=0.005,storage=global,in=f32", 0.005,
+     0.005, 0.005, 0, 10, true},
+    {"ids,code=random,N=150,q=8,n=6,seed=5,pi=0.005,pd=0.005,ps=0.005,storage=local", 0.005, 0.005,
+     0.005, 0.6, 10, true},
+    {"ids,code=random,N=120,q=16,n=8,seed=6,pi=0.01,pd=0.01,ps=0,storage=local", 0.01, 0.01, 0, 0,
+     10, true},
+    {"ids,code=random,N=80,q=32,n=10,seed=7,pi=0.003,pd=0.003,ps=0.001,storage=global", 0.003,
+     0.003, 0.001, 0, 8, true},
+    {"ids,code=random,N=80,q=32,n=10,seed=7,pi=0.003,pd=0.003,ps=0.001,storage=local", 0.003, 0.003,
+     0.001, 0.6, 8, true},
+    {"ids,code=random,N=60,q=64,n=12,seed=8,pi=0.002,pd=0.002,ps=0,storage=local,in=f32", 0.002,
+     0.002, 0, 0.6, 6, true},
+    {"ids,code=random,N=60,q=64,n=12,seed=8,pi=0.002,pd=0.002,ps=0,storage=global", 0.002, 0.002, 0,
+     0, 6, true},
+    {"ids,code=random,N=40,q=128,n=14,seed=9,pi=0.001,pd=0.001,ps=0,storage=global", 0.001, 0.001,
+     0, 0.6, 5, true},
+    {"ids,code=random,N=40,q=128,n=14,seed=9,pi=0.001,pd=0.001,ps=0,storage=local", 0.001, 0.001, 0,
+     0, 5, true},
+    {"ids,code=random,N=30,q=256,n=16,seed=10,pi=0.001,pd=0.001,ps=0,storage=local", 0.001, 0.001,
+     0, 0, 4, true},
+    {"ids,code=random,N=30,q=256,n=16,seed=10,pi=0.001,pd=0.001,ps=0,storage=global,in=f32", 0.001,
+     0.001, 0, 0.6, 4, true},
+    /* other n, watermark codes, soft output off */
+    {"ids,code=watermark,N=200,q=16,n=5,seed=11,pi=0.01,pd=0.01,ps=0", 0.01, 0.01, 0, 0, 10, false},
+    {"ids,code=random,N=100,q=64,n=7,seed=12,pi=0.002,pd=0.002,ps=0.002", 0.002, 0.002, 0.002, 0.6,
+     8, true},
+    {"ids,code=random,N=250,q=4,n=3,seed=13,pi=0.02,pd=0.02,ps=0.02,storage=local", 0.02, 0.02,
+     0.02, 0, 10, true},
+    /* wide corridors: M_n past 16 and past 32 (the kernels' longer rows) */
+    {"ids,code=random,N=40,q=4,n=16,seed=14,pi=0.1,pd=0.1,ps=0.01,storage=global", 0.1, 0.1, 0.01,
+     0, 6, true},
+    {"ids,code=random,N=30,q=8,n=16,seed=15,pi=0.25,pd=0.25,ps=0.01,storage=local", 0.25, 0.25,
+     0.01, 0, 4, true},
+    /* a channel the decoder believes error-free: flipped frames have no path (erased) */
+    {"ids,code=random,N=60,q=4,n=3,seed=16,pi=0,pd=0,ps=0", 0, 0, 0.01, 0, 12, true, true},
+    /* the concatenation, single pass: inner on the GPU, outer nbldpc on the GPU */
+    {"ids,code=watermark,N=500,q=16,n=6,seed=1,pi=0.01,pd=0.01,ps=0,"
+     "outer=(nbldpc,code=regular,q=16,n=500,dv=2,dc=4,seed=1,iters=50)",
+     0.01, 0.01, 0, 0, 12, true},
+};
+
+/* A batch of frames and both decodes of it. */
+struct run {
+	const struct fec_info *info;
+	uint32_t count, kb, shorts;
+	size_t stride, out_stride, soft_stride;
+	bool f32;
+	struct fec_job *jobs, *jobs_cpu, *jobs_gpu;
+	int8_t *in;
+	float *in_f;
+	uint8_t *out_cpu, *out_gpu;
+	float *soft_cpu, *soft_gpu;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->jobs);
+	free(r->jobs_cpu);
+	free(r->jobs_gpu);
+	free(r->in);
+	free(r->in_f);
+	free(r->out_cpu);
+	free(r->out_gpu);
+	free(r->soft_cpu);
+	free(r->soft_gpu);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The case's frames through the BSID channel (and AWGN), in the decoder's input kind. */
+static int run_make(const struct tcase *t, const struct fec_spec *spec, const struct fec_info *info,
+                    uint64_t seed, struct run *r)
+{
+	const struct ids_chan ch = {t->pi, t->pd, t->ps};
+	const uint32_t count = t->frames + 1 + t->frames / (SHORT_EVERY - 1);
+	struct fec_encoder *enc = NULL;
+	struct fec_prng rng;
+	uint8_t *bits = NULL, *cw = NULL, *rx = NULL;
+	size_t tau = 0, nout, max_out;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->info = info;
+	r->count = count;
+	r->kb = info->frame_info_bits;
+	r->stride = info->max_frame_syms;
+	r->out_stride = (info->max_out_bits + 7) / 8;
+	r->soft_stride = info->max_soft;
+	r->f32 = info->in_kind == FEC_IN_F32_LLR;
+	r->jobs = calloc(count, sizeof(struct fec_job));
+	r->jobs_cpu = calloc(count, sizeof(struct fec_job));
+	r->jobs_gpu = calloc(count, sizeof(struct fec_job));
+	r->in = calloc(count, r->stride);
+	r->in_f = calloc((size_t)count * r->stride, sizeof(float));
+	r->out_cpu = calloc(count, r->out_stride);
+	r->out_gpu = calloc(count, r->out_stride);
+	r->soft_cpu = calloc((size_t)count * r->soft_stride, sizeof(float));
+	r->soft_gpu = calloc((size_t)count * r->soft_stride, sizeof(float));
+	bits = malloc(r->kb);
+	if (fec_encoder_create(spec, &enc))
+		goto out;
+	tau = fec_encoded_len(spec, r->kb);
+	max_out = ids_bsid_max_out(tau);
+	cw = malloc(tau);
+	rx = malloc(max_out);
+	if (!r->jobs || !r->jobs_cpu || !r->jobs_gpu || !r->in || !r->in_f || !r->out_cpu ||
+	    !r->out_gpu || !r->soft_cpu || !r->soft_gpu || !bits || !cw || !rx)
+		goto out;
+	fec_prng_seed(&rng, seed);
+	for (uint32_t j = 0; j < count; j++) {
+		size_t rho = 0;
+
+		fec_prng_bits(&rng, bits, r->kb);
+		if (fec_encode(enc, bits, r->kb, cw, &nout) || nout != tau)
+			goto out;
+		do
+			ids_bsid_apply(&ch, &rng, cw, tau, rx, max_out, &rho);
+		while (rho > r->stride);
+		if (j % SHORT_EVERY == SHORT_EVERY - 1 || j == count - 1) {
+			rho = tau / 2;
+			r->shorts++;
+		}
+		for (size_t k = 0; k < rho; k++) {
+			const double x = rx[k] ? -1.0 : 1.0;
+			double llr = x * 1000.0;
+
+			if (t->sigma > 0.0)
+				llr = 2.0 * (x + t->sigma * fec_prng_gauss(&rng)) /
+				      (t->sigma * t->sigma);
+			const double s = llr * spec->frame.llr_scale;
+
+			r->in[j * r->stride + k] = (int8_t)(s > 127    ? 127
+			                                    : s < -128 ? -128
+			                                               : lrint(s));
+			r->in_f[j * r->stride + k] = (float)llr;
+		}
+		r->jobs[j] = (struct fec_job){.in_len = (uint32_t)rho, .own_len = (uint32_t)rho};
+	}
+	rc = 0;
+out:
+	fec_encoder_destroy(enc);
+	free(bits);
+	free(cw);
+	free(rx);
+	return rc;
+}
+
+static struct fec_batch run_batch(struct run *r, struct fec_job *jobs, uint8_t *out, float *soft,
+                                  bool want_soft)
+{
+	memcpy(jobs, r->jobs, r->count * sizeof(struct fec_job));
+	return (struct fec_batch){
+	    .count = r->count,
+	    .jobs = jobs,
+	    .in = r->f32 ? NULL : r->in,
+	    .in_f32 = r->f32 ? r->in_f : NULL,
+	    .in_stride = r->stride,
+	    .out = out,
+	    .out_stride = r->out_stride,
+	    .soft = want_soft ? soft : NULL,
+	    .soft_stride = r->soft_stride,
+	};
+}
+
+/* Compares the decodes job by job; returns the jobs that differ. */
+static unsigned compare(const char *name, const struct run *r, bool outer, bool soft,
+                        unsigned *decoded, unsigned *erased, float *max_diff)
+{
+	const float abs_tol = outer ? OUTER_ABS : SOFT_ABS, rel_tol = outer ? OUTER_REL : SOFT_REL;
+	unsigned bad = 0;
+
+	for (uint32_t j = 0; j < r->count; j++) {
+		const struct fec_job *a = &r->jobs_cpu[j], *b = &r->jobs_gpu[j];
+		const uint8_t *oa = r->out_cpu + j * r->out_stride,
+		              *ob = r->out_gpu + j * r->out_stride;
+		const float *sa = r->soft_cpu + j * r->soft_stride,
+		            *sb = r->soft_gpu + j * r->soft_stride;
+		char why[200] = "";
+
+		*decoded += a->status == FECD_STATUS_DECODED;
+		*erased += a->status == FECD_STATUS_ERASED;
+		if (a->status != b->status)
+			snprintf(why, sizeof(why), "status: CPU %u, GPU %u", a->status, b->status);
+		else if (a->out_bits != b->out_bits)
+			snprintf(why, sizeof(why), "out_bits: CPU %u, GPU %u", a->out_bits,
+			         b->out_bits);
+		else if (a->soft_count != b->soft_count)
+			snprintf(why, sizeof(why), "soft_count: CPU %u, GPU %u", a->soft_count,
+			         b->soft_count);
+		else if (a->work != b->work)
+			snprintf(why, sizeof(why), "work: CPU %u, GPU %u", a->work, b->work);
+		else if (memcmp(&a->metric, &b->metric, sizeof(float)))
+			snprintf(why, sizeof(why), "metric: CPU %g, GPU %g", a->metric, b->metric);
+		for (uint32_t k = 0; !why[0] && k < (a->out_bits + 7) / 8; k++)
+			if (oa[k] != ob[k])
+				snprintf(why, sizeof(why), "bits: byte %u: CPU %02x, GPU %02x", k,
+				         oa[k], ob[k]);
+		for (uint32_t k = 0; soft && !why[0] && k < a->soft_count; k++) {
+			const float d = fabsf(sa[k] - sb[k]);
+
+			if (outer && sa[k] < -OUTER_TAIL && sb[k] < -OUTER_TAIL)
+				continue;
+			if (!(d <= abs_tol + rel_tol * fabsf(sa[k])))
+				snprintf(why, sizeof(why),
+				         "soft: value %u (symbol %u, D %u): CPU %.9g, GPU %.9g", k,
+				         k / r->info->soft_per_unit, k % r->info->soft_per_unit,
+				         sa[k], sb[k]);
+			else if (d > *max_diff)
+				*max_diff = d;
+		}
+		if (why[0]) {
+			CHECK(0, "%s: job %u (%u received values): %s", name, j, r->jobs[j].in_len,
+			      why);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static void run_case(struct gpu *g, const struct tcase *t, unsigned idx)
+{
+	struct fec_spec spec;
+	struct fec_decoder *dec = NULL;
+	struct fecd_cuda_decoder *gdec = NULL;
+	struct run r = {0};
+	struct fec_batch bc, bg;
+	char err[400] = "";
+	void *scratch = NULL;
+	unsigned decoded = 0, erased = 0, bad;
+	float max_diff = 0.0f;
+	const bool outer = strstr(t->spec, "outer=") != NULL;
+
+	if (fec_spec_from_string(t->spec, &spec, err, sizeof(err)) ||
+	    fec_decoder_create(&spec, &dec)) {
+		CHECK(0, "case %u %s: %s", idx, t->spec, err);
+		return;
+	}
+	if (!fecd_cuda_supports(fec_decoder_spec(dec))) {
+		CHECK(0, "case %u %s: the GPU does not take it", idx, t->spec);
+		goto out;
+	}
+	if (fecd_cuda_decoder_create(g->ctx, dec, &gdec, err, sizeof(err))) {
+		CHECK(0, "case %u %s: GPU decoder: %s", idx, t->spec, err);
+		goto out;
+	}
+	if (run_make(t, &spec, fec_decoder_info(dec), 1000 + idx, &r)) {
+		CHECK(0, "case %u %s: making frames", idx, t->spec);
+		goto out;
+	}
+	scratch = malloc(fec_decoder_info(dec)->scratch_bytes);
+	bc = run_batch(&r, r.jobs_cpu, r.out_cpu, r.soft_cpu, t->soft);
+	bg = run_batch(&r, r.jobs_gpu, r.out_gpu, r.soft_gpu, t->soft);
+	CHECK(scratch && fec_decode(dec, scratch, &bc, 0, r.count) == 0, "case %u: CPU decode",
+	      idx);
+	if (fecd_cuda_lane_submit(g->lane, gdec, &bg, 0, err, sizeof(err)) ||
+	    fecd_cuda_lane_wait(g->lane, err, sizeof(err))) {
+		CHECK(0, "case %u %s: GPU decode: %s", idx, t->spec, err);
+		goto out;
+	}
+	bad = compare(t->spec, &r, outer, t->soft, &decoded, &erased, &max_diff);
+	printf("case %u: %s\n  %u jobs: %u decoded, %u erased; %u differ; soft values within "
+	       "%.3g\n  %s\n",
+	       idx, t->spec, r.count, decoded, erased, bad, max_diff,
+	       fecd_cuda_decoder_describe(gdec));
+	/* the cases must exercise what they claim: decoded frames, and the erasures */
+	CHECK(decoded > 0, "case %u: some frame decoded", idx);
+	CHECK(erased >= r.shorts + (t->want_erased ? 1 : 0),
+	      "case %u: %u erased, the short frames and %s", idx, erased,
+	      t->want_erased ? "some without a path" : "nothing else needed");
+out:
+	free(scratch);
+	run_free(&r);
+	fecd_cuda_decoder_destroy(gdec);
+	fec_decoder_destroy(dec);
+}
+
+int main(int argc, char **argv)
+{
+	struct gpu g = {0};
+	char msg[256] = "";
+
+	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
+		printf("SKIP: no CUDA device (%s)\n", msg);
+		return 77;
+	}
+	if (fecd_cuda_open(0, &g.ctx, msg, sizeof(msg)) ||
+	    fecd_cuda_lane_create(g.ctx, &g.lane, msg, sizeof(msg))) {
+		fprintf(stderr, "CUDA: %s\n", msg);
+		return 1;
+	}
+	printf("device: %s\n", fecd_cuda_device_info(g.ctx)->name);
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (argc < 2 || strstr(cases[i].spec, argv[1]))
+			run_case(&g, &cases[i], i);
+	fecd_cuda_lane_destroy(g.lane);
+	fecd_cuda_close(g.ctx);
+	return check_done();
+}
