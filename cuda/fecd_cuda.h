@@ -145,10 +145,9 @@ struct fecd_cuda_sim;
 struct fecd_cuda_sim_tally {
 	uint64_t frames, frame_errors, bits, bit_errors, unconverged;
 };
-/* True when the family has a GPU encoder and decoder for the spec and the channel is one the
- * engine has ("awgn"); open may still refuse a code its family's encoder does not handle
- * (-FEC_ENOTSUP with the reason: an ldpc code not of the DVB-S2 form), and the caller then
- * simulates on the CPU. */
+/* True when the family has a GPU encoder and decoder for the spec's code (ldpc: of the DVB-S2
+ * form; this loads the code to look) and the channel is one the engine has ("awgn"); false: the
+ * caller simulates on the CPU. open refuses what this refuses (-FEC_ENOTSUP, with the reason). */
 bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *channel);
 /* channel: the channel table's text form ("awgn"); all_zero: send the all-zero codeword (the
  * information bits all 0, through the encoder). cpu_dec must outlive the simulator. */

@@ -5,14 +5,15 @@
  * holding parity columns k + r and, past row 0, k + r - 1. Then row r's check says
  * p[r] = p[r-1] ^ s[r], with s[r] the xor of the row's information bits, so the parity bits are
  * the prefix xor of s: the same code bits as the CPU encoder's (ldpc_encode), which is the unique
- * systematic codeword. Other codes have no device encoder (the simulator says so; the CLI then
- * simulates on the CPU).
+ * systematic codeword. Other codes have no device encoder (supports says so, loading the code
+ * to look; the CLI then simulates on the CPU).
  *
  * One block per frame: the frame's information bits to shared memory; s[r] for 32 consecutive
  * rows per warp (one row a lane, its information columns from a compact copy of H's rows, read
  * by every frame from L2), packed by a ballot; the prefix xor in 64-row chunks (shifts within a
  * word, a block-wide scan of the chunks' parities); then the code words out.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,5 +269,35 @@ static void lsim_destroy(void *enc)
 	lsim_free((struct lsim_enc *)enc);
 }
 
-extern "C" const struct gpu_sim_encoder_ops ldpc_gpu_sim_encoder = {lsim_create, lsim_encode,
-                                                                    lsim_destroy};
+/* Loads the code (the decoder does too: this is a second load, once per code asked about) and
+ * checks its form; the last answer is remembered for the same code text and parameters. */
+static bool lsim_supports(const struct fec_spec *spec)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct ldpc_spec last;
+	static bool last_ok, have_last;
+	const struct ldpc_spec *l = &spec->u.ldpc;
+	struct ldpc_code *code = NULL;
+	char err[256];
+	bool ok;
+
+	pthread_mutex_lock(&lock);
+	if (have_last && !strcmp(last.code, l->code) && last.z == l->z && last.gen_n == l->gen_n &&
+	    last.gen_dv == l->gen_dv && last.gen_dc == l->gen_dc && last.seed == l->seed) {
+		ok = last_ok;
+		pthread_mutex_unlock(&lock);
+		return ok;
+	}
+	pthread_mutex_unlock(&lock);
+	ok = ldpc_code_load(l, &code, err, sizeof(err)) == 0 && ira_form(code, err, sizeof(err));
+	ldpc_code_free(code);
+	pthread_mutex_lock(&lock);
+	last = *l;
+	last_ok = ok;
+	have_last = true;
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+extern "C" const struct gpu_sim_encoder_ops ldpc_gpu_sim_encoder = {lsim_supports, lsim_create,
+                                                                    lsim_encode, lsim_destroy};

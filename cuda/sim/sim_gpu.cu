@@ -65,6 +65,27 @@ struct fecd_cuda_sim {
 
 /* ---- Kernels */
 
+/* Philox4x32-10 keyed by seed at block `block` of subsequence subseq: the four 32-bit values
+ * cuRAND's curand_init(seed, subseq, 4 * block) state gives first, computed once (a state would
+ * compute its next block too). */
+__device__ static inline uint4 philox_block(uint64_t seed, uint64_t subseq, uint64_t block)
+{
+	return curand_Philox4x32_10(make_uint4((uint32_t)block, (uint32_t)(block >> 32),
+	                                       (uint32_t)subseq, (uint32_t)(subseq >> 32)),
+	                            make_uint2((uint32_t)seed, (uint32_t)(seed >> 32)));
+}
+
+/* Two standard normals from two 32-bit values by Box-Muller, as curand_normal4 makes them. */
+__device__ static inline float2 box_muller(uint32_t a, uint32_t b)
+{
+	const float inv = 2.3283064e-10f; /* 2^-32 */
+	float u = a * inv + inv / 2, v = b * (inv * 6.2831855f) + inv * 3.1415927f;
+	float r = sqrtf(-2.0f * logf(u)), sn, cs;
+
+	__sincosf(v, &sn, &cs);
+	return make_float2(sn * r, cs * r);
+}
+
 /* Of the 32 bits lo .. lo+31, those in [a, b). */
 __device__ static inline uint32_t range_mask(uint32_t lo, uint32_t a, uint32_t b)
 {
@@ -77,8 +98,9 @@ __device__ static inline uint32_t range_mask(uint32_t lo, uint32_t a, uint32_t b
 	return (e == 32 ? 0xffffffffu : (1u << e) - 1) & ~((1u << s) - 1);
 }
 
-/* Frame f's generated bits, one thread per 4 words: Philox subsequence 2(first + f), the 32-bit
- * value at offset w for word w; zero_head, zero_tail and the words past gen_bits forced to 0. */
+/* Frame f's generated bits, one thread per 4 words (one Philox block): subsequence 2(first + f),
+ * the 32-bit value at offset w for word w; zero_head, zero_tail and the words past gen_bits
+ * forced to 0. */
 __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, uint32_t gen_bits,
                                 uint32_t zero_head, uint32_t zero_tail, bool all_zero,
                                 uint32_t *bits, size_t bits_words)
@@ -86,16 +108,13 @@ __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, u
 	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 	size_t quads = (bits_words + 3) / 4;
 	uint64_t f = g / quads;
-	uint32_t w0 = (uint32_t)(g % quads) * 4;
-	curandStatePhilox4_32_10_t st;
+	uint32_t q = (uint32_t)(g % quads), w0 = q * 4;
 	uint4 r = make_uint4(0, 0, 0, 0);
 
 	if (f >= count)
 		return;
-	if (!all_zero) {
-		curand_init(seed, 2 * (first + f), w0, &st);
-		r = curand4(&st);
-	}
+	if (!all_zero)
+		r = philox_block(seed, 2 * (first + f), q);
 	uint32_t v[4] = {r.x, r.y, r.z, r.w};
 	const uint32_t keep_end = gen_bits - zero_tail;
 
@@ -104,8 +123,9 @@ __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, u
 		    v[i] & range_mask((w0 + i) * 32, zero_head, keep_end);
 }
 
-/* BPSK, noise and quantization: one thread per 8 symbols of a frame; the noise of symbol j is
- * the normal of Philox subsequence 2(first + f) + 1 at offset j (Box-Muller on 4 values). */
+/* BPSK, noise and quantization: one thread per 8 symbols of a frame (two Philox blocks); the
+ * noise of symbol j is the normal of subsequence 2(first + f) + 1 at offset j (Box-Muller on
+ * the values at offsets j and j + 1 rounded down to even, as curand_normal4). */
 template <bool F32>
 __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t count,
                                     uint32_t code_syms, const uint32_t *code, size_t code_words,
@@ -116,17 +136,19 @@ __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t coun
 	uint32_t octs = (code_syms + 7) / 8;
 	uint64_t f = g / octs;
 	uint32_t j0 = (uint32_t)(g % octs) * 8;
-	curandStatePhilox4_32_10_t st;
 	float nz[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
 	if (f >= count)
 		return;
 	uint32_t cb = ((const uint8_t *)(code + f * code_words))[j0 / 8];
 	if (sigma > 0.0f) {
-		curand_init(seed, 2 * (first + f) + 1, j0, &st);
-		float4 a = curand_normal4(&st), b = curand_normal4(&st);
-		nz[0] = a.x, nz[1] = a.y, nz[2] = a.z, nz[3] = a.w;
-		nz[4] = b.x, nz[5] = b.y, nz[6] = b.z, nz[7] = b.w;
+		for (uint32_t h = 0; h < 2; h++) {
+			uint4 r = philox_block(seed, 2 * (first + f) + 1, j0 / 4 + h);
+			float2 a = box_muller(r.x, r.y), b = box_muller(r.z, r.w);
+
+			nz[4 * h] = a.x, nz[4 * h + 1] = a.y, nz[4 * h + 2] = b.x,
+			       nz[4 * h + 3] = b.y;
+		}
 	}
 	for (uint32_t i = 0; i < 8; i++) {
 		float y = (cb >> i & 1u ? -1.0f : 1.0f) + sigma * nz[i];
@@ -232,7 +254,9 @@ extern "C" bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *
 {
 	char err[256];
 
-	return sim_encoder_of(spec) != NULL &&
+	const struct gpu_sim_encoder_ops *e = sim_encoder_of(spec);
+
+	return e && (!e->supports || e->supports(spec)) &&
 	       sim_channel_check(channel, 0.5, err, sizeof(err)) == 0;
 }
 

@@ -172,5 +172,5 @@ static void vsim_destroy(void *enc)
 	free(enc);
 }
 
-extern "C" const struct gpu_sim_encoder_ops viterbi_gpu_sim_encoder = {vsim_create, vsim_encode,
-                                                                       vsim_destroy};
+extern "C" const struct gpu_sim_encoder_ops viterbi_gpu_sim_encoder = {NULL, vsim_create,
+                                                                       vsim_encode, vsim_destroy};

@@ -1,12 +1,12 @@
 /*
  * fecd-bench's "sim" section: fecd-sim's GPU engine (fecd_cuda.h, fecd_cuda_sim_*) on the
  * issue's two targets, CCSDS K=7 r=1/2 (stream, 2048-bit blocks) at 4 dB and DVB-S2 r=1/2
- * layered normalized min-sum with 10 iterations (no early stop), at 1.5 dB; and the same DVB-S2
- * decoder with early stop, as a simulation would run it. Each row gives the simulated
- * information bits per second (random bits, encoding, BPSK/AWGN, quantization, decoding and
- * counting, all on the device) and, from the same simulator's buffers, the decoder kernel alone
- * on the same frames and batches (fecd_cuda_sim_decode_only), with the BER and FER the run
- * measured. Figures are information bits per second.
+ * layered normalized min-sum with 10 iterations (no early stop), at 1.5 dB (FER near 0.8); and
+ * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it. Each
+ * row gives the simulated information bits per second (random bits, encoding, BPSK/AWGN,
+ * quantization, decoding and counting, all on the device) and, from the same simulator's buffers,
+ * the decoder kernel alone on the same frames and batches (fecd_cuda_sim_decode_only), with the BER
+ * and FER the run measured. Figures are information bits per second.
  */
 #include <math.h>
 #include <stdio.h>
@@ -124,7 +124,7 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it",
 	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", 1.5);
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it, early stop",
-	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", 1.5);
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", 1.8);
 }
 
 #else
