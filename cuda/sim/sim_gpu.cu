@@ -150,18 +150,29 @@ __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t coun
 			       nz[4 * h + 3] = b.y;
 		}
 	}
+	/* the 8 values in one store (int8) or two (float): slots start at multiples of 16 values */
+	float v[8];
+	uint64_t packed = 0;
+
 	for (uint32_t i = 0; i < 8; i++) {
 		float y = (cb >> i & 1u ? -1.0f : 1.0f) + sigma * nz[i];
-		float llr = gain * y;
+		float llr = j0 + i < code_syms ? gain * y : 0.0f;
 
 		if (F32) {
-			((float *)in)[f * in_stride + j0 + i] = j0 + i < code_syms ? llr : 0.0f;
+			v[i] = llr;
 		} else {
-			float q = roundf(llr * scale);
+			float q = fminf(fmaxf(roundf(llr * scale), -127.0f), 127.0f);
 
-			q = fminf(fmaxf(q, -127.0f), 127.0f);
-			((int8_t *)in)[f * in_stride + j0 + i] = j0 + i < code_syms ? (int8_t)q : 0;
+			packed |= (uint64_t)(uint8_t)(int8_t)q << (8 * i);
 		}
+	}
+	if (F32) {
+		float4 *d = (float4 *)((float *)in + f * in_stride + j0);
+
+		d[0] = make_float4(v[0], v[1], v[2], v[3]);
+		d[1] = make_float4(v[4], v[5], v[6], v[7]);
+	} else {
+		*(uint64_t *)((int8_t *)in + f * in_stride + j0) = packed;
 	}
 }
 
