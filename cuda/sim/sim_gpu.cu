@@ -30,9 +30,9 @@ extern "C" {
 }
 #include "gpu_core.h"
 
-#define SIM_LANES       3
-#define SIM_BATCH_BYTES (256u << 20) /* input bytes of one lane's batch */
-#define SIM_BATCH_MAX   (1u << 16)
+#define SIM_LANES       4
+#define SIM_BATCH_BYTES (512u << 20) /* input bytes of one lane's batch */
+#define SIM_BATCH_MAX   (1u << 17)
 #define SIM_FEED_MEAN   40.0 /* fecd-feed's automatic scale: mean |LLR| -> 40 */
 
 enum { T_FRAME_ERRORS, T_BIT_ERRORS, T_UNCONVERGED, T_WORDS };
@@ -54,7 +54,8 @@ struct fecd_cuda_sim {
 	const struct gpu_sim_encoder_ops *eops;
 	void *enc;
 	struct gpu_sim_code code;
-	bool all_zero, f32, decode_only;
+	bool all_zero, f32;
+	enum fecd_cuda_sim_mode mode;
 	double rate;
 	size_t bits_words, code_words, in_stride, out_stride; /* in_stride: elements */
 	uint32_t batch;
@@ -105,10 +106,8 @@ __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, u
                                 uint32_t zero_head, uint32_t zero_tail, bool all_zero,
                                 uint32_t *bits, size_t bits_words)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	size_t quads = (bits_words + 3) / 4;
-	uint64_t f = g / quads;
-	uint32_t q = (uint32_t)(g % quads), w0 = q * 4;
+	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, quads = (bits_words + 3) / 4;
+	const uint32_t f = g / quads, q = g % quads, w0 = q * 4;
 	uint4 r = make_uint4(0, 0, 0, 0);
 
 	if (f >= count)
@@ -132,10 +131,8 @@ __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t coun
                                     float sigma, float gain, float scale, void *in,
                                     size_t in_stride)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	uint32_t octs = (code_syms + 7) / 8;
-	uint64_t f = g / octs;
-	uint32_t j0 = (uint32_t)(g % octs) * 8;
+	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, octs = (code_syms + 7) / 8;
+	const uint32_t f = g / octs, j0 = g % octs * 8;
 	float nz[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
 	if (f >= count)
@@ -185,7 +182,7 @@ __global__ void sim_count_kernel(uint32_t count, const uint8_t *out, size_t out_
                                  size_t bits_words, uint32_t cmp_first, uint32_t cmp_bits,
                                  unsigned long long *tally)
 {
-	uint64_t f = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const uint32_t f = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
 	uint32_t lane = threadIdx.x & 31;
 
 	if (f >= count)
@@ -331,10 +328,13 @@ static uint32_t sim_batch_size(size_t in_bytes)
 
 	if (ev && atol(ev) > 0)
 		b = (size_t)atol(ev);
-	if (b < 1)
-		b = 1;
 	if (b > SIM_BATCH_MAX)
 		b = SIM_BATCH_MAX;
+	/* the kernels index a batch's bytes (and so its threads) in 32 bits */
+	if (in_bytes && b > (1ull << 31) / in_bytes)
+		b = (1ull << 31) / in_bytes;
+	if (b < 1)
+		b = 1;
 	return (uint32_t)b;
 }
 
@@ -591,11 +591,11 @@ extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint
 		struct sim_lane *l = &sim->lane[sim->next_lane];
 
 		sim->next_lane = (sim->next_lane + 1) % sim->nlanes;
-		if (!sim->decode_only)
+		if (sim->mode != FECD_CUDA_SIM_DECODE_ONLY)
 			rc = sim_make_input(sim, l, &n, seed, first + done, nb, err, errlen);
-		if (!rc)
+		if (!rc && sim->mode != FECD_CUDA_SIM_MAKE_ONLY)
 			rc = sim_decode(sim, l, nb, err, errlen);
-		if (!rc && !sim->decode_only) {
+		if (!rc && sim->mode == FECD_CUDA_SIM_FULL) {
 			uint64_t threads = (uint64_t)nb * 32;
 
 			sim_count_kernel<<<(unsigned)((threads + block - 1) / block), block, 0,
@@ -623,7 +623,7 @@ extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint
 		if (rc)
 			return rc;
 	}
-	if (sim->decode_only)
+	if (sim->mode != FECD_CUDA_SIM_FULL)
 		return 0;
 	t->frames += count;
 	t->bits += count * sim->code.cmp_bits;
@@ -655,9 +655,9 @@ extern "C" void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim,
 	g->lanes = sim->nlanes;
 }
 
-extern "C" void fecd_cuda_sim_decode_only(struct fecd_cuda_sim *sim, bool on)
+extern "C" void fecd_cuda_sim_mode(struct fecd_cuda_sim *sim, enum fecd_cuda_sim_mode mode)
 {
-	sim->decode_only = on;
+	sim->mode = mode;
 }
 
 /* Unpacks count frames of nbits bits (LSB first, words apart) into one byte per bit. */

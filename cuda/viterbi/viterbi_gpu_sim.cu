@@ -42,9 +42,8 @@ __global__ void vsim_encode_kernel(const struct vsim_code c, const uint32_t *bit
                                    size_t bits_words, uint32_t *code, size_t code_words,
                                    uint32_t count)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	uint64_t f = g / code_words;
-	uint32_t w = (uint32_t)(g % code_words);
+	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+	const uint32_t f = g / (uint32_t)code_words, w = g % (uint32_t)code_words;
 
 	if (f >= count)
 		return;

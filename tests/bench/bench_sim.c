@@ -78,16 +78,19 @@ static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *
 		row_str(row, "note", err);
 		goto out;
 	}
-	fecd_cuda_sim_decode_only(sim, true);
+	fecd_cuda_sim_mode(sim, FECD_CUDA_SIM_DECODE_ONLY);
 	double dps = sim_rate(sim, ebn0, chunk, secs, &none, err, sizeof(err));
-	fecd_cuda_sim_decode_only(sim, false);
-	if (dps < 0) {
+	fecd_cuda_sim_mode(sim, FECD_CUDA_SIM_MAKE_ONLY);
+	double mps = dps < 0 ? -1.0 : sim_rate(sim, ebn0, chunk, secs, &none, err, sizeof(err));
+	fecd_cuda_sim_mode(sim, FECD_CUDA_SIM_FULL);
+	if (dps < 0 || mps < 0) {
 		row_str(row, "note", err);
 		goto out;
 	}
 	row_num(row, "sim Gb/s", fps * g.cmp_bits / 1e9);
 	row_num(row, "decoder Gb/s", dps * g.cmp_bits / 1e9);
 	row_num(row, "sim/decoder", fps / dps);
+	row_num(row, "make Gb/s", mps * g.cmp_bits / 1e9);
 	row_num(row, "frames", (double)t.frames);
 	row_num(row, "BER", t.bits ? (double)t.bit_errors / (double)t.bits : 0.0);
 	row_num(row, "FER", t.frames ? (double)t.frame_errors / (double)t.frames : 0.0);
