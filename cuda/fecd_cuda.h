@@ -152,10 +152,9 @@ struct fecd_cuda_sim;
 struct fecd_cuda_sim_tally {
 	uint64_t frames, frame_errors, bits, bit_errors, unconverged;
 };
-/* True when the family has a GPU encoder and decoder for the spec and the channel is one the
- * engine has ("awgn"); open may still refuse a code its family's encoder does not handle
- * (-FEC_ENOTSUP with the reason: an ldpc code not of the DVB-S2 form), and the caller then
- * simulates on the CPU. */
+/* True when the family has a GPU encoder and decoder for the spec's code (ldpc: of the DVB-S2
+ * form; this loads the code to look) and the channel is one the engine has ("awgn"); false: the
+ * caller simulates on the CPU. open refuses what this refuses (-FEC_ENOTSUP, with the reason). */
 bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *channel);
 /* channel: the channel table's text form ("awgn"); all_zero: send the all-zero codeword (the
  * information bits all 0, through the encoder). cpu_dec must outlive the simulator. */
@@ -194,9 +193,16 @@ void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim, struct fecd_cuda_si
 int fecd_cuda_sim_peek(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
                        uint32_t count, uint8_t *bits, uint8_t *code, void *in, char *err,
                        size_t errlen);
-/* On: run only decodes again what the lanes hold (from an earlier run), counting nothing: the
- * decoder kernel alone on the same frames and batches (fecd-bench's comparison). */
-void fecd_cuda_sim_decode_only(struct fecd_cuda_sim *sim, bool on);
+/* What run does (fecd-bench's comparisons; counting nothing but in FULL): FULL, everything;
+ * DECODE_ONLY, the decoder again on what the lanes hold from an earlier run (the decoder kernel
+ * alone on the same frames and batches); MAKE_ONLY, the frames made (bits, encoder, channel)
+ * and not decoded. */
+enum fecd_cuda_sim_mode {
+	FECD_CUDA_SIM_FULL = 0,
+	FECD_CUDA_SIM_DECODE_ONLY,
+	FECD_CUDA_SIM_MAKE_ONLY,
+};
+void fecd_cuda_sim_mode(struct fecd_cuda_sim *sim, enum fecd_cuda_sim_mode mode);
 
 /* ---- Testing the failure path */
 

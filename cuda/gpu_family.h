@@ -60,6 +60,9 @@ struct gpu_sim_code {
 
 /* A family's encoder on the device, for the simulator (NULL in gpu_family_ops: none). */
 struct gpu_sim_encoder_ops {
+	/* Whether create will take the (finished) spec's code; NULL: every code the family's GPU
+	 * decoder takes. */
+	bool (*supports)(const struct fec_spec *spec);
 	/* Builds it for cpu_dec's code and fills *code; frames of frame_bits information bits
 	 * where the code's frames vary (0: the longest of at most 1024 bits that fills whole
 	 * puncturing periods, fecd-sim's default), else 0 or the frame's own. -FEC_ENOTSUP (why in

@@ -5,14 +5,16 @@
  * holding parity columns k + r and, past row 0, k + r - 1. Then row r's check says
  * p[r] = p[r-1] ^ s[r], with s[r] the xor of the row's information bits, so the parity bits are
  * the prefix xor of s: the same code bits as the CPU encoder's (ldpc_encode), which is the unique
- * systematic codeword. Other codes have no device encoder (the simulator says so; the CLI then
- * simulates on the CPU).
+ * systematic codeword. Other codes have no device encoder (supports says so, loading the code
+ * to look; the CLI then simulates on the CPU).
  *
  * One block per frame: the frame's information bits to shared memory; s[r] for 32 consecutive
- * rows per warp (one row a lane, its information columns from a compact copy of H's rows, read
- * by every frame from L2), packed by a ballot; the prefix xor in 64-row chunks (shifts within a
+ * rows per warp (one row a lane, its information columns from a padded column-major copy of H's
+ * rows, so that a warp's loads are consecutive words, read by every frame from L2), packed by a
+ * ballot; the prefix xor in 64-row chunks (shifts within a
  * word, a block-wide scan of the chunks' parities); then the code words out.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +26,9 @@
 
 struct lsim_enc {
 	uint32_t n, m, k;
-	uint32_t *row_start; /* device: m + 1, into row_col */
-	uint32_t *row_col;   /* device: each row's information columns */
+	uint32_t dmax; /* most information columns in a row */
+	uint32_t *ell; /* device: dmax x m, ell[d * m + r] row r's d-th information column, or a
+	                * column of the padding (a 0 bit) past the row's last */
 	size_t smem;
 };
 
@@ -37,9 +40,8 @@ __device__ static inline uint32_t bits32_at(const uint32_t *a, uint32_t pos)
 	return s ? (a[w] >> s) | (a[w + 1] << (32 - s)) : a[w];
 }
 
-__global__ void lsim_encode_kernel(uint32_t n, uint32_t m, uint32_t k,
-                                   const uint32_t *__restrict__ row_start,
-                                   const uint32_t *__restrict__ row_col, const uint32_t *bits,
+__global__ void lsim_encode_kernel(uint32_t n, uint32_t m, uint32_t k, uint32_t dmax,
+                                   const uint32_t *__restrict__ ell, const uint32_t *bits,
                                    size_t bits_words, uint32_t *code, size_t code_words)
 {
 	extern __shared__ uint32_t sm[];
@@ -61,8 +63,8 @@ __global__ void lsim_encode_kernel(uint32_t n, uint32_t m, uint32_t k,
 		uint32_t r = base + lane, s = 0;
 
 		if (r < m)
-			for (uint32_t e = row_start[r]; e < row_start[r + 1]; e++) {
-				uint32_t v = row_col[e];
+			for (uint32_t d = 0; d < dmax; d++) {
+				uint32_t v = ell[(size_t)d * m + r];
 
 				s ^= info[v >> 5] >> (v & 31);
 			}
@@ -121,8 +123,7 @@ static void lsim_free(struct lsim_enc *l)
 {
 	if (!l)
 		return;
-	cudaFree(l->row_start);
-	cudaFree(l->row_col);
+	cudaFree(l->ell);
 	free(l);
 }
 
@@ -175,7 +176,7 @@ static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, v
 {
 	const struct ldpc_code *code = ldpc_decoder_code(cpu_dec);
 	const struct ldpc_matrix *h;
-	uint32_t *rs = NULL, *rc = NULL, ne = 0;
+	uint32_t *ell = NULL;
 	struct lsim_enc *l;
 	cudaError_t e;
 
@@ -192,12 +193,7 @@ static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, v
 	}
 	h = &code->h;
 	l = (struct lsim_enc *)calloc(1, sizeof(*l));
-	rs = (uint32_t *)malloc(((size_t)h->m + 1) * sizeof(uint32_t));
-	rc = (uint32_t *)malloc(((size_t)h->nnz + 1) * sizeof(uint32_t));
-	if (!l || !rs || !rc) {
-		free(l);
-		free(rs);
-		free(rc);
+	if (!l) {
 		snprintf(err, errlen, "out of memory");
 		return -FEC_ENOMEM;
 	}
@@ -205,23 +201,35 @@ static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, v
 	l->m = h->m;
 	l->k = h->n - h->m;
 	for (uint32_t r = 0; r < h->m; r++) {
-		rs[r] = ne;
+		uint32_t d = 0;
+
+		for (uint32_t x = h->row_start[r]; x < h->row_start[r + 1]; x++)
+			d += h->row_col[x] < l->k;
+		l->dmax = d > l->dmax ? d : l->dmax;
+	}
+	/* the padding column: the first bit of the zero word after the information bits */
+	const uint32_t pad = (l->k + 31) / 32 * 32;
+	const size_t cells = (size_t)l->dmax * h->m;
+
+	ell = (uint32_t *)malloc((cells ? cells : 1) * sizeof(uint32_t));
+	if (!ell) {
+		free(l);
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	for (size_t i = 0; i < cells; i++)
+		ell[i] = pad;
+	for (uint32_t r = 0; r < h->m; r++) {
+		uint32_t d = 0;
+
 		for (uint32_t x = h->row_start[r]; x < h->row_start[r + 1]; x++)
 			if (h->row_col[x] < l->k)
-				rc[ne++] = h->row_col[x];
+				ell[(size_t)d++ * h->m + r] = h->row_col[x];
 	}
-	rs[h->m] = ne;
-	e = cudaMalloc((void **)&l->row_start, ((size_t)h->m + 1) * sizeof(uint32_t));
+	e = cudaMalloc((void **)&l->ell, (cells ? cells : 1) * sizeof(uint32_t));
 	if (e == cudaSuccess)
-		e = cudaMalloc((void **)&l->row_col, ((size_t)ne + 1) * sizeof(uint32_t));
-	if (e == cudaSuccess)
-		e = cudaMemcpy(l->row_start, rs, ((size_t)h->m + 1) * sizeof(uint32_t),
-		               cudaMemcpyHostToDevice);
-	if (e == cudaSuccess)
-		e = cudaMemcpy(l->row_col, rc, (size_t)ne * sizeof(uint32_t),
-		               cudaMemcpyHostToDevice);
-	free(rs);
-	free(rc);
+		e = cudaMemcpy(l->ell, ell, cells * sizeof(uint32_t), cudaMemcpyHostToDevice);
+	free(ell);
 	if (e != cudaSuccess) {
 		lsim_free(l);
 		return gpu_error(e, "ldpc simulator encoder: uploading H", err, errlen);
@@ -257,8 +265,8 @@ static int lsim_encode(const void *enc, const uint32_t *bits, size_t bits_words,
 		threads = 64;
 	if (threads > LSIM_THREADS)
 		threads = LSIM_THREADS;
-	lsim_encode_kernel<<<count, threads, l->smem, s>>>(
-	    l->n, l->m, l->k, l->row_start, l->row_col, bits, bits_words, code, code_words);
+	lsim_encode_kernel<<<count, threads, l->smem, s>>>(l->n, l->m, l->k, l->dmax, l->ell, bits,
+	                                                   bits_words, code, code_words);
 	e = cudaGetLastError();
 	return e == cudaSuccess ? 0 : gpu_error(e, "lsim_encode_kernel", err, errlen);
 }
@@ -268,5 +276,35 @@ static void lsim_destroy(void *enc)
 	lsim_free((struct lsim_enc *)enc);
 }
 
-extern "C" const struct gpu_sim_encoder_ops ldpc_gpu_sim_encoder = {lsim_create, lsim_encode,
-                                                                    lsim_destroy};
+/* Loads the code (the decoder does too: this is a second load, once per code asked about) and
+ * checks its form; the last answer is remembered for the same code text and parameters. */
+static bool lsim_supports(const struct fec_spec *spec)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct ldpc_spec last;
+	static bool last_ok, have_last;
+	const struct ldpc_spec *l = &spec->u.ldpc;
+	struct ldpc_code *code = NULL;
+	char err[256];
+	bool ok;
+
+	pthread_mutex_lock(&lock);
+	if (have_last && !strcmp(last.code, l->code) && last.z == l->z && last.gen_n == l->gen_n &&
+	    last.gen_dv == l->gen_dv && last.gen_dc == l->gen_dc && last.seed == l->seed) {
+		ok = last_ok;
+		pthread_mutex_unlock(&lock);
+		return ok;
+	}
+	pthread_mutex_unlock(&lock);
+	ok = ldpc_code_load(l, &code, err, sizeof(err)) == 0 && ira_form(code, err, sizeof(err));
+	ldpc_code_free(code);
+	pthread_mutex_lock(&lock);
+	last = *l;
+	last_ok = ok;
+	have_last = true;
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+extern "C" const struct gpu_sim_encoder_ops ldpc_gpu_sim_encoder = {lsim_supports, lsim_create,
+                                                                    lsim_encode, lsim_destroy};

@@ -30,9 +30,9 @@ extern "C" {
 }
 #include "gpu_core.h"
 
-#define SIM_LANES       3
-#define SIM_BATCH_BYTES (256u << 20) /* input bytes of one lane's batch */
-#define SIM_BATCH_MAX   (1u << 16)
+#define SIM_LANES       4
+#define SIM_BATCH_BYTES (512u << 20) /* input bytes of one lane's batch */
+#define SIM_BATCH_MAX   (1u << 17)
 #define SIM_FEED_MEAN   40.0 /* fecd-feed's automatic scale: mean |LLR| -> 40 */
 
 enum { T_FRAME_ERRORS, T_BIT_ERRORS, T_UNCONVERGED, T_WORDS };
@@ -54,7 +54,8 @@ struct fecd_cuda_sim {
 	const struct gpu_sim_encoder_ops *eops;
 	void *enc;
 	struct gpu_sim_code code;
-	bool all_zero, f32, decode_only;
+	bool all_zero, f32;
+	enum fecd_cuda_sim_mode mode;
 	double rate;
 	float llr_scale; /* the code's (frame families), the int8 scale; 0: fecd-feed's */
 	size_t bits_words, code_words, in_stride, out_stride; /* in_stride: elements */
@@ -65,6 +66,27 @@ struct fecd_cuda_sim {
 };
 
 /* ---- Kernels */
+
+/* Philox4x32-10 keyed by seed at block `block` of subsequence subseq: the four 32-bit values
+ * cuRAND's curand_init(seed, subseq, 4 * block) state gives first, computed once (a state would
+ * compute its next block too). */
+__device__ static inline uint4 philox_block(uint64_t seed, uint64_t subseq, uint64_t block)
+{
+	return curand_Philox4x32_10(make_uint4((uint32_t)block, (uint32_t)(block >> 32),
+	                                       (uint32_t)subseq, (uint32_t)(subseq >> 32)),
+	                            make_uint2((uint32_t)seed, (uint32_t)(seed >> 32)));
+}
+
+/* Two standard normals from two 32-bit values by Box-Muller, as curand_normal4 makes them. */
+__device__ static inline float2 box_muller(uint32_t a, uint32_t b)
+{
+	const float inv = 2.3283064e-10f; /* 2^-32 */
+	float u = a * inv + inv / 2, v = b * (inv * 6.2831855f) + inv * 3.1415927f;
+	float r = sqrtf(-2.0f * logf(u)), sn, cs;
+
+	__sincosf(v, &sn, &cs);
+	return make_float2(sn * r, cs * r);
+}
 
 /* Of the 32 bits lo .. lo+31, those in [a, b). */
 __device__ static inline uint32_t range_mask(uint32_t lo, uint32_t a, uint32_t b)
@@ -78,25 +100,21 @@ __device__ static inline uint32_t range_mask(uint32_t lo, uint32_t a, uint32_t b
 	return (e == 32 ? 0xffffffffu : (1u << e) - 1) & ~((1u << s) - 1);
 }
 
-/* Frame f's generated bits, one thread per 4 words: Philox subsequence 2(first + f), the 32-bit
- * value at offset w for word w; zero_head, zero_tail and the words past gen_bits forced to 0. */
+/* Frame f's generated bits, one thread per 4 words (one Philox block): subsequence 2(first + f),
+ * the 32-bit value at offset w for word w; zero_head, zero_tail and the words past gen_bits
+ * forced to 0. */
 __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, uint32_t gen_bits,
                                 uint32_t zero_head, uint32_t zero_tail, bool all_zero,
                                 uint32_t *bits, size_t bits_words)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	size_t quads = (bits_words + 3) / 4;
-	uint64_t f = g / quads;
-	uint32_t w0 = (uint32_t)(g % quads) * 4;
-	curandStatePhilox4_32_10_t st;
+	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, quads = (bits_words + 3) / 4;
+	const uint32_t f = g / quads, q = g % quads, w0 = q * 4;
 	uint4 r = make_uint4(0, 0, 0, 0);
 
 	if (f >= count)
 		return;
-	if (!all_zero) {
-		curand_init(seed, 2 * (first + f), w0, &st);
-		r = curand4(&st);
-	}
+	if (!all_zero)
+		r = philox_block(seed, 2 * (first + f), q);
 	uint32_t v[4] = {r.x, r.y, r.z, r.w};
 	const uint32_t keep_end = gen_bits - zero_tail;
 
@@ -105,42 +123,54 @@ __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, u
 		    v[i] & range_mask((w0 + i) * 32, zero_head, keep_end);
 }
 
-/* BPSK, noise and quantization: one thread per 8 symbols of a frame; the noise of symbol j is
- * the normal of Philox subsequence 2(first + f) + 1 at offset j (Box-Muller on 4 values). */
+/* BPSK, noise and quantization: one thread per 8 symbols of a frame (two Philox blocks); the
+ * noise of symbol j is the normal of subsequence 2(first + f) + 1 at offset j (Box-Muller on
+ * the values at offsets j and j + 1 rounded down to even, as curand_normal4). */
 template <bool F32>
 __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t count,
                                     uint32_t code_syms, const uint32_t *code, size_t code_words,
                                     float sigma, float gain, float scale, void *in,
                                     size_t in_stride)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	uint32_t octs = (code_syms + 7) / 8;
-	uint64_t f = g / octs;
-	uint32_t j0 = (uint32_t)(g % octs) * 8;
-	curandStatePhilox4_32_10_t st;
+	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, octs = (code_syms + 7) / 8;
+	const uint32_t f = g / octs, j0 = g % octs * 8;
 	float nz[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
 	if (f >= count)
 		return;
 	uint32_t cb = ((const uint8_t *)(code + f * code_words))[j0 / 8];
 	if (sigma > 0.0f) {
-		curand_init(seed, 2 * (first + f) + 1, j0, &st);
-		float4 a = curand_normal4(&st), b = curand_normal4(&st);
-		nz[0] = a.x, nz[1] = a.y, nz[2] = a.z, nz[3] = a.w;
-		nz[4] = b.x, nz[5] = b.y, nz[6] = b.z, nz[7] = b.w;
+		for (uint32_t h = 0; h < 2; h++) {
+			uint4 r = philox_block(seed, 2 * (first + f) + 1, j0 / 4 + h);
+			float2 a = box_muller(r.x, r.y), b = box_muller(r.z, r.w);
+
+			nz[4 * h] = a.x, nz[4 * h + 1] = a.y, nz[4 * h + 2] = b.x,
+			       nz[4 * h + 3] = b.y;
+		}
 	}
+	/* the 8 values in one store (int8) or two (float): slots start at multiples of 16 values */
+	float v[8];
+	uint64_t packed = 0;
+
 	for (uint32_t i = 0; i < 8; i++) {
 		float y = (cb >> i & 1u ? -1.0f : 1.0f) + sigma * nz[i];
-		float llr = gain * y;
+		float llr = j0 + i < code_syms ? gain * y : 0.0f;
 
 		if (F32) {
-			((float *)in)[f * in_stride + j0 + i] = j0 + i < code_syms ? llr : 0.0f;
+			v[i] = llr;
 		} else {
-			float q = roundf(llr * scale);
+			float q = fminf(fmaxf(roundf(llr * scale), -127.0f), 127.0f);
 
-			q = fminf(fmaxf(q, -127.0f), 127.0f);
-			((int8_t *)in)[f * in_stride + j0 + i] = j0 + i < code_syms ? (int8_t)q : 0;
+			packed |= (uint64_t)(uint8_t)(int8_t)q << (8 * i);
 		}
+	}
+	if (F32) {
+		float4 *d = (float4 *)((float *)in + f * in_stride + j0);
+
+		d[0] = make_float4(v[0], v[1], v[2], v[3]);
+		d[1] = make_float4(v[4], v[5], v[6], v[7]);
+	} else {
+		*(uint64_t *)((int8_t *)in + f * in_stride + j0) = packed;
 	}
 }
 
@@ -153,7 +183,7 @@ __global__ void sim_count_kernel(uint32_t count, const uint8_t *out, size_t out_
                                  size_t bits_words, uint32_t cmp_first, uint32_t cmp_bits,
                                  unsigned long long *tally)
 {
-	uint64_t f = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const uint32_t f = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
 	uint32_t lane = threadIdx.x & 31;
 
 	if (f >= count)
@@ -233,7 +263,9 @@ extern "C" bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *
 {
 	char err[256];
 
-	return sim_encoder_of(spec) != NULL &&
+	const struct gpu_sim_encoder_ops *e = sim_encoder_of(spec);
+
+	return e && (!e->supports || e->supports(spec)) &&
 	       sim_channel_check(channel, 0.5, err, sizeof(err)) == 0;
 }
 
@@ -297,10 +329,13 @@ static uint32_t sim_batch_size(size_t in_bytes)
 
 	if (ev && atol(ev) > 0)
 		b = (size_t)atol(ev);
-	if (b < 1)
-		b = 1;
 	if (b > SIM_BATCH_MAX)
 		b = SIM_BATCH_MAX;
+	/* the kernels index a batch's bytes (and so its threads) in 32 bits */
+	if (in_bytes && b > (1ull << 31) / in_bytes)
+		b = (1ull << 31) / in_bytes;
+	if (b < 1)
+		b = 1;
 	return (uint32_t)b;
 }
 
@@ -560,11 +595,11 @@ extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint
 		struct sim_lane *l = &sim->lane[sim->next_lane];
 
 		sim->next_lane = (sim->next_lane + 1) % sim->nlanes;
-		if (!sim->decode_only)
+		if (sim->mode != FECD_CUDA_SIM_DECODE_ONLY)
 			rc = sim_make_input(sim, l, &n, seed, first + done, nb, err, errlen);
-		if (!rc)
+		if (!rc && sim->mode != FECD_CUDA_SIM_MAKE_ONLY)
 			rc = sim_decode(sim, l, nb, err, errlen);
-		if (!rc && !sim->decode_only) {
+		if (!rc && sim->mode == FECD_CUDA_SIM_FULL) {
 			uint64_t threads = (uint64_t)nb * 32;
 
 			sim_count_kernel<<<(unsigned)((threads + block - 1) / block), block, 0,
@@ -592,7 +627,7 @@ extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint
 		if (rc)
 			return rc;
 	}
-	if (sim->decode_only)
+	if (sim->mode != FECD_CUDA_SIM_FULL)
 		return 0;
 	t->frames += count;
 	t->bits += count * sim->code.cmp_bits;
@@ -624,9 +659,9 @@ extern "C" void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim,
 	g->lanes = sim->nlanes;
 }
 
-extern "C" void fecd_cuda_sim_decode_only(struct fecd_cuda_sim *sim, bool on)
+extern "C" void fecd_cuda_sim_mode(struct fecd_cuda_sim *sim, enum fecd_cuda_sim_mode mode)
 {
-	sim->decode_only = on;
+	sim->mode = mode;
 }
 
 /* Unpacks count frames of nbits bits (LSB first, words apart) into one byte per bit. */

@@ -21,11 +21,16 @@
 /* A frame's default length where frames vary (fecd-sim's CPU engine picks the same). */
 #define VSIM_FRAME_DEFAULT 1024
 
-/* Per sent symbol u of one puncturing period: its stage within the period and its output. */
+/* The code as the kernel reads it: output r's polynomial in bits 9r .. 9r+8 of polys (bit b taps
+ * register bit b; from conv_code's branch words, which are parity(reg & poly) ^ invert), the
+ * inverted outputs, and per sent symbol u of one puncturing period its stage within the period
+ * and its output. No table is indexed by the register: lanes of a warp would read different
+ * entries of the constant bank, one after the other. */
 struct vsim_code {
 	unsigned k, period, unit_syms;
 	uint32_t code_syms;
-	uint8_t word[2 * CONV_STATES_MAX];
+	uint64_t polys;
+	unsigned invert;
 	uint8_t u_step[CONV_PUNCT_MAX * CONV_N_MAX], u_out[CONV_PUNCT_MAX * CONV_N_MAX];
 };
 
@@ -38,25 +43,41 @@ __device__ static inline unsigned reg_at(const uint32_t *bits, uint32_t t, unsig
 	return (unsigned)(two >> s) & ((1u << k) - 1);
 }
 
+/* One thread per 32 code bits: the stages they span come from three words of the frame's bits
+ * held in registers (a window of 96 bits from the first stage's word), the period's tables from
+ * shared memory. */
 __global__ void vsim_encode_kernel(const struct vsim_code c, const uint32_t *bits,
                                    size_t bits_words, uint32_t *code, size_t code_words,
                                    uint32_t count)
 {
-	uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	uint64_t f = g / code_words;
-	uint32_t w = (uint32_t)(g % code_words);
+	__shared__ uint8_t u_step[CONV_PUNCT_MAX * CONV_N_MAX], u_out[CONV_PUNCT_MAX * CONV_N_MAX];
+	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+	const uint32_t f = g / (uint32_t)code_words, w = g % (uint32_t)code_words;
 
+	for (uint32_t i = threadIdx.x; i < c.unit_syms; i += blockDim.x) {
+		u_step[i] = c.u_step[i];
+		u_out[i] = c.u_out[i];
+	}
+	__syncthreads();
 	if (f >= count)
 		return;
 	const uint32_t *fb = bits + f * bits_words;
+	const unsigned mask = (1u << c.k) - 1;
 	uint32_t s = w * 32, end = min(s + 32, c.code_syms), out = 0;
 	uint32_t p = s / c.unit_syms, u = s % c.unit_syms;
+	const uint32_t w0 = (p * c.period + u_step[u]) >> 5, base = w0 * 32;
+	const uint32_t a0 = fb[w0], a1 = fb[w0 + 1], a2 = w0 + 2 < bits_words ? fb[w0 + 2] : 0;
+	const uint64_t lo = (uint64_t)a0 | (uint64_t)a1 << 32,
+	               hi = (uint64_t)a1 | (uint64_t)a2 << 32;
 
 	for (uint32_t i = 0; s + i < end; i++) {
-		uint32_t t = p * c.period + c.u_step[u];
-		unsigned reg = reg_at(fb, t, c.k);
+		uint32_t t = p * c.period + u_step[u], off = t - base, r = u_out[u];
+		unsigned reg = off + c.k <= 64   ? (unsigned)(lo >> off) & mask
+		               : off + c.k <= 96 ? (unsigned)(hi >> (off - 32)) & mask
+		                                 : reg_at(fb, t, c.k);
+		unsigned poly = (unsigned)(c.polys >> (9 * r)) & 0x1ffu;
 
-		out |= (uint32_t)(c.word[reg] >> c.u_out[u] & 1u) << i;
+		out |= ((__popc(reg & poly) ^ (c.invert >> r)) & 1u) << i;
 		if (++u == c.unit_syms) {
 			u = 0;
 			p++;
@@ -140,7 +161,15 @@ static int vsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, v
 	v->period = cc.period;
 	v->unit_syms = cc.unit_syms;
 	v->code_syms = code->code_syms;
-	memcpy(v->word, cc.word, sizeof(v->word));
+	/* branch words are linear in the register: word[0] gives the inversions, word[1 << b]
+	 * the polynomials' bit b */
+	for (unsigned r = 0; r < cc.n; r++) {
+		unsigned inv = cc.word[0] >> r & 1u;
+
+		v->invert |= inv << r;
+		for (unsigned b = 0; b < cc.k; b++)
+			v->polys |= (uint64_t)((cc.word[1u << b] >> r & 1u) ^ inv) << (9 * r + b);
+	}
 	for (unsigned t = 0; t < cc.period; t++)
 		for (unsigned r = 0; r < cc.n; r++)
 			if (cc.sent[t] >> r & 1u) {
@@ -172,5 +201,5 @@ static void vsim_destroy(void *enc)
 	free(enc);
 }
 
-extern "C" const struct gpu_sim_encoder_ops viterbi_gpu_sim_encoder = {vsim_create, vsim_encode,
-                                                                       vsim_destroy};
+extern "C" const struct gpu_sim_encoder_ops viterbi_gpu_sim_encoder = {NULL, vsim_create,
+                                                                       vsim_encode, vsim_destroy};

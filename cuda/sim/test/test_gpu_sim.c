@@ -577,6 +577,8 @@ int main(int argc, char **argv)
 			    fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err));
 
 			CHECK(rc == -FEC_ENOTSUP, "WiMAX code: open returned %d", rc);
+			CHECK(!fecd_cuda_sim_supports(fec_decoder_spec(dec), "awgn"),
+			      "WiMAX code: supported");
 			printf("WiMAX 576: %s\n", err);
 			fecd_cuda_sim_close(sim);
 			fec_decoder_destroy(dec);
@@ -588,6 +590,11 @@ int main(int argc, char **argv)
 		CHECK(fec_spec_from_string("ccsds", &spec, err, sizeof(err)) == 0, "%s", err);
 		CHECK(fecd_cuda_sim_supports(&spec, "awgn"), "ccsds over awgn");
 		CHECK(!fecd_cuda_sim_supports(&spec, "bsid"), "the bsid channel is not the GPU's");
+		if (files) {
+			CHECK(fec_spec_from_string("dvbs2-1/2", &spec, err, sizeof(err)) == 0, "%s",
+			      err);
+			CHECK(fecd_cuda_sim_supports(&spec, "awgn"), "DVB-S2 r1/2 over awgn");
+		}
 	}
 
 	check_noiseless("ccsds", 20000);
@@ -598,14 +605,14 @@ int main(int argc, char **argv)
 	check_split("ccsds", 2.5, 3000);
 	check_split("dvbs-3/4,mode=terminated,max_frame_bits=1002", 4.0, 3000);
 	if (files)
-		check_split(dvb, 1.1, 300);
+		check_split(dvb, 1.6, 300);
 
 	check_stats("ccsds", 2.5, 20000, 4000);
 	check_stats("ccsds", 3.0, 20000, 4000);
 	check_stats("dvbs-3/4,mode=terminated,max_frame_bits=1002", 4.0, 20000, 4000);
 	if (files) {
-		check_stats(dvb, 1.0, 4000, 640);
-		check_stats(dvb, 1.15, 4000, 640);
+		check_stats(dvb, 1.55, 4000, 1280);
+		check_stats(dvb, 1.7, 4000, 1280);
 	}
 	fecd_cuda_close(ctx);
 	return check_done();
