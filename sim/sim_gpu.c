@@ -51,6 +51,7 @@ bool sim_gpu_usable(const struct sim_code *code, char *why, size_t whylen)
 int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, size_t errlen)
 {
 	struct sim_gpu *g = calloc(1, sizeof(*g));
+	struct fecd_cuda_sim_geometry geo;
 
 	if (!g) {
 		snprintf(err, errlen, "out of memory");
@@ -69,6 +70,11 @@ int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, s
 		sim_gpu_close(g);
 		return -1;
 	}
+	/* each call ends waiting for the device: give it every lane's batch twice over, so that the
+	 * lanes' copies, making and decoding overlap for most of the call */
+	fecd_cuda_sim_geometry(g->sim, &geo);
+	if (g->batch_frames < 2ull * geo.batch * geo.lanes)
+		g->batch_frames = 2ull * geo.batch * geo.lanes;
 	*out = g;
 	return 0;
 }
