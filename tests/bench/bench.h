@@ -72,6 +72,12 @@ struct bench_data {
 /* Builds the data for a code ("ccsds,decode_len=...") from seeded bits through AWGN at ebn0. */
 int bench_data_build(struct bench_data *d, const char *code, uint64_t nbits, uint64_t seed,
                      double ebn0, char *err, size_t errlen);
+/* For the family sections that make frames of their own: the decoder of code `text` and room
+ * for nframes frames of one job each (true bits, jobs, inputs of in_stride symbols (0: the
+ * code's frame_syms, or its longest frame where lengths vary), first bits, reference outputs); njobs, nbits and the strides set. On
+ * failure d is freed and err names the code. */
+int bench_frames_alloc(struct bench_data *d, const char *text, uint32_t nframes,
+                       size_t in_stride, char *err, size_t errlen);
 void bench_data_free(struct bench_data *d);
 /* Bit errors of decoded outputs (job j at out + j * out_stride) against the true bits; *nbits
  * gets the bits compared. */

@@ -125,6 +125,40 @@ out_err:
 	return rc;
 }
 
+int bench_frames_alloc(struct bench_data *d, const char *text, uint32_t nframes, size_t in_stride,
+                       char *err, size_t errlen)
+{
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->code_text, sizeof(d->code_text), "%.150s", text);
+	if (fec_spec_from_string(text, &d->spec, err, errlen))
+		return -FEC_EINVAL;
+	rc = fec_decoder_create(&d->spec, &d->dec);
+	if (rc)
+		goto out_err;
+	d->spec = *fec_decoder_spec(d->dec);
+	d->info = fec_decoder_info(d->dec);
+	d->njobs = nframes;
+	d->nbits = (uint64_t)nframes * d->info->frame_info_bits;
+	d->in_stride = in_stride             ? in_stride
+	               : d->info->frame_syms ? d->info->frame_syms
+	                                     : d->info->max_frame_syms;
+	d->out_stride = (d->info->max_out_bits + 7) / 8;
+	d->bits = malloc(d->nbits);
+	d->jobs = calloc(nframes, sizeof(*d->jobs));
+	d->in = calloc(nframes, d->in_stride);
+	d->bit0 = malloc(nframes * sizeof(*d->bit0));
+	d->ref = calloc(nframes, d->out_stride);
+	rc = -FEC_ENOMEM;
+	if (d->bits && d->jobs && d->in && d->bit0 && d->ref)
+		return 0;
+out_err:
+	snprintf(err, errlen, "%.180s: %s", text, fec_strerror(rc));
+	bench_data_free(d);
+	return rc;
+}
+
 void bench_data_free(struct bench_data *d)
 {
 	if (d->dec)

@@ -54,29 +54,15 @@ static int set_build(struct fano_set *s, const char *text, uint32_t nframes, dou
 
 	memset(s, 0, sizeof(*s));
 	s->ebn0 = ebn0;
-	snprintf(d->code_text, sizeof(d->code_text), "%.150s", text);
-	if (fec_spec_from_string(text, &d->spec, err, errlen))
-		return -FEC_EINVAL;
-	rc = fec_decoder_create(&d->spec, &d->dec);
+	rc = bench_frames_alloc(d, text, nframes, 0, err, errlen);
 	if (rc)
-		goto out_err;
-	d->spec = *fec_decoder_spec(d->dec);
-	d->info = fec_decoder_info(d->dec);
+		return rc;
 	const uint32_t k = d->info->frame_info_bits, n_tx = d->info->frame_syms;
-	d->njobs = nframes;
-	d->nbits = (uint64_t)nframes * k;
-	d->in_stride = n_tx;
-	d->out_stride = (d->info->max_out_bits + 7) / 8;
-	d->bits = malloc(d->nbits);
-	d->jobs = calloc(nframes, sizeof(*d->jobs));
-	d->in = malloc((size_t)nframes * n_tx);
-	d->bit0 = malloc(nframes * sizeof(*d->bit0));
-	d->ref = calloc(nframes, d->out_stride);
 	s->jobs = calloc(nframes, sizeof(*s->jobs));
 	cw = malloc(n_tx);
 	llr = malloc(n_tx * sizeof(float));
 	rc = -FEC_ENOMEM;
-	if (!d->bits || !d->jobs || !d->in || !d->bit0 || !d->ref || !s->jobs || !cw || !llr)
+	if (!s->jobs || !cw || !llr)
 		goto out_err;
 	rc = fec_encoder_create(&d->spec, &enc);
 	if (rc)

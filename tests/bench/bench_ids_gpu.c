@@ -34,32 +34,17 @@ static int ids_frames_build(struct bench_data *d, const char *text, uint32_t nfr
 	size_t tau = 0, max_out = 0;
 	int rc;
 
-	memset(d, 0, sizeof(*d));
-	snprintf(d->code_text, sizeof(d->code_text), "%.150s", text);
-	if (fec_spec_from_string(text, &d->spec, err, errlen))
-		return -FEC_EINVAL;
-	rc = fec_decoder_create(&d->spec, &d->dec);
+	rc = bench_frames_alloc(d, text, nframes, 0, err, errlen);
 	if (rc)
-		goto out_err;
-	d->spec = *fec_decoder_spec(d->dec);
-	d->info = fec_decoder_info(d->dec);
+		return rc;
 	const uint32_t k = d->info->frame_info_bits;
 
-	d->njobs = nframes;
-	d->nbits = (uint64_t)nframes * k;
-	d->in_stride = d->info->max_frame_syms;
-	d->out_stride = (d->info->max_out_bits + 7) / 8;
-	d->bits = malloc(d->nbits);
-	d->jobs = calloc(nframes, sizeof(*d->jobs));
-	d->in = calloc(nframes, d->in_stride);
-	d->bit0 = malloc(nframes * sizeof(*d->bit0));
-	d->ref = calloc(nframes, d->out_stride);
 	tau = fec_encoded_len(&d->spec, k);
 	max_out = ids_bsid_max_out(tau);
 	cw = malloc(tau);
 	rx = malloc(max_out);
 	rc = -FEC_ENOMEM;
-	if (!d->bits || !d->jobs || !d->in || !d->bit0 || !d->ref || !cw || !rx)
+	if (!cw || !rx)
 		goto out_err;
 	rc = fec_encoder_create(&d->spec, &enc);
 	if (rc)
