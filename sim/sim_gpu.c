@@ -147,13 +147,13 @@ int sim_gpu_decoder_only(struct sim_gpu *g, double ebn0_db, uint64_t seed, doubl
 	rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
 	if (rc)
 		return -1;
-	fecd_cuda_sim_decode_only(g->sim, true);
+	fecd_cuda_sim_mode(g->sim, FECD_CUDA_SIM_DECODE_ONLY);
 	t0 = now_secs();
 	do {
 		rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
 		frames += g->batch_frames;
 	} while (!rc && now_secs() - t0 < secs);
-	fecd_cuda_sim_decode_only(g->sim, false);
+	fecd_cuda_sim_mode(g->sim, FECD_CUDA_SIM_FULL);
 	if (rc)
 		return -1;
 	*bits_per_sec = (double)frames * g->code->info_bits / (now_secs() - t0);

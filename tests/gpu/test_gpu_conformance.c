@@ -23,11 +23,7 @@
 #include "conformance.h"
 #include "fec.h"
 #include "fecd_cuda.h"
-
-struct gpu {
-	struct fecd_cuda *ctx;
-	struct fecd_cuda_lane *lane;
-};
+#include "gpu_test.h"
 
 static unsigned ran, exact, skipped;
 
@@ -43,7 +39,7 @@ static float loose_tolerance(const struct conf_case *c)
 }
 
 /* Decodes b on the GPU into r. */
-static int decode_gpu(struct gpu *g, const struct fecd_cuda_decoder *dec, const struct conf_case *c,
+static int decode_gpu(struct gpu_test *g, const struct fecd_cuda_decoder *dec, const struct conf_case *c,
                       const struct conf_batch *b, struct conf_result *r, char *err, size_t len)
 {
 	struct fec_batch fb = conf_batch_view(c, b, r);
@@ -53,7 +49,7 @@ static int decode_gpu(struct gpu *g, const struct fecd_cuda_decoder *dec, const 
 }
 
 /* The GPU against the CPU on one batch; false when they differ beyond bit for bit. */
-static bool compare_batch(struct gpu *g, const struct fecd_cuda_decoder *dec,
+static bool compare_batch(struct gpu_test *g, const struct fecd_cuda_decoder *dec,
                           const struct conf_case *c, const struct conf_batch *b, const char *what)
 {
 	struct conf_result rc = {0}, rg = {0};
@@ -82,7 +78,7 @@ out:
 	return same;
 }
 
-static void run_case(struct gpu *g, unsigned i)
+static void run_case(struct gpu_test *g, unsigned i)
 {
 	struct conf_case c;
 	struct fecd_cuda_decoder *dec = NULL;
@@ -119,25 +115,18 @@ out:
 
 int main(void)
 {
-	struct gpu g = {0};
-	char msg[256] = "";
+	struct gpu_test g = {0};
+	int rc;
 
-	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
-		printf("SKIP: no CUDA device (%s)\n", msg);
-		return 77;
-	}
-	if (fecd_cuda_open(0, &g.ctx, msg, sizeof(msg)) ||
-	    fecd_cuda_lane_create(g.ctx, &g.lane, msg, sizeof(msg))) {
-		fprintf(stderr, "CUDA: %s\n", msg);
-		return 1;
-	}
+	rc = gpu_test_open(&g);
+	if (rc)
+		return rc;
 	printf("%u families, %u presets; codes folder %s\n", fec_family_count(), fec_preset_count(),
 	       fec_codes_dir());
 	for (unsigned i = 0; i < conf_case_count(); i++)
 		run_case(&g, i);
 	printf("%u cases on the GPU (%u bit for bit), %u skipped\n", ran, exact, skipped);
 	CHECK(ran > 0, "some case ran on the GPU");
-	fecd_cuda_lane_destroy(g.lane);
-	fecd_cuda_close(g.ctx);
+	gpu_test_close(&g);
 	return check_done();
 }

@@ -20,15 +20,11 @@
 #include "check.h"
 #include "fano_frames.h"
 #include "fecd_cuda.h"
+#include "gpu_test.h"
 #include "softbits.h"
 
 enum kind { IN_S8, IN_S4, IN_F32 };
 static const char *const kind_name[] = {"s8", "s4", "f32"};
-
-struct gpu {
-	struct fecd_cuda *ctx;
-	struct fecd_cuda_lane *lane;
-};
 
 /* One case's batch: the CPU's and the GPU's inputs (the same symbols), jobs and outputs. */
 struct batch {
@@ -178,7 +174,7 @@ static bool compare(const char *name, const struct batch *b)
 }
 
 /* One case: frames of code text at ebn0 through the CPU and the GPU decoder. */
-static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn0, enum kind kind,
+static void run_case(struct gpu_test *g, const char *text, uint32_t count, double ebn0, enum kind kind,
                      bool ladder, bool again, uint64_t seed)
 {
 	char name[480], dtext[400], err[400] = "";
@@ -268,19 +264,13 @@ int main(void)
 	                                      "nasa-k32,algo=bfa,cycles=20",
 	                                      "whd-k7",
 	                                      "whd-k7,algo=bfa,cycles=30"};
-	struct gpu g = {0};
+	struct gpu_test g = {0};
 	struct fec_prng p;
-	char msg[256] = "";
+	int rc;
 
-	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
-		printf("SKIP: no CUDA device (%s)\n", msg);
-		return 77;
-	}
-	if (fecd_cuda_open(0, &g.ctx, msg, sizeof(msg)) ||
-	    fecd_cuda_lane_create(g.ctx, &g.lane, msg, sizeof(msg))) {
-		fprintf(stderr, "CUDA: %s\n", msg);
-		return 1;
-	}
+	rc = gpu_test_open(&g);
+	if (rc)
+		return rc;
 	for (unsigned i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
 		for (unsigned e = 0; e < 3; e++)
 			run_case(&g, presets[i], i < 4 ? 48 : 96, 2.0 + 2.0 * e,
@@ -303,7 +293,6 @@ int main(void)
 	printf("%u cases, GPU = CPU on %u decoded and %u not converged jobs compared\n", cases,
 	       converged_jobs, unconverged_jobs);
 	CHECK(converged_jobs > 1000 && unconverged_jobs > 100, "both outcomes compared many times");
-	fecd_cuda_lane_destroy(g.lane);
-	fecd_cuda_close(g.ctx);
+	gpu_test_close(&g);
 	return check_done();
 }

@@ -26,6 +26,7 @@
 #include "check.h"
 #include "fec.h"
 #include "fecd_cuda.h"
+#include "gpu_test.h"
 #include "ids_code.h"
 #include "prng.h"
 
@@ -37,11 +38,6 @@
  * probability under 3e-4, whose log FFT-BP's float rounding moves by tens: measured on an H200,
  * -34 on the CPU and -68 on the GPU) */
 #define OUTER_TAIL 8.0f
-
-struct gpu {
-	struct fecd_cuda *ctx;
-	struct fecd_cuda_lane *lane;
-};
 
 struct tcase {
 	const char *spec;  /* the decoder */
@@ -293,7 +289,7 @@ static unsigned compare(const char *name, const struct run *r, bool outer, bool 
 	return bad;
 }
 
-static void run_case(struct gpu *g, const struct tcase *t, unsigned idx)
+static void run_case(struct gpu_test *g, const struct tcase *t, unsigned idx)
 {
 	struct fec_spec spec;
 	struct fec_decoder *dec = NULL;
@@ -352,23 +348,16 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct gpu g = {0};
-	char msg[256] = "";
+	struct gpu_test g = {0};
+	int rc;
 
-	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
-		printf("SKIP: no CUDA device (%s)\n", msg);
-		return 77;
-	}
-	if (fecd_cuda_open(0, &g.ctx, msg, sizeof(msg)) ||
-	    fecd_cuda_lane_create(g.ctx, &g.lane, msg, sizeof(msg))) {
-		fprintf(stderr, "CUDA: %s\n", msg);
-		return 1;
-	}
+	rc = gpu_test_open(&g);
+	if (rc)
+		return rc;
 	printf("device: %s\n", fecd_cuda_device_info(g.ctx)->name);
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (argc < 2 || strstr(cases[i].spec, argv[1]))
 			run_case(&g, &cases[i], i);
-	fecd_cuda_lane_destroy(g.lane);
-	fecd_cuda_close(g.ctx);
+	gpu_test_close(&g);
 	return check_done();
 }

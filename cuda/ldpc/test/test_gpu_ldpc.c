@@ -27,13 +27,9 @@
 #include "codec_util.h"
 #include "fec.h"
 #include "fecd_cuda.h"
+#include "gpu_test.h"
 #include "prng.h"
 #include "softbits.h"
-
-struct gpu {
-	struct fecd_cuda *ctx;
-	struct fecd_cuda_lane *lane;
-};
 
 /* One batch of frames for a spec: jobs, int8 and float inputs, the sent codewords' info. */
 struct frames {
@@ -125,7 +121,7 @@ static void result_free(struct result *r)
 }
 
 /* Decodes f on the CPU (gpu == NULL) or the GPU into r. */
-static int decode(struct gpu *g, const struct fec_decoder *cpu, const struct frames *f, bool f32,
+static int decode(struct gpu_test *g, const struct fec_decoder *cpu, const struct frames *f, bool f32,
                   bool soft, struct result *r, const char *name)
 {
 	const struct fec_info *info = fec_decoder_info(cpu);
@@ -179,7 +175,7 @@ static int decode(struct gpu *g, const struct fec_decoder *cpu, const struct fra
 }
 
 /* Min-sum on int8: everything equal, job by job. */
-static void exact_case(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft,
+static void exact_case(struct gpu_test *g, const char *text, uint32_t count, double ebn0, bool soft,
                        bool generic, const char *level_rows)
 {
 	struct fec_spec spec;
@@ -261,7 +257,7 @@ out_cpu:
 }
 
 /* Float rules: same decoded bits on clean frames, frame error counts within noise at ebn0. */
-static void float_case(struct gpu *g, const char *text, uint32_t count, double clean_ebn0,
+static void float_case(struct gpu_test *g, const char *text, uint32_t count, double clean_ebn0,
                        double ebn0, bool f32)
 {
 	struct fec_spec spec;
@@ -335,21 +331,16 @@ static bool have_dir(const char *p)
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : NULL; /* run only the cases naming this */
-	struct gpu g = {0};
-	char msg[256] = "", text[512];
+	struct gpu_test g = {0};
+	char text[512];
+	int rc;
 	const char *dir = getenv("FECD_CODES_DIR");
 	const bool files = have_dir(dir);
 	static const char *const algos[] = {"ms", "nms", "oms"};
 
-	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
-		printf("SKIP: no CUDA device (%s)\n", msg);
-		return 77;
-	}
-	if (fecd_cuda_open(0, &g.ctx, msg, sizeof(msg)) ||
-	    fecd_cuda_lane_create(g.ctx, &g.lane, msg, sizeof(msg))) {
-		fprintf(stderr, "CUDA: %s\n", msg);
-		return 1;
-	}
+	rc = gpu_test_open(&g);
+	if (rc)
+		return rc;
 	if (files)
 		fec_codes_dir_set(dir);
 	else
@@ -419,7 +410,6 @@ int main(int argc, char **argv)
 		if ((!floats[i].file || files) && (!only || strstr(floats[i].text, only)))
 			float_case(&g, floats[i].text, 400, 3.5, 1.6, floats[i].f32);
 
-	fecd_cuda_lane_destroy(g.lane);
-	fecd_cuda_close(g.ctx);
+	gpu_test_close(&g);
 	return check_done();
 }

@@ -38,6 +38,7 @@
 #include "check.h"
 #include "fec.h"
 #include "fecd_cuda.h"
+#include "gpu_test.h"
 #include "nbldpc.h"
 #include "prng.h"
 
@@ -47,11 +48,6 @@
 #define SOFT_TAIL 8.0f  /* magnitude from which soft values need only agree in sign */
 /* soft values of a case allowed outside those bounds: one in 2000, at least 1 */
 #define SOFT_OFF_MAX(n) ((n) / 2000 > 0 ? (n) / 2000 : 1ul)
-
-struct gpu {
-	struct fecd_cuda *ctx;
-	struct fecd_cuda_lane *lane;
-};
 
 /* A batch of frames and both decodes of it. */
 struct run {
@@ -216,7 +212,7 @@ static bool soft_near(float a, float b)
 
 /* Decodes one case on both and compares; prints the case's line. flip_max: frames whose decision
  * may differ (FLIP_MAX for FFT-BP, 0 for tms, whose integer arithmetic the GPU gives exactly). */
-static void run_case_flips(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft,
+static void run_case_flips(struct gpu_test *g, const char *text, uint32_t count, double ebn0, bool soft,
                            unsigned flip_max)
 {
 	struct fec_spec spec;
@@ -320,7 +316,7 @@ out:
 	fec_decoder_destroy(dec);
 }
 
-static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn0, bool soft)
+static void run_case(struct gpu_test *g, const char *text, uint32_t count, double ebn0, bool soft)
 {
 	run_case_flips(g, text, count, ebn0, soft, FLIP_MAX);
 }
@@ -330,7 +326,7 @@ static void run_case(struct gpu *g, const char *text, uint32_t count, double ebn
  * GF(64) (the presets, p = 6) runs once per kernel: FECD_TMS_KERNEL unset (the frame on chip where
  * it fits a block, else the register check in device memory), chip4 (on chip, 4 warps a block),
  * reg, and smem (the shared-memory check); the case's line names the kernel that ran. */
-static void test_tms(struct gpu *g, bool presets)
+static void test_tms(struct gpu_test *g, bool presets)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
@@ -386,7 +382,7 @@ static void test_tms(struct gpu *g, bool presets)
 }
 
 /* Every q, both domains, each input kind and soft output kind; early stop on and off. */
-static void test_generated(struct gpu *g)
+static void test_generated(struct gpu_test *g)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
 	char text[256];
@@ -413,7 +409,7 @@ static void test_generated(struct gpu *g)
 }
 
 /* The codes from files: the BeiDou presets and nb60-gf64. */
-static void test_presets(struct gpu *g)
+static void test_presets(struct gpu_test *g)
 {
 	static const char *const presets[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                      "nb60-gf64"};
@@ -429,21 +425,15 @@ static void test_presets(struct gpu *g)
 
 int main(int argc, char **argv)
 {
-	struct gpu g = {0};
+	struct gpu_test g = {0};
 	bool have_dir;
 	const char *dir = getenv("FECD_CODES_DIR");
 	struct stat st;
-	char msg[256] = "";
+	int rc;
 
-	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0) {
-		printf("SKIP: no CUDA device (%s)\n", msg);
-		return 77;
-	}
-	if (fecd_cuda_open(0, &g.ctx, msg, sizeof(msg)) ||
-	    fecd_cuda_lane_create(g.ctx, &g.lane, msg, sizeof(msg))) {
-		fprintf(stderr, "CUDA: %s\n", msg);
-		return 1;
-	}
+	rc = gpu_test_open(&g);
+	if (rc)
+		return rc;
 	have_dir = dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 	{ /* soft=code (every code symbol's posteriors, for ids's passes back) is the CPU's alone */
 		struct fec_spec spec;
@@ -465,7 +455,6 @@ int main(int argc, char **argv)
 		printf("SKIPPED (FECD_CODES_DIR %s): the presets from files\n",
 		       dir && *dir ? dir : "unset");
 out:
-	fecd_cuda_lane_destroy(g.lane);
-	fecd_cuda_close(g.ctx);
+	gpu_test_close(&g);
 	return check_done();
 }
