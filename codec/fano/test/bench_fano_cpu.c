@@ -16,52 +16,19 @@
 #include <time.h>
 
 #include "cpu_simd.h"
+#include "cpu_timer.h"
 #include "fano_frames.h"
-
-static double clock_secs(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double now(void)
 {
-	return clock_secs(CLOCK_MONOTONIC);
+	return cpu_timer_secs(CLOCK_MONOTONIC);
 }
 
 /* This thread's CPU time: what the cycle counts use, so that time the shared machine gives
  * other processes does not count. */
 static double cpu_now(void)
 {
-	return clock_secs(CLOCK_THREAD_CPUTIME_ID);
-}
-
-/* The core's clock in GHz while this thread runs (x86: 3-cycle dependent imul, 10^7 of them);
- * 0 elsewhere. */
-static double core_ghz(void)
-{
-#if defined(__x86_64__)
-	const unsigned long n = 10000000;
-	unsigned long x = 1, y = 3;
-	const double t0 = cpu_now();
-
-	for (unsigned long i = 0; i < n; i += 4)
-		__asm__ volatile("imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0"
-		                 : "+r"(x)
-		                 : "r"(y));
-	return 3.0 * (double)n / (cpu_now() - t0) / 1e9;
-#else
-	return 0.0;
-#endif
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return cpu_timer_secs(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Times ROUNDS decodes of every frame at the current SIMD level; prints one line. */
@@ -95,7 +62,8 @@ static int time_level(const struct frames *f, const char *text, unsigned rounds,
 		                      .in_stride = f->nsym,
 		                      .out = r.out,
 		                      .out_stride = r.out_stride};
-		const double ghz = core_ghz(), t0 = now(), c0 = cpu_now();
+		const double ghz = cpu_timer_core_ghz(CLOCK_THREAD_CPUTIME_ID), t0 = now(),
+		             c0 = cpu_now();
 
 		for (uint32_t j = 0; j < f->count; j++)
 			r.jobs[j] = (struct fec_job){.in_len = f->nsym, .own_len = f->nsym};
@@ -109,8 +77,8 @@ static int time_level(const struct frames *f, const char *text, unsigned rounds,
 	struct tally t;
 
 	frames_tally(f, &r, &t);
-	qsort(rate, rounds, sizeof(*rate), cmp_double);
-	qsort(cpb, rounds, sizeof(*cpb), cmp_double);
+	qsort(rate, rounds, sizeof(*rate), cpu_timer_cmp);
+	qsort(cpb, rounds, sizeof(*cpb), cpu_timer_cmp);
 	printf("%-9s %8.1f Mb/s best, %8.1f median; %7.1f core cycles per bit best, %7.1f median; "
 	       "%.3f Fano cycles per bit, %u frame errors (%u not converged)\n",
 	       what, rate[rounds - 1], rate[rounds / 2], cpb[0], cpb[rounds / 2],

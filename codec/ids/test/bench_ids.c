@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu_timer.h"
 #include "fec.h"
 #include "ids_map.h"
 
@@ -21,17 +22,7 @@
  * processes' turns; on a core of its own the two agree. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	return cpu_timer_secs(CLOCK_THREAD_CPUTIME_ID);
 }
 
 int main(int argc, char **argv)
@@ -108,7 +99,7 @@ int main(int argc, char **argv)
 			}
 			t[r] = now() - t0;
 		}
-		qsort(t, rounds, sizeof(double), cmp_double);
+		qsort(t, rounds, sizeof(double), cpu_timer_cmp);
 		const double info = (double)frames * N * bits_per_sym;
 		printf("%s, prune %g: M_tau=%u (drift %d..%d) M_n=%u (%d..%d), %.1f MiB scratch: "
 		       "best %.1f kbit/s, median %.1f kbit/s; %.0f flops per decoded bit unpruned, "

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cpu_simd.h"
+#include "cpu_timer.h"
 #include "fec.h"
 #include "prng.h"
 
@@ -24,35 +25,7 @@
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The core's clock in GHz (x86: 3-cycle dependent imul, 10^7 of them); 0 elsewhere. */
-static double core_ghz(void)
-{
-#if defined(__x86_64__)
-	const unsigned long n = 10000000;
-	unsigned long x = 1, y = 3;
-	const double t0 = now();
-
-	for (unsigned long i = 0; i < n; i += 4)
-		__asm__ volatile("imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0"
-		                 : "+r"(x)
-		                 : "r"(y));
-	return 3.0 * (double)n / (now() - t0) / 1e9;
-#else
-	return 0.0;
-#endif
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return cpu_timer_secs(CLOCK_MONOTONIC);
 }
 
 int main(int argc, char **argv)
@@ -92,7 +65,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < (size_t)n * DISTINCT; i++)
 		in[i] = (int8_t)(fec_prng_next(&prng) % 64) - 24;
 	for (unsigned r = 0; r < rounds; r++) {
-		const double ghz = core_ghz(), t0 = now();
+		const double ghz = cpu_timer_core_ghz(CLOCK_MONOTONIC), t0 = now();
 
 		for (uint32_t f = 0; f < ROUND; f += per_call) {
 			const uint32_t count = ROUND - f < per_call ? ROUND - f : per_call;
@@ -124,7 +97,7 @@ int main(int argc, char **argv)
 			       secs / ROUND * ghz * 1e6);
 		printf("\n");
 	}
-	qsort(rate, rounds, sizeof(*rate), cmp_double);
+	qsort(rate, rounds, sizeof(*rate), cpu_timer_cmp);
 	printf("%s, %u per call, %s: median %.1f Mb/s, best %.1f (%u rounds of %d frames)\n",
 	       argv[1], per_call, fec_simd_name(), rate[rounds / 2] / 1e6, rate[rounds - 1] / 1e6,
 	       rounds, ROUND);
