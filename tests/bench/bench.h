@@ -89,7 +89,7 @@ uint32_t bench_out_mismatches(const struct bench_data *d, const uint8_t *out, co
                               uint32_t first, uint32_t count);
 /* A data set of nframes frames of a frame family's code (text: its text form) for the CPU and
  * GPU runners: each job is one frame, its output the frame's information bits
- * (fec_info.frame_info_bits), its input the frame's int8 LLRs (llr_scale 8) of seeded bits
+ * (fec_info.frame_info_bits), its input the frame's int8 LLRs (at the code's llr_scale) of seeded bits
  * through the encoder and BPSK over AWGN at ebn0. 0, or a negative FEC_E* code (why in err). */
 int bench_frames_build(struct bench_data *d, const char *text, uint32_t nframes, double ebn0,
                        uint64_t seed, char *err, size_t errlen);

@@ -45,57 +45,20 @@ struct fano_set {
 static int set_build(struct fano_set *s, const char *text, uint32_t nframes, double ebn0,
                      uint64_t seed, char *err, size_t errlen)
 {
-	struct bench_data *d = &s->d;
-	struct fec_encoder *enc = NULL;
-	struct fec_prng prng;
-	uint8_t *cw = NULL;
-	float *llr = NULL;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->ebn0 = ebn0;
-	rc = bench_frames_alloc(d, text, nframes, 0, err, errlen);
+	rc = bench_frames_build(&s->d, text, nframes, ebn0, seed, err, errlen);
 	if (rc)
 		return rc;
-	const uint32_t k = d->info->frame_info_bits, n_tx = d->info->frame_syms;
 	s->jobs = calloc(nframes, sizeof(*s->jobs));
-	cw = malloc(n_tx);
-	llr = malloc(n_tx * sizeof(float));
-	rc = -FEC_ENOMEM;
-	if (!s->jobs || !cw || !llr)
-		goto out_err;
-	rc = fec_encoder_create(&d->spec, &enc);
-	if (rc)
-		goto out_err;
-	fec_prng_seed(&prng, seed);
-	const double sigma = fec_awgn_sigma(ebn0, fec_spec_rate(&d->spec));
-	for (uint32_t i = 0; i < nframes; i++) {
-		size_t nout = 0;
-
-		d->bit0[i] = (uint64_t)i * k;
-		fec_prng_bits(&prng, d->bits + d->bit0[i], k);
-		rc = fec_encode(enc, d->bits + d->bit0[i], k, cw, &nout);
-		if (rc || nout != n_tx) {
-			rc = rc ? rc : -FEC_EINVAL;
-			goto out_err;
-		}
-		fec_awgn_llr(&prng, cw, n_tx, sigma, 100.0f, llr);
-		fec_llr_quantize(FECD_FMT_S8_LLR, llr, n_tx, false, d->spec.frame.llr_scale,
-		                 d->in + (size_t)i * n_tx);
-		d->jobs[i] = (struct fec_job){.in_len = n_tx, .own_len = n_tx};
+	if (!s->jobs) {
+		snprintf(err, errlen, "%.180s: %s", text, fec_strerror(-FEC_ENOMEM));
+		bench_data_free(&s->d);
+		return -FEC_ENOMEM;
 	}
-	fec_encoder_destroy(enc);
-	free(cw);
-	free(llr);
 	return 0;
-out_err:
-	snprintf(err, errlen, "%.180s: %s", text, fec_strerror(rc));
-	fec_encoder_destroy(enc);
-	free(cw);
-	free(llr);
-	free(s->jobs);
-	bench_data_free(d);
-	return rc;
 }
 
 /* The same frames decoded by another decoder (viterbi's, or BFA's): its own decoder and

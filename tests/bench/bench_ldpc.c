@@ -27,7 +27,6 @@
 #include "prng.h"
 #include "softbits.h"
 
-#define LLR_SCALE 8.0f
 #define DVBS2     "DVB-S2_64800x32400.alist"
 
 /* Whether the codes folder holds file (relative to it). */
@@ -75,7 +74,7 @@ int bench_frames_build(struct bench_data *d, const char *text, uint32_t nframes,
 			goto out_err;
 		}
 		fec_awgn_llr(&prng, cw, n_tx, sigma, 100.0f, llr);
-		fec_llr_quantize(FECD_FMT_S8_LLR, llr, n_tx, false, LLR_SCALE,
+		fec_llr_quantize(FECD_FMT_S8_LLR, llr, n_tx, false, d->spec.frame.llr_scale,
 		                 d->in + (size_t)i * n_tx);
 		d->jobs[i] = (struct fec_job){.in_len = n_tx, .own_len = n_tx};
 	}
@@ -252,7 +251,7 @@ static void ldpc_main(struct bench_report *r, const struct bench_opts *o, struct
 	report_note(sec,
 	            "%u distinct frames at Eb/N0 %.1f dB, llr_scale %.0f; every frame runs 10 "
 	            "iterations (early_stop=false) unless the row says otherwise",
-	            d.njobs, ebn0, LLR_SCALE);
+	            d.njobs, ebn0, d.spec.frame.llr_scale);
 	out = calloc(d.njobs, d.out_stride);
 	if (!out) {
 		report_skip(sec, "out of memory");
