@@ -69,6 +69,8 @@ void sim_qawgn_build(struct sim_qawgn *t, double sigma, double scale)
 		t->thi[i] = (uint8_t)(thresh[i] >> 48);
 		t->tlo[i] = (uint8_t)(thresh[i] >> 40);
 		t->trest[i] = thresh[i] & ((1ull << 40) - 1);
+		t->entry[i] = (uint32_t)t->own[i] | (uint32_t)t->alias[i] << 8 |
+		              (uint32_t)(thresh[i] >> 40) << 16;
 	}
 }
 
@@ -117,26 +119,42 @@ static inline void lanes_step(struct sim_qawgn_lanes *ln, uint64_t *out)
 	}
 }
 
+/* A word's bytes in little-endian order (a vector register's order on x86) on any machine. */
+static inline void store_le64(uint8_t *dst, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, &w, 8);
+#else
+	for (unsigned k = 0; k < 8; k++)
+		dst[k] = (uint8_t)(w >> 8 * k);
+#endif
+}
+
 static void apply_portable(const struct sim_qawgn *t, struct sim_qawgn_lanes *ln,
                            struct fec_prng *p, const uint8_t *bits, size_t n, int8_t *out)
 {
-	uint64_t w[3][SIM_QAWGN_LANES];
+	uint64_t w[SIM_QAWGN_LANES];
+	/* a block's bytes: buckets, then the comparison's high and low bytes */
+	uint8_t by[3][SIM_QAWGN_BLOCK];
 
 	for (size_t at = 0; at < n; at += SIM_QAWGN_BLOCK) {
 		const size_t m = n - at < SIM_QAWGN_BLOCK ? n - at : SIM_QAWGN_BLOCK;
 
-		for (unsigned k = 0; k < 3; k++)
-			lanes_step(ln, w[k]);
+		for (unsigned k = 0; k < 3; k++) {
+			lanes_step(ln, w);
+			for (unsigned l = 0; l < SIM_QAWGN_LANES; l++)
+				store_le64(by[k] + 8 * l, w[l]);
+		}
 		for (size_t j = 0; j < m; j++) {
-			const unsigned sh = 8 * (j & 7), b = (uint8_t)(w[0][j >> 3] >> sh);
-			const unsigned u = (unsigned)(uint8_t)(w[1][j >> 3] >> sh) << 8 |
-			                   (uint8_t)(w[2][j >> 3] >> sh);
-			const unsigned th = (unsigned)t->thi[b] << 8 | t->tlo[b];
-			uint8_t v;
+			const unsigned b = by[0][j], u = (unsigned)by[1][j] << 8 | by[2][j];
+			const uint32_t e = t->entry[b];
+			const unsigned th = e >> 16;
+			/* own below the threshold, alias above, by a mask from the sign of th - u
+			 * (both below 2^16): a branch on it would mispredict every other value */
+			const uint32_t above = (uint32_t)((int32_t)(th - u) >> 31);
+			uint8_t v = (uint8_t)((e & ~above) | (e >> 8 & above));
 
-			if (u != th)
-				v = u < th ? t->own[b] : t->alias[b];
-			else
+			if (u == th)
 				v = sim__qawgn_tie(t, p, b);
 			/* a sent 1: the negated value (no branch on the random bit) */
 			const uint8_t neg = (uint8_t) - (bits[at + j] & 1u);

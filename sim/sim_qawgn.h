@@ -37,6 +37,7 @@ struct sim_qawgn {
 	_Alignas(64) uint8_t thi[256];
 	_Alignas(64) uint8_t tlo[256];
 	uint64_t trest[256]; /* the threshold's other 40 bits */
+	uint32_t entry[256]; /* the same for the portable code: own | alias << 8 | top 16 << 16 */
 };
 
 /* The lanes' state: s[k][l] is word k of lane l. */
