@@ -145,10 +145,11 @@ static int json_to_text(const cJSON *obj, char *buf, size_t len, size_t *used, c
 			return -1;
 		}
 		if (!name_plain(v->string)) {
-			snprintf(err, errlen,
-			         "code: expected parameter names without ',', '=', '(', ')' or ':', "
-			         "found \"%.40s\"",
-			         v->string);
+			snprintf(
+			    err, errlen,
+			    "code: expected parameter names without ',', '=', '(', ')' or ':', "
+			    "found \"%.40s\"",
+			    v->string);
 			return -1;
 		}
 		if (put(buf, len, used, ",") || put(buf, len, used, v->string) ||

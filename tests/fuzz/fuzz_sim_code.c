@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (*p == ' ' || *p == '\t' || *p == '\n')
 		p++;
 	if (rc == 0) {
-		FUZZ_CHECK(memchr(buf, '\0', TEXT_LEN) != NULL, "text not terminated in its buffer");
+		FUZZ_CHECK(memchr(buf, '\0', TEXT_LEN) != NULL,
+		           "text not terminated in its buffer");
 		if (*p != '{')
 			FUZZ_CHECK(strcmp(buf, text) == 0, "\"%.80s\" came back as \"%.80s\"", text,
 			           buf);
