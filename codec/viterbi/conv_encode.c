@@ -4,6 +4,11 @@
  * call would; a frame encoder starts every frame in state 0 at step 0 and, when terminated,
  * appends K-1 zero bits. Frames must fill whole puncturing periods (the decoder cuts frames into
  * periods), so a frame whose stage count is not a multiple of the period is refused.
+ *
+ * Unpunctured codes are encoded 64 stages at a time: the inputs packed into a word, each
+ * output's 64 code bits the XOR of that word shifted by its taps' delays (the code is linear
+ * but for its inverted outputs), then spread one a byte. Punctured codes go a stage at a time
+ * from the branch table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +21,89 @@ struct conv_encoder {
 	struct conv_code code;
 	uint32_t max_frame_bits;
 	unsigned state; /* the K-1 previous inputs, the most recent in the top bit */
-	/* spread[reg]: word[reg]'s n code bits, one a byte in output order, for the unpunctured
-	 * path's stores */
-	uint8_t spread[2 * CONV_STATES_MAX][CONV_N_MAX];
-	unsigned step; /* puncturing step of the next stage */
+	unsigned step;  /* puncturing step of the next stage */
+	/* the packed path: output r is invert bit r XOR the inputs u[t - d] for each bit d of
+	 * taps[r] */
+	uint32_t taps[CONV_N_MAX];
+	unsigned invert;
 };
+
+/* A word's bytes in little-endian order on any machine. */
+static inline void store_le64(uint8_t *dst, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, &w, 8);
+#else
+	for (unsigned k = 0; k < 8; k++)
+		dst[k] = (uint8_t)(w >> 8 * k);
+#endif
+}
+
+/* 8 input bytes (any non-zero one a 1) as 8 bits, the first in bit 0: each byte's bits folded
+ * into its bit 0, then gathered into the top byte by one multiplication. */
+static inline uint8_t pack8(const uint8_t *b)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < 8; k++)
+		v |= (uint64_t)b[k] << 8 * k;
+	v |= v >> 4;
+	v |= v >> 2;
+	v |= v >> 1;
+	v &= 0x0101010101010101ull;
+	return (uint8_t)(v * 0x0102040810204080ull >> 56);
+}
+
+/* nib2[v]: the 4 bits of v at bytes 0, 2, 4, 6 (two outputs' bits interleaved a byte each) */
+static const uint64_t nib2[16] = {
+    0x0000000000000000ull, 0x0000000000000001ull, 0x0000000000010000ull, 0x0000000000010001ull,
+    0x0000000100000000ull, 0x0000000100000001ull, 0x0000000100010000ull, 0x0000000100010001ull,
+    0x0001000000000000ull, 0x0001000000000001ull, 0x0001000000010000ull, 0x0001000000010001ull,
+    0x0001000100000000ull, 0x0001000100000001ull, 0x0001000100010000ull, 0x0001000100010001ull};
+
+/* Unpunctured stages 64 at a time (the file's head); the state moves on. */
+static size_t encode_packed(struct conv_encoder *e, const uint8_t *bits, size_t nbits, uint8_t *out)
+{
+	const struct conv_code *c = &e->code;
+	const unsigned km1 = c->k - 1, n = c->n;
+	uint64_t hist = km1 ? (uint64_t)e->state << (64 - km1) : 0; /* bit 63: the last input */
+	uint64_t o[CONV_N_MAX];
+	size_t done = 0;
+
+	for (size_t base = 0; base < nbits; base += 64) {
+		const size_t nb = nbits - base < 64 ? nbits - base : 64;
+		uint64_t u = 0;
+
+		size_t j = 0;
+
+		for (; j + 8 <= nb; j += 8)
+			u |= (uint64_t)pack8(bits + base + j) << j;
+		for (; j < nb; j++)
+			u |= (uint64_t)(bits[base + j] != 0) << j;
+		for (unsigned r = 0; r < n; r++) {
+			uint64_t x = e->invert >> r & 1u ? ~0ull : 0;
+
+			for (unsigned d = 0; d <= km1; d++)
+				if (e->taps[r] >> d & 1u)
+					x ^= d ? u << d | hist >> (64 - d) : u;
+			o[r] = x;
+		}
+		hist = u;
+		j = 0;
+
+		if (n == 2)
+			for (; j + 4 <= nb; j += 4, done += 8)
+				store_le64(out + done,
+				           nib2[o[0] >> j & 15] | nib2[o[1] >> j & 15] << 8);
+		for (; j < nb; j++)
+			for (unsigned r = 0; r < n; r++)
+				out[done++] = (uint8_t)(o[r] >> j & 1u);
+	}
+	/* the state: the last K-1 inputs, the most recent in the top bit */
+	for (size_t i = nbits > km1 ? nbits - km1 : 0; i < nbits; i++)
+		e->state = ((unsigned)(bits[i] != 0) << km1 | e->state) >> 1;
+	return done;
+}
 
 /* One stage: the input bit enters at the register's top; sent code bits go out in output order. */
 static size_t encode_stage(struct conv_encoder *e, unsigned bit, uint8_t *out)
@@ -56,24 +139,7 @@ static int conv_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbit
 		e->step = 0;
 	}
 	if (c->period == 1) {
-		/* unpunctured: every output of every stage is sent, without a test per bit (a
-		 * simulation encodes random bits, on which tests mispredict) */
-		unsigned state = e->state, top = c->k - 1;
-
-#define SPREAD_LOOP(N)                                                                             \
-	for (size_t i = 0; i < nbits; i++, o += (N)) {                                             \
-		unsigned reg = (unsigned)(bits[i] != 0) << top | state;                            \
-		memcpy(out + o, e->spread[reg], (N));                                              \
-		state = reg >> 1;                                                                  \
-	}
-		if (c->n == 2)
-			SPREAD_LOOP(2)
-		else if (c->n == 3)
-			SPREAD_LOOP(3)
-		else
-			SPREAD_LOOP(4)
-#undef SPREAD_LOOP
-		e->state = state;
+		o = encode_packed(e, bits, nbits, out);
 	} else {
 		for (size_t i = 0; i < nbits; i++)
 			o += encode_stage(e, bits[i] ? 1u : 0u, out + o);
@@ -119,9 +185,16 @@ int conv_encoder_create(const struct fec_spec *spec, struct fec_encoder **out)
 	e->base.spec = s;
 	conv_code_init(&e->code, &s.u.conv);
 	e->max_frame_bits = s.u.conv.max_frame_bits;
-	for (unsigned reg = 0; reg < 2 * e->code.nstates; reg++)
+	/* the taps from the branch words (parity(reg & poly) ^ invert: linear but for invert):
+	 * u[t - d] sits at register bit k - 1 - d */
+	e->invert = e->code.word[0];
+	for (unsigned d = 0; d < e->code.k; d++) {
+		const unsigned w = e->code.word[1u << (e->code.k - 1 - d)] ^ e->code.word[0];
+
 		for (unsigned r = 0; r < e->code.n; r++)
-			e->spread[reg][r] = (uint8_t)(e->code.word[reg] >> r & 1u);
+			e->taps[r] |= (w >> r & 1u) << d;
+	}
+
 	*out = &e->base;
 	return 0;
 }
