@@ -7,12 +7,13 @@
  *
  * Unpunctured codes are encoded 64 stages at a time: the inputs packed into a word, each
  * output's 64 code bits the XOR of that word shifted by its taps' delays (the code is linear
- * but for its inverted outputs), then spread one a byte. Punctured codes go a stage at a time
- * from the branch table.
+ * but for its inverted outputs), then spread one a byte (bitpack.h). Punctured codes go a stage at
+ * a time from the branch table.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitpack.h"
 #include "conv_code.h"
 #include "fec_impl.h"
 
@@ -28,39 +29,6 @@ struct conv_encoder {
 	unsigned invert;
 };
 
-/* A word's bytes in little-endian order on any machine. */
-static inline void store_le64(uint8_t *dst, uint64_t w)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(dst, &w, 8);
-#else
-	for (unsigned k = 0; k < 8; k++)
-		dst[k] = (uint8_t)(w >> 8 * k);
-#endif
-}
-
-/* 8 input bytes (any non-zero one a 1) as 8 bits, the first in bit 0: each byte's bits folded
- * into its bit 0, then gathered into the top byte by one multiplication. */
-static inline uint8_t pack8(const uint8_t *b)
-{
-	uint64_t v = 0;
-
-	for (unsigned k = 0; k < 8; k++)
-		v |= (uint64_t)b[k] << 8 * k;
-	v |= v >> 4;
-	v |= v >> 2;
-	v |= v >> 1;
-	v &= 0x0101010101010101ull;
-	return (uint8_t)(v * 0x0102040810204080ull >> 56);
-}
-
-/* nib2[v]: the 4 bits of v at bytes 0, 2, 4, 6 (two outputs' bits interleaved a byte each) */
-static const uint64_t nib2[16] = {
-    0x0000000000000000ull, 0x0000000000000001ull, 0x0000000000010000ull, 0x0000000000010001ull,
-    0x0000000100000000ull, 0x0000000100000001ull, 0x0000000100010000ull, 0x0000000100010001ull,
-    0x0001000000000000ull, 0x0001000000000001ull, 0x0001000000010000ull, 0x0001000000010001ull,
-    0x0001000100000000ull, 0x0001000100000001ull, 0x0001000100010000ull, 0x0001000100010001ull};
-
 /* Unpunctured stages 64 at a time (the file's head); the state moves on. */
 static size_t encode_packed(struct conv_encoder *e, const uint8_t *bits, size_t nbits, uint8_t *out)
 {
@@ -72,14 +40,8 @@ static size_t encode_packed(struct conv_encoder *e, const uint8_t *bits, size_t 
 
 	for (size_t base = 0; base < nbits; base += 64) {
 		const size_t nb = nbits - base < 64 ? nbits - base : 64;
-		uint64_t u = 0;
+		const uint64_t u = fec_pack_word_lsb(bits + base, nb);
 
-		size_t j = 0;
-
-		for (; j + 8 <= nb; j += 8)
-			u |= (uint64_t)pack8(bits + base + j) << j;
-		for (; j < nb; j++)
-			u |= (uint64_t)(bits[base + j] != 0) << j;
 		for (unsigned r = 0; r < n; r++) {
 			uint64_t x = e->invert >> r & 1u ? ~0ull : 0;
 
@@ -89,15 +51,8 @@ static size_t encode_packed(struct conv_encoder *e, const uint8_t *bits, size_t 
 			o[r] = x;
 		}
 		hist = u;
-		j = 0;
-
-		if (n == 2)
-			for (; j + 4 <= nb; j += 4, done += 8)
-				store_le64(out + done,
-				           nib2[o[0] >> j & 15] | nib2[o[1] >> j & 15] << 8);
-		for (; j < nb; j++)
-			for (unsigned r = 0; r < n; r++)
-				out[done++] = (uint8_t)(o[r] >> j & 1u);
+		fec_spread_words_lsb(o, n, nb, out + done);
+		done += nb * n;
 	}
 	/* the state: the last K-1 inputs, the most recent in the top bit */
 	for (size_t i = nbits > km1 ? nbits - km1 : 0; i < nbits; i++)
