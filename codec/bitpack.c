@@ -55,10 +55,18 @@ void fec_copy_bits(uint8_t *dst, size_t dst_off, const uint8_t *src, size_t src_
 
 size_t fec_count_bit_errors(const uint8_t *a, const uint8_t *b, size_t n)
 {
-	size_t errors = 0;
+	size_t errors = 0, i = 0;
 	size_t whole = n / 8;
 
-	for (size_t i = 0; i < whole; i++)
+	/* 8 bytes a count (a simulation counts every decoded bit; the order does not matter) */
+	for (; i + 8 <= whole; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		errors += (size_t)__builtin_popcountll(x ^ y);
+	}
+	for (; i < whole; i++)
 		errors += (size_t)__builtin_popcount((unsigned)(a[i] ^ b[i]));
 	if (n & 7) {
 		uint8_t mask = (uint8_t)(0xffu << (8 - (n & 7)));
