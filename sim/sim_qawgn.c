@@ -1,7 +1,7 @@
 /*
  * The exact quantized AWGN channel of sim_qawgn.h: probabilities of the 255 int8 values, Walker's
  * alias table over 256 buckets (the 256th value has probability 0), the lanes' seeding and the
- * portable sampler; the SIMD level in force picks it or the AVX-512 one.
+ * portable sampler; the SIMD level in force picks it, the AVX2 or the AVX-512 one.
  */
 #include <math.h>
 #include <string.h>
@@ -182,6 +182,10 @@ void sim_qawgn_apply(const struct sim_qawgn *t, struct fec_prng *p, const uint8_
 #if defined(FECD_SIM_AVX512)
 	if (fec_simd_level() >= FEC_SIMD_AVX512 && __builtin_cpu_supports("avx512vbmi")) {
 		sim__qawgn_apply_avx512(t, &ln, p, bits, n, out);
+		return;
+	}
+	if (fec_simd_level() >= FEC_SIMD_AVX2) {
+		sim__qawgn_apply_avx2(t, &ln, p, bits, n, out);
 		return;
 	}
 #endif

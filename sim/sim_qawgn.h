@@ -13,9 +13,10 @@
  * give each value its bucket, then the top and the next 8 bits of its comparison with the
  * threshold. Where those 16 bits equal the threshold's (2^-16 of the values) the other 40 bits
  * come from a word of the frame's PRNG, value by value in order. So a value costs 3 bytes of PRNG
- * output and byte lookups, which AVX-512 VBMI does 64 at a time (sim_qawgn_avx512.c); the
- * portable code (the reference, and the path on other CPUs) gives the same values, and the SIMD
- * level in force (cpu_simd.h, FECD_SIMD) picks between them.
+ * output and byte lookups, which AVX-512 VBMI does 64 at a time (sim_qawgn_avx512.c), AVX2 8 at
+ * a time after a scalar fetch of the buckets (sim_qawgn_avx2.c); the portable code (the
+ * reference, and the path on other CPUs) gives the same values, and the SIMD level in force
+ * (cpu_simd.h, FECD_SIMD) picks among them.
  */
 #ifndef FECD_SIM_QAWGN_H
 #define FECD_SIM_QAWGN_H
@@ -67,9 +68,12 @@ static inline uint8_t sim__qawgn_tie(const struct sim_qawgn *t, struct fec_prng 
 }
 
 #if defined(FECD_SIM_AVX512)
-/* Internal: the whole blocks and the tail with AVX-512 (F, BW, VBMI); the lanes seeded. */
+/* Internal: the whole blocks and the tail with AVX-512 (F, BW, VBMI), or AVX2; the lanes
+ * seeded. */
 void sim__qawgn_apply_avx512(const struct sim_qawgn *t, struct sim_qawgn_lanes *lanes,
                              struct fec_prng *p, const uint8_t *bits, size_t n, int8_t *out);
+void sim__qawgn_apply_avx2(const struct sim_qawgn *t, struct sim_qawgn_lanes *lanes,
+                           struct fec_prng *p, const uint8_t *bits, size_t n, int8_t *out);
 #endif
 
 #endif
