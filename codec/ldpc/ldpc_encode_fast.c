@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitpack.h"
 #include "fec.h"
 #include "fec_impl.h"
 #include "ldpc_code_impl.h"
@@ -238,10 +239,8 @@ static int encode_ira_cyclic(const struct ldpc_code *code, const uint8_t *info, 
 		/* a word at a time in a register, then the copy at bit z */
 		for (uint32_t i = 0; i < zw; i++) {
 			const uint32_t nb = z - 64 * i < 64 ? z - 64 * i : 64;
-			uint64_t x = 0;
+			const uint64_t x = fec_pack_word_lsb(u + 64 * i, nb);
 
-			for (uint32_t j = 0; j < nb; j++)
-				x |= (uint64_t)u[64 * i + j] << j;
 			d[i] |= x;
 			d[z / 64 + i] |= x << zs;
 			if (zs)
