@@ -4,6 +4,9 @@
  * the encoders' word-parallel paths, which run per bit of a simulation: 8 bits at a time.
  */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bitpack.h"
 
@@ -82,8 +85,12 @@ static inline uint64_t pack8(const uint8_t *b)
 {
 	uint64_t v = 0;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&v, b, 8);
+#else
 	for (unsigned k = 0; k < 8; k++)
 		v |= (uint64_t)b[k] << 8 * k;
+#endif
 	v |= v >> 4;
 	v |= v >> 2;
 	v |= v >> 1;
@@ -121,6 +128,15 @@ static const uint64_t nib2[16] = {
     0x0001000000000000ull, 0x0001000000000001ull, 0x0001000000010000ull, 0x0001000000010001ull,
     0x0001000100000000ull, 0x0001000100000001ull, 0x0001000100010000ull, 0x0001000100010001ull};
 
+/* The 8 bits of v one a byte, bit 0 in the low byte: v copied to every byte, bit i kept in byte
+ * i, which + 0x7f carries into its top bit (no byte overflows into the next). */
+static inline uint64_t spread8(uint64_t v)
+{
+	const uint64_t x = (v & 255) * 0x0101010101010101ull & 0x8040201008040201ull;
+
+	return (x + 0x7f7f7f7f7f7f7f7full) >> 7 & 0x0101010101010101ull;
+}
+
 /* pair[nw - 3][v]: the 2 bits of v at bytes 0 and nw */
 static const uint64_t pair[2][4] = {{0, 1, 1ull << 24, 1ull << 24 | 1},
                                     {0, 1, 1ull << 32, 1ull << 32 | 1}};
@@ -129,6 +145,16 @@ void fec_spread_words_lsb(const uint64_t *w, unsigned nw, size_t n, uint8_t *out
 {
 	size_t j = 0, o = 0;
 
+#if defined(__SSE2__)
+	/* two words 8 bits at a time: each byte spread to 8 bytes, the two interleaved */
+	if (nw == 2)
+		for (; j + 8 <= n; j += 8, o += 16) {
+			const __m128i a = _mm_cvtsi64_si128((long long)spread8(w[0] >> j));
+			const __m128i b = _mm_cvtsi64_si128((long long)spread8(w[1] >> j));
+
+			_mm_storeu_si128((__m128i *)(out + o), _mm_unpacklo_epi8(a, b));
+		}
+#endif
 	if (nw == 2)
 		for (; j + 4 <= n; j += 4, o += 8)
 			store_le64(out + o, nib2[w[0] >> j & 15] | nib2[w[1] >> j & 15] << 8);
