@@ -4,7 +4,7 @@
  * the encoders' word-parallel paths, which run per bit of a simulation: 8 bits at a time.
  */
 #include <string.h>
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
 
@@ -145,7 +145,7 @@ void fec_spread_words_lsb(const uint64_t *w, unsigned nw, size_t n, uint8_t *out
 {
 	size_t j = 0, o = 0;
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
 	/* two words 8 bits at a time: each byte spread to 8 bytes, the two interleaved */
 	if (nw == 2)
 		for (; j + 8 <= n; j += 8, o += 16) {
