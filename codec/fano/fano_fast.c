@@ -1,7 +1,9 @@
 /*
  * The fano family's fast CPU path: the same search as fano_decode.c's reference (its top comment
  * is the specification), arranged for speed, with results equal bit for bit (bits, status, work,
- * metric), UFA and BFA:
+ * metric), UFA and BFA. This file builds each frame's tables, runs the search and writes the
+ * results; the search itself is in fano_lane.c for the codes whose K - 1 code words fit 64 bits
+ * (fano_lane.h: every preset), and here (struct fw) for the longer ones:
  *   - a table of the branch metrics of every stage, built once per frame from per-output rows
  *     (vectorized sums; fano_stage.h, built with AVX2 too): entry w of a stage holds, in 32
  *     bits, the sorted metrics of code word w (input 0's word of a node) and w ^ c1 (the same
@@ -9,21 +11,18 @@
  *     better, so that a node's two branches cost one load and no comparison;
  *   - int32 path metrics and threshold, where fano_fast_init finds that no sum or difference of
  *     them can leave int32 within the budget (else the reference's int64 path decodes);
- *   - a node's children's entries loaded while its own are compared, and code words from an
- *     accumulator of the decided inputs' contributions where it fits (struct fw): a forward move
- *     waits for no load, the search's chain of decisions being its critical path;
- *   - the whole node history instead of the 8-entry queue (the queue is a cache of the same
- *     values): a 16-byte record per depth (gamma, the node's entry, its register) and one byte
- *     per decided input, written once per forward move, no read-modify-write of path words;
- *   - the better branch chosen without branches (it is as random as the data), the tightening's
- *     division only where the threshold rises by more than one step;
- *   - the UFA loops written out with their state in locals, in functions of their own (one per
- *     entries-per-stage count), so that the register allocator keeps the search in registers.
+ *   - a node's children's entries loaded while its own are compared;
+ *   - the whole path's node history instead of the 8-entry queue (the queue is a cache of the
+ *     same values): a 16-byte record per depth (gamma, the node's entry, its register) and one
+ *     byte per decided input, no read-modify-write of path words;
+ *   - UFA frames two at a time in one loop (fano_fast_frames: when one ends, the next frame of
+ *     the batch takes its place).
  */
 #include <string.h>
 
 #include "cpu_simd.h"
 #include "fano_fast.h"
+#include "fano_lane.h"
 #include "fano_stage.h"
 
 #define MET_SCALE 16
@@ -34,7 +33,9 @@ enum { STAYED, FORWARD, REACHED_END };
  * (w's and w ^ c1's, c1 the code word of the current input alone), and which input is the
  * better (1 only when input 1's metric is strictly larger). Bits 0..15: the other branch's
  * metric (int16); bit 16: the better input; bits 17..31: the better branch's metric (15-bit two's
- * complement: a branch's metric is at least n x the metric floor, -16384, and at most 64). */
+ * complement: a branch's metric is at least n x the metric floor, -16384, and at most 64).
+ * In the tail form of a UFA frame's tail rows (fano_lane.c), input 0's branch, the only one
+ * there, is the "better": bit 16 clear, its metric in bits 17..31, input 1's in bits 0..15. */
 static inline unsigned entry_best(uint32_t e)
 {
 	return e >> 16 & 1u;
@@ -42,7 +43,7 @@ static inline unsigned entry_best(uint32_t e)
 
 static inline int32_t entry_tm0(uint32_t e)
 {
-	return ((int32_t)(e >> 17) ^ 0x4000) - 0x4000;
+	return (int32_t)e >> 17;
 }
 
 static inline int32_t entry_tm1(uint32_t e)
@@ -56,44 +57,27 @@ static inline int32_t entry_m0(uint32_t e)
 	return entry_best(e) ? entry_tm1(e) : entry_tm0(e);
 }
 
-/* A node left forward: what a move back to it needs (its children's entries are loaded again). */
-struct rec {
-	int32_t gamma;
-	uint32_t entry;
-	uint64_t reg; /* its code register (struct fw) */
-};
-
-/* The frame's constants. */
+/* The frame's constants (struct fw). */
 struct fk {
 	int32_t delta;
 	uint32_t stages, info;
 	unsigned lut_bytes;
-	unsigned n;     /* code bits per stage */
 	uint64_t smask; /* the K-1 bits of a state */
 };
 
-/* One search direction. The branch it tries next is kept as its input and metric (nb, cur): a
- * node's better branch (ties: input 0; the tail: input 0 only) on arrival or after the threshold
- * falls, the other one when a look back stops there.
- *
- * Code words come from the node's register, in one of two forms (acc, a constant where the
- * search is inlined). The state (K - 1 inputs, the latest in bit 0) and the look-up tables, for
- * any K. Or, where the K - 1 code words of n bits fit 64 bits (acc_fits: K <= 33 for n = 2, 22
- * for 3, 17 for 4), the parts of the next K - 1 input-0 code words that the inputs already
- * decided give, n bits each, the next node's in the lowest: deciding input b shifts it down by n
- * bits and adds b times the code words of the input at lags 1, 2, ... (acc_g). That word is then
- * one shift and one mask away from the decision, where the tables take two dependent loads (and
- * 8 for K = 32): the chain of decisions is the search's critical path. */
+/* One search direction of a code too long for fano_lane.c: the node's state (K - 1 inputs, the
+ * latest in bit 0) and the look-up tables give the code words. The branch it tries next is kept
+ * as its input and metric (nb, cur): a node's better branch (ties: input 0; the tail: input 0
+ * only) on arrival or after the threshold falls, the other one when a look back stops there. */
 struct fw {
 	const uint32_t *crow; /* the entries of the depth after this node's (its children's) */
 	ptrdiff_t step;       /* entries from one depth's row to the next's (negative backward) */
 	const uint8_t (*lut)[256];
-	uint64_t acc_g;  /* acc: the code words of an input at lags 1..K-1, n bits each */
 	struct rec *rec; /* rec[t]: node t, once left forward */
 	uint8_t *bits;   /* bits[t]: the input decided at depth t */
-	uint64_t reg;    /* the state, or the accumulated code words (acc) */
-	uint64_t cand;   /* the entries of this node's children (input 0 low, input 1 high) */
-	uint32_t entry;  /* this node's entry */
+	uint64_t state;
+	uint64_t cand;  /* the entries of this node's children (input 0 low, input 1 high) */
+	uint32_t entry; /* this node's entry */
 	int32_t gamma, T;
 	int32_t cur; /* the metric of the branch to try */
 	uint32_t depth;
@@ -102,7 +86,7 @@ struct fw {
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* Whether the code's register fits the accumulated form: K - 1 code words of n bits in 64. */
+/* Whether the code's register fits fano_lane.c's form: K - 1 code words of n bits in 64. */
 static bool acc_fits(const struct fano_code *c)
 {
 	return c->n * (c->k - 1) <= 64;
@@ -119,14 +103,6 @@ INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t st
 	return w;
 }
 
-/* The register after deciding input bit. */
-INLINE uint64_t next_reg(const struct fk *k, const struct fw *w, unsigned bit, bool acc)
-{
-	if (acc)
-		return (w->reg >> k->n) ^ (w->acc_g & (0 - (uint64_t)bit));
-	return (w->reg << 1 | bit) & k->smask;
-}
-
 /* The next branch to try is the node's better one (the tail: input 0's, the only one). */
 INLINE void try_best(const struct fk *k, struct fw *w)
 {
@@ -141,24 +117,16 @@ INLINE void try_best(const struct fk *k, struct fw *w)
 
 /* The entries of the walker's node's children (the table has a zero row past each end, for the
  * last node's). */
-INLINE void load_children(const struct fk *k, struct fw *w, bool acc)
+INLINE void load_children(const struct fk *k, struct fw *w)
 {
-	if (acc) {
-		const unsigned mask = (1u << k->n) - 1;
-		const unsigned x = (unsigned)(w->reg >> k->n) & mask,
-		               g1 = (unsigned)w->acc_g & mask;
-
-		w->cand = w->crow[x] | (uint64_t)w->crow[x ^ g1] << 32;
-		return;
-	}
-	const uint64_t s0 = (w->reg << 1) & k->smask;
+	const uint64_t s0 = (w->state << 1) & k->smask;
 
 	w->cand = w->crow[word0(k, w->lut, s0)] | (uint64_t)w->crow[word0(k, w->lut, s0 | 1u)]
 	                                              << 32;
 }
 
 /* One cycle: fano_decode.c's cycle(), on the history arrays. */
-INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
+INLINE int fw_cycle(const struct fk *k, struct fw *w)
 {
 	const int32_t ng = w->gamma + w->cur;
 
@@ -169,15 +137,15 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 			w->T += gap < 2 * k->delta ? k->delta : gap / k->delta * k->delta;
 		}
 		w->rec[w->depth] =
-		    (struct rec){.gamma = w->gamma, .entry = w->entry, .reg = w->reg};
+		    (struct rec){.gamma = w->gamma, .entry = w->entry, .reg = w->state};
 		w->bits[w->depth] = (uint8_t)w->nb;
-		w->reg = next_reg(k, w, w->nb, acc);
+		w->state = (w->state << 1 | w->nb) & k->smask;
 		w->gamma = ng;
 		if (++w->depth == k->stages)
 			return REACHED_END;
 		w->crow += w->step;
 		w->entry = (uint32_t)(w->cand >> (32 * w->nb));
-		load_children(k, w, acc);
+		load_children(k, w);
 		try_best(k, w);
 		return FORWARD;
 	}
@@ -194,16 +162,16 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 		w->crow -= w->step;
 		w->gamma = p.gamma;
 		w->entry = p.entry;
-		w->reg = p.reg;
+		w->state = p.reg;
 		if (w->depth < k->info && b == entry_best(w->entry)) {
 			/* left by its better branch: the other one next */
-			load_children(k, w, acc);
+			load_children(k, w);
 			w->nb = b ^ 1u;
 			w->cur = entry_tm1(w->entry);
 			return STAYED;
 		}
 	}
-	load_children(k, w, acc);
+	load_children(k, w);
 	w->T -= k->delta;
 	try_best(k, w);
 	return STAYED;
@@ -225,38 +193,74 @@ static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *i
 /* This file's build of the stage table (SSE2 on x86-64, whatever the target has elsewhere). */
 FANO_STAGE_TABLE(fano_stage_table_sse2)
 
+/* The tail rows (depths info..stages-1) in the tail form (the entry's comment). */
+static void tail_form(const struct fano_code *c, uint32_t *tab)
+{
+	const size_t words = (size_t)1 << c->n;
+
+	for (size_t j = (size_t)c->info_bits * words; j < (size_t)c->stages * words; j++) {
+		const uint32_t e = tab[j];
+
+		if (entry_best(e))
+			tab[j] = (uint32_t)entry_tm1(e) << 17 | (uint16_t)entry_tm0(e);
+	}
+}
+
 static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
-                        struct rec *rec, uint8_t *bits, bool acc)
+                        struct rec *rec, uint8_t *bits)
 {
 	const struct fano_code *c = f->code;
 	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
 	const struct fk k = {.info = c->info_bits,
 	                     .lut_bytes = c->lut_bytes,
-	                     .n = c->n,
 	                     .smask = (1ull << (c->k - 1)) - 1};
 
 	memset(w, 0, sizeof(*w));
 	w->step = dir ? -words : words;
 	w->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + w->step;
 	w->lut = c->lut[dir];
-	for (unsigned j = 1; acc && j < c->k; j++)
-		w->acc_g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
 	w->rec = rec;
 	w->bits = bits;
 	w->entry = (w->crow - w->step)[0]; /* the root: every register bit zero, code word 0 */
 	try_best(&k, w);
-	load_children(&k, w, acc);
+	load_children(&k, w);
 }
 
-/* UFA: cycles until the end or the budget; the cycles used. */
-INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool acc, int *done)
+/* A lane at the root of direction dir (fano_lane.h). UFA: its budget, and a table whose tail
+ * rows are in the tail form. */
+static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
+                      struct rec *rec, uint8_t *bits)
+{
+	const struct fano_code *c = f->code;
+	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
+
+	memset(l, 0, sizeof(*l));
+	l->step = dir ? -words : words;
+	l->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + l->step;
+	for (unsigned j = 1; j < c->k; j++)
+		l->g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
+	l->g1 = (uint32_t)l->g & (uint32_t)(words - 1);
+	l->rec = rec;
+	l->bits = bits;
+	l->left = f->budget;
+	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
+	l->tr = (l->crow - l->step)[0];
+	rec[0] = (struct rec){.gamma = 0, .entry = l->tr, .reg = 0};
+	l->c0 = l->crow[0];
+	l->c1 = l->crow[l->g1];
+}
+
+/* The UFA on a code too long for the lanes: cycles until the end or the budget; the cycles
+ * used. */
+static __attribute__((noinline)) uint64_t ufa_lut(const struct fk *k, struct fw *fd,
+                                                  uint64_t budget, int *done)
 {
 	struct fw w = *fd;
 	uint64_t left = budget;
 
 	while (left) {
 		left--;
-		if (fw_cycle(k, &w, acc) == REACHED_END) {
+		if (fw_cycle(k, &w) == REACHED_END) {
 			*done = 1;
 			break;
 		}
@@ -265,171 +269,10 @@ INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool
 	return budget - left;
 }
 
-/* UFA on accumulated code words (acc_fits): fw_cycle's search written out with its state
- * in locals and the entries per depth (words) a constant, so that the hot loop keeps all of it in
- * registers. The same cycles as run_ufa's, which the tests compare with the reference too. */
-INLINE uint64_t run_ufa_acc(const struct fk *k, struct fw *fw, uint64_t budget, unsigned words,
-                            int *done)
-{
-	const int32_t delta = k->delta;
-	const uint32_t info = k->info;
-	const unsigned n = words == 4 ? 2 : words == 8 ? 3 : 4;
-	const uint64_t g = fw->acc_g;
-	struct rec *const rec = fw->rec;
-	uint8_t *const bits = fw->bits;
-	const uint32_t *crow = fw->crow;
-	uint64_t reg = fw->reg, cand = fw->cand, left = budget;
-	uint32_t entry = fw->entry, depth = fw->depth;
-	int32_t gamma = fw->gamma, T = fw->T, cur = fw->cur;
-	unsigned nb = fw->nb, x;
-
-	while (left) {
-		const int32_t ng = gamma + cur;
-		unsigned b = 0;
-		bool stop = false;
-
-		left--;
-		if (ng >= T) {
-			if (gamma < T + delta && ng - T >= delta) {
-				const int32_t gap = ng - T;
-
-				T += gap < 2 * delta ? delta : gap / delta * delta;
-			}
-			rec[depth] = (struct rec){.gamma = gamma, .entry = entry, .reg = reg};
-			bits[depth] = (uint8_t)nb;
-			reg = (reg >> n) ^ (g & (0 - (uint64_t)nb));
-			gamma = ng;
-			entry = (uint32_t)(cand >> (32 * nb));
-			crow += words;
-			x = (unsigned)(reg >> n) & (words - 1);
-			cand = crow[x] | (uint64_t)crow[x ^ ((unsigned)g & (words - 1))] << 32;
-			if (++depth >= info) { /* the tail: input 0 only */
-				if (depth == k->stages) {
-					*done = 1;
-					break;
-				}
-				nb = 0;
-				cur = entry_m0(entry);
-			} else {
-				nb = entry_best(entry);
-				cur = entry_tm0(entry);
-			}
-			continue;
-		}
-		while (depth > 0 && rec[depth - 1].gamma >= T) {
-			const struct rec p = rec[--depth];
-
-			b = bits[depth];
-			crow -= words;
-			gamma = p.gamma;
-			entry = p.entry;
-			reg = p.reg;
-			if (depth < info && b == entry_best(entry)) {
-				stop = true;
-				break;
-			}
-		}
-		x = (unsigned)(reg >> n) & (words - 1);
-		cand = crow[x] | (uint64_t)crow[x ^ ((unsigned)g & (words - 1))] << 32;
-		if (stop) { /* left by its better branch: the other one next */
-			nb = b ^ 1u;
-			cur = entry_tm1(entry);
-			continue;
-		}
-		T -= delta;
-		nb = depth < info ? entry_best(entry) : 0;
-		cur = depth < info ? entry_tm0(entry) : entry_m0(entry);
-	}
-	fw->crow = crow;
-	fw->reg = reg;
-	fw->cand = cand;
-	fw->entry = entry;
-	fw->depth = depth;
-	fw->gamma = gamma;
-	fw->T = T;
-	fw->cur = cur;
-	fw->nb = nb;
-	return budget - left;
-}
-
-/* The UFA loops, each a function of its own so that the register allocator sees nothing else. */
-static __attribute__((noinline)) uint64_t ufa_acc4(const struct fk *k, struct fw *fw,
-                                                   uint64_t budget, int *done)
-{
-	return run_ufa_acc(k, fw, budget, 4, done);
-}
-
-static __attribute__((noinline)) uint64_t ufa_acc8(const struct fk *k, struct fw *fw,
-                                                   uint64_t budget, int *done)
-{
-	return run_ufa_acc(k, fw, budget, 8, done);
-}
-
-static __attribute__((noinline)) uint64_t ufa_acc16(const struct fk *k, struct fw *fw,
-                                                    uint64_t budget, int *done)
-{
-	return run_ufa_acc(k, fw, budget, 16, done);
-}
-
-static __attribute__((noinline)) uint64_t ufa_lut(const struct fk *k, struct fw *fw,
-                                                  uint64_t budget, int *done)
-{
-	return run_ufa(k, fw, budget, false, done);
-}
-
-/* Whether the FD's and the BD's decided input t agree (the tail: zeros to both). */
-INLINE bool agree(const struct fw *fd, const struct fw *bd, uint32_t info, uint32_t t)
-{
-	return t >= info || ((fd->bits[t] ^ bd->bits[info - 1 - t]) & 1u) == 0;
-}
-
-/* The first information bit the BD has decided. */
-INLINE uint32_t bd_low(const struct fw *bd, uint32_t info)
-{
-	return bd->depth >= info ? 0 : info - bd->depth;
-}
-
-/* After the FD's forward move: a run of len agreeing inputs ending at its last; the run's start
- * (as fano_decode.c returns it: the run's last input examined), or -1. */
-static int64_t merge_after_fd(const struct fw *fd, const struct fw *bd, uint32_t info, unsigned len)
-{
-	const uint32_t lo = bd_low(bd, info);
-	uint32_t t = fd->depth - 1, run = 0;
-
-	if (t < lo)
-		return -1;
-	for (;;) {
-		if (!agree(fd, bd, info, t))
-			return -1;
-		if (++run == len)
-			return t;
-		if (t == lo)
-			return -1;
-		t--;
-	}
-}
-
-/* After the BD's forward move onto an information bit: a run starting at it. */
-static int64_t merge_after_bd(const struct fw *fd, const struct fw *bd, uint32_t info, unsigned len)
-{
-	uint32_t run = 0;
-
-	if (bd->depth > info)
-		return -1;
-	for (uint32_t t = info - bd->depth; t < fd->depth; t++) {
-		if (!agree(fd, bd, info, t))
-			return -1;
-		if (++run == len)
-			return info - bd->depth;
-	}
-	return -1;
-}
-
-/* BFA: the FD and the BD in turn, the FD first, until one completes, their paths merge or the
- * budget (counted over both) is spent; the cycles used. done: 1 FD complete, 2 BD complete, 3
- * merged at *at. */
-INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw *fdp,
-                        struct fw *bdp, bool acc, int *done, int64_t *at)
+/* The BFA on a code too long for the lanes (fano_lane.h's fano__bfa). */
+static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const struct fano_fast *f,
+                                                  struct fw *fdp, struct fw *bdp, int *done,
+                                                  int64_t *at)
 {
 	struct fw fd = *fdp, bd = *bdp;
 	uint64_t used = 0;
@@ -438,39 +281,27 @@ INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw
 		int r;
 
 		used++;
-		r = fw_cycle(k, &fd, acc);
+		r = fw_cycle(k, &fd);
 		if (r == REACHED_END)
 			*done = 1;
-		else if (r == FORWARD &&
-		         (*at = merge_after_fd(&fd, &bd, k->info, f->merge_len)) >= 0)
+		else if (r == FORWARD && (*at = fano__merge_after_fd(fd.bits, fd.depth, bd.bits,
+		                                                     bd.depth, k->info,
+		                                                     f->merge_len)) >= 0)
 			*done = 3;
 		if (*done || used == f->budget)
 			continue;
 		used++;
-		r = fw_cycle(k, &bd, acc);
+		r = fw_cycle(k, &bd);
 		if (r == REACHED_END)
 			*done = 2;
-		else if (r == FORWARD &&
-		         (*at = merge_after_bd(&fd, &bd, k->info, f->merge_len)) >= 0)
+		else if (r == FORWARD && (*at = fano__merge_after_bd(fd.bits, fd.depth, bd.bits,
+		                                                     bd.depth, k->info,
+		                                                     f->merge_len)) >= 0)
 			*done = 3;
 	}
 	*fdp = fd;
 	*bdp = bd;
 	return used;
-}
-
-static __attribute__((noinline)) uint64_t bfa_acc(const struct fk *k, const struct fano_fast *f,
-                                                  struct fw *fd, struct fw *bd, int *done,
-                                                  int64_t *at)
-{
-	return run_bfa(k, f, fd, bd, true, done, at);
-}
-
-static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const struct fano_fast *f,
-                                                  struct fw *fd, struct fw *bd, int *done,
-                                                  int64_t *at)
-{
-	return run_bfa(k, f, fd, bd, false, done, at);
 }
 
 /* Packs nbits values (bit 0 of each byte) into out, first bit in the top bit; src has 8 readable
@@ -510,11 +341,14 @@ static int64_t path_metric(const struct fano_code *c, const uint32_t *tab, const
 	return g;
 }
 
-struct scratch {
+/* One frame's scratch: a slot. */
+struct slot {
 	uint32_t *tab[2]; /* each direction's stage table (one, where both have the same c1) */
 	struct rec *rec[2];
 	uint8_t *bits[2];
 	uint8_t *res;
+	struct fec_job *job; /* the frame a lane slot decodes, and its output */
+	uint8_t *out;
 };
 
 static size_t round64(size_t n)
@@ -522,32 +356,41 @@ static size_t round64(size_t n)
 	return (n + 63) & ~(size_t)63;
 }
 
-/* The scratch's parts: the stage tables (the backward decoder's only where its c1 differs), each
- * direction's records and decided inputs (the backward's for BFA), the output's inputs. */
-static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct scratch *s,
-                           size_t *total)
+/* The UFA runs two lanes at once where the lanes can decode the code. */
+static unsigned slot_count(const struct fano_fast *f)
+{
+	return !f->bfa && acc_fits(f->code) ? 2 : 1;
+}
+
+/* The scratch's parts, per slot: the stage tables (the backward decoder's only where its c1
+ * differs), each direction's records and decided inputs (the backward's for BFA), the output's
+ * inputs. */
+static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct slot *s, size_t *total)
 {
 	const struct fano_code *c = f->code;
 	const size_t tab_bytes = round64(((size_t)c->stages + 2) << c->n << 2);
 	const unsigned dirs = f->bfa ? 2 : 1;
 	size_t at = 0;
 
-	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
-		if (s) /* a zero row before and after */
-			s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
-	if (s && !f->two_tabs)
-		s->tab[1] = s->tab[0];
-	for (unsigned d = 0; d < dirs; d++) {
-		if (s) {
-			s->rec[d] = (struct rec *)(base + at);
-			s->bits[d] = base + at + round64((size_t)c->stages * sizeof(struct rec));
+	for (unsigned j = 0; j < slot_count(f); j++, s = s ? s + 1 : NULL) {
+		for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
+			if (s) /* a zero row before and after */
+				s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
+		if (s && !f->two_tabs)
+			s->tab[1] = s->tab[0];
+		for (unsigned d = 0; d < dirs; d++) {
+			const size_t rec_bytes = round64(((size_t)c->stages + 1) * sizeof(struct rec));
+
+			if (s) {
+				s->rec[d] = (struct rec *)(base + at);
+				s->bits[d] = base + at + rec_bytes;
+			}
+			at += rec_bytes + round64((size_t)c->stages + 8);
 		}
-		at += round64((size_t)c->stages * sizeof(struct rec)) +
-		      round64((size_t)c->stages + 8);
+		if (s)
+			s->res = base + at;
+		at += round64((size_t)c->info_bits + 8);
 	}
-	if (s)
-		s->res = base + at;
-	at += round64((size_t)c->info_bits + 8);
 	if (total)
 		*total = at;
 }
@@ -598,71 +441,170 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 	            bound + (budget + 1) * delta < (1ull << 29);
 }
 
-void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
-                     struct fec_job *job, uint8_t *out)
+/* What a search left, for the result: each direction's decided inputs and depth, the FD's gamma. */
+struct outcome {
+	const uint8_t *fd_bits, *bd_bits;
+	uint32_t fd_depth, bd_depth;
+	int32_t fd_gamma;
+	uint64_t used;
+	int done; /* 0: the budget ran out; 1: FD complete, 2: BD complete, 3: merged at `at` */
+	int64_t at;
+};
+
+/* The job's result from what the search left (fano_decode.c's decode_frame). */
+static void finish(const struct fano_fast *f, const struct slot *s, const struct outcome *o,
+                   struct fec_job *job, uint8_t *out)
 {
 	const struct fano_code *c = f->code;
 	const uint32_t info = c->info_bits;
-	const struct fk k = {.delta = f->delta,
-	                     .stages = c->stages,
-	                     .info = info,
-	                     .lut_bytes = c->lut_bytes,
-	                     .n = c->n,
-	                     .smask = (1ull << (c->k - 1)) - 1};
-	const size_t words = (size_t)1 << c->n;
-	const bool acc = acc_fits(c);
-	struct scratch s;
-	struct fw fd, bd = {0};
-	uint64_t used = 0;
-	int64_t at = -1;
-	int done = 0; /* 1: FD complete, 2: BD complete, 3: merged at `at` */
 
-	scratch_layout(f, scratch, &s, NULL);
-	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++) {
-		memset(s.tab[d] - words, 0, words * sizeof(uint32_t));
-		memset(s.tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
-		stage_table(f, d, in, s.tab[d]);
-	}
-	walker_init(&fd, f, 0, s.tab[0], s.rec[0], s.bits[0], acc);
-	if (!f->bfa) {
-		if (!acc)
-			used = ufa_lut(&k, &fd, f->budget, &done);
-		else if (c->n == 2)
-			used = ufa_acc4(&k, &fd, f->budget, &done);
-		else if (c->n == 3)
-			used = ufa_acc8(&k, &fd, f->budget, &done);
-		else
-			used = ufa_acc16(&k, &fd, f->budget, &done);
-	} else {
-		walker_init(&bd, f, 1, s.tab[1], s.rec[1], s.bits[1], acc);
-		used = acc ? bfa_acc(&k, f, &fd, &bd, &done, &at)
-		           : bfa_lut(&k, f, &fd, &bd, &done, &at);
-	}
 	job->out_bits = info;
 	job->soft_count = 0;
-	job->work = (uint32_t)used;
-	job->status = done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
-	if (done == 1) { /* the FD's whole path */
-		pack_bits(fd.bits, info, out);
-		job->metric = (float)(int64_t)fd.gamma / MET_SCALE;
+	job->work = (uint32_t)o->used;
+	job->status = o->done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	if (o->done == 1) { /* the FD's whole path */
+		pack_bits(o->fd_bits, info, out);
+		job->metric = (float)(int64_t)o->fd_gamma / MET_SCALE;
 		return;
 	}
 	/* The FD's inputs below its end (merged: below the run), the BD's from its start (merged:
 	 * from the run), zeros between (not converged) */
-	const uint32_t fd_end = done == 2 ? 0 : done == 3 ? (uint32_t)at : fd.depth;
-	const uint32_t bd_start = done == 2 || done == 3 ? fd_end
-	                          : f->bfa               ? bd_low(&bd, info)
-	                                                 : info;
+	const uint32_t fd_end = o->done == 2 ? 0 : o->done == 3 ? (uint32_t)o->at : o->fd_depth;
+	const uint32_t bd_start = o->done == 2 || o->done == 3 ? fd_end
+	                          : !f->bfa                    ? info
+	                          : o->bd_depth >= info        ? 0
+	                                                       : info - o->bd_depth;
 
 	for (uint32_t t = 0; t < info; t++) {
 		if (t < fd_end)
-			s.res[t] = fd.bits[t] & 1u;
+			s->res[t] = o->fd_bits[t] & 1u;
 		else if (t >= bd_start)
-			s.res[t] = bd.bits[info - 1 - t] & 1u;
+			s->res[t] = o->bd_bits[info - 1 - t] & 1u;
 		else
-			s.res[t] = 0;
+			s->res[t] = 0;
 	}
-	pack_bits(s.res, info, out);
+	pack_bits(s->res, info, out);
 	job->metric =
-	    (float)(done ? path_metric(c, s.tab[0], s.res) : (int64_t)fd.gamma) / MET_SCALE;
+	    (float)(o->done ? path_metric(c, s->tab[0], s->res) : (int64_t)o->fd_gamma) /
+	    MET_SCALE;
+}
+
+/* The stage tables of the frame in (UFA on lanes: the tail rows in the tail form). */
+static void build_tables(const struct fano_fast *f, const struct slot *s, const int8_t *in)
+{
+	const struct fano_code *c = f->code;
+	const size_t words = (size_t)1 << c->n;
+
+	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++) {
+		memset(s->tab[d] - words, 0, words * sizeof(uint32_t));
+		memset(s->tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
+		stage_table(f, d, in, s->tab[d]);
+	}
+	if (!f->bfa && acc_fits(c))
+		tail_form(c, s->tab[0]);
+}
+
+/* One frame on the slot (BFA, and UFA on codes too long for the lanes: one at a time). */
+static void one_frame(const struct fano_fast *f, const struct slot *s, const int8_t *in,
+                      struct fec_job *job, uint8_t *out)
+{
+	const struct fano_code *c = f->code;
+	const struct fk k = {.delta = f->delta,
+	                     .stages = c->stages,
+	                     .info = c->info_bits,
+	                     .lut_bytes = c->lut_bytes,
+	                     .smask = (1ull << (c->k - 1)) - 1};
+	struct outcome o = {.at = -1};
+
+	build_tables(f, s, in);
+	if (acc_fits(c)) { /* BFA on lanes */
+		const struct lane_k lk = {.delta = f->delta,
+		                          .stages = c->stages,
+		                          .info = c->info_bits,
+		                          .merge_len = f->merge_len,
+		                          .budget = f->budget};
+		struct lane fd, bd;
+
+		lane_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
+		lane_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
+		o.used = fano__bfa(&lk, &fd, &bd, c->n, &o.done, &o.at);
+		o = (struct outcome){.fd_bits = fd.bits, .bd_bits = bd.bits,
+		                     .fd_depth = fd.depth, .bd_depth = bd.depth,
+		                     .fd_gamma = fd.gamma, .used = o.used, .done = o.done,
+		                     .at = o.at};
+	} else {
+		struct fw fd, bd = {0};
+
+		walker_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
+		if (f->bfa) {
+			walker_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
+			o.used = bfa_lut(&k, f, &fd, &bd, &o.done, &o.at);
+		} else {
+			o.used = ufa_lut(&k, &fd, f->budget, &o.done);
+		}
+		o.fd_bits = fd.bits;
+		o.bd_bits = bd.bits;
+		o.fd_depth = fd.depth;
+		o.bd_depth = bd.depth;
+		o.fd_gamma = fd.gamma;
+	}
+	finish(f, s, &o, job, out);
+}
+
+/* A lane slot's frame, ended (reached = it reached its end) or out of budget. */
+static void lane_finish(const struct fano_fast *f, const struct slot *s, const struct lane *l,
+                        bool reached)
+{
+	const struct outcome o = {.fd_bits = l->bits,
+	                          .fd_depth = l->depth,
+	                          .fd_gamma = l->gamma,
+	                          .used = f->budget - l->left,
+	                          .done = reached ? 1 : 0};
+
+	finish(f, s, &o, s->job, s->out);
+}
+
+/* Starts the next frame on a lane slot; false when there is none. */
+static bool lane_start(const struct fano_fast *f, struct slot *s, struct lane *l,
+                       fano_fast_next_fn next, void *ctx)
+{
+	const int8_t *in = next(ctx, &s->job, &s->out);
+
+	if (!in)
+		return false;
+	build_tables(f, s, in);
+	lane_init(l, f, 0, s->tab[0], s->rec[0], s->bits[0]);
+	return true;
+}
+
+void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_fn next, void *ctx)
+{
+	const struct lane_k k = {.delta = f->delta,
+	                         .stages = f->code->stages,
+	                         .info = f->code->info_bits};
+	const unsigned n = f->code->n;
+	struct slot s[2];
+	struct lane l[2];
+	bool busy[2];
+
+	scratch_layout(f, scratch, s, NULL);
+	if (slot_count(f) == 1) {
+		const int8_t *in;
+
+		while ((in = next(ctx, &s[0].job, &s[0].out)))
+			one_frame(f, &s[0], in, s[0].job, s[0].out);
+		return;
+	}
+	/* UFA: two frames at a time; one that ends gives its place to the next */
+	busy[0] = lane_start(f, &s[0], &l[0], next, ctx);
+	busy[1] = busy[0] && lane_start(f, &s[1], &l[1], next, ctx);
+	while (busy[0] && busy[1]) {
+		const unsigned j = fano__ufa_two(&k, &l[0], &l[1], n);
+
+		lane_finish(f, &s[j], &l[j], l[j].depth == k.stages);
+		busy[j] = lane_start(f, &s[j], &l[j], next, ctx);
+	}
+	for (unsigned j = 0; j < 2; j++)
+		if (busy[j])
+			lane_finish(f, &s[j], &l[j], fano__ufa_one(&k, &l[j], n));
 }

@@ -1,0 +1,233 @@
+/*
+ * The fano fast path's search on accumulated code words (fano_lane.h): fano_decode.c's cycle, with
+ * results equal bit for bit, arranged so that a forward move (nearly every cycle at good
+ * signal-to-noise ratios) is short and has no branch the data decide:
+ *   - the branch to try is one word in the stage table's entry format (its input, its metric), so
+ *     that arrival at a node is one select of the child's entry, and a UFA frame's tail rows are
+ *     built in that form already (fano_fast.c: input 0 first), so that the tail needs no test;
+ *   - the threshold's tightening by selects where it rises by at most one step (it rises, or
+ *     not, as randomly as the data: a branch there mispredicts on a fifth of the moves);
+ *   - a node's record is written on arrival, while its values are in registers;
+ *   - the UFA decodes two frames in one loop, a cycle of each in turn: a move's chain of
+ *     dependent steps (decision, register, the children's loads) is long, and the other frame's
+ *     independent chain fills its gaps;
+ *   - each loop in a function of its own per n, so that the lanes' state stays in registers.
+ */
+#include "fano_lane.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+enum { STAYED, FORWARD, REACHED_END };
+
+/* An entry's fields (fano_fast.c): the other branch's metric in bits 0..15, the better input in
+ * bit 16, the better branch's metric in 17..31. */
+INLINE unsigned entry_best(uint32_t e)
+{
+	return e >> 16 & 1u;
+}
+
+/* The try word of input 0's branch at a tail node: the entry with input 0's metric on top. */
+INLINE uint32_t tail_try(uint32_t e)
+{
+	const uint32_t other = (uint32_t)(int32_t)(int16_t)(uint16_t)e << 17;
+
+	return entry_best(e) ? other : e;
+}
+
+/* The children of the lane's node: their entries in the row crow (the table has a zero row past
+ * each end, for the last node's). */
+INLINE void load_children(struct lane *l, unsigned n)
+{
+	const unsigned x = (unsigned)(l->reg >> n) & ((1u << n) - 1);
+
+	l->c0 = l->crow[x];
+	l->c1 = l->crow[x ^ l->g1];
+}
+
+/* The cycle's look back (the test gamma + metric >= T failed), as fano_decode.c's. */
+INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form)
+{
+	uint32_t d = l->depth;
+	unsigned b = 0;
+	bool stop = false;
+
+	while (d > 0 && l->rec[d - 1].gamma >= l->T) {
+		b = l->bits[--d];
+		l->crow -= l->step;
+		if (d < k->info && b == entry_best(l->rec[d].entry)) {
+			stop = true; /* left by its better branch: the other one next */
+			break;
+		}
+	}
+	const uint32_t e = l->rec[d].entry;
+
+	if (d != l->depth) {
+		l->depth = d;
+		l->gamma = l->rec[d].gamma;
+		l->reg = l->rec[d].reg;
+		load_children(l, n);
+	}
+	if (stop) {
+		l->tr = (uint32_t)(int32_t)(int16_t)(uint16_t)e << 17 | (b ^ 1u) << 16;
+		return;
+	}
+	l->T -= k->delta;
+	l->tr = tail_form || d < k->info ? e : tail_try(e);
+}
+
+/* One cycle. tail_form: the tail rows are in the try form (UFA), else tested by depth. */
+INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form)
+{
+	const int32_t ng = l->gamma + ((int32_t)l->tr >> 17);
+
+	if (__builtin_expect(ng < l->T, 0)) {
+		lane_back(k, l, n, tail_form);
+		return STAYED;
+	}
+	const int32_t delta = k->delta, over = l->gamma - l->T, gap = ng - l->T;
+	const unsigned nb = entry_best(l->tr);
+	uint32_t e;
+
+	/* first visit (gamma < T + delta): T up by the largest multiple of delta <= gap */
+	if (__builtin_expect(gap < 2 * delta, 1)) {
+		const int32_t up = gap >= delta ? delta : 0;
+
+		l->T += over < delta ? up : 0;
+	} else if (over < delta) {
+		l->T += gap / delta * delta;
+	}
+	l->bits[l->depth] = (uint8_t)nb;
+	e = nb ? l->c1 : l->c0;
+	l->reg = (l->reg >> n) ^ (l->g & (0 - (uint64_t)nb));
+	l->gamma = ng;
+	l->rec[++l->depth] = (struct rec){.gamma = ng, .entry = e, .reg = l->reg};
+	if (__builtin_expect(l->depth == k->stages, 0))
+		return REACHED_END;
+	l->crow += l->step;
+	load_children(l, n);
+	l->tr = tail_form || l->depth < k->info ? e : tail_try(e);
+	return FORWARD;
+}
+
+INLINE bool ufa_one(const struct lane_k *k, struct lane *lp, unsigned n)
+{
+	struct lane l = *lp;
+	bool end = false;
+
+	while (l.left) {
+		l.left--;
+		if (lane_cycle(k, &l, n, true) == REACHED_END) {
+			end = true;
+			break;
+		}
+	}
+	*lp = l;
+	return end;
+}
+
+INLINE unsigned ufa_two(const struct lane_k *k, struct lane *ap, struct lane *bp, unsigned n)
+{
+	struct lane a = *ap, b = *bp;
+	unsigned which;
+
+	for (;;) {
+		if (!a.left) {
+			which = 0;
+			break;
+		}
+		a.left--;
+		if (lane_cycle(k, &a, n, true) == REACHED_END) {
+			which = 0;
+			break;
+		}
+		if (!b.left) {
+			which = 1;
+			break;
+		}
+		b.left--;
+		if (lane_cycle(k, &b, n, true) == REACHED_END) {
+			which = 1;
+			break;
+		}
+	}
+	*ap = a;
+	*bp = b;
+	return which;
+}
+
+INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, unsigned n,
+                    int *done, int64_t *at)
+{
+	struct lane fd = *fdp, bd = *bdp;
+	uint64_t used = 0;
+
+	while (used < k->budget) {
+		int r;
+
+		used++;
+		r = lane_cycle(k, &fd, n, false);
+		if (r == REACHED_END) {
+			*done = 1;
+			break;
+		}
+		if (r == FORWARD && (*at = fano__merge_after_fd(fd.bits, fd.depth, bd.bits, bd.depth,
+		                                                k->info, k->merge_len)) >= 0) {
+			*done = 3;
+			break;
+		}
+		if (used == k->budget)
+			break;
+		used++;
+		r = lane_cycle(k, &bd, n, false);
+		if (r == REACHED_END) {
+			*done = 2;
+			break;
+		}
+		if (r == FORWARD && (*at = fano__merge_after_bd(fd.bits, fd.depth, bd.bits, bd.depth,
+		                                                k->info, k->merge_len)) >= 0) {
+			*done = 3;
+			break;
+		}
+	}
+	*fdp = fd;
+	*bdp = bd;
+	return used;
+}
+
+/* The loops for n = 2, 3, 4, each a function of its own. */
+#define LANE_LOOPS(N)                                                                              \
+	static __attribute__((noinline)) bool ufa_one_##N(const struct lane_k *k, struct lane *l)  \
+	{                                                                                          \
+		return ufa_one(k, l, N);                                                           \
+	}                                                                                          \
+	static __attribute__((noinline)) unsigned ufa_two_##N(const struct lane_k *k,              \
+	                                                      struct lane *a, struct lane *b)      \
+	{                                                                                          \
+		return ufa_two(k, a, b, N);                                                        \
+	}                                                                                          \
+	static __attribute__((noinline)) uint64_t bfa_##N(const struct lane_k *k, struct lane *fd, \
+	                                                  struct lane *bd, int *done, int64_t *at) \
+	{                                                                                          \
+		return bfa(k, fd, bd, N, done, at);                                                \
+	}
+LANE_LOOPS(2)
+LANE_LOOPS(3)
+LANE_LOOPS(4)
+
+bool fano__ufa_one(const struct lane_k *k, struct lane *l, unsigned n)
+{
+	return n == 2 ? ufa_one_2(k, l) : n == 3 ? ufa_one_3(k, l) : ufa_one_4(k, l);
+}
+
+unsigned fano__ufa_two(const struct lane_k *k, struct lane *a, struct lane *b, unsigned n)
+{
+	return n == 2 ? ufa_two_2(k, a, b) : n == 3 ? ufa_two_3(k, a, b) : ufa_two_4(k, a, b);
+}
+
+uint64_t fano__bfa(const struct lane_k *k, struct lane *fd, struct lane *bd, unsigned n, int *done,
+                   int64_t *at)
+{
+	return n == 2 ? bfa_2(k, fd, bd, done, at)
+	       : n == 3 ? bfa_3(k, fd, bd, done, at)
+	                : bfa_4(k, fd, bd, done, at);
+}
