@@ -177,33 +177,35 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w)
 	return STAYED;
 }
 
-static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *in, uint32_t *tab)
+/* Direction dir's table of the frame in, stage s's row at tab + s * stride. */
+static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *in, uint32_t *tab,
+                        size_t stride)
 {
 	const struct fano_code *c = f->code;
 
 #ifdef FECD_SIMD_X86
 	if (fec_simd_level() >= FEC_SIMD_AVX2) {
-		fano_stage_table_avx2(f->vt[dir], in, tab, c->stages, c->n);
+		fano_stage_table_avx2(f->vt[dir], in, tab, c->stages, c->n, stride);
 		return;
 	}
 #endif
-	fano_stage_table_sse2(f->vt[dir], in, tab, c->stages, c->n);
+	fano_stage_table_sse2(f->vt[dir], in, tab, c->stages, c->n, stride);
 }
 
 /* This file's build of the stage table (SSE2 on x86-64, whatever the target has elsewhere). */
 FANO_STAGE_TABLE(fano_stage_table_sse2)
 
-/* The tail rows (depths info..stages-1) in the tail form (the entry's comment). */
-static void tail_form(const struct fano_code *c, uint32_t *tab)
+/* The tail rows (depths info..stages-1, at tab + depth * stride) in the tail form (the entry's
+ * comment). */
+static void tail_form(const struct fano_code *c, uint32_t *tab, size_t stride)
 {
-	const size_t words = (size_t)1 << c->n;
+	for (uint32_t t = c->info_bits; t < c->stages; t++)
+		for (size_t j = 0; j < (size_t)1 << c->n; j++) {
+			uint32_t *e = tab + t * stride + j;
 
-	for (size_t j = (size_t)c->info_bits * words; j < (size_t)c->stages * words; j++) {
-		const uint32_t e = tab[j];
-
-		if (entry_best(e))
-			tab[j] = (uint32_t)entry_tm1(e) << 17 | (uint16_t)entry_tm0(e);
-	}
+			if (entry_best(*e))
+				*e = (uint32_t)entry_tm1(*e) << 17 | (uint16_t)entry_tm0(*e);
+		}
 }
 
 static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
@@ -226,8 +228,17 @@ static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, c
 	load_children(&k, w);
 }
 
-/* A lane at the root of direction dir (fano_lane.h). UFA: its budget, and a table whose tail
- * rows are in the tail form. */
+/* The code words of an input at lags 1..K-1 in direction dir, n bits each (fano_lane.h). */
+static uint64_t lane_g(const struct fano_code *c, unsigned dir)
+{
+	uint64_t g = 0;
+
+	for (unsigned j = 1; j < c->k; j++)
+		g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
+	return g;
+}
+
+/* A BFA lane at the root of direction dir (fano_lane.h). */
 static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
                       struct rec *rec, uint8_t *bits)
 {
@@ -237,12 +248,10 @@ static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, c
 	memset(l, 0, sizeof(*l));
 	l->step = dir ? -words : words;
 	l->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + l->step;
-	for (unsigned j = 1; j < c->k; j++)
-		l->g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
+	l->g = lane_g(c, dir);
 	l->g1 = (uint32_t)l->g & (uint32_t)(words - 1);
 	l->rec = rec;
 	l->bits = bits;
-	l->left = f->budget;
 	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
 	l->tr = (l->crow - l->step)[0];
 	rec[0] = (struct rec){.gamma = 0, .entry = l->tr, .reg = 0};
@@ -341,13 +350,16 @@ static int64_t path_metric(const struct fano_code *c, const uint32_t *tab, const
 	return g;
 }
 
-/* One frame's scratch: a slot. */
+/* One frame's scratch: a slot. The UFA's lanes keep the table and the records in blocks
+ * (fano_lane.h); the others in a table per direction (each with a zero row before and after) and
+ * a record and a decided input per depth. */
 struct slot {
+	uint8_t *blk;     /* UFA lanes: the blocks */
 	uint32_t *tab[2]; /* each direction's stage table (one, where both have the same c1) */
 	struct rec *rec[2];
 	uint8_t *bits[2];
 	uint8_t *res;
-	struct fec_job *job; /* the frame a lane slot decodes, and its output */
+	struct fec_job *job; /* the frame a UFA lane decodes, and its output */
 	uint8_t *out;
 };
 
@@ -356,36 +368,41 @@ static size_t round64(size_t n)
 	return (n + 63) & ~(size_t)63;
 }
 
-/* The UFA runs two lanes at once where the lanes can decode the code. */
-static unsigned slot_count(const struct fano_fast *f)
+/* Whether the UFA runs on lanes: two frames at a time. */
+static bool ufa_lanes(const struct fano_fast *f)
 {
-	return !f->bfa && acc_fits(f->code) ? 2 : 1;
+	return !f->bfa && acc_fits(f->code);
 }
 
-/* The scratch's parts, per slot: the stage tables (the backward decoder's only where its c1
- * differs), each direction's records and decided inputs (the backward's for BFA), the output's
- * inputs. */
+/* The scratch's parts, per slot (two for UFA lanes): the blocks (UFA lanes) or the stage tables
+ * (the backward decoder's only where its c1 differs), each direction's records and decided inputs
+ * (the backward's for BFA); the output's inputs. */
 static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct slot *s, size_t *total)
 {
 	const struct fano_code *c = f->code;
 	const size_t tab_bytes = round64(((size_t)c->stages + 2) << c->n << 2);
+	const size_t rec_bytes = round64(((size_t)c->stages + 1) * sizeof(struct rec));
 	const unsigned dirs = f->bfa ? 2 : 1;
 	size_t at = 0;
 
-	for (unsigned j = 0; j < slot_count(f); j++, s = s ? s + 1 : NULL) {
-		for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
-			if (s) /* a zero row before and after */
-				s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
-		if (s && !f->two_tabs)
-			s->tab[1] = s->tab[0];
-		for (unsigned d = 0; d < dirs; d++) {
-			const size_t rec_bytes = round64(((size_t)c->stages + 1) * sizeof(struct rec));
-
-			if (s) {
-				s->rec[d] = (struct rec *)(base + at);
-				s->bits[d] = base + at + rec_bytes;
+	for (unsigned j = 0; j < (ufa_lanes(f) ? 2u : 1u); j++, s = s ? s + 1 : NULL) {
+		if (ufa_lanes(f)) {
+			if (s)
+				s->blk = base + at;
+			at += round64(((size_t)c->stages + 1) * fano__ublock_bytes(c->n));
+		} else {
+			for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
+				if (s) /* a zero row before and after */
+					s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
+			if (s && !f->two_tabs)
+				s->tab[1] = s->tab[0];
+			for (unsigned d = 0; d < dirs; d++) {
+				if (s) {
+					s->rec[d] = (struct rec *)(base + at);
+					s->bits[d] = base + at + rec_bytes;
+				}
+				at += rec_bytes + round64((size_t)c->stages + 8);
 			}
-			at += rec_bytes + round64((size_t)c->stages + 8);
 		}
 		if (s)
 			s->res = base + at;
@@ -489,7 +506,7 @@ static void finish(const struct fano_fast *f, const struct slot *s, const struct
 	    MET_SCALE;
 }
 
-/* The stage tables of the frame in (UFA on lanes: the tail rows in the tail form). */
+/* The stage tables of the frame in (not on UFA lanes). */
 static void build_tables(const struct fano_fast *f, const struct slot *s, const int8_t *in)
 {
 	const struct fano_code *c = f->code;
@@ -498,10 +515,8 @@ static void build_tables(const struct fano_fast *f, const struct slot *s, const 
 	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++) {
 		memset(s->tab[d] - words, 0, words * sizeof(uint32_t));
 		memset(s->tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
-		stage_table(f, d, in, s->tab[d]);
+		stage_table(f, d, in, s->tab[d], words);
 	}
-	if (!f->bfa && acc_fits(c))
-		tail_form(c, s->tab[0]);
 }
 
 /* One frame on the slot (BFA, and UFA on codes too long for the lanes: one at a time). */
@@ -551,60 +566,79 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 	finish(f, s, &o, job, out);
 }
 
-/* A lane slot's frame, ended (reached = it reached its end) or out of budget. */
-static void lane_finish(const struct fano_fast *f, const struct slot *s, const struct lane *l,
-                        bool reached)
+/* A UFA lane's frame, ended (reached: it reached its end) or out of budget: its decided inputs
+ * from the blocks' records. */
+static void ulane_finish(const struct fano_fast *f, const struct slot *s, const struct ulane *l,
+                         bool reached)
 {
-	const struct outcome o = {.fd_bits = l->bits,
-	                          .fd_depth = l->depth,
-	                          .fd_gamma = l->gamma,
+	const unsigned n = f->code->n;
+	const size_t S = fano__ublock_bytes(n);
+	const uint32_t depth = (uint32_t)((size_t)(l->p - l->base) / S);
+	const uint8_t *blk = l->base + S;
+	const struct outcome o = {.fd_bits = s->res,
+	                          .fd_depth = depth,
+	                          .fd_gamma = fano__ublock_rec(l->p, n)->gamma,
 	                          .used = f->budget - l->left,
 	                          .done = reached ? 1 : 0};
 
+	for (uint32_t t = 0; t < depth && t < f->code->info_bits; t++, blk += S)
+		s->res[t] = (uint8_t)fano__ublock_rec((uint8_t *)blk, n)->bit;
 	finish(f, s, &o, s->job, s->out);
 }
 
-/* Starts the next frame on a lane slot; false when there is none. */
-static bool lane_start(const struct fano_fast *f, struct slot *s, struct lane *l,
-                       fano_fast_next_fn next, void *ctx)
+/* Starts the next frame on a UFA lane; false when there is none. */
+static bool ulane_start(const struct fano_fast *f, struct slot *s, struct ulane *l,
+                        fano_fast_next_fn next, void *ctx)
 {
+	const struct fano_code *c = f->code;
+	const unsigned n = c->n;
+	const size_t S = fano__ublock_bytes(n), words = (size_t)1 << n;
 	const int8_t *in = next(ctx, &s->job, &s->out);
 
 	if (!in)
 		return false;
-	build_tables(f, s, in);
-	lane_init(l, f, 0, s->tab[0], s->rec[0], s->bits[0]);
+	stage_table(f, 0, in, (uint32_t *)s->blk, S / 4);
+	tail_form(c, (uint32_t *)s->blk, S / 4);
+	memset(s->blk + (size_t)c->stages * S, 0, words * sizeof(uint32_t)); /* no children */
+	memset(l, 0, sizeof(*l));
+	l->p = l->base = s->blk;
+	l->info_at = s->blk + (size_t)c->info_bits * S;
+	l->end = s->blk + (size_t)c->stages * S;
+	l->left = f->budget;
+	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
+	*fano__ublock_rec(s->blk, n) = (struct ublock_rec){0};
+	l->tr = ((const uint32_t *)s->blk)[0];
 	return true;
 }
 
 void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_fn next, void *ctx)
 {
-	const struct lane_k k = {.delta = f->delta,
-	                         .stages = f->code->stages,
-	                         .info = f->code->info_bits};
-	const unsigned n = f->code->n;
+	const struct fano_code *c = f->code;
+	const uint64_t g = lane_g(c, 0);
+	const struct ulane_k k = {
+	    .delta = f->delta, .g = g, .g1 = (uint32_t)g & ((1u << c->n) - 1)};
 	struct slot s[2];
-	struct lane l[2];
+	struct ulane l[2];
 	bool busy[2];
 
 	scratch_layout(f, scratch, s, NULL);
-	if (slot_count(f) == 1) {
+	if (!ufa_lanes(f)) {
 		const int8_t *in;
 
 		while ((in = next(ctx, &s[0].job, &s[0].out)))
 			one_frame(f, &s[0], in, s[0].job, s[0].out);
 		return;
 	}
-	/* UFA: two frames at a time; one that ends gives its place to the next */
-	busy[0] = lane_start(f, &s[0], &l[0], next, ctx);
-	busy[1] = busy[0] && lane_start(f, &s[1], &l[1], next, ctx);
+	/* two frames at a time; one that ends gives its place to the next */
+	busy[0] = ulane_start(f, &s[0], &l[0], next, ctx);
+	busy[1] = busy[0] && ulane_start(f, &s[1], &l[1], next, ctx);
 	while (busy[0] && busy[1]) {
-		const unsigned j = fano__ufa_two(&k, &l[0], &l[1], n);
+		const unsigned j = fano__ufa_two(&k, &l[0], &l[1], c->n);
 
-		lane_finish(f, &s[j], &l[j], l[j].depth == k.stages);
-		busy[j] = lane_start(f, &s[j], &l[j], next, ctx);
+		ulane_finish(f, &s[j], &l[j], l[j].p == l[j].end);
+		busy[j] = ulane_start(f, &s[j], &l[j], next, ctx);
 	}
 	for (unsigned j = 0; j < 2; j++)
 		if (busy[j])
-			lane_finish(f, &s[j], &l[j], fano__ufa_one(&k, &l[j], n));
+			ulane_finish(f, &s[j], &l[j], fano__ufa_one(&k, &l[j], c->n));
 }

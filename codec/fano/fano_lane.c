@@ -109,14 +109,82 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool t
 	return FORWARD;
 }
 
-INLINE bool ufa_one(const struct lane_k *k, struct lane *lp, unsigned n)
+/* The UFA's look back on blocks (lane_back's; tail nodes never stop it, in the tail form their
+ * try word is their entry). */
+INLINE void ulane_back(const struct ulane_k *k, struct ulane *l, unsigned n)
 {
-	struct lane l = *lp;
+	const size_t S = fano__ublock_bytes(n);
+	const uint32_t mask = (1u << n) - 1;
+	uint8_t *p = l->p;
+	unsigned b = 0;
+	bool stop = false;
+
+	while (p != l->base && fano__ublock_rec(p - S, n)->gamma >= l->T) {
+		b = fano__ublock_rec(p, n)->bit;
+		p -= S;
+		if (p < l->info_at &&
+		    b == entry_best(((const uint32_t *)p)[fano__ublock_rec(p, n)->reg & mask])) {
+			stop = true; /* left by its better branch: the other one next */
+			break;
+		}
+	}
+	if (p != l->p) {
+		l->p = p;
+		l->reg = fano__ublock_rec(p, n)->reg;
+	}
+	const uint32_t e = ((const uint32_t *)p)[l->reg & mask];
+
+	if (stop) {
+		l->tr = (uint32_t)(int32_t)(int16_t)(uint16_t)e << 17 | (b ^ 1u) << 16;
+		return;
+	}
+	l->T -= k->delta;
+	l->tr = e;
+}
+
+/* One UFA cycle on blocks: lane_cycle's. The children's entries are loaded here, not on
+ * arrival: their addresses are known as early, and the loop keeps fewer values in registers. */
+INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n)
+{
+	const size_t S = fano__ublock_bytes(n);
+	const int32_t gamma = fano__ublock_rec(l->p, n)->gamma;
+	const int32_t ng = gamma + ((int32_t)l->tr >> 17);
+	const uint32_t *row = (const uint32_t *)(l->p + S);
+	const unsigned x = (unsigned)(l->reg >> n) & ((1u << n) - 1);
+	const uint32_t c0 = row[x], c1 = row[x ^ k->g1];
+
+	if (__builtin_expect(ng < l->T, 0)) {
+		ulane_back(k, l, n);
+		return STAYED;
+	}
+	const int32_t delta = k->delta, over = gamma - l->T, gap = ng - l->T;
+	const unsigned nb = entry_best(l->tr);
+	const uint32_t e = nb ? c1 : c0; /* input nb's child */
+
+	if (__builtin_expect(gap < 2 * delta, 1)) {
+		const int32_t up = gap >= delta ? delta : 0;
+
+		l->T += over < delta ? up : 0;
+	} else if (over < delta) {
+		l->T += gap / delta * delta;
+	}
+	l->reg = (l->reg >> n) ^ (k->g & (0 - (uint64_t)nb));
+	l->p += S;
+	*fano__ublock_rec(l->p, n) = (struct ublock_rec){.gamma = ng, .bit = nb, .reg = l->reg};
+	if (__builtin_expect(l->p == l->end, 0))
+		return REACHED_END;
+	l->tr = e;
+	return FORWARD;
+}
+
+INLINE bool ufa_one(const struct ulane_k *k, struct ulane *lp, unsigned n)
+{
+	struct ulane l = *lp;
 	bool end = false;
 
 	while (l.left) {
 		l.left--;
-		if (lane_cycle(k, &l, n, true) == REACHED_END) {
+		if (ulane_cycle(k, &l, n) == REACHED_END) {
 			end = true;
 			break;
 		}
@@ -125,30 +193,31 @@ INLINE bool ufa_one(const struct lane_k *k, struct lane *lp, unsigned n)
 	return end;
 }
 
-INLINE unsigned ufa_two(const struct lane_k *k, struct lane *ap, struct lane *bp, unsigned n)
+INLINE unsigned ufa_two(const struct ulane_k *k, struct ulane *ap, struct ulane *bp, unsigned n)
 {
-	struct lane a = *ap, b = *bp;
-	unsigned which;
+	struct ulane a = *ap, b = *bp;
+	const uint64_t most = a.left < b.left ? a.left : b.left;
+	uint64_t m = most;
+	unsigned which = 2;
 
-	for (;;) {
-		if (!a.left) {
+	/* one counter for both: min(left) pairs of cycles at most */
+	for (; m; m--) {
+		if (ulane_cycle(k, &a, n) == REACHED_END) {
 			which = 0;
 			break;
 		}
-		a.left--;
-		if (lane_cycle(k, &a, n, true) == REACHED_END) {
-			which = 0;
-			break;
-		}
-		if (!b.left) {
+		if (ulane_cycle(k, &b, n) == REACHED_END) {
 			which = 1;
 			break;
 		}
-		b.left--;
-		if (lane_cycle(k, &b, n, true) == REACHED_END) {
-			which = 1;
-			break;
-		}
+	}
+	if (which == 2) { /* a budget's end */
+		a.left -= most;
+		b.left -= most;
+		which = a.left == 0 ? 0 : 1;
+	} else {
+		a.left -= most - m + 1;
+		b.left -= most - m + which;
 	}
 	*ap = a;
 	*bp = b;
@@ -196,12 +265,13 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 
 /* The loops for n = 2, 3, 4, each a function of its own. */
 #define LANE_LOOPS(N)                                                                              \
-	static __attribute__((noinline)) bool ufa_one_##N(const struct lane_k *k, struct lane *l)  \
+	static __attribute__((noinline)) bool ufa_one_##N(const struct ulane_k *k,                 \
+	                                                  struct ulane *l)                         \
 	{                                                                                          \
 		return ufa_one(k, l, N);                                                           \
 	}                                                                                          \
-	static __attribute__((noinline)) unsigned ufa_two_##N(const struct lane_k *k,              \
-	                                                      struct lane *a, struct lane *b)      \
+	static __attribute__((noinline)) unsigned ufa_two_##N(const struct ulane_k *k,             \
+	                                                      struct ulane *a, struct ulane *b)    \
 	{                                                                                          \
 		return ufa_two(k, a, b, N);                                                        \
 	}                                                                                          \
@@ -214,12 +284,12 @@ LANE_LOOPS(2)
 LANE_LOOPS(3)
 LANE_LOOPS(4)
 
-bool fano__ufa_one(const struct lane_k *k, struct lane *l, unsigned n)
+bool fano__ufa_one(const struct ulane_k *k, struct ulane *l, unsigned n)
 {
 	return n == 2 ? ufa_one_2(k, l) : n == 3 ? ufa_one_3(k, l) : ufa_one_4(k, l);
 }
 
-unsigned fano__ufa_two(const struct lane_k *k, struct lane *a, struct lane *b, unsigned n)
+unsigned fano__ufa_two(const struct ulane_k *k, struct ulane *a, struct ulane *b, unsigned n)
 {
 	return n == 2 ? ufa_two_2(k, a, b) : n == 3 ? ufa_two_3(k, a, b) : ufa_two_4(k, a, b);
 }

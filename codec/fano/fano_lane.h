@@ -3,7 +3,7 @@
  * the codes whose K - 1 code words of n bits fit 64 bits (K <= 33 at n = 2, 22 at 3, 17 at 4).
  * One search direction of one frame is a lane; the UFA runs two frames' lanes in one loop (their
  * decision chains are independent, so each fills the other's latency gaps), the BFA its two
- * directions. fano_fast.c builds the stage tables, starts the lanes and turns what they decided
+ * directions (struct lane). fano_fast.c builds the stage tables, starts the lanes and turns what they decided
  * into results; both files follow fano_decode.c's specification cycle for cycle.
  */
 #ifndef FANO_LANE_H
@@ -32,7 +32,6 @@ struct lane {
 	uint8_t *bits;        /* bits[t]: the input decided at depth t */
 	uint64_t g;           /* the code words of an input at lags 1..K-1 */
 	uint64_t reg;         /* this node's register */
-	uint64_t left;        /* UFA: cycles left of the frame's budget */
 	uint32_t g1;          /* g's lowest code word: from input 0's child's index to input 1's */
 	uint32_t c0, c1;      /* the entries of the children by input 0 and by input 1 */
 	uint32_t tr;          /* the branch to try next: its input in bit 16, its metric in 17..31 */
@@ -48,13 +47,50 @@ struct lane_k {
 	uint64_t budget;    /* BFA: cycles per frame, both directions together */
 };
 
-/* UFA: cycles of lane l until its end or its budget (left); returns whether it reached the end.
- * n = 2..4; the table's tail rows are in fano_fast.c's tail form (input 0 first). */
-bool fano__ufa_one(const struct lane_k *k, struct lane *l, unsigned n);
+/* The UFA's lanes keep a frame in blocks, one per depth t = 0..stages: the stage table's row of
+ * depth t (2^n entries; zeros at depth stages, the last node's children), then the record of node
+ * t of the current path, written on arrival: a lane moves along its frame with one pointer. */
+struct ublock_rec {
+	int32_t gamma;
+	uint32_t bit; /* the input decided at depth t - 1, which led to node t */
+	uint64_t reg; /* the node's register: its entry is row t's entry reg mod 2^n */
+};
 
-/* UFA on two frames, a cycle of each in turn, until either reaches its end or its budget's
- * end; returns which one stopped (0: a, 1: b). */
-unsigned fano__ufa_two(const struct lane_k *k, struct lane *a, struct lane *b, unsigned n);
+/* A block's bytes for n = 2..4. */
+static inline size_t fano__ublock_bytes(unsigned n)
+{
+	return ((size_t)4 << n) + sizeof(struct ublock_rec);
+}
+
+/* The record in a block. */
+static inline struct ublock_rec *fano__ublock_rec(uint8_t *blk, unsigned n)
+{
+	return (struct ublock_rec *)(blk + ((size_t)4 << n));
+}
+
+/* A UFA frame's search: struct lane's, on blocks, with the code's g and g1 in struct ulane_k. */
+struct ulane {
+	uint8_t *p;                   /* the current node's block */
+	uint8_t *base, *info_at, *end; /* the blocks of depth 0, frame_bits and stages */
+	uint64_t reg;
+	uint64_t left; /* cycles left of the frame's budget */
+	uint32_t tr;   /* as struct lane's */
+	int32_t T;     /* (gamma is in the node's record) */
+};
+
+struct ulane_k {
+	int32_t delta;
+	uint64_t g;
+	uint32_t g1;
+};
+
+/* Cycles of lane l until its end or its budget's; returns whether it reached the end. n = 2..4;
+ * the table's tail rows are in fano_fast.c's tail form (input 0 first). */
+bool fano__ufa_one(const struct ulane_k *k, struct ulane *l, unsigned n);
+
+/* Two frames, a cycle of each in turn, until either reaches its end or its budget's end;
+ * returns which one stopped (0: a, 1: b). */
+unsigned fano__ufa_two(const struct ulane_k *k, struct ulane *a, struct ulane *b, unsigned n);
 
 /* BFA: the forward lane fd and the backward lane bd in turn, the FD first, until one completes,
  * their paths merge or the budget is spent (the table's rows as built: no tail form); returns the

@@ -7,6 +7,7 @@
 #ifndef FANO_STAGE_H
 #define FANO_STAGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -16,12 +17,13 @@
 
 /* One direction's table: for each stage s and input-0 code word w, the entry from the metrics
  * of w and of w ^ c1 (the sums over outputs r of fano_fast_init's per-output rows at stage s's
- * LLR r). n and words are constants where it is inlined, so that it vectorizes: int16 sums
- * (every one fits: n times the metric floor at least), then each pair sorted and packed. */
+ * LLR r), stage s's words entries at out + s * stride. n and words are constants where it is
+ * inlined, so that it vectorizes: int16 sums (every one fits: n times the metric floor at
+ * least), then each pair sorted and packed. */
 FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t *restrict out,
-                                  uint32_t stages, unsigned n, unsigned words)
+                                  uint32_t stages, unsigned n, unsigned words, size_t stride)
 {
-	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
+	for (uint32_t s = 0; s < stages; s++, in += n, out += stride) {
 		const int16_t *p[FANO_N_MAX];
 		int16_t row[32], lo[16], hi[16];
 
@@ -53,11 +55,12 @@ FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t 
  * words / 4 vectors of 8 lanes: input 0's metrics, then input 1's (n = 2: both halves of one
  * vector). The better is the larger (ties: input 0), so the other is the minimum. */
 FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint32_t *out,
-                                       uint32_t stages, unsigned n, unsigned words)
+                                       uint32_t stages, unsigned n, unsigned words,
+                                       size_t stride)
 {
 	const unsigned nv = words / 4, half = nv > 1 ? nv / 2 : 1;
 
-	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
+	for (uint32_t s = 0; s < stages; s++, in += n, out += stride) {
 		__m128i sum[4];
 
 		for (unsigned r = 0; r < n; r++) {
@@ -89,13 +92,14 @@ FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint
 /* The AVX2 build's: n = 3's row (16 lanes) and each half of n = 4's (input 0's metrics, input
  * 1's) are one 256-bit vector, a stage's entries one or two 256-bit stores; n = 2 as in SSE2. */
 FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint32_t *out,
-                                       uint32_t stages, unsigned n, unsigned words)
+                                       uint32_t stages, unsigned n, unsigned words,
+                                       size_t stride)
 {
 	if (words == 4) {
-		stage_rows_sse2(vt, in, out, stages, n, words);
+		stage_rows_sse2(vt, in, out, stages, n, words, stride);
 		return;
 	}
-	for (uint32_t s = 0; s < stages; s++, in += n, out += words) {
+	for (uint32_t s = 0; s < stages; s++, in += n, out += stride) {
 		__m256i sum[2];
 
 		for (unsigned r = 0; r < n; r++) {
@@ -139,21 +143,23 @@ FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint
 #define FANO_STAGE_ROWS stage_rows
 #endif
 
-/* Defines void NAME(vt, in, out, stages, n): every stage's entries for n = 2..4. */
+/* Defines void NAME(vt, in, out, stages, n, stride): every stage's entries for n = 2..4, stage s's
+ * at out + s * stride. */
 #define FANO_STAGE_TABLE(NAME)                                                                     \
-	void NAME(const int16_t *vt, const int8_t *in, uint32_t *out, uint32_t stages, unsigned n) \
+	void NAME(const int16_t *vt, const int8_t *in, uint32_t *out, uint32_t stages, unsigned n, \
+	          size_t stride)                                                                   \
 	{                                                                                          \
 		if (n == 2)                                                                        \
-			FANO_STAGE_ROWS(vt, in, out, stages, 2, 4);                                \
+			FANO_STAGE_ROWS(vt, in, out, stages, 2, 4, stride);                        \
 		else if (n == 3)                                                                   \
-			FANO_STAGE_ROWS(vt, in, out, stages, 3, 8);                                \
+			FANO_STAGE_ROWS(vt, in, out, stages, 3, 8, stride);                        \
 		else                                                                               \
-			FANO_STAGE_ROWS(vt, in, out, stages, 4, 16);                               \
+			FANO_STAGE_ROWS(vt, in, out, stages, 4, 16, stride);                       \
 	}
 
 void fano_stage_table_sse2(const int16_t *vt, const int8_t *in, uint32_t *out, uint32_t stages,
-                           unsigned n);
+                           unsigned n, size_t stride);
 void fano_stage_table_avx2(const int16_t *vt, const int8_t *in, uint32_t *out, uint32_t stages,
-                           unsigned n);
+                           unsigned n, size_t stride);
 
 #endif
