@@ -44,6 +44,26 @@ INLINE void load_children(struct lane *l, unsigned n)
 	l->c1 = l->crow[x ^ l->g1];
 }
 
+/* The threshold after a forward move from gamma to ng >= T: on a first visit (gamma < T + delta)
+ * raised by the largest multiple of delta that keeps it <= ng. T is always a multiple of delta
+ * (it starts at 0 and moves by multiples), and gamma >= T at the node: where delta is a power
+ * of two (pow2), the raised T is ng rounded down to a multiple of delta, one mask. Elsewhere by
+ * selects where it rises by at most one step (a branch there would mispredict on a fifth of the
+ * moves), and a division beyond. */
+INLINE int32_t tighten(int32_t delta, int32_t gamma, int32_t ng, int32_t T, bool pow2)
+{
+	const int32_t over = gamma - T, gap = ng - T;
+
+	if (pow2)
+		return over < delta ? (int32_t)((uint32_t)ng & (uint32_t)-delta) : T;
+	if (__builtin_expect(gap < 2 * delta, 1)) {
+		const int32_t up = gap >= delta ? delta : 0;
+
+		return T + (over < delta ? up : 0);
+	}
+	return over < delta ? T + gap / delta * delta : T;
+}
+
 /* The cycle's look back (the test gamma + metric >= T failed), as fano_decode.c's. */
 INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form)
 {
@@ -76,7 +96,8 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool t
 }
 
 /* One cycle. tail_form: the tail rows are in the try form (UFA), else tested by depth. */
-INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form)
+INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form,
+                      bool pow2)
 {
 	const int32_t ng = l->gamma + ((int32_t)l->tr >> 17);
 
@@ -84,18 +105,10 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool t
 		lane_back(k, l, n, tail_form);
 		return STAYED;
 	}
-	const int32_t delta = k->delta, over = l->gamma - l->T, gap = ng - l->T;
 	const unsigned nb = entry_best(l->tr);
 	uint32_t e;
 
-	/* first visit (gamma < T + delta): T up by the largest multiple of delta <= gap */
-	if (__builtin_expect(gap < 2 * delta, 1)) {
-		const int32_t up = gap >= delta ? delta : 0;
-
-		l->T += over < delta ? up : 0;
-	} else if (over < delta) {
-		l->T += gap / delta * delta;
-	}
+	l->T = tighten(k->delta, l->gamma, ng, l->T, pow2);
 	l->bits[l->depth] = (uint8_t)nb;
 	e = nb ? l->c1 : l->c0;
 	l->reg = (l->reg >> n) ^ (l->g & (0 - (uint64_t)nb));
@@ -144,7 +157,7 @@ INLINE void ulane_back(const struct ulane_k *k, struct ulane *l, unsigned n)
 
 /* One UFA cycle on blocks: lane_cycle's. The children's entries are loaded here, not on
  * arrival: their addresses are known as early, and the loop keeps fewer values in registers. */
-INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n)
+INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, bool pow2)
 {
 	const size_t S = fano__ublock_bytes(n);
 	const int32_t gamma = fano__ublock_rec(l->p, n)->gamma;
@@ -157,17 +170,10 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n)
 		ulane_back(k, l, n);
 		return STAYED;
 	}
-	const int32_t delta = k->delta, over = gamma - l->T, gap = ng - l->T;
 	const unsigned nb = entry_best(l->tr);
 	const uint32_t e = nb ? c1 : c0; /* input nb's child */
 
-	if (__builtin_expect(gap < 2 * delta, 1)) {
-		const int32_t up = gap >= delta ? delta : 0;
-
-		l->T += over < delta ? up : 0;
-	} else if (over < delta) {
-		l->T += gap / delta * delta;
-	}
+	l->T = tighten(k->delta, gamma, ng, l->T, pow2);
 	l->reg = (l->reg >> n) ^ (k->g & (0 - (uint64_t)nb));
 	l->p += S;
 	*fano__ublock_rec(l->p, n) = (struct ublock_rec){.gamma = ng, .bit = nb, .reg = l->reg};
@@ -177,14 +183,14 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n)
 	return FORWARD;
 }
 
-INLINE bool ufa_one(const struct ulane_k *k, struct ulane *lp, unsigned n)
+INLINE bool ufa_one(const struct ulane_k *k, struct ulane *lp, unsigned n, bool pow2)
 {
 	struct ulane l = *lp;
 	bool end = false;
 
 	while (l.left) {
 		l.left--;
-		if (ulane_cycle(k, &l, n) == REACHED_END) {
+		if (ulane_cycle(k, &l, n, pow2) == REACHED_END) {
 			end = true;
 			break;
 		}
@@ -193,7 +199,8 @@ INLINE bool ufa_one(const struct ulane_k *k, struct ulane *lp, unsigned n)
 	return end;
 }
 
-INLINE unsigned ufa_two(const struct ulane_k *k, struct ulane *ap, struct ulane *bp, unsigned n)
+INLINE unsigned ufa_two(const struct ulane_k *k, struct ulane *ap, struct ulane *bp, unsigned n,
+                        bool pow2)
 {
 	struct ulane a = *ap, b = *bp;
 	const uint64_t most = a.left < b.left ? a.left : b.left;
@@ -202,11 +209,11 @@ INLINE unsigned ufa_two(const struct ulane_k *k, struct ulane *ap, struct ulane 
 
 	/* one counter for both: min(left) pairs of cycles at most */
 	for (; m; m--) {
-		if (ulane_cycle(k, &a, n) == REACHED_END) {
+		if (ulane_cycle(k, &a, n, pow2) == REACHED_END) {
 			which = 0;
 			break;
 		}
-		if (ulane_cycle(k, &b, n) == REACHED_END) {
+		if (ulane_cycle(k, &b, n, pow2) == REACHED_END) {
 			which = 1;
 			break;
 		}
@@ -225,7 +232,7 @@ INLINE unsigned ufa_two(const struct ulane_k *k, struct ulane *ap, struct ulane 
 }
 
 INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, unsigned n,
-                    int *done, int64_t *at)
+                    bool pow2, int *done, int64_t *at)
 {
 	struct lane fd = *fdp, bd = *bdp;
 	uint64_t used = 0;
@@ -234,7 +241,7 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 		int r;
 
 		used++;
-		r = lane_cycle(k, &fd, n, false);
+		r = lane_cycle(k, &fd, n, false, pow2);
 		if (r == REACHED_END) {
 			*done = 1;
 			break;
@@ -247,7 +254,7 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 		if (used == k->budget)
 			break;
 		used++;
-		r = lane_cycle(k, &bd, n, false);
+		r = lane_cycle(k, &bd, n, false, pow2);
 		if (r == REACHED_END) {
 			*done = 2;
 			break;
@@ -263,40 +270,58 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 	return used;
 }
 
-/* The loops for n = 2, 3, 4, each a function of its own. */
-#define LANE_LOOPS(N)                                                                              \
-	static __attribute__((noinline)) bool ufa_one_##N(const struct ulane_k *k,                 \
-	                                                  struct ulane *l)                         \
+/* The loops for n = 2, 3, 4 and delta a power of two or not, each a function of its own. */
+#define LANE_LOOPS(N, P, NAME)                                                                     \
+	static __attribute__((noinline)) bool ufa_one_##NAME(const struct ulane_k *k,              \
+	                                                     struct ulane *l)                      \
 	{                                                                                          \
-		return ufa_one(k, l, N);                                                           \
+		return ufa_one(k, l, N, P);                                                        \
 	}                                                                                          \
-	static __attribute__((noinline)) unsigned ufa_two_##N(const struct ulane_k *k,             \
-	                                                      struct ulane *a, struct ulane *b)    \
+	static __attribute__((noinline)) unsigned ufa_two_##NAME(const struct ulane_k *k,          \
+	                                                         struct ulane *a, struct ulane *b) \
 	{                                                                                          \
-		return ufa_two(k, a, b, N);                                                        \
+		return ufa_two(k, a, b, N, P);                                                     \
 	}                                                                                          \
-	static __attribute__((noinline)) uint64_t bfa_##N(const struct lane_k *k, struct lane *fd, \
-	                                                  struct lane *bd, int *done, int64_t *at) \
+	static __attribute__((noinline)) uint64_t bfa_##NAME(const struct lane_k *k,               \
+	                                                     struct lane *fd, struct lane *bd,     \
+	                                                     int *done, int64_t *at)               \
 	{                                                                                          \
-		return bfa(k, fd, bd, N, done, at);                                                \
+		return bfa(k, fd, bd, N, P, done, at);                                             \
 	}
-LANE_LOOPS(2)
-LANE_LOOPS(3)
-LANE_LOOPS(4)
+LANE_LOOPS(2, false, 2)
+LANE_LOOPS(3, false, 3)
+LANE_LOOPS(4, false, 4)
+LANE_LOOPS(2, true, 2p)
+LANE_LOOPS(3, true, 3p)
+LANE_LOOPS(4, true, 4p)
+
+/* Whether delta is a power of two. */
+static bool pow2(int32_t delta)
+{
+	return (delta & (delta - 1)) == 0;
+}
 
 bool fano__ufa_one(const struct ulane_k *k, struct ulane *l, unsigned n)
 {
+	if (pow2(k->delta))
+		return n == 2 ? ufa_one_2p(k, l) : n == 3 ? ufa_one_3p(k, l) : ufa_one_4p(k, l);
 	return n == 2 ? ufa_one_2(k, l) : n == 3 ? ufa_one_3(k, l) : ufa_one_4(k, l);
 }
 
 unsigned fano__ufa_two(const struct ulane_k *k, struct ulane *a, struct ulane *b, unsigned n)
 {
+	if (pow2(k->delta))
+		return n == 2 ? ufa_two_2p(k, a, b) : n == 3 ? ufa_two_3p(k, a, b) : ufa_two_4p(k, a, b);
 	return n == 2 ? ufa_two_2(k, a, b) : n == 3 ? ufa_two_3(k, a, b) : ufa_two_4(k, a, b);
 }
 
 uint64_t fano__bfa(const struct lane_k *k, struct lane *fd, struct lane *bd, unsigned n, int *done,
                    int64_t *at)
 {
+	if (pow2(k->delta))
+		return n == 2 ? bfa_2p(k, fd, bd, done, at)
+		       : n == 3 ? bfa_3p(k, fd, bd, done, at)
+		                : bfa_4p(k, fd, bd, done, at);
 	return n == 2 ? bfa_2(k, fd, bd, done, at)
 	       : n == 3 ? bfa_3(k, fd, bd, done, at)
 	                : bfa_4(k, fd, bd, done, at);
