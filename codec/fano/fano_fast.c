@@ -566,24 +566,35 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 	finish(f, s, &o, job, out);
 }
 
-/* A UFA lane's frame, ended (reached: it reached its end) or out of budget: its decided inputs
- * from the blocks' records. */
+/* A UFA lane's frame, ended (reached: it reached its end) or out of budget (its decided inputs,
+ * zeros after): the output packed straight from the blocks' records. */
 static void ulane_finish(const struct fano_fast *f, const struct slot *s, const struct ulane *l,
                          bool reached)
 {
 	const unsigned n = f->code->n;
+	const uint32_t info = f->code->info_bits;
 	const size_t S = fano__ublock_bytes(n);
 	const uint32_t depth = (uint32_t)((size_t)(l->p - l->base) / S);
-	const uint8_t *blk = l->base + S;
-	const struct outcome o = {.fd_bits = s->res,
-	                          .fd_depth = depth,
-	                          .fd_gamma = fano__ublock_rec(l->p, n)->gamma,
-	                          .used = f->budget - l->left,
-	                          .done = reached ? 1 : 0};
+	const uint32_t nbits = depth < info ? depth : info;
+	uint8_t *blk = l->base + S, *out = s->out;
+	struct fec_job *job = s->job;
+	uint32_t t = 0;
 
-	for (uint32_t t = 0; t < depth && t < f->code->info_bits; t++, blk += S)
-		s->res[t] = (uint8_t)fano__ublock_rec((uint8_t *)blk, n)->bit;
-	finish(f, s, &o, s->job, s->out);
+	for (; t + 8 <= nbits; t += 8, blk += 8 * S) {
+		unsigned v = 0;
+
+		for (unsigned j = 0; j < 8; j++)
+			v = v << 1 | fano__ublock_rec(blk + j * S, n)->bit;
+		out[t >> 3] = (uint8_t)v;
+	}
+	memset(out + (t >> 3), 0, (info + 7) / 8 - (t >> 3));
+	for (; t < nbits; t++, blk += S)
+		out[t >> 3] |= (uint8_t)(fano__ublock_rec(blk, n)->bit << (7 - (t & 7)));
+	job->out_bits = info;
+	job->soft_count = 0;
+	job->work = (uint32_t)(f->budget - l->left);
+	job->status = reached ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	job->metric = (float)(int64_t)fano__ublock_rec(l->p, n)->gamma / MET_SCALE;
 }
 
 /* Starts the next frame on a UFA lane; false when there is none. */
