@@ -89,17 +89,60 @@ FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint
 #ifdef __AVX2__
 #include <immintrin.h>
 
+/* One stage's row of n = 3 (input 0's 8 metrics, then input 1's) as one 256-bit vector; vt's
+ * rows of each output r start at vt + r * 256 * 16. */
+FANO_STAGE_INLINE __m256i stage_sum8(const int16_t *vt, const int8_t *in)
+{
+	const __m256i *v = (const __m256i *)vt; /* a row of 16 int16 per output and LLR */
+	__m256i sum = _mm256_loadu_si256(v + (uint8_t)in[0]);
+
+	sum = _mm256_add_epi16(sum, _mm256_loadu_si256(v + 256 + (uint8_t)in[1]));
+	return _mm256_add_epi16(sum, _mm256_loadu_si256(v + 512 + (uint8_t)in[2]));
+}
+
+/* n = 3, two stages at a time: the two rows' input-0 halves in one vector, their input-1 halves
+ * in another, so that the sort and the packing run once for both. Returns the stages done. */
+FANO_STAGE_INLINE uint32_t stage_rows8_pairs(const int16_t *vt, const int8_t *in, uint32_t *out,
+                                             uint32_t stages, size_t stride)
+{
+	uint32_t s = 0;
+
+	for (; s + 2 <= stages; s += 2, in += 6, out += 2 * stride) {
+		const __m256i a = stage_sum8(vt, in), b = stage_sum8(vt, in + 3);
+		const __m256i m0 = _mm256_permute2x128_si256(a, b, 0x20);
+		const __m256i m1 = _mm256_permute2x128_si256(a, b, 0x31);
+		const __m256i best = _mm256_cmpgt_epi16(m1, m0);
+		const __m256i lo = _mm256_min_epi16(m0, m1);
+		const __m256i hi = _mm256_or_si256(_mm256_slli_epi16(_mm256_max_epi16(m0, m1), 1),
+		                                   _mm256_srli_epi16(best, 15));
+		/* within 128-bit lanes: entries 0-3 of both stages, then 4-7 */
+		const __m256i x = _mm256_unpacklo_epi16(lo, hi), y = _mm256_unpackhi_epi16(lo, hi);
+
+		_mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(x, y, 0x20));
+		_mm256_storeu_si256((__m256i *)(out + stride), _mm256_permute2x128_si256(x, y, 0x31));
+	}
+	return s;
+}
+
 /* The AVX2 build's: n = 3's row (16 lanes) and each half of n = 4's (input 0's metrics, input
- * 1's) are one 256-bit vector, a stage's entries one or two 256-bit stores; n = 2 as in SSE2. */
+ * 1's) are one 256-bit vector, a stage's entries one or two 256-bit stores (n = 3: two stages at
+ * a time); n = 2 as in SSE2. */
 FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint32_t *out,
                                        uint32_t stages, unsigned n, unsigned words,
                                        size_t stride)
 {
+	uint32_t s = 0;
+
 	if (words == 4) {
 		stage_rows_sse2(vt, in, out, stages, n, words, stride);
 		return;
 	}
-	for (uint32_t s = 0; s < stages; s++, in += n, out += stride) {
+	if (words == 8) {
+		s = stage_rows8_pairs(vt, in, out, stages, stride);
+		in += (size_t)s * n;
+		out += s * stride;
+	}
+	for (; s < stages; s++, in += n, out += stride) {
 		__m256i sum[2];
 
 		for (unsigned r = 0; r < n; r++) {
