@@ -50,12 +50,13 @@ INLINE void load_children(struct lane *l, unsigned n)
  * of two (pow2), the raised T is ng rounded down to a multiple of delta, one mask. Elsewhere by
  * selects where it rises by at most one step (a branch there would mispredict on a fifth of the
  * moves), and a division beyond. */
-INLINE int32_t tighten(int32_t delta, int32_t gamma, int32_t ng, int32_t T, bool pow2)
+INLINE int32_t tighten(int32_t delta, int32_t dmask, int32_t gamma, int32_t ng, int32_t T,
+                       bool pow2)
 {
 	const int32_t over = gamma - T, gap = ng - T;
 
-	if (pow2)
-		return over < delta ? (int32_t)((uint32_t)ng & (uint32_t)-delta) : T;
+	if (pow2) /* dmask = -delta */
+		return over < delta ? (int32_t)((uint32_t)ng & (uint32_t)dmask) : T;
 	if (__builtin_expect(gap < 2 * delta, 1)) {
 		const int32_t up = gap >= delta ? delta : 0;
 
@@ -108,7 +109,7 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool t
 	const unsigned nb = entry_best(l->tr);
 	uint32_t e;
 
-	l->T = tighten(k->delta, l->gamma, ng, l->T, pow2);
+	l->T = tighten(k->delta, -k->delta, l->gamma, ng, l->T, pow2);
 	l->bits[l->depth] = (uint8_t)nb;
 	e = nb ? l->c1 : l->c0;
 	l->reg = (l->reg >> n) ^ (l->g & (0 - (uint64_t)nb));
@@ -157,7 +158,8 @@ INLINE void ulane_back(const struct ulane_k *k, struct ulane *l, unsigned n)
 
 /* One UFA cycle on blocks: lane_cycle's. The children's entries are loaded here, not on
  * arrival: their addresses are known as early, and the loop keeps fewer values in registers. */
-INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, bool pow2)
+INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, bool pow2,
+                       bool check_end)
 {
 	const size_t S = fano__ublock_bytes(n);
 	const int32_t gamma = fano__ublock_rec(l->p, n)->gamma;
@@ -173,24 +175,39 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, boo
 	const unsigned nb = entry_best(l->tr);
 	const uint32_t e = nb ? c1 : c0; /* input nb's child */
 
-	l->T = tighten(k->delta, gamma, ng, l->T, pow2);
+	l->T = tighten(k->delta, k->dmask, gamma, ng, l->T, pow2);
 	l->reg = (l->reg >> n) ^ (k->g & (0 - (uint64_t)nb));
 	l->p += S;
 	*fano__ublock_rec(l->p, n) = (struct ublock_rec){.gamma = ng, .bit = nb, .reg = l->reg};
-	if (__builtin_expect(l->p == l->end, 0))
+	if (check_end && __builtin_expect(l->p == l->end, 0))
 		return REACHED_END;
 	l->tr = e;
 	return FORWARD;
 }
 
+/* Cycles that cannot reach the end (a cycle moves forward once at most) and the budget allows:
+ * run without the end's test. */
+INLINE uint64_t ulane_safe(const struct ulane *l, unsigned n)
+{
+	const uint64_t far = (size_t)(l->end - l->p) / fano__ublock_bytes(n) - 1;
+
+	return far < l->left ? far : l->left;
+}
+
 INLINE bool ufa_one(const struct ulane_k *k, struct ulane *lp, unsigned n, bool pow2)
 {
 	struct ulane l = *lp;
+	uint64_t safe;
 	bool end = false;
 
+	while ((safe = ulane_safe(&l, n)) >= 16) {
+		l.left -= safe;
+		for (; safe; safe--)
+			ulane_cycle(k, &l, n, pow2, false);
+	}
 	while (l.left) {
 		l.left--;
-		if (ulane_cycle(k, &l, n, pow2) == REACHED_END) {
+		if (ulane_cycle(k, &l, n, pow2, true) == REACHED_END) {
 			end = true;
 			break;
 		}
@@ -203,17 +220,29 @@ INLINE unsigned ufa_two(const struct ulane_k *k, struct ulane *ap, struct ulane 
                         bool pow2)
 {
 	struct ulane a = *ap, b = *bp;
-	const uint64_t most = a.left < b.left ? a.left : b.left;
-	uint64_t m = most;
+	uint64_t safe, most, m;
 	unsigned which = 2;
 
+	for (;;) {
+		const uint64_t sa = ulane_safe(&a, n), sb = ulane_safe(&b, n);
+
+		if ((safe = sa < sb ? sa : sb) < 16)
+			break;
+		a.left -= safe;
+		b.left -= safe;
+		for (; safe; safe--) {
+			ulane_cycle(k, &a, n, pow2, false);
+			ulane_cycle(k, &b, n, pow2, false);
+		}
+	}
 	/* one counter for both: min(left) pairs of cycles at most */
-	for (; m; m--) {
-		if (ulane_cycle(k, &a, n, pow2) == REACHED_END) {
+	most = a.left < b.left ? a.left : b.left;
+	for (m = most; m; m--) {
+		if (ulane_cycle(k, &a, n, pow2, true) == REACHED_END) {
 			which = 0;
 			break;
 		}
-		if (ulane_cycle(k, &b, n, pow2) == REACHED_END) {
+		if (ulane_cycle(k, &b, n, pow2, true) == REACHED_END) {
 			which = 1;
 			break;
 		}

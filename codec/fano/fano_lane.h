@@ -79,7 +79,7 @@ struct ulane {
 };
 
 struct ulane_k {
-	int32_t delta;
+	int32_t delta, dmask; /* dmask = -delta */
 	uint64_t g;
 	uint32_t g1;
 };
