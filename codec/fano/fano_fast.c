@@ -31,24 +31,24 @@ enum { STAYED, FORWARD, REACHED_END };
 
 /* A stage's entry, for the node whose input-0 code word is w: its two branches' metrics sorted
  * (w's and w ^ c1's, c1 the code word of the current input alone), and which input is the
- * better (1 only when input 1's metric is strictly larger). Bits 0..15: the other branch's
- * metric (int16); bit 16: the better input; bits 17..31: the better branch's metric (15-bit two's
- * complement: a branch's metric is at least n x the metric floor, -16384, and at most 64).
- * In the tail form of a UFA frame's tail rows (fano_lane.c), input 0's branch, the only one
- * there, is the "better": bit 16 clear, its metric in bits 17..31, input 1's in bits 0..15. */
+ * better (1 only when input 1's metric is strictly larger). Bits 0..15: the better branch's
+ * metric (int16); bits 16..30: the other branch's (15-bit two's complement: a branch's metric
+ * is at least n x the metric floor, -16384, and at most 64); bit 31: the better input. In the
+ * tail form of a UFA frame's tail rows (fano_lane.c), input 0's branch, the only one there, is
+ * the "better": bit 31 clear, its metric in bits 0..15, input 1's in bits 16..30. */
 static inline unsigned entry_best(uint32_t e)
 {
-	return e >> 16 & 1u;
+	return e >> 31;
 }
 
 static inline int32_t entry_tm0(uint32_t e)
 {
-	return (int32_t)e >> 17;
+	return (int16_t)(uint16_t)(e & 0xffffu);
 }
 
 static inline int32_t entry_tm1(uint32_t e)
 {
-	return (int16_t)(uint16_t)(e & 0xffffu);
+	return (int32_t)(e << 1) >> 17;
 }
 
 /* The metric of input 0's branch. */
@@ -204,7 +204,8 @@ static void tail_form(const struct fano_code *c, uint32_t *tab, size_t stride)
 			uint32_t *e = tab + t * stride + j;
 
 			if (entry_best(*e))
-				*e = (uint32_t)entry_tm1(*e) << 17 | (uint16_t)entry_tm0(*e);
+				*e = (uint16_t)entry_tm1(*e) |
+				     ((uint32_t)entry_tm0(*e) & 0x7fffu) << 16;
 		}
 }
 

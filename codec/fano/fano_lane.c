@@ -19,19 +19,23 @@
 
 enum { STAYED, FORWARD, REACHED_END };
 
-/* An entry's fields (fano_fast.c): the other branch's metric in bits 0..15, the better input in
- * bit 16, the better branch's metric in 17..31. */
+/* An entry's fields (fano_fast.c): the better branch's metric in bits 0..15, the other's in
+ * 16..30 (15 bits), the better input in bit 31. */
 INLINE unsigned entry_best(uint32_t e)
 {
-	return e >> 16 & 1u;
+	return e >> 31;
 }
 
-/* The try word of input 0's branch at a tail node: the entry with input 0's metric on top. */
+/* The try word of the other branch, input b. */
+INLINE uint32_t other_try(uint32_t e, unsigned b)
+{
+	return (uint32_t)(uint16_t)((int32_t)(e << 1) >> 17) | (uint32_t)b << 31;
+}
+
+/* The try word of input 0's branch at a tail node. */
 INLINE uint32_t tail_try(uint32_t e)
 {
-	const uint32_t other = (uint32_t)(int32_t)(int16_t)(uint16_t)e << 17;
-
-	return entry_best(e) ? other : e;
+	return entry_best(e) ? other_try(e, 0) : e;
 }
 
 /* The children of the lane's node: their entries in the row crow (the table has a zero row past
@@ -89,7 +93,7 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool t
 		load_children(l, n);
 	}
 	if (stop) {
-		l->tr = (uint32_t)(int32_t)(int16_t)(uint16_t)e << 17 | (b ^ 1u) << 16;
+		l->tr = other_try(e, b ^ 1u);
 		return;
 	}
 	l->T -= k->delta;
@@ -100,7 +104,7 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool t
 INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form,
                       bool pow2)
 {
-	const int32_t ng = l->gamma + ((int32_t)l->tr >> 17);
+	const int32_t ng = l->gamma + (int16_t)(uint16_t)l->tr;
 
 	if (__builtin_expect(ng < l->T, 0)) {
 		lane_back(k, l, n, tail_form);
@@ -149,7 +153,7 @@ INLINE void ulane_back(const struct ulane_k *k, struct ulane *l, unsigned n)
 	const uint32_t e = ((const uint32_t *)p)[l->reg & mask];
 
 	if (stop) {
-		l->tr = (uint32_t)(int32_t)(int16_t)(uint16_t)e << 17 | (b ^ 1u) << 16;
+		l->tr = other_try(e, b ^ 1u);
 		return;
 	}
 	l->T -= k->delta;
@@ -163,7 +167,7 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, boo
 {
 	const size_t S = fano__ublock_bytes(n);
 	const int32_t gamma = fano__ublock_rec(l->p, n)->gamma;
-	const int32_t ng = gamma + ((int32_t)l->tr >> 17);
+	const int32_t ng = gamma + (int16_t)(uint16_t)l->tr;
 	const uint32_t *row = (const uint32_t *)(l->p + S);
 	const unsigned x = (unsigned)(l->reg >> n) & ((1u << n) - 1);
 	const uint32_t c0 = row[x], c1 = row[x ^ k->g1];

@@ -34,7 +34,7 @@ struct lane {
 	uint64_t reg;         /* this node's register */
 	uint32_t g1;          /* g's lowest code word: from input 0's child's index to input 1's */
 	uint32_t c0, c1;      /* the entries of the children by input 0 and by input 1 */
-	uint32_t tr;          /* the branch to try next: its input in bit 16, its metric in 17..31 */
+	uint32_t tr;          /* the branch to try next: its metric in bits 0..15, its input in 31 */
 	int32_t gamma, T;
 	uint32_t depth;
 };

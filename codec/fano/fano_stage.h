@@ -34,13 +34,13 @@ FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t 
 		for (unsigned r = 1; r < n; r++)
 			for (unsigned j = 0; j < 2 * words; j++)
 				row[j] = (int16_t)(row[j] + p[r][j]);
-		/* in int16 lanes: the other metric, and the better one doubled with the flag */
+		/* in int16 lanes: the better metric, and the other one's 15 bits with the flag */
 		for (unsigned j = 0; j < words; j++) {
 			const int16_t m0 = row[j], m1 = row[words + j];
 			const uint16_t best = m1 > m0;
 
-			lo[j] = best ? m0 : m1;
-			hi[j] = (int16_t)((uint16_t)((uint16_t)(best ? m1 : m0) << 1) | best);
+			lo[j] = best ? m1 : m0;
+			hi[j] = (int16_t)((uint16_t)(best << 15) | ((uint16_t)(best ? m0 : m1) & 0x7fffu));
 		}
 		for (unsigned j = 0; j < words; j++)
 			out[j] = (uint16_t)lo[j] | (uint32_t)(uint16_t)hi[j] << 16;
@@ -53,7 +53,8 @@ FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t 
 /* stage_rows in SSE2 intrinsics (VEX-encoded in the AVX2 build): the compilers left the loops
  * above mostly scalar (a lane extracted at a time for the sort). A row of 2 x words int16 is
  * words / 4 vectors of 8 lanes: input 0's metrics, then input 1's (n = 2: both halves of one
- * vector). The better is the larger (ties: input 0), so the other is the minimum. */
+ * vector). The better is the larger (ties: input 0), so the other is the minimum (15 bits: it
+ * is at least n x the metric floor, -16384). */
 FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint32_t *out,
                                        uint32_t stages, unsigned n, unsigned words,
                                        size_t stride)
@@ -75,9 +76,10 @@ FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint
 			const __m128i m0 = sum[j],
 			              m1 = nv > 1 ? sum[half + j] : _mm_srli_si128(m0, 8);
 			const __m128i best = _mm_cmpgt_epi16(m1, m0);
-			const __m128i lo = _mm_min_epi16(m0, m1);
-			const __m128i hi = _mm_or_si128(_mm_slli_epi16(_mm_max_epi16(m0, m1), 1),
-			                                _mm_srli_epi16(best, 15));
+			const __m128i lo = _mm_max_epi16(m0, m1);
+			const __m128i hi =
+			    _mm_or_si128(_mm_and_si128(_mm_min_epi16(m0, m1), _mm_set1_epi16(0x7fff)),
+			                 _mm_slli_epi16(best, 15));
 
 			_mm_storeu_si128((__m128i *)(out + 8 * j), _mm_unpacklo_epi16(lo, hi));
 			if (words > 4)
@@ -112,9 +114,10 @@ FANO_STAGE_INLINE uint32_t stage_rows8_pairs(const int16_t *vt, const int8_t *in
 		const __m256i m0 = _mm256_permute2x128_si256(a, b, 0x20);
 		const __m256i m1 = _mm256_permute2x128_si256(a, b, 0x31);
 		const __m256i best = _mm256_cmpgt_epi16(m1, m0);
-		const __m256i lo = _mm256_min_epi16(m0, m1);
-		const __m256i hi = _mm256_or_si256(_mm256_slli_epi16(_mm256_max_epi16(m0, m1), 1),
-		                                   _mm256_srli_epi16(best, 15));
+		const __m256i lo = _mm256_max_epi16(m0, m1);
+		const __m256i hi = _mm256_or_si256(
+		    _mm256_and_si256(_mm256_min_epi16(m0, m1), _mm256_set1_epi16(0x7fff)),
+		    _mm256_slli_epi16(best, 15));
 		/* within 128-bit lanes: entries 0-3 of both stages, then 4-7 */
 		const __m256i x = _mm256_unpacklo_epi16(lo, hi), y = _mm256_unpackhi_epi16(lo, hi);
 
@@ -157,9 +160,10 @@ FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint
 			const __m128i m0 = _mm256_castsi256_si128(sum[0]);
 			const __m128i m1 = _mm256_extracti128_si256(sum[0], 1);
 			const __m128i best = _mm_cmpgt_epi16(m1, m0);
-			const __m128i lo = _mm_min_epi16(m0, m1);
-			const __m128i hi = _mm_or_si128(_mm_slli_epi16(_mm_max_epi16(m0, m1), 1),
-			                                _mm_srli_epi16(best, 15));
+			const __m128i lo = _mm_max_epi16(m0, m1);
+			const __m128i hi =
+			    _mm_or_si128(_mm_and_si128(_mm_min_epi16(m0, m1), _mm_set1_epi16(0x7fff)),
+			                 _mm_slli_epi16(best, 15));
 
 			_mm256_storeu_si256((__m256i *)out,
 			                    _mm256_set_m128i(_mm_unpackhi_epi16(lo, hi),
@@ -167,10 +171,10 @@ FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint
 			continue;
 		}
 		const __m256i best = _mm256_cmpgt_epi16(sum[1], sum[0]);
-		const __m256i lo = _mm256_min_epi16(sum[0], sum[1]);
-		const __m256i hi =
-		    _mm256_or_si256(_mm256_slli_epi16(_mm256_max_epi16(sum[0], sum[1]), 1),
-		                    _mm256_srli_epi16(best, 15));
+		const __m256i lo = _mm256_max_epi16(sum[0], sum[1]);
+		const __m256i hi = _mm256_or_si256(
+		    _mm256_and_si256(_mm256_min_epi16(sum[0], sum[1]), _mm256_set1_epi16(0x7fff)),
+		    _mm256_slli_epi16(best, 15));
 		/* unpacks work within 128-bit lanes: entries 0-3 and 8-11, then 4-7 and 12-15 */
 		const __m256i a = _mm256_unpacklo_epi16(lo, hi), b = _mm256_unpackhi_epi16(lo, hi);
 
