@@ -204,8 +204,8 @@ static void tail_form(const struct fano_code *c, uint32_t *tab, size_t stride)
 			uint32_t *e = tab + t * stride + j;
 
 			if (entry_best(*e))
-				*e = (uint16_t)entry_tm1(*e) |
-				     ((uint32_t)entry_tm0(*e) & 0x7fffu) << 16;
+				*e = (uint16_t)entry_tm1(*e) | ((uint32_t)entry_tm0(*e) & 0x7fffu)
+				                                   << 16;
 		}
 }
 
@@ -214,9 +214,8 @@ static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, c
 {
 	const struct fano_code *c = f->code;
 	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
-	const struct fk k = {.info = c->info_bits,
-	                     .lut_bytes = c->lut_bytes,
-	                     .smask = (1ull << (c->k - 1)) - 1};
+	const struct fk k = {
+	    .info = c->info_bits, .lut_bytes = c->lut_bytes, .smask = (1ull << (c->k - 1)) - 1};
 
 	memset(w, 0, sizeof(*w));
 	w->step = dir ? -words : words;
@@ -294,9 +293,9 @@ static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const stru
 		r = fw_cycle(k, &fd);
 		if (r == REACHED_END)
 			*done = 1;
-		else if (r == FORWARD && (*at = fano__merge_after_fd(fd.bits, fd.depth, bd.bits,
-		                                                     bd.depth, k->info,
-		                                                     f->merge_len)) >= 0)
+		else if (r == FORWARD &&
+		         (*at = fano__merge_after_fd(fd.bits, fd.depth, bd.bits, bd.depth, k->info,
+		                                     f->merge_len)) >= 0)
 			*done = 3;
 		if (*done || used == f->budget)
 			continue;
@@ -304,9 +303,9 @@ static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const stru
 		r = fw_cycle(k, &bd);
 		if (r == REACHED_END)
 			*done = 2;
-		else if (r == FORWARD && (*at = fano__merge_after_bd(fd.bits, fd.depth, bd.bits,
-		                                                     bd.depth, k->info,
-		                                                     f->merge_len)) >= 0)
+		else if (r == FORWARD &&
+		         (*at = fano__merge_after_bd(fd.bits, fd.depth, bd.bits, bd.depth, k->info,
+		                                     f->merge_len)) >= 0)
 			*done = 3;
 	}
 	*fdp = fd;
@@ -503,8 +502,7 @@ static void finish(const struct fano_fast *f, const struct slot *s, const struct
 	}
 	pack_bits(s->res, info, out);
 	job->metric =
-	    (float)(o->done ? path_metric(c, s->tab[0], s->res) : (int64_t)o->fd_gamma) /
-	    MET_SCALE;
+	    (float)(o->done ? path_metric(c, s->tab[0], s->res) : (int64_t)o->fd_gamma) / MET_SCALE;
 }
 
 /* The stage tables of the frame in (not on UFA lanes). */
@@ -544,9 +542,13 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 		lane_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
 		lane_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
 		o.used = fano__bfa(&lk, &fd, &bd, c->n, &o.done, &o.at);
-		o = (struct outcome){.fd_bits = fd.bits, .bd_bits = bd.bits,
-		                     .fd_depth = fd.depth, .bd_depth = bd.depth,
-		                     .fd_gamma = fd.gamma, .used = o.used, .done = o.done,
+		o = (struct outcome){.fd_bits = fd.bits,
+		                     .bd_bits = bd.bits,
+		                     .fd_depth = fd.depth,
+		                     .bd_depth = bd.depth,
+		                     .fd_gamma = fd.gamma,
+		                     .used = o.used,
+		                     .done = o.done,
 		                     .at = o.at};
 	} else {
 		struct fw fd, bd = {0};

@@ -101,8 +101,7 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool t
 }
 
 /* One cycle. tail_form: the tail rows are in the try form (UFA), else tested by depth. */
-INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form,
-                      bool pow2)
+INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form, bool pow2)
 {
 	const int32_t ng = l->gamma + (int16_t)(uint16_t)l->tr;
 
@@ -279,8 +278,9 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 			*done = 1;
 			break;
 		}
-		if (r == FORWARD && (*at = fano__merge_after_fd(fd.bits, fd.depth, bd.bits, bd.depth,
-		                                                k->info, k->merge_len)) >= 0) {
+		if (r == FORWARD &&
+		    (*at = fano__merge_after_fd(fd.bits, fd.depth, bd.bits, bd.depth, k->info,
+		                                k->merge_len)) >= 0) {
 			*done = 3;
 			break;
 		}
@@ -292,8 +292,9 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 			*done = 2;
 			break;
 		}
-		if (r == FORWARD && (*at = fano__merge_after_bd(fd.bits, fd.depth, bd.bits, bd.depth,
-		                                                k->info, k->merge_len)) >= 0) {
+		if (r == FORWARD &&
+		    (*at = fano__merge_after_bd(fd.bits, fd.depth, bd.bits, bd.depth, k->info,
+		                                k->merge_len)) >= 0) {
 			*done = 3;
 			break;
 		}
@@ -315,9 +316,8 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 	{                                                                                          \
 		return ufa_two(k, a, b, N, P);                                                     \
 	}                                                                                          \
-	static __attribute__((noinline)) uint64_t bfa_##NAME(const struct lane_k *k,               \
-	                                                     struct lane *fd, struct lane *bd,     \
-	                                                     int *done, int64_t *at)               \
+	static __attribute__((noinline)) uint64_t bfa_##NAME(                                      \
+	    const struct lane_k *k, struct lane *fd, struct lane *bd, int *done, int64_t *at)      \
 	{                                                                                          \
 		return bfa(k, fd, bd, N, P, done, at);                                             \
 	}
@@ -344,7 +344,9 @@ bool fano__ufa_one(const struct ulane_k *k, struct ulane *l, unsigned n)
 unsigned fano__ufa_two(const struct ulane_k *k, struct ulane *a, struct ulane *b, unsigned n)
 {
 	if (pow2(k->delta))
-		return n == 2 ? ufa_two_2p(k, a, b) : n == 3 ? ufa_two_3p(k, a, b) : ufa_two_4p(k, a, b);
+		return n == 2   ? ufa_two_2p(k, a, b)
+		       : n == 3 ? ufa_two_3p(k, a, b)
+		                : ufa_two_4p(k, a, b);
 	return n == 2 ? ufa_two_2(k, a, b) : n == 3 ? ufa_two_3(k, a, b) : ufa_two_4(k, a, b);
 }
 
@@ -352,10 +354,10 @@ uint64_t fano__bfa(const struct lane_k *k, struct lane *fd, struct lane *bd, uns
                    int64_t *at)
 {
 	if (pow2(k->delta))
-		return n == 2 ? bfa_2p(k, fd, bd, done, at)
+		return n == 2   ? bfa_2p(k, fd, bd, done, at)
 		       : n == 3 ? bfa_3p(k, fd, bd, done, at)
 		                : bfa_4p(k, fd, bd, done, at);
-	return n == 2 ? bfa_2(k, fd, bd, done, at)
+	return n == 2   ? bfa_2(k, fd, bd, done, at)
 	       : n == 3 ? bfa_3(k, fd, bd, done, at)
 	                : bfa_4(k, fd, bd, done, at);
 }

@@ -3,8 +3,8 @@
  * the codes whose K - 1 code words of n bits fit 64 bits (K <= 33 at n = 2, 22 at 3, 17 at 4).
  * One search direction of one frame is a lane; the UFA runs two frames' lanes in one loop (their
  * decision chains are independent, so each fills the other's latency gaps), the BFA its two
- * directions (struct lane). fano_fast.c builds the stage tables, starts the lanes and turns what they decided
- * into results; both files follow fano_decode.c's specification cycle for cycle.
+ * directions (struct lane). fano_fast.c builds the stage tables, starts the lanes and turns what
+ * they decided into results; both files follow fano_decode.c's specification cycle for cycle.
  */
 #ifndef FANO_LANE_H
 #define FANO_LANE_H
@@ -34,7 +34,7 @@ struct lane {
 	uint64_t reg;         /* this node's register */
 	uint32_t g1;          /* g's lowest code word: from input 0's child's index to input 1's */
 	uint32_t c0, c1;      /* the entries of the children by input 0 and by input 1 */
-	uint32_t tr;          /* the branch to try next: its metric in bits 0..15, its input in 31 */
+	uint32_t tr; /* the branch to try next: its metric in bits 0..15, its input in 31 */
 	int32_t gamma, T;
 	uint32_t depth;
 };
@@ -70,7 +70,7 @@ static inline struct ublock_rec *fano__ublock_rec(uint8_t *blk, unsigned n)
 
 /* A UFA frame's search: struct lane's, on blocks, with the code's g and g1 in struct ulane_k. */
 struct ulane {
-	uint8_t *p;                   /* the current node's block */
+	uint8_t *p;                    /* the current node's block */
 	uint8_t *base, *info_at, *end; /* the blocks of depth 0, frame_bits and stages */
 	uint64_t reg;
 	uint64_t left; /* cycles left of the frame's budget */
@@ -103,8 +103,8 @@ uint64_t fano__bfa(const struct lane_k *k, struct lane *fd, struct lane *bd, uns
  * stopped successfully (the run's first, as fano_decode.c returns it), or -1. bd_bits[j] is the
  * BD's decision on information bit info - 1 - j. */
 static inline int64_t fano__merge_after_fd(const uint8_t *fd_bits, uint32_t fd_depth,
-                                           const uint8_t *bd_bits, uint32_t bd_depth,
-                                           uint32_t info, unsigned len)
+                                           const uint8_t *bd_bits, uint32_t bd_depth, uint32_t info,
+                                           unsigned len)
 {
 	const uint32_t lo = bd_depth >= info ? 0 : info - bd_depth;
 	uint32_t t = fd_depth - 1, run = 0;
@@ -124,8 +124,8 @@ static inline int64_t fano__merge_after_fd(const uint8_t *fd_bits, uint32_t fd_d
 
 /* After the BD's forward move onto an information bit: a run starting at it. */
 static inline int64_t fano__merge_after_bd(const uint8_t *fd_bits, uint32_t fd_depth,
-                                           const uint8_t *bd_bits, uint32_t bd_depth,
-                                           uint32_t info, unsigned len)
+                                           const uint8_t *bd_bits, uint32_t bd_depth, uint32_t info,
+                                           unsigned len)
 {
 	uint32_t run = 0;
 

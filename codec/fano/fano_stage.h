@@ -40,7 +40,8 @@ FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t 
 			const uint16_t best = m1 > m0;
 
 			lo[j] = best ? m1 : m0;
-			hi[j] = (int16_t)((uint16_t)(best << 15) | ((uint16_t)(best ? m0 : m1) & 0x7fffu));
+			hi[j] = (int16_t)((uint16_t)(best << 15) |
+			                  ((uint16_t)(best ? m0 : m1) & 0x7fffu));
 		}
 		for (unsigned j = 0; j < words; j++)
 			out[j] = (uint16_t)lo[j] | (uint32_t)(uint16_t)hi[j] << 16;
@@ -56,8 +57,7 @@ FANO_STAGE_INLINE void stage_rows(const int16_t *vt, const int8_t *in, uint32_t 
  * vector). The better is the larger (ties: input 0), so the other is the minimum (15 bits: it
  * is at least n x the metric floor, -16384). */
 FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint32_t *out,
-                                       uint32_t stages, unsigned n, unsigned words,
-                                       size_t stride)
+                                       uint32_t stages, unsigned n, unsigned words, size_t stride)
 {
 	const unsigned nv = words / 4, half = nv > 1 ? nv / 2 : 1;
 
@@ -77,9 +77,9 @@ FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint
 			              m1 = nv > 1 ? sum[half + j] : _mm_srli_si128(m0, 8);
 			const __m128i best = _mm_cmpgt_epi16(m1, m0);
 			const __m128i lo = _mm_max_epi16(m0, m1);
-			const __m128i hi =
-			    _mm_or_si128(_mm_and_si128(_mm_min_epi16(m0, m1), _mm_set1_epi16(0x7fff)),
-			                 _mm_slli_epi16(best, 15));
+			const __m128i hi = _mm_or_si128(
+			    _mm_and_si128(_mm_min_epi16(m0, m1), _mm_set1_epi16(0x7fff)),
+			    _mm_slli_epi16(best, 15));
 
 			_mm_storeu_si128((__m128i *)(out + 8 * j), _mm_unpacklo_epi16(lo, hi));
 			if (words > 4)
@@ -122,7 +122,8 @@ FANO_STAGE_INLINE uint32_t stage_rows8_pairs(const int16_t *vt, const int8_t *in
 		const __m256i x = _mm256_unpacklo_epi16(lo, hi), y = _mm256_unpackhi_epi16(lo, hi);
 
 		_mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(x, y, 0x20));
-		_mm256_storeu_si256((__m256i *)(out + stride), _mm256_permute2x128_si256(x, y, 0x31));
+		_mm256_storeu_si256((__m256i *)(out + stride),
+		                    _mm256_permute2x128_si256(x, y, 0x31));
 	}
 	return s;
 }
@@ -131,8 +132,7 @@ FANO_STAGE_INLINE uint32_t stage_rows8_pairs(const int16_t *vt, const int8_t *in
  * 1's) are one 256-bit vector, a stage's entries one or two 256-bit stores (n = 3: two stages at
  * a time); n = 2 as in SSE2. */
 FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint32_t *out,
-                                       uint32_t stages, unsigned n, unsigned words,
-                                       size_t stride)
+                                       uint32_t stages, unsigned n, unsigned words, size_t stride)
 {
 	uint32_t s = 0;
 
@@ -161,9 +161,9 @@ FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint
 			const __m128i m1 = _mm256_extracti128_si256(sum[0], 1);
 			const __m128i best = _mm_cmpgt_epi16(m1, m0);
 			const __m128i lo = _mm_max_epi16(m0, m1);
-			const __m128i hi =
-			    _mm_or_si128(_mm_and_si128(_mm_min_epi16(m0, m1), _mm_set1_epi16(0x7fff)),
-			                 _mm_slli_epi16(best, 15));
+			const __m128i hi = _mm_or_si128(
+			    _mm_and_si128(_mm_min_epi16(m0, m1), _mm_set1_epi16(0x7fff)),
+			    _mm_slli_epi16(best, 15));
 
 			_mm256_storeu_si256((__m256i *)out,
 			                    _mm256_set_m128i(_mm_unpackhi_epi16(lo, hi),
