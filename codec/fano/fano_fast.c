@@ -430,6 +430,13 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 	memset(f, 0, sizeof(*f));
 	f->code = c;
 	f->delta = (int32_t)delta;
+	/* Granlund and Montgomery's reciprocal, l = ceil(log2 delta): m = ceil(2^(32 + l) / delta)
+	 * has m delta - 2^(32 + l) < delta <= 2^l, so that floor(x m / 2^(32 + l)) = floor(x /
+	 * delta) for all x < 2^32; m < 2^34 (delta <= 2^17) and x < 2^30 here: the product fits */
+	while (delta > 1u << f->dshift)
+		f->dshift++;
+	f->dmul = ((1ull << (32 + f->dshift)) + delta - 1) / delta;
+	f->dshift += 32;
 	f->budget = budget;
 	f->merge_len = merge_len;
 	f->bfa = bfa;
@@ -532,7 +539,7 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 
 	build_tables(f, s, in);
 	if (acc_fits(c)) { /* BFA on lanes */
-		const struct lane_k lk = {.delta = f->delta,
+		const struct lane_k lk = {.dk = {f->delta, f->dshift, f->dmul},
 		                          .stages = c->stages,
 		                          .info = c->info_bits,
 		                          .merge_len = f->merge_len,
@@ -630,7 +637,7 @@ void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_f
 	const struct fano_code *c = f->code;
 	const uint64_t g = lane_g(c, 0);
 	const struct ulane_k k = {
-	    .delta = f->delta, .dmask = -f->delta, .g = g, .g1 = (uint32_t)g & ((1u << c->n) - 1)};
+	    .dk = {f->delta, f->dshift, f->dmul}, .g = g, .g1 = (uint32_t)g & ((1u << c->n) - 1)};
 	struct slot s[2];
 	struct ulane l[2];
 	bool busy[2];

@@ -51,22 +51,19 @@ INLINE void load_children(struct lane *l, unsigned n)
 /* The threshold after a forward move from gamma to ng >= T: on a first visit (gamma < T + delta)
  * raised by the largest multiple of delta that keeps it <= ng. T is always a multiple of delta
  * (it starts at 0 and moves by multiples), and gamma >= T at the node: where delta is a power
- * of two (pow2), the raised T is ng rounded down to a multiple of delta, one mask. Elsewhere by
- * selects where it rises by at most one step (a branch there would mispredict on a fifth of the
- * moves), and a division beyond. */
-INLINE int32_t tighten(int32_t delta, int32_t dmask, int32_t gamma, int32_t ng, int32_t T,
-                       bool pow2)
+ * of two (pow2), the raised T is ng rounded down to a multiple of delta, one mask. Elsewhere the
+ * steps are (ng - T) / delta, by a multiply (dmul, dshift: fano_fast_init's exact reciprocal for
+ * quotients of numbers below 2^32), not a division. */
+INLINE int32_t tighten(const struct delta_k *dk, int32_t gamma, int32_t ng, int32_t T, bool pow2)
 {
 	const int32_t over = gamma - T, gap = ng - T;
 
-	if (pow2) /* dmask = -delta */
-		return over < delta ? (int32_t)((uint32_t)ng & (uint32_t)dmask) : T;
-	if (__builtin_expect(gap < 2 * delta, 1)) {
-		const int32_t up = gap >= delta ? delta : 0;
+	if (pow2)
+		return over < dk->delta ? (int32_t)((uint32_t)ng & (uint32_t)-dk->delta) : T;
 
-		return T + (over < delta ? up : 0);
-	}
-	return over < delta ? T + gap / delta * delta : T;
+	const uint32_t q = (uint32_t)(((uint64_t)(uint32_t)gap * dk->dmul) >> dk->dshift);
+
+	return over < dk->delta ? T + (int32_t)q * dk->delta : T;
 }
 
 /* The cycle's look back (the test gamma + metric >= T failed), as fano_decode.c's. */
@@ -96,7 +93,7 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool t
 		l->tr = other_try(e, b ^ 1u);
 		return;
 	}
-	l->T -= k->delta;
+	l->T -= k->dk.delta;
 	l->tr = tail_form || d < k->info ? e : tail_try(e);
 }
 
@@ -112,7 +109,7 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool t
 	const unsigned nb = entry_best(l->tr);
 	uint32_t e;
 
-	l->T = tighten(k->delta, -k->delta, l->gamma, ng, l->T, pow2);
+	l->T = tighten(&k->dk, l->gamma, ng, l->T, pow2);
 	l->bits[l->depth] = (uint8_t)nb;
 	e = nb ? l->c1 : l->c0;
 	l->reg = (l->reg >> n) ^ (l->g & (0 - (uint64_t)nb));
@@ -155,7 +152,7 @@ INLINE void ulane_back(const struct ulane_k *k, struct ulane *l, unsigned n)
 		l->tr = other_try(e, b ^ 1u);
 		return;
 	}
-	l->T -= k->delta;
+	l->T -= k->dk.delta;
 	l->tr = e;
 }
 
@@ -178,7 +175,7 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, boo
 	const unsigned nb = entry_best(l->tr);
 	const uint32_t e = nb ? c1 : c0; /* input nb's child */
 
-	l->T = tighten(k->delta, k->dmask, gamma, ng, l->T, pow2);
+	l->T = tighten(&k->dk, gamma, ng, l->T, pow2);
 	l->reg = (l->reg >> n) ^ (k->g & (0 - (uint64_t)nb));
 	l->p += S;
 	*fano__ublock_rec(l->p, n) = (struct ublock_rec){.gamma = ng, .bit = nb, .reg = l->reg};
@@ -336,14 +333,14 @@ static bool pow2(int32_t delta)
 
 bool fano__ufa_one(const struct ulane_k *k, struct ulane *l, unsigned n)
 {
-	if (pow2(k->delta))
+	if (pow2(k->dk.delta))
 		return n == 2 ? ufa_one_2p(k, l) : n == 3 ? ufa_one_3p(k, l) : ufa_one_4p(k, l);
 	return n == 2 ? ufa_one_2(k, l) : n == 3 ? ufa_one_3(k, l) : ufa_one_4(k, l);
 }
 
 unsigned fano__ufa_two(const struct ulane_k *k, struct ulane *a, struct ulane *b, unsigned n)
 {
-	if (pow2(k->delta))
+	if (pow2(k->dk.delta))
 		return n == 2   ? ufa_two_2p(k, a, b)
 		       : n == 3 ? ufa_two_3p(k, a, b)
 		                : ufa_two_4p(k, a, b);
@@ -353,7 +350,7 @@ unsigned fano__ufa_two(const struct ulane_k *k, struct ulane *a, struct ulane *b
 uint64_t fano__bfa(const struct lane_k *k, struct lane *fd, struct lane *bd, unsigned n, int *done,
                    int64_t *at)
 {
-	if (pow2(k->delta))
+	if (pow2(k->dk.delta))
 		return n == 2   ? bfa_2p(k, fd, bd, done, at)
 		       : n == 3 ? bfa_3p(k, fd, bd, done, at)
 		                : bfa_4p(k, fd, bd, done, at);

@@ -39,9 +39,17 @@ struct lane {
 	uint32_t depth;
 };
 
+/* The threshold's step, and its reciprocal: q = (x * dmul) >> dshift is x / delta for every
+ * x < 2^32 (fano_fast_init). */
+struct delta_k {
+	int32_t delta;
+	unsigned dshift;
+	uint64_t dmul;
+};
+
 /* The frame's constants. */
 struct lane_k {
-	int32_t delta;
+	struct delta_k dk;
 	uint32_t stages, info;
 	unsigned merge_len; /* BFA: K - 2 + merge */
 	uint64_t budget;    /* BFA: cycles per frame, both directions together */
@@ -79,7 +87,7 @@ struct ulane {
 };
 
 struct ulane_k {
-	int32_t delta, dmask; /* dmask = -delta */
+	struct delta_k dk;
 	uint64_t g;
 	uint32_t g1;
 };

@@ -157,6 +157,16 @@ static void test_presets(void)
 		snprintf(t, sizeof(t), "fano,k=7,polys_karn=5b:3f:79,frame_bits=500,algo=%s",
 		         algos[a]);
 		compare(t, 3.0, 60, 18, true);
+		/* deltas that are not powers of two, up to the largest (the fast path's threshold
+		 * steps by a reciprocal multiply there) */
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=64,cycles=20,delta=40000",
+		         algos[a]);
+		compare(t, 1.0, 40, 20, true);
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=64,cycles=20,delta=65521",
+		         algos[a]);
+		compare(t, 0.0, 40, 21, true);
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,delta=24", algos[a]);
+		compare(t, 3.0, 40, 22, true);
 		/* the longest frames */
 		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=65536,cycles=100", algos[a]);
 		compare(t, 4.0, 2, 19, true);
