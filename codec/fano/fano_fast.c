@@ -255,8 +255,6 @@ static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, c
 	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
 	l->tr = (l->crow - l->step)[0];
 	rec[0] = (struct rec){.gamma = 0, .entry = l->tr, .reg = 0};
-	l->c0 = l->crow[0];
-	l->c1 = l->crow[l->g1];
 }
 
 /* The UFA on a code too long for the lanes: cycles until the end or the budget; the cycles

@@ -38,16 +38,6 @@ INLINE uint32_t tail_try(uint32_t e)
 	return entry_best(e) ? other_try(e, 0) : e;
 }
 
-/* The children of the lane's node: their entries in the row crow (the table has a zero row past
- * each end, for the last node's). */
-INLINE void load_children(struct lane *l, unsigned n)
-{
-	const unsigned x = (unsigned)(l->reg >> n) & ((1u << n) - 1);
-
-	l->c0 = l->crow[x];
-	l->c1 = l->crow[x ^ l->g1];
-}
-
 /* The threshold after a forward move from gamma to ng >= T: on a first visit (gamma < T + delta)
  * raised by the largest multiple of delta that keeps it <= ng. T is always a multiple of delta
  * (it starts at 0 and moves by multiples), and gamma >= T at the node: where delta is a power
@@ -67,7 +57,7 @@ INLINE int32_t tighten(const struct delta_k *dk, int32_t gamma, int32_t ng, int3
 }
 
 /* The cycle's look back (the test gamma + metric >= T failed), as fano_decode.c's. */
-INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form)
+INLINE void lane_back(const struct lane_k *k, struct lane *l)
 {
 	uint32_t d = l->depth;
 	unsigned b = 0;
@@ -87,23 +77,25 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l, unsigned n, bool t
 		l->depth = d;
 		l->gamma = l->rec[d].gamma;
 		l->reg = l->rec[d].reg;
-		load_children(l, n);
 	}
 	if (stop) {
 		l->tr = other_try(e, b ^ 1u);
 		return;
 	}
 	l->T -= k->dk.delta;
-	l->tr = tail_form || d < k->info ? e : tail_try(e);
+	l->tr = d < k->info ? e : tail_try(e);
 }
 
-/* One cycle. tail_form: the tail rows are in the try form (UFA), else tested by depth. */
-INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool tail_form, bool pow2)
+/* One cycle. The children's entries (the table has a zero row past each end, for the last
+ * node's) are loaded here: their addresses are known as early as on arrival. */
+INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool pow2)
 {
 	const int32_t ng = l->gamma + (int16_t)(uint16_t)l->tr;
+	const unsigned x = (unsigned)(l->reg >> n) & ((1u << n) - 1);
+	const uint32_t c0 = l->crow[x], c1 = l->crow[x ^ l->g1];
 
 	if (__builtin_expect(ng < l->T, 0)) {
-		lane_back(k, l, n, tail_form);
+		lane_back(k, l);
 		return STAYED;
 	}
 	const unsigned nb = entry_best(l->tr);
@@ -111,15 +103,14 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool t
 
 	l->T = tighten(&k->dk, l->gamma, ng, l->T, pow2);
 	l->bits[l->depth] = (uint8_t)nb;
-	e = nb ? l->c1 : l->c0;
+	e = nb ? c1 : c0;
 	l->reg = (l->reg >> n) ^ (l->g & (0 - (uint64_t)nb));
 	l->gamma = ng;
 	l->rec[++l->depth] = (struct rec){.gamma = ng, .entry = e, .reg = l->reg};
 	if (__builtin_expect(l->depth == k->stages, 0))
 		return REACHED_END;
 	l->crow += l->step;
-	load_children(l, n);
-	l->tr = tail_form || l->depth < k->info ? e : tail_try(e);
+	l->tr = l->depth < k->info ? e : tail_try(e);
 	return FORWARD;
 }
 
@@ -270,7 +261,7 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 		int r;
 
 		used++;
-		r = lane_cycle(k, &fd, n, false, pow2);
+		r = lane_cycle(k, &fd, n, pow2);
 		if (r == REACHED_END) {
 			*done = 1;
 			break;
@@ -284,7 +275,7 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 		if (used == k->budget)
 			break;
 		used++;
-		r = lane_cycle(k, &bd, n, false, pow2);
+		r = lane_cycle(k, &bd, n, pow2);
 		if (r == REACHED_END) {
 			*done = 2;
 			break;

@@ -23,8 +23,7 @@ struct rec {
 /* One search direction. Code words come from the node's register: the parts of the next K - 1
  * input-0 code words that the inputs already decided, n bits each, the node's own in the lowest;
  * deciding input b shifts it down by n bits and adds b times g, the code words of an input at lags
- * 1..K-1. The children's entries are loaded on arrival at a node, so that a forward move waits
- * for no load. */
+ * 1..K-1. */
 struct lane {
 	const uint32_t *crow; /* the stage table row of the children's depth */
 	ptrdiff_t step;       /* entries from one depth's row to the next (negative backward) */
@@ -33,7 +32,6 @@ struct lane {
 	uint64_t g;           /* the code words of an input at lags 1..K-1 */
 	uint64_t reg;         /* this node's register */
 	uint32_t g1;          /* g's lowest code word: from input 0's child's index to input 1's */
-	uint32_t c0, c1;      /* the entries of the children by input 0 and by input 1 */
 	uint32_t tr; /* the branch to try next: its metric in bits 0..15, its input in 31 */
 	int32_t gamma, T;
 	uint32_t depth;
