@@ -13,8 +13,8 @@
  *     them can leave int32 within the budget (else the reference's int64 path decodes);
  *   - a node's children's entries loaded while its own are compared;
  *   - the whole path's node history instead of the 8-entry queue (the queue is a cache of the
- *     same values): a 16-byte record per depth (gamma, the node's entry, its register) and one
- *     byte per decided input, no read-modify-write of path words;
+ *     same values): a 16-byte record per depth (gamma, the node's entry, its register) and the
+ *     decided input, no read-modify-write of path words;
  *   - UFA frames two at a time in one loop (fano_fast_frames: when one ends, the next frame of
  *     the batch takes its place).
  */

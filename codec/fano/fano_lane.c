@@ -2,16 +2,18 @@
  * The fano fast path's search on accumulated code words (fano_lane.h): fano_decode.c's cycle, with
  * results equal bit for bit, arranged so that a forward move (nearly every cycle at good
  * signal-to-noise ratios) is short and has no branch the data decide:
- *   - the branch to try is one word in the stage table's entry format (its input, its metric), so
- *     that arrival at a node is one select of the child's entry, and a UFA frame's tail rows are
- *     built in that form already (fano_fast.c: input 0 first), so that the tail needs no test;
- *   - the threshold's tightening by selects where it rises by at most one step (it rises, or
- *     not, as randomly as the data: a branch there mispredicts on a fifth of the moves);
- *   - a node's record is written on arrival, while its values are in registers;
- *   - the UFA decodes two frames in one loop, a cycle of each in turn: a move's chain of
- *     dependent steps (decision, register, the children's loads) is long, and the other frame's
- *     independent chain fills its gaps;
- *   - each loop in a function of its own per n, so that the lanes' state stays in registers.
+ *   - the branch to try is one word in the stage table's entry format (its metric in the low
+ *     half, its input in the top bit), so that arrival at a node is one select of the child's
+ *     entry, and a UFA frame's tail rows are built in that form already (fano_fast.c: input 0
+ *     first), so that the tail needs no test;
+ *   - the threshold's tightening without a division or a branch on the data (tighten());
+ *   - a node's record is written on arrival, while its values are in registers; the UFA keeps
+ *     a depth's table row and its record together (blocks), so that a frame's search moves one
+ *     pointer;
+ *   - the UFA decodes two frames in one loop, a cycle of each in turn (their chains of dependent
+ *     steps are independent), and runs the cycles that cannot reach the end without its test;
+ *   - each loop in a function of its own per n and kind of delta, so that the lanes' state
+ *     stays in registers.
  */
 #include "fano_lane.h"
 
