@@ -202,10 +202,13 @@ static void tail_form(const struct fano_code *c, uint32_t *tab, size_t stride)
 	for (uint32_t t = c->info_bits; t < c->stages; t++)
 		for (size_t j = 0; j < (size_t)1 << c->n; j++) {
 			uint32_t *e = tab + t * stride + j;
+			const uint32_t swapped =
+			    (uint16_t)entry_tm1(*e) | ((uint32_t)entry_tm0(*e) & 0x7fffu) << 16;
 
-			if (entry_best(*e))
-				*e = (uint16_t)entry_tm1(*e) | ((uint32_t)entry_tm0(*e) & 0x7fffu)
-				                                   << 16;
+			const uint32_t swap = 0 - entry_best(*e); /* all ones: swap */
+
+			/* masks, not a branch: which entries swap is as random as the data */
+			*e = (*e & ~swap) | (swapped & swap);
 		}
 }
 
