@@ -91,39 +91,67 @@ FANO_STAGE_INLINE void stage_rows_sse2(const int16_t *vt, const int8_t *in, uint
 #ifdef __AVX2__
 #include <immintrin.h>
 
-/* One stage's row of n = 3 (input 0's 8 metrics, then input 1's) as one 256-bit vector; vt's
- * rows of each output r start at vt + r * 256 * 16. */
-FANO_STAGE_INLINE __m256i stage_sum8(const int16_t *vt, const int8_t *in)
+/* One stage's row of n = 3 (input 0's 8 metrics, then input 1's) as one 256-bit vector: o[r] is
+ * the byte offset of output r's row for its LLR in that output's rows (vt + r * 256 * 16). */
+FANO_STAGE_INLINE __m256i stage_sum8(const int16_t *vt, const uint16_t *o)
 {
-	const __m256i *v = (const __m256i *)vt; /* a row of 16 int16 per output and LLR */
-	__m256i sum = _mm256_loadu_si256(v + (uint8_t)in[0]);
+	const char *v = (const char *)vt;
+	__m256i sum = _mm256_loadu_si256((const __m256i *)(v + o[0]));
 
-	sum = _mm256_add_epi16(sum, _mm256_loadu_si256(v + 256 + (uint8_t)in[1]));
-	return _mm256_add_epi16(sum, _mm256_loadu_si256(v + 512 + (uint8_t)in[2]));
+	sum = _mm256_add_epi16(sum, _mm256_loadu_si256((const __m256i *)(v + 8192 + o[1])));
+	return _mm256_add_epi16(sum, _mm256_loadu_si256((const __m256i *)(v + 16384 + o[2])));
+}
+
+/* The byte offsets of count LLRs' rows (32 bytes a row): 16 at a time. */
+FANO_STAGE_INLINE void row_offsets(const int8_t *in, uint16_t *o, uint32_t count)
+{
+	uint32_t j = 0;
+
+	for (; j + 16 <= count; j += 16) {
+		const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(in + j)));
+
+		_mm256_storeu_si256((__m256i *)(o + j), _mm256_slli_epi16(q, 5));
+	}
+	for (; j < count; j++)
+		o[j] = (uint16_t)((uint8_t)in[j] << 5);
 }
 
 /* n = 3, two stages at a time: the two rows' input-0 halves in one vector, their input-1 halves
- * in another, so that the sort and the packing run once for both. Returns the stages done. */
+ * in another, so that the sort and the packing run once for both; the rows' offsets computed
+ * first, 16 LLRs a vector, 64 stages at a time. Returns the stages done. */
 FANO_STAGE_INLINE uint32_t stage_rows8_pairs(const int16_t *vt, const int8_t *in, uint32_t *out,
                                              uint32_t stages, size_t stride)
 {
+	uint16_t off[3 * 64];
 	uint32_t s = 0;
 
-	for (; s + 2 <= stages; s += 2, in += 6, out += 2 * stride) {
-		const __m256i a = stage_sum8(vt, in), b = stage_sum8(vt, in + 3);
-		const __m256i m0 = _mm256_permute2x128_si256(a, b, 0x20);
-		const __m256i m1 = _mm256_permute2x128_si256(a, b, 0x31);
-		const __m256i best = _mm256_cmpgt_epi16(m1, m0);
-		const __m256i lo = _mm256_max_epi16(m0, m1);
-		const __m256i hi = _mm256_or_si256(
-		    _mm256_and_si256(_mm256_min_epi16(m0, m1), _mm256_set1_epi16(0x7fff)),
-		    _mm256_slli_epi16(best, 15));
-		/* within 128-bit lanes: entries 0-3 of both stages, then 4-7 */
-		const __m256i x = _mm256_unpacklo_epi16(lo, hi), y = _mm256_unpackhi_epi16(lo, hi);
+	while (s + 2 <= stages) {
+		const uint32_t chunk = stages - s >= 64 ? 64 : (stages - s) & ~1u;
 
-		_mm256_storeu_si256((__m256i *)out, _mm256_permute2x128_si256(x, y, 0x20));
-		_mm256_storeu_si256((__m256i *)(out + stride),
-		                    _mm256_permute2x128_si256(x, y, 0x31));
+		row_offsets(in + (size_t)3 * s, off, 3 * chunk);
+		for (uint32_t c = 0; c < chunk; c += 2, out += 2 * stride) {
+			const __m256i a = stage_sum8(vt, off + 3 * c),
+			              b = stage_sum8(vt, off + 3 * c + 3);
+			const __m256i m0 = _mm256_permute2x128_si256(a, b, 0x20);
+			const __m256i m1 = _mm256_permute2x128_si256(a, b, 0x31);
+			const __m256i best = _mm256_cmpgt_epi16(m1, m0);
+			const __m256i lo = _mm256_max_epi16(m0, m1);
+			const __m256i hi = _mm256_or_si256(
+			    _mm256_and_si256(_mm256_min_epi16(m0, m1), _mm256_set1_epi16(0x7fff)),
+			    _mm256_slli_epi16(best, 15));
+			/* within 128-bit lanes: entries 0-3 of both stages, then 4-7 */
+			const __m256i x = _mm256_unpacklo_epi16(lo, hi),
+			              y = _mm256_unpackhi_epi16(lo, hi);
+
+			/* 128-bit stores, not lane permutes: the permutes share one port with the
+			 * unpacks */
+			_mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(x));
+			_mm_storeu_si128((__m128i *)(out + 4), _mm256_castsi256_si128(y));
+			_mm_storeu_si128((__m128i *)(out + stride), _mm256_extracti128_si256(x, 1));
+			_mm_storeu_si128((__m128i *)(out + stride + 4),
+			                 _mm256_extracti128_si256(y, 1));
+		}
+		s += chunk;
 	}
 	return s;
 }
