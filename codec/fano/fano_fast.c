@@ -540,11 +540,12 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 
 	build_tables(f, s, in);
 	if (acc_fits(c)) { /* BFA on lanes */
-		const struct lane_k lk = {.dk = {f->delta, f->dshift, f->dmul},
-		                          .stages = c->stages,
-		                          .info = c->info_bits,
-		                          .merge_len = f->merge_len,
-		                          .budget = f->budget};
+		const struct lane_k lk = {
+		    .dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
+		    .stages = c->stages,
+		    .info = c->info_bits,
+		    .merge_len = f->merge_len,
+		    .budget = f->budget};
 		struct lane fd, bd;
 
 		lane_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
@@ -637,8 +638,9 @@ void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_f
 {
 	const struct fano_code *c = f->code;
 	const uint64_t g = lane_g(c, 0);
-	const struct ulane_k k = {
-	    .dk = {f->delta, f->dshift, f->dmul}, .g = g, .g1 = (uint32_t)g & ((1u << c->n) - 1)};
+	const struct ulane_k k = {.dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
+	                          .g = g,
+	                          .g1 = (uint32_t)g & ((1u << c->n) - 1)};
 	struct slot s[2];
 	struct ulane l[2];
 	bool busy[2];

@@ -51,7 +51,7 @@ INLINE int32_t tighten(const struct delta_k *dk, int32_t gamma, int32_t ng, int3
 	const int32_t over = gamma - T, gap = ng - T;
 
 	if (pow2)
-		return over < dk->delta ? (int32_t)((uint32_t)ng & (uint32_t)-dk->delta) : T;
+		return over < dk->delta ? (int32_t)((uint32_t)ng & dk->dmask) : T;
 
 	const uint32_t q = (uint32_t)(((uint64_t)(uint32_t)gap * dk->dmul) >> dk->dshift);
 
@@ -135,11 +135,8 @@ INLINE void ulane_back(const struct ulane_k *k, struct ulane *l, unsigned n)
 			break;
 		}
 	}
-	if (p != l->p) {
-		l->p = p;
-		l->reg = fano__ublock_rec(p, n)->reg;
-	}
-	const uint32_t e = ((const uint32_t *)p)[l->reg & mask];
+	l->p = p;
+	const uint32_t e = ((const uint32_t *)p)[fano__ublock_rec(p, n)->reg & mask];
 
 	if (stop) {
 		l->tr = other_try(e, b ^ 1u);
@@ -156,9 +153,10 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, boo
 {
 	const size_t S = fano__ublock_bytes(n);
 	const int32_t gamma = fano__ublock_rec(l->p, n)->gamma;
+	const uint64_t reg = fano__ublock_rec(l->p, n)->reg;
 	const int32_t ng = gamma + (int16_t)(uint16_t)l->tr;
 	const uint32_t *row = (const uint32_t *)(l->p + S);
-	const unsigned x = (unsigned)(l->reg >> n) & ((1u << n) - 1);
+	const unsigned x = (unsigned)(reg >> n) & ((1u << n) - 1);
 	const uint32_t c0 = row[x], c1 = row[x ^ k->g1];
 
 	if (__builtin_expect(ng < l->T, 0)) {
@@ -169,9 +167,9 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, boo
 	const uint32_t e = nb ? c1 : c0; /* input nb's child */
 
 	l->T = tighten(&k->dk, gamma, ng, l->T, pow2);
-	l->reg = (l->reg >> n) ^ (k->g & (0 - (uint64_t)nb));
 	l->p += S;
-	*fano__ublock_rec(l->p, n) = (struct ublock_rec){.gamma = ng, .bit = nb, .reg = l->reg};
+	*fano__ublock_rec(l->p, n) = (struct ublock_rec){
+	    .gamma = ng, .bit = nb, .reg = (reg >> n) ^ (k->g & (0 - (uint64_t)nb))};
 	if (check_end && __builtin_expect(l->p == l->end, 0))
 		return REACHED_END;
 	l->tr = e;

@@ -3,8 +3,9 @@
  * the codes whose K - 1 code words of n bits fit 64 bits (K <= 33 at n = 2, 22 at 3, 17 at 4).
  * One search direction of one frame is a lane; the UFA runs two frames' lanes in one loop (their
  * chains of decisions are independent: 0.3-0.8 cycles per bit faster than one frame a loop), the
- * BFA its two directions (struct lane). fano_fast.c builds the stage tables, starts the lanes and turns what
- * they decided into results; both files follow fano_decode.c's specification cycle for cycle.
+ * BFA its two directions (struct lane). fano_fast.c builds the stage tables, starts the lanes and
+ * turns what they decided into results; both files follow fano_decode.c's specification cycle for
+ * cycle.
  */
 #ifndef FANO_LANE_H
 #define FANO_LANE_H
@@ -41,6 +42,7 @@ struct lane {
  * x < 2^32 (fano_fast_init). */
 struct delta_k {
 	int32_t delta;
+	uint32_t dmask; /* -delta: a multiple of a power-of-two delta rounded down */
 	unsigned dshift;
 	uint64_t dmul;
 };
@@ -78,10 +80,9 @@ static inline struct ublock_rec *fano__ublock_rec(uint8_t *blk, unsigned n)
 struct ulane {
 	uint8_t *p;                    /* the current node's block */
 	uint8_t *base, *info_at, *end; /* the blocks of depth 0, frame_bits and stages */
-	uint64_t reg;
-	uint64_t left; /* cycles left of the frame's budget */
-	uint32_t tr;   /* as struct lane's */
-	int32_t T;     /* (gamma is in the node's record) */
+	uint64_t left;                 /* cycles left of the frame's budget */
+	uint32_t tr;                   /* as struct lane's */
+	int32_t T;                     /* (gamma and the register are in the node's record) */
 };
 
 struct ulane_k {
