@@ -555,7 +555,7 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 		                     .bd_bits = bd.bits,
 		                     .fd_depth = fd.depth,
 		                     .bd_depth = bd.depth,
-		                     .fd_gamma = fd.gamma,
+		                     .fd_gamma = fd.rec[fd.depth].gamma,
 		                     .used = o.used,
 		                     .done = o.done,
 		                     .at = o.at};

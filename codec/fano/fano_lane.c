@@ -75,11 +75,7 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l)
 	}
 	const uint32_t e = l->rec[d].entry;
 
-	if (d != l->depth) {
-		l->depth = d;
-		l->gamma = l->rec[d].gamma;
-		l->reg = l->rec[d].reg;
-	}
+	l->depth = d;
 	if (stop) {
 		l->tr = other_try(e, b ^ 1u);
 		return;
@@ -92,8 +88,10 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l)
  * node's) are loaded here: their addresses are known as early as on arrival. */
 INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool pow2)
 {
-	const int32_t ng = l->gamma + (int16_t)(uint16_t)l->tr;
-	const unsigned x = (unsigned)(l->reg >> n) & ((1u << n) - 1);
+	const int32_t gamma = l->rec[l->depth].gamma;
+	const uint64_t reg = l->rec[l->depth].reg;
+	const int32_t ng = gamma + (int16_t)(uint16_t)l->tr;
+	const unsigned x = (unsigned)(reg >> n) & ((1u << n) - 1);
 	const uint32_t c0 = l->crow[x], c1 = l->crow[x ^ l->g1];
 
 	if (__builtin_expect(ng < l->T, 0)) {
@@ -103,12 +101,11 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool p
 	const unsigned nb = entry_best(l->tr);
 	uint32_t e;
 
-	l->T = tighten(&k->dk, l->gamma, ng, l->T, pow2);
+	l->T = tighten(&k->dk, gamma, ng, l->T, pow2);
 	l->bits[l->depth] = (uint8_t)nb;
 	e = nb ? c1 : c0;
-	l->reg = (l->reg >> n) ^ (l->g & (0 - (uint64_t)nb));
-	l->gamma = ng;
-	l->rec[++l->depth] = (struct rec){.gamma = ng, .entry = e, .reg = l->reg};
+	l->rec[++l->depth] =
+	    (struct rec){.gamma = ng, .entry = e, .reg = (reg >> n) ^ (l->g & (0 - (uint64_t)nb))};
 	if (__builtin_expect(l->depth == k->stages, 0))
 		return REACHED_END;
 	l->crow += l->step;
