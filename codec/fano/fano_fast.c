@@ -249,14 +249,13 @@ static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, c
 	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
 
 	memset(l, 0, sizeof(*l));
-	l->step = dir ? -words : words;
-	l->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + l->step;
+	l->crow = dir ? tab + (ptrdiff_t)(c->stages - 2) * words : tab + words;
 	l->g = lane_g(c, dir);
 	l->g1 = (uint32_t)l->g & (uint32_t)(words - 1);
 	l->rec = rec;
 	l->bits = bits;
 	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
-	l->tr = (l->crow - l->step)[0];
+	l->tr = (dir ? l->crow + words : l->crow - words)[0];
 	rec[0] = (struct rec){.gamma = 0, .entry = l->tr, .reg = 0};
 }
 

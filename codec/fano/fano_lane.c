@@ -59,7 +59,7 @@ INLINE int32_t tighten(const struct delta_k *dk, int32_t gamma, int32_t ng, int3
 }
 
 /* The cycle's look back (the test gamma + metric >= T failed), as fano_decode.c's. */
-INLINE void lane_back(const struct lane_k *k, struct lane *l)
+INLINE void lane_back(const struct lane_k *k, struct lane *l, ptrdiff_t step)
 {
 	uint32_t d = l->depth;
 	unsigned b = 0;
@@ -67,7 +67,7 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l)
 
 	while (d > 0 && l->rec[d - 1].gamma >= l->T) {
 		b = l->bits[--d];
-		l->crow -= l->step;
+		l->crow -= step;
 		if (d < k->info && b == entry_best(l->rec[d].entry)) {
 			stop = true; /* left by its better branch: the other one next */
 			break;
@@ -86,8 +86,10 @@ INLINE void lane_back(const struct lane_k *k, struct lane *l)
 
 /* One cycle. The children's entries (the table has a zero row past each end, for the last
  * node's) are loaded here: their addresses are known as early as on arrival. */
-INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool pow2)
+INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool pow2, bool backward)
 {
+	const ptrdiff_t step = backward ? -((ptrdiff_t)1 << n) : (ptrdiff_t)1 << n; /* row to row */
+
 	const int32_t gamma = l->rec[l->depth].gamma;
 	const uint64_t reg = l->rec[l->depth].reg;
 	const int32_t ng = gamma + (int16_t)(uint16_t)l->tr;
@@ -95,7 +97,7 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool p
 	const uint32_t c0 = l->crow[x], c1 = l->crow[x ^ l->g1];
 
 	if (__builtin_expect(ng < l->T, 0)) {
-		lane_back(k, l);
+		lane_back(k, l, step);
 		return STAYED;
 	}
 	const unsigned nb = entry_best(l->tr);
@@ -108,7 +110,7 @@ INLINE int lane_cycle(const struct lane_k *k, struct lane *l, unsigned n, bool p
 	    (struct rec){.gamma = ng, .entry = e, .reg = (reg >> n) ^ (l->g & (0 - (uint64_t)nb))};
 	if (__builtin_expect(l->depth == k->stages, 0))
 		return REACHED_END;
-	l->crow += l->step;
+	l->crow += step;
 	l->tr = l->depth < k->info ? e : tail_try(e);
 	return FORWARD;
 }
@@ -258,7 +260,7 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 		int r;
 
 		used++;
-		r = lane_cycle(k, &fd, n, pow2);
+		r = lane_cycle(k, &fd, n, pow2, false);
 		if (r == REACHED_END) {
 			*done = 1;
 			break;
@@ -272,7 +274,7 @@ INLINE uint64_t bfa(const struct lane_k *k, struct lane *fdp, struct lane *bdp, 
 		if (used == k->budget)
 			break;
 		used++;
-		r = lane_cycle(k, &bd, n, pow2);
+		r = lane_cycle(k, &bd, n, pow2, true);
 		if (r == REACHED_END) {
 			*done = 2;
 			break;

@@ -27,7 +27,6 @@ struct rec {
  * 1..K-1. */
 struct lane {
 	const uint32_t *crow; /* the stage table row of the children's depth */
-	ptrdiff_t step;       /* entries from one depth's row to the next (negative backward) */
 	struct rec *rec;      /* rec[t]: node t of the current path, written on arrival */
 	uint8_t *bits;        /* bits[t]: the input decided at depth t */
 	uint64_t g;           /* the code words of an input at lags 1..K-1 */
