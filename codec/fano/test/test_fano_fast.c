@@ -167,6 +167,11 @@ static void test_presets(void)
 		compare(t, 0.0, 40, 21, true);
 		snprintf(t, sizeof(t), "whd-k7,algo=%s,delta=24", algos[a]);
 		compare(t, 3.0, 40, 22, true);
+		/* the shortest frames: one information bit, the tail's rows right after the root */
+		snprintf(t, sizeof(t), "fano,k=3,polys=7:5,frame_bits=1,algo=%s", algos[a]);
+		compare(t, 1.0, 41, 23, true);
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=2,cycles=2", algos[a]);
+		compare(t, 1.0, 41, 24, true);
 		/* the longest frames */
 		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=65536,cycles=100", algos[a]);
 		compare(t, 4.0, 2, 19, true);
