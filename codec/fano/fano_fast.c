@@ -350,6 +350,25 @@ static int64_t path_metric(const struct fano_code *c, const uint32_t *tab, const
 	return g;
 }
 
+/* path_metric for the codes on lanes: the register of accumulated code words (fano_lane.h) gives
+ * each node's entry, whose sorted metrics give the branch taken's. */
+static int64_t path_metric_acc(const struct fano_code *c, const uint32_t *tab, const uint8_t *bits,
+                               uint64_t g)
+{
+	const unsigned n = c->n, mask = (1u << n) - 1;
+	uint64_t reg = 0;
+	int64_t sum = 0;
+
+	for (uint32_t t = 0; t < c->stages; t++, tab += (size_t)1 << n) {
+		const uint32_t e = tab[reg & mask];
+		const unsigned b = t < c->info_bits ? bits[t] & 1u : 0u;
+
+		sum += b == entry_best(e) ? entry_tm0(e) : entry_tm1(e);
+		reg = (reg >> n) ^ (g & (0 - (uint64_t)b));
+	}
+	return sum;
+}
+
 /* One frame's scratch: a slot. The UFA's lanes keep the table and the records in blocks
  * (fano_lane.h); the others in a table per direction (each with a zero row before and after) and
  * a record and a decided input per depth. */
@@ -508,8 +527,10 @@ static void finish(const struct fano_fast *f, const struct slot *s, const struct
 			s->res[t] = 0;
 	}
 	pack_bits(s->res, info, out);
-	job->metric =
-	    (float)(o->done ? path_metric(c, s->tab[0], s->res) : (int64_t)o->fd_gamma) / MET_SCALE;
+	job->metric = (float)(!o->done      ? (int64_t)o->fd_gamma
+	                      : acc_fits(c) ? path_metric_acc(c, s->tab[0], s->res, lane_g(c, 0))
+	                                    : path_metric(c, s->tab[0], s->res)) /
+	              MET_SCALE;
 }
 
 /* The stage tables of the frame in (not on UFA lanes). */
