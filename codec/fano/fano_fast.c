@@ -518,14 +518,13 @@ static void finish(const struct fano_fast *f, const struct slot *s, const struct
 	                          : o->bd_depth >= info        ? 0
 	                                                       : info - o->bd_depth;
 
-	for (uint32_t t = 0; t < info; t++) {
-		if (t < fd_end)
-			s->res[t] = o->fd_bits[t] & 1u;
-		else if (t >= bd_start)
-			s->res[t] = o->bd_bits[info - 1 - t] & 1u;
-		else
-			s->res[t] = 0;
-	}
+	const uint32_t fd_n = fd_end < info ? fd_end : info; /* the FD's first */
+	const uint32_t bd_from = bd_start > fd_n ? bd_start : fd_n;
+
+	memcpy(s->res, o->fd_bits, fd_n); /* decided inputs are 0 or 1 */
+	memset(s->res + fd_n, 0, bd_from - fd_n);
+	for (uint32_t t = bd_from; t < info; t++)
+		s->res[t] = o->bd_bits[info - 1 - t];
 	pack_bits(s->res, info, out);
 	job->metric = (float)(!o->done      ? (int64_t)o->fd_gamma
 	                      : acc_fits(c) ? path_metric_acc(c, s->tab[0], s->res, lane_g(c, 0))
