@@ -1,17 +1,17 @@
 /*
  * The fano family's fast CPU path against its reference, frame by frame: the same noisy frames
  * decoded at the "portable" SIMD level (fano_decode.c's reference) and at every level above it
- * this CPU has (the fast path, fano_fast.c, whose stage table is built with SSE2 or AVX2) must
- * give the same status, work (cycles), metric and bits. Cases: the
- * three presets at 2..6 dB, UFA and BFA, budgets that run out and budgets that do not, several
- * deltas, merge lengths and LLR scales, a code whose backward current-input word differs from the
- * forward one's, frames of 65536 bits, then random codes over K 3..64, n 2..4 and frame
- * lengths 1..300 at random Eb/N0 (in a quarter of them all polynomials but the first need not tap
- * either end; batches of 11..14 frames). Then batches of 9 frames decoded whole, in sub-ranges and
- * with erased jobs among them (the fast UFA decodes two frames at a time). The fast path must be
- * the one that ran (fano_decoder_fast_usable) for all of them, and a budget and delta whose
- * thresholds leave int32 must fall back to the reference. A difference
- * is reported with the case, the frame and the first field or bit that differs.
+ * this CPU has (the fast path, fano_fast.c and fano_lane.c, whose stage table is built with SSE2
+ * or AVX2) must give the same status, work (cycles), metric and bits. Cases: the three presets at
+ * 2..6 dB, UFA and BFA, budgets that run out and budgets that do not, deltas that are powers of
+ * two and deltas that are not (up to 65521), merge lengths and LLR scales, a code whose backward
+ * current-input word differs from the forward one's, frames of 1, 2 and 65536 bits, then random
+ * codes over K 3..64, n 2..4 and frame lengths 1..300 at random Eb/N0 (in a quarter of them all
+ * polynomials but the first need not tap either end; batches of 11..14 frames). Then batches of
+ * 9 frames decoded whole, in sub-ranges and with erased jobs among them (the fast UFA decodes two
+ * frames at a time). The fast path must be the one that ran (fano_decoder_fast_usable) for all of
+ * them, and a budget and delta whose thresholds leave int32 must fall back to the reference. A
+ * difference is reported with the case, the frame and the first field or bit that differs.
  */
 #include <inttypes.h>
 #include <stdio.h>
