@@ -231,12 +231,13 @@ static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, c
 	load_children(&k, w);
 }
 
-/* The code words of an input at lags 1..K-1 in direction dir, n bits each (fano_lane.h). */
+/* The code words of an input at lags 1..K-1 in direction dir, n bits each (fano_lane.h); 0 for
+ * the codes they do not fit. */
 static uint64_t lane_g(const struct fano_code *c, unsigned dir)
 {
 	uint64_t g = 0;
 
-	for (unsigned j = 1; j < c->k; j++)
+	for (unsigned j = 1; j < c->k && acc_fits(c); j++)
 		g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
 	return g;
 }
