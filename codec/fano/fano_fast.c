@@ -452,7 +452,8 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 	f->delta = (int32_t)delta;
 	/* Granlund and Montgomery's reciprocal, l = ceil(log2 delta): m = ceil(2^(32 + l) / delta)
 	 * has m delta - 2^(32 + l) < delta <= 2^l, so that floor(x m / 2^(32 + l)) = floor(x /
-	 * delta) for all x < 2^32; m < 2^34 (delta <= 2^17) and x < 2^30 here: the product fits */
+	 * delta) for all x < 2^32. m <= 2^33 + 1 and the quotients taken are of x < 2^30 (usable's
+	 * bound): x m fits 64 bits */
 	while (delta > 1u << f->dshift)
 		f->dshift++;
 	f->dmul = ((1ull << (32 + f->dshift)) + delta - 1) / delta;

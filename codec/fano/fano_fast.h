@@ -16,7 +16,7 @@
 struct fano_fast {
 	const struct fano_code *code;
 	int32_t delta;
-	unsigned dshift; /* x / delta = (x * dmul) >> dshift for x < 2^32 (fano_lane.h) */
+	unsigned dshift; /* x / delta = (x * dmul) >> dshift for x < 2^30 (fano_lane.h) */
 	uint64_t dmul;
 	uint64_t budget;    /* cycles per frame */
 	unsigned merge_len; /* BFA: K - 2 + merge */

@@ -44,8 +44,8 @@ INLINE uint32_t tail_try(uint32_t e)
  * raised by the largest multiple of delta that keeps it <= ng. T is always a multiple of delta
  * (it starts at 0 and moves by multiples), and gamma >= T at the node: where delta is a power
  * of two (pow2), the raised T is ng rounded down to a multiple of delta, one mask. Elsewhere the
- * steps are (ng - T) / delta, by a multiply (dmul, dshift: fano_fast_init's exact reciprocal for
- * quotients of numbers below 2^32), not a division. */
+ * steps are (ng - T) / delta, by a multiply (dmul, dshift: fano_fast_init's exact reciprocal;
+ * ng - T < 2^30), not a division. */
 INLINE int32_t tighten(const struct delta_k *dk, int32_t gamma, int32_t ng, int32_t T, bool pow2)
 {
 	const int32_t over = gamma - T, gap = ng - T;

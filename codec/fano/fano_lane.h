@@ -37,7 +37,7 @@ struct lane {
 };
 
 /* The threshold's step, and its reciprocal: q = (x * dmul) >> dshift is x / delta for every
- * x < 2^32 (fano_fast_init). */
+ * x < 2^30, the product in 64 bits (fano_fast_init). */
 struct delta_k {
 	int32_t delta;
 	uint32_t dmask; /* -delta: a multiple of a power-of-two delta rounded down */
