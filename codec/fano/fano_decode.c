@@ -365,36 +365,72 @@ static void decode_frame(const struct fano_decoder *d, const int8_t *in, uint64_
 	}
 }
 
+/* The jobs of one fano_decode call, for the fast path (fano_fast_next_fn). */
+struct batch_iter {
+	const struct fano_decoder *d;
+	struct fec_batch *b;
+	uint32_t j, end;
+	int8_t *q8;
+};
+
+/* A job whose input is not one frame: ERASED. */
+static bool erase_bad(const struct fano_decoder *d, struct fec_job *job)
+{
+	if (job->in_len == d->frame_syms && job->head_len == 0)
+		return false;
+	job->status = FECD_STATUS_ERASED;
+	job->out_bits = job->soft_count = job->work = 0;
+	job->metric = 0.0f;
+	return true;
+}
+
+/* Job j's int8 LLRs (float input quantized into q8). */
+static const int8_t *job_input(const struct fano_decoder *d, const struct fec_batch *b, uint32_t j,
+                               int8_t *q8)
+{
+	if (!d->f32)
+		return b->in + j * b->in_stride;
+	fec_llr_quantize(FECD_FMT_S8_LLR, b->in_f32 + j * b->in_stride, d->frame_syms, false,
+	                 d->llr_scale, q8);
+	return q8;
+}
+
+static const int8_t *next_job(void *ctx, struct fec_job **job, uint8_t **out)
+{
+	struct batch_iter *it = ctx;
+
+	for (; it->j < it->end; it->j++) {
+		const uint32_t j = it->j;
+
+		if (erase_bad(it->d, &it->b->jobs[j]))
+			continue;
+		it->j++;
+		*job = &it->b->jobs[j];
+		*out = it->b->out + j * it->b->out_stride;
+		return job_input(it->d, it->b, j, it->q8);
+	}
+	return NULL;
+}
+
 static int fano_decode(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
                        uint32_t first, uint32_t count)
 {
 	const struct fano_decoder *d = (const struct fano_decoder *)dec;
 	uint64_t *paths = scratch;
 	int8_t *q8 = (int8_t *)(paths + 3 * (size_t)d->words);
-	const bool fast = d->fast.usable && fec_simd_level() > FEC_SIMD_PORTABLE;
 
+	if (d->fast.usable && fec_simd_level() > FEC_SIMD_PORTABLE) {
+		struct batch_iter it = {.d = d, .b = b, .j = first, .end = first + count, .q8 = q8};
+
+		fano_fast_frames(&d->fast, (uint8_t *)scratch + d->fast_at, next_job, &it);
+		return 0;
+	}
 	for (uint32_t j = first; j < first + count; j++) {
 		struct fec_job *job = &b->jobs[j];
-		const int8_t *in;
 
-		if (job->in_len != d->frame_syms || job->head_len != 0) {
-			job->status = FECD_STATUS_ERASED;
-			job->out_bits = job->soft_count = job->work = 0;
-			job->metric = 0.0f;
-			continue;
-		}
-		if (d->f32) {
-			fec_llr_quantize(FECD_FMT_S8_LLR, b->in_f32 + j * b->in_stride,
-			                 d->frame_syms, false, d->llr_scale, q8);
-			in = q8;
-		} else {
-			in = b->in + j * b->in_stride;
-		}
-		if (fast)
-			fano_fast_frame(&d->fast, in, (uint8_t *)scratch + d->fast_at, job,
-			                b->out + j * b->out_stride);
-		else
-			decode_frame(d, in, paths, job, b->out + j * b->out_stride);
+		if (!erase_bad(d, job))
+			decode_frame(d, job_input(d, b, j, q8), paths, job,
+			             b->out + j * b->out_stride);
 	}
 	return 0;
 }

@@ -1,7 +1,9 @@
 /*
  * The fano family's fast CPU path: the same search as fano_decode.c's reference (its top comment
  * is the specification), arranged for speed, with results equal bit for bit (bits, status, work,
- * metric), UFA and BFA:
+ * metric), UFA and BFA. This file builds each frame's tables, runs the search and writes the
+ * results; the search itself is in fano_lane.c for the codes whose K - 1 code words fit 64 bits
+ * (fano_lane.h: every preset), and here (struct fw) for the longer ones:
  *   - a table of the branch metrics of every stage, built once per frame from per-output rows
  *     (vectorized sums; fano_stage.h, built with AVX2 too): entry w of a stage holds, in 32
  *     bits, the sorted metrics of code word w (input 0's word of a node) and w ^ c1 (the same
@@ -9,21 +11,18 @@
  *     better, so that a node's two branches cost one load and no comparison;
  *   - int32 path metrics and threshold, where fano_fast_init finds that no sum or difference of
  *     them can leave int32 within the budget (else the reference's int64 path decodes);
- *   - a node's children's entries loaded while its own are compared, and code words from an
- *     accumulator of the decided inputs' contributions where it fits (struct fw): a forward move
- *     waits for no load, the search's chain of decisions being its critical path;
- *   - the whole node history instead of the 8-entry queue (the queue is a cache of the same
- *     values): a 16-byte record per depth (gamma, the node's entry, its register) and one byte
- *     per decided input, written once per forward move, no read-modify-write of path words;
- *   - the better branch chosen without branches (it is as random as the data), the tightening's
- *     division only where the threshold rises by more than one step;
- *   - the UFA loops written out with their state in locals, in functions of their own (one per
- *     entries-per-stage count), so that the register allocator keeps the search in registers.
+ *   - a node's children's entries loaded while its own are compared;
+ *   - the whole path's node history instead of the 8-entry queue (the queue is a cache of the
+ *     same values): a 16-byte record per depth (gamma, the node's entry, its register) and the
+ *     decided input, no read-modify-write of path words;
+ *   - UFA frames two at a time in one loop (fano_fast_frames: when one ends, the next frame of
+ *     the batch takes its place).
  */
 #include <string.h>
 
 #include "cpu_simd.h"
 #include "fano_fast.h"
+#include "fano_lane.h"
 #include "fano_stage.h"
 
 #define MET_SCALE 16
@@ -32,22 +31,24 @@ enum { STAYED, FORWARD, REACHED_END };
 
 /* A stage's entry, for the node whose input-0 code word is w: its two branches' metrics sorted
  * (w's and w ^ c1's, c1 the code word of the current input alone), and which input is the
- * better (1 only when input 1's metric is strictly larger). Bits 0..15: the other branch's
- * metric (int16); bit 16: the better input; bits 17..31: the better branch's metric (15-bit two's
- * complement: a branch's metric is at least n x the metric floor, -16384, and at most 64). */
+ * better (1 only when input 1's metric is strictly larger). Bits 0..15: the better branch's
+ * metric (int16); bits 16..30: the other branch's (15-bit two's complement: a branch's metric
+ * is at least n x the metric floor, -16384, and at most 64); bit 31: the better input. In the
+ * tail form of a UFA frame's tail rows (fano_lane.c), input 0's branch, the only one there, is
+ * the "better": bit 31 clear, its metric in bits 0..15, input 1's in bits 16..30. */
 static inline unsigned entry_best(uint32_t e)
 {
-	return e >> 16 & 1u;
+	return e >> 31;
 }
 
 static inline int32_t entry_tm0(uint32_t e)
 {
-	return ((int32_t)(e >> 17) ^ 0x4000) - 0x4000;
+	return (int16_t)(uint16_t)(e & 0xffffu);
 }
 
 static inline int32_t entry_tm1(uint32_t e)
 {
-	return (int16_t)(uint16_t)(e & 0xffffu);
+	return (int32_t)(e << 1) >> 17;
 }
 
 /* The metric of input 0's branch. */
@@ -56,44 +57,27 @@ static inline int32_t entry_m0(uint32_t e)
 	return entry_best(e) ? entry_tm1(e) : entry_tm0(e);
 }
 
-/* A node left forward: what a move back to it needs (its children's entries are loaded again). */
-struct rec {
-	int32_t gamma;
-	uint32_t entry;
-	uint64_t reg; /* its code register (struct fw) */
-};
-
-/* The frame's constants. */
+/* The frame's constants (struct fw). */
 struct fk {
 	int32_t delta;
 	uint32_t stages, info;
 	unsigned lut_bytes;
-	unsigned n;     /* code bits per stage */
 	uint64_t smask; /* the K-1 bits of a state */
 };
 
-/* One search direction. The branch it tries next is kept as its input and metric (nb, cur): a
- * node's better branch (ties: input 0; the tail: input 0 only) on arrival or after the threshold
- * falls, the other one when a look back stops there.
- *
- * Code words come from the node's register, in one of two forms (acc, a constant where the
- * search is inlined). The state (K - 1 inputs, the latest in bit 0) and the look-up tables, for
- * any K. Or, where the K - 1 code words of n bits fit 64 bits (acc_fits: K <= 33 for n = 2, 22
- * for 3, 17 for 4), the parts of the next K - 1 input-0 code words that the inputs already
- * decided give, n bits each, the next node's in the lowest: deciding input b shifts it down by n
- * bits and adds b times the code words of the input at lags 1, 2, ... (acc_g). That word is then
- * one shift and one mask away from the decision, where the tables take two dependent loads (and
- * 8 for K = 32): the chain of decisions is the search's critical path. */
+/* One search direction of a code too long for fano_lane.c: the node's state (K - 1 inputs, the
+ * latest in bit 0) and the look-up tables give the code words. The branch it tries next is kept
+ * as its input and metric (nb, cur): a node's better branch (ties: input 0; the tail: input 0
+ * only) on arrival or after the threshold falls, the other one when a look back stops there. */
 struct fw {
 	const uint32_t *crow; /* the entries of the depth after this node's (its children's) */
 	ptrdiff_t step;       /* entries from one depth's row to the next's (negative backward) */
 	const uint8_t (*lut)[256];
-	uint64_t acc_g;  /* acc: the code words of an input at lags 1..K-1, n bits each */
 	struct rec *rec; /* rec[t]: node t, once left forward */
 	uint8_t *bits;   /* bits[t]: the input decided at depth t */
-	uint64_t reg;    /* the state, or the accumulated code words (acc) */
-	uint64_t cand;   /* the entries of this node's children (input 0 low, input 1 high) */
-	uint32_t entry;  /* this node's entry */
+	uint64_t state;
+	uint64_t cand;  /* the entries of this node's children (input 0 low, input 1 high) */
+	uint32_t entry; /* this node's entry */
 	int32_t gamma, T;
 	int32_t cur; /* the metric of the branch to try */
 	uint32_t depth;
@@ -102,7 +86,7 @@ struct fw {
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* Whether the code's register fits the accumulated form: K - 1 code words of n bits in 64. */
+/* Whether the code's register fits fano_lane.c's form: K - 1 code words of n bits in 64. */
 static bool acc_fits(const struct fano_code *c)
 {
 	return c->n * (c->k - 1) <= 64;
@@ -119,14 +103,6 @@ INLINE unsigned word0(const struct fk *k, const uint8_t (*lut)[256], uint64_t st
 	return w;
 }
 
-/* The register after deciding input bit. */
-INLINE uint64_t next_reg(const struct fk *k, const struct fw *w, unsigned bit, bool acc)
-{
-	if (acc)
-		return (w->reg >> k->n) ^ (w->acc_g & (0 - (uint64_t)bit));
-	return (w->reg << 1 | bit) & k->smask;
-}
-
 /* The next branch to try is the node's better one (the tail: input 0's, the only one). */
 INLINE void try_best(const struct fk *k, struct fw *w)
 {
@@ -141,24 +117,16 @@ INLINE void try_best(const struct fk *k, struct fw *w)
 
 /* The entries of the walker's node's children (the table has a zero row past each end, for the
  * last node's). */
-INLINE void load_children(const struct fk *k, struct fw *w, bool acc)
+INLINE void load_children(const struct fk *k, struct fw *w)
 {
-	if (acc) {
-		const unsigned mask = (1u << k->n) - 1;
-		const unsigned x = (unsigned)(w->reg >> k->n) & mask,
-		               g1 = (unsigned)w->acc_g & mask;
-
-		w->cand = w->crow[x] | (uint64_t)w->crow[x ^ g1] << 32;
-		return;
-	}
-	const uint64_t s0 = (w->reg << 1) & k->smask;
+	const uint64_t s0 = (w->state << 1) & k->smask;
 
 	w->cand = w->crow[word0(k, w->lut, s0)] | (uint64_t)w->crow[word0(k, w->lut, s0 | 1u)]
 	                                              << 32;
 }
 
 /* One cycle: fano_decode.c's cycle(), on the history arrays. */
-INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
+INLINE int fw_cycle(const struct fk *k, struct fw *w)
 {
 	const int32_t ng = w->gamma + w->cur;
 
@@ -169,15 +137,15 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 			w->T += gap < 2 * k->delta ? k->delta : gap / k->delta * k->delta;
 		}
 		w->rec[w->depth] =
-		    (struct rec){.gamma = w->gamma, .entry = w->entry, .reg = w->reg};
+		    (struct rec){.gamma = w->gamma, .entry = w->entry, .reg = w->state};
 		w->bits[w->depth] = (uint8_t)w->nb;
-		w->reg = next_reg(k, w, w->nb, acc);
+		w->state = (w->state << 1 | w->nb) & k->smask;
 		w->gamma = ng;
 		if (++w->depth == k->stages)
 			return REACHED_END;
 		w->crow += w->step;
 		w->entry = (uint32_t)(w->cand >> (32 * w->nb));
-		load_children(k, w, acc);
+		load_children(k, w);
 		try_best(k, w);
 		return FORWARD;
 	}
@@ -194,69 +162,115 @@ INLINE int fw_cycle(const struct fk *k, struct fw *w, bool acc)
 		w->crow -= w->step;
 		w->gamma = p.gamma;
 		w->entry = p.entry;
-		w->reg = p.reg;
+		w->state = p.reg;
 		if (w->depth < k->info && b == entry_best(w->entry)) {
 			/* left by its better branch: the other one next */
-			load_children(k, w, acc);
+			load_children(k, w);
 			w->nb = b ^ 1u;
 			w->cur = entry_tm1(w->entry);
 			return STAYED;
 		}
 	}
-	load_children(k, w, acc);
+	load_children(k, w);
 	w->T -= k->delta;
 	try_best(k, w);
 	return STAYED;
 }
 
-static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *in, uint32_t *tab)
+/* Direction dir's table of the frame in, stage s's row at tab + s * stride. */
+static void stage_table(const struct fano_fast *f, unsigned dir, const int8_t *in, uint32_t *tab,
+                        size_t stride)
 {
 	const struct fano_code *c = f->code;
 
 #ifdef FECD_SIMD_X86
 	if (fec_simd_level() >= FEC_SIMD_AVX2) {
-		fano_stage_table_avx2(f->vt[dir], in, tab, c->stages, c->n);
+		fano_stage_table_avx2(f->vt[dir], in, tab, c->stages, c->n, stride);
 		return;
 	}
 #endif
-	fano_stage_table_sse2(f->vt[dir], in, tab, c->stages, c->n);
+	fano_stage_table_sse2(f->vt[dir], in, tab, c->stages, c->n, stride);
 }
 
 /* This file's build of the stage table (SSE2 on x86-64, whatever the target has elsewhere). */
 FANO_STAGE_TABLE(fano_stage_table_sse2)
 
+/* The tail rows (depths info..stages-1, at tab + depth * stride) in the tail form (the entry's
+ * comment). */
+static void tail_form(const struct fano_code *c, uint32_t *tab, size_t stride)
+{
+	for (uint32_t t = c->info_bits; t < c->stages; t++)
+		for (size_t j = 0; j < (size_t)1 << c->n; j++) {
+			uint32_t *e = tab + t * stride + j;
+			const uint32_t swapped =
+			    (uint16_t)entry_tm1(*e) | ((uint32_t)entry_tm0(*e) & 0x7fffu) << 16;
+
+			const uint32_t swap = 0 - entry_best(*e); /* all ones: swap */
+
+			/* masks, not a branch: which entries swap is as random as the data */
+			*e = (*e & ~swap) | (swapped & swap);
+		}
+}
+
 static void walker_init(struct fw *w, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
-                        struct rec *rec, uint8_t *bits, bool acc)
+                        struct rec *rec, uint8_t *bits)
 {
 	const struct fano_code *c = f->code;
 	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
-	const struct fk k = {.info = c->info_bits,
-	                     .lut_bytes = c->lut_bytes,
-	                     .n = c->n,
-	                     .smask = (1ull << (c->k - 1)) - 1};
+	const struct fk k = {
+	    .info = c->info_bits, .lut_bytes = c->lut_bytes, .smask = (1ull << (c->k - 1)) - 1};
 
 	memset(w, 0, sizeof(*w));
 	w->step = dir ? -words : words;
 	w->crow = (dir ? tab + (ptrdiff_t)(c->stages - 1) * words : tab) + w->step;
 	w->lut = c->lut[dir];
-	for (unsigned j = 1; acc && j < c->k; j++)
-		w->acc_g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
 	w->rec = rec;
 	w->bits = bits;
 	w->entry = (w->crow - w->step)[0]; /* the root: every register bit zero, code word 0 */
 	try_best(&k, w);
-	load_children(&k, w, acc);
+	load_children(&k, w);
 }
 
-/* UFA: cycles until the end or the budget; the cycles used. */
-INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool acc, int *done)
+/* The code words of an input at lags 1..K-1 in direction dir, n bits each (fano_lane.h); 0 for
+ * the codes they do not fit. */
+static uint64_t lane_g(const struct fano_code *c, unsigned dir)
+{
+	uint64_t g = 0;
+
+	for (unsigned j = 1; j < c->k && acc_fits(c); j++)
+		g |= (uint64_t)fano_word(c, dir, 1ull << j) << (c->n * (j - 1));
+	return g;
+}
+
+/* A BFA lane at the root of direction dir (fano_lane.h). */
+static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
+                      struct rec *rec, uint8_t *bits)
+{
+	const struct fano_code *c = f->code;
+	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
+
+	memset(l, 0, sizeof(*l));
+	l->crow = dir ? tab + (ptrdiff_t)(c->stages - 2) * words : tab + words;
+	l->g = lane_g(c, dir);
+	l->g1 = (uint32_t)l->g & (uint32_t)(words - 1);
+	l->rec = rec;
+	l->bits = bits;
+	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
+	l->tr = (dir ? l->crow + words : l->crow - words)[0];
+	rec[0] = (struct rec){.gamma = 0, .entry = l->tr, .reg = 0};
+}
+
+/* The UFA on a code too long for the lanes: cycles until the end or the budget; the cycles
+ * used. */
+static __attribute__((noinline)) uint64_t ufa_lut(const struct fk *k, struct fw *fd,
+                                                  uint64_t budget, int *done)
 {
 	struct fw w = *fd;
 	uint64_t left = budget;
 
 	while (left) {
 		left--;
-		if (fw_cycle(k, &w, acc) == REACHED_END) {
+		if (fw_cycle(k, &w) == REACHED_END) {
 			*done = 1;
 			break;
 		}
@@ -265,171 +279,10 @@ INLINE uint64_t run_ufa(const struct fk *k, struct fw *fd, uint64_t budget, bool
 	return budget - left;
 }
 
-/* UFA on accumulated code words (acc_fits): fw_cycle's search written out with its state
- * in locals and the entries per depth (words) a constant, so that the hot loop keeps all of it in
- * registers. The same cycles as run_ufa's, which the tests compare with the reference too. */
-INLINE uint64_t run_ufa_acc(const struct fk *k, struct fw *fw, uint64_t budget, unsigned words,
-                            int *done)
-{
-	const int32_t delta = k->delta;
-	const uint32_t info = k->info;
-	const unsigned n = words == 4 ? 2 : words == 8 ? 3 : 4;
-	const uint64_t g = fw->acc_g;
-	struct rec *const rec = fw->rec;
-	uint8_t *const bits = fw->bits;
-	const uint32_t *crow = fw->crow;
-	uint64_t reg = fw->reg, cand = fw->cand, left = budget;
-	uint32_t entry = fw->entry, depth = fw->depth;
-	int32_t gamma = fw->gamma, T = fw->T, cur = fw->cur;
-	unsigned nb = fw->nb, x;
-
-	while (left) {
-		const int32_t ng = gamma + cur;
-		unsigned b = 0;
-		bool stop = false;
-
-		left--;
-		if (ng >= T) {
-			if (gamma < T + delta && ng - T >= delta) {
-				const int32_t gap = ng - T;
-
-				T += gap < 2 * delta ? delta : gap / delta * delta;
-			}
-			rec[depth] = (struct rec){.gamma = gamma, .entry = entry, .reg = reg};
-			bits[depth] = (uint8_t)nb;
-			reg = (reg >> n) ^ (g & (0 - (uint64_t)nb));
-			gamma = ng;
-			entry = (uint32_t)(cand >> (32 * nb));
-			crow += words;
-			x = (unsigned)(reg >> n) & (words - 1);
-			cand = crow[x] | (uint64_t)crow[x ^ ((unsigned)g & (words - 1))] << 32;
-			if (++depth >= info) { /* the tail: input 0 only */
-				if (depth == k->stages) {
-					*done = 1;
-					break;
-				}
-				nb = 0;
-				cur = entry_m0(entry);
-			} else {
-				nb = entry_best(entry);
-				cur = entry_tm0(entry);
-			}
-			continue;
-		}
-		while (depth > 0 && rec[depth - 1].gamma >= T) {
-			const struct rec p = rec[--depth];
-
-			b = bits[depth];
-			crow -= words;
-			gamma = p.gamma;
-			entry = p.entry;
-			reg = p.reg;
-			if (depth < info && b == entry_best(entry)) {
-				stop = true;
-				break;
-			}
-		}
-		x = (unsigned)(reg >> n) & (words - 1);
-		cand = crow[x] | (uint64_t)crow[x ^ ((unsigned)g & (words - 1))] << 32;
-		if (stop) { /* left by its better branch: the other one next */
-			nb = b ^ 1u;
-			cur = entry_tm1(entry);
-			continue;
-		}
-		T -= delta;
-		nb = depth < info ? entry_best(entry) : 0;
-		cur = depth < info ? entry_tm0(entry) : entry_m0(entry);
-	}
-	fw->crow = crow;
-	fw->reg = reg;
-	fw->cand = cand;
-	fw->entry = entry;
-	fw->depth = depth;
-	fw->gamma = gamma;
-	fw->T = T;
-	fw->cur = cur;
-	fw->nb = nb;
-	return budget - left;
-}
-
-/* The UFA loops, each a function of its own so that the register allocator sees nothing else. */
-static __attribute__((noinline)) uint64_t ufa_acc4(const struct fk *k, struct fw *fw,
-                                                   uint64_t budget, int *done)
-{
-	return run_ufa_acc(k, fw, budget, 4, done);
-}
-
-static __attribute__((noinline)) uint64_t ufa_acc8(const struct fk *k, struct fw *fw,
-                                                   uint64_t budget, int *done)
-{
-	return run_ufa_acc(k, fw, budget, 8, done);
-}
-
-static __attribute__((noinline)) uint64_t ufa_acc16(const struct fk *k, struct fw *fw,
-                                                    uint64_t budget, int *done)
-{
-	return run_ufa_acc(k, fw, budget, 16, done);
-}
-
-static __attribute__((noinline)) uint64_t ufa_lut(const struct fk *k, struct fw *fw,
-                                                  uint64_t budget, int *done)
-{
-	return run_ufa(k, fw, budget, false, done);
-}
-
-/* Whether the FD's and the BD's decided input t agree (the tail: zeros to both). */
-INLINE bool agree(const struct fw *fd, const struct fw *bd, uint32_t info, uint32_t t)
-{
-	return t >= info || ((fd->bits[t] ^ bd->bits[info - 1 - t]) & 1u) == 0;
-}
-
-/* The first information bit the BD has decided. */
-INLINE uint32_t bd_low(const struct fw *bd, uint32_t info)
-{
-	return bd->depth >= info ? 0 : info - bd->depth;
-}
-
-/* After the FD's forward move: a run of len agreeing inputs ending at its last; the run's start
- * (as fano_decode.c returns it: the run's last input examined), or -1. */
-static int64_t merge_after_fd(const struct fw *fd, const struct fw *bd, uint32_t info, unsigned len)
-{
-	const uint32_t lo = bd_low(bd, info);
-	uint32_t t = fd->depth - 1, run = 0;
-
-	if (t < lo)
-		return -1;
-	for (;;) {
-		if (!agree(fd, bd, info, t))
-			return -1;
-		if (++run == len)
-			return t;
-		if (t == lo)
-			return -1;
-		t--;
-	}
-}
-
-/* After the BD's forward move onto an information bit: a run starting at it. */
-static int64_t merge_after_bd(const struct fw *fd, const struct fw *bd, uint32_t info, unsigned len)
-{
-	uint32_t run = 0;
-
-	if (bd->depth > info)
-		return -1;
-	for (uint32_t t = info - bd->depth; t < fd->depth; t++) {
-		if (!agree(fd, bd, info, t))
-			return -1;
-		if (++run == len)
-			return info - bd->depth;
-	}
-	return -1;
-}
-
-/* BFA: the FD and the BD in turn, the FD first, until one completes, their paths merge or the
- * budget (counted over both) is spent; the cycles used. done: 1 FD complete, 2 BD complete, 3
- * merged at *at. */
-INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw *fdp,
-                        struct fw *bdp, bool acc, int *done, int64_t *at)
+/* The BFA on a code too long for the lanes (fano_lane.h's fano__bfa). */
+static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const struct fano_fast *f,
+                                                  struct fw *fdp, struct fw *bdp, int *done,
+                                                  int64_t *at)
 {
 	struct fw fd = *fdp, bd = *bdp;
 	uint64_t used = 0;
@@ -438,39 +291,27 @@ INLINE uint64_t run_bfa(const struct fk *k, const struct fano_fast *f, struct fw
 		int r;
 
 		used++;
-		r = fw_cycle(k, &fd, acc);
+		r = fw_cycle(k, &fd);
 		if (r == REACHED_END)
 			*done = 1;
 		else if (r == FORWARD &&
-		         (*at = merge_after_fd(&fd, &bd, k->info, f->merge_len)) >= 0)
+		         (*at = fano__merge_after_fd(fd.bits, fd.depth, bd.bits, bd.depth, k->info,
+		                                     f->merge_len)) >= 0)
 			*done = 3;
 		if (*done || used == f->budget)
 			continue;
 		used++;
-		r = fw_cycle(k, &bd, acc);
+		r = fw_cycle(k, &bd);
 		if (r == REACHED_END)
 			*done = 2;
 		else if (r == FORWARD &&
-		         (*at = merge_after_bd(&fd, &bd, k->info, f->merge_len)) >= 0)
+		         (*at = fano__merge_after_bd(fd.bits, fd.depth, bd.bits, bd.depth, k->info,
+		                                     f->merge_len)) >= 0)
 			*done = 3;
 	}
 	*fdp = fd;
 	*bdp = bd;
 	return used;
-}
-
-static __attribute__((noinline)) uint64_t bfa_acc(const struct fk *k, const struct fano_fast *f,
-                                                  struct fw *fd, struct fw *bd, int *done,
-                                                  int64_t *at)
-{
-	return run_bfa(k, f, fd, bd, true, done, at);
-}
-
-static __attribute__((noinline)) uint64_t bfa_lut(const struct fk *k, const struct fano_fast *f,
-                                                  struct fw *fd, struct fw *bd, int *done,
-                                                  int64_t *at)
-{
-	return run_bfa(k, f, fd, bd, false, done, at);
 }
 
 /* Packs nbits values (bit 0 of each byte) into out, first bit in the top bit; src has 8 readable
@@ -510,11 +351,36 @@ static int64_t path_metric(const struct fano_code *c, const uint32_t *tab, const
 	return g;
 }
 
-struct scratch {
+/* path_metric for the codes on lanes: the register of accumulated code words (fano_lane.h) gives
+ * each node's entry, whose sorted metrics give the branch taken's. */
+static int64_t path_metric_acc(const struct fano_code *c, const uint32_t *tab, const uint8_t *bits,
+                               uint64_t g)
+{
+	const unsigned n = c->n, mask = (1u << n) - 1;
+	uint64_t reg = 0;
+	int64_t sum = 0;
+
+	for (uint32_t t = 0; t < c->stages; t++, tab += (size_t)1 << n) {
+		const uint32_t e = tab[reg & mask];
+		const unsigned b = t < c->info_bits ? bits[t] & 1u : 0u;
+
+		sum += b == entry_best(e) ? entry_tm0(e) : entry_tm1(e);
+		reg = (reg >> n) ^ (g & (0 - (uint64_t)b));
+	}
+	return sum;
+}
+
+/* One frame's scratch: a slot. The UFA's lanes keep the table and the records in blocks
+ * (fano_lane.h); the others in a table per direction (each with a zero row before and after) and
+ * a record and a decided input per depth. */
+struct slot {
+	uint8_t *blk;     /* UFA lanes: the blocks */
 	uint32_t *tab[2]; /* each direction's stage table (one, where both have the same c1) */
 	struct rec *rec[2];
 	uint8_t *bits[2];
 	uint8_t *res;
+	struct fec_job *job; /* the frame a UFA lane decodes, and its output */
+	uint8_t *out;
 };
 
 static size_t round64(size_t n)
@@ -522,32 +388,46 @@ static size_t round64(size_t n)
 	return (n + 63) & ~(size_t)63;
 }
 
-/* The scratch's parts: the stage tables (the backward decoder's only where its c1 differs), each
- * direction's records and decided inputs (the backward's for BFA), the output's inputs. */
-static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct scratch *s,
-                           size_t *total)
+/* Whether the UFA runs on lanes: two frames at a time. */
+static bool ufa_lanes(const struct fano_fast *f)
+{
+	return !f->bfa && acc_fits(f->code);
+}
+
+/* The scratch's parts, per slot (two for UFA lanes): the blocks (UFA lanes) or the stage tables
+ * (the backward decoder's only where its c1 differs), each direction's records and decided inputs
+ * (the backward's for BFA); the output's inputs. */
+static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct slot *s, size_t *total)
 {
 	const struct fano_code *c = f->code;
 	const size_t tab_bytes = round64(((size_t)c->stages + 2) << c->n << 2);
+	const size_t rec_bytes = round64(((size_t)c->stages + 1) * sizeof(struct rec));
 	const unsigned dirs = f->bfa ? 2 : 1;
 	size_t at = 0;
 
-	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
-		if (s) /* a zero row before and after */
-			s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
-	if (s && !f->two_tabs)
-		s->tab[1] = s->tab[0];
-	for (unsigned d = 0; d < dirs; d++) {
-		if (s) {
-			s->rec[d] = (struct rec *)(base + at);
-			s->bits[d] = base + at + round64((size_t)c->stages * sizeof(struct rec));
+	for (unsigned j = 0; j < (ufa_lanes(f) ? 2u : 1u); j++, s = s ? s + 1 : NULL) {
+		if (ufa_lanes(f)) {
+			if (s)
+				s->blk = base + at;
+			at += round64(((size_t)c->stages + 1) * fano__ublock_bytes(c->n));
+		} else {
+			for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
+				if (s) /* a zero row before and after */
+					s->tab[d] = (uint32_t *)(base + at) + ((size_t)1 << c->n);
+			if (s && !f->two_tabs)
+				s->tab[1] = s->tab[0];
+			for (unsigned d = 0; d < dirs; d++) {
+				if (s) {
+					s->rec[d] = (struct rec *)(base + at);
+					s->bits[d] = base + at + rec_bytes;
+				}
+				at += rec_bytes + round64((size_t)c->stages + 8);
+			}
 		}
-		at += round64((size_t)c->stages * sizeof(struct rec)) +
-		      round64((size_t)c->stages + 8);
+		if (s)
+			s->res = base + at;
+		at += round64((size_t)c->info_bits + 8);
 	}
-	if (s)
-		s->res = base + at;
-	at += round64((size_t)c->info_bits + 8);
 	if (total)
 		*total = at;
 }
@@ -570,6 +450,14 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 	memset(f, 0, sizeof(*f));
 	f->code = c;
 	f->delta = (int32_t)delta;
+	/* Granlund and Montgomery's reciprocal, l = ceil(log2 delta): m = ceil(2^(32 + l) / delta)
+	 * has m delta - 2^(32 + l) < delta <= 2^l, so that floor(x m / 2^(32 + l)) = floor(x /
+	 * delta) for all x < 2^32. m <= 2^33 + 1 and the quotients taken are of x < 2^30 (usable's
+	 * bound): x m fits 64 bits */
+	while (delta > 1u << f->dshift)
+		f->dshift++;
+	f->dmul = ((1ull << (32 + f->dshift)) + delta - 1) / delta;
+	f->dshift += 32;
 	f->budget = budget;
 	f->merge_len = merge_len;
 	f->bfa = bfa;
@@ -598,71 +486,204 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 	            bound + (budget + 1) * delta < (1ull << 29);
 }
 
-void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
-                     struct fec_job *job, uint8_t *out)
+/* What a search left, for the result: each direction's decided inputs and depth, the FD's gamma. */
+struct outcome {
+	const uint8_t *fd_bits, *bd_bits;
+	uint32_t fd_depth, bd_depth;
+	int32_t fd_gamma;
+	uint64_t used;
+	int done; /* 0: the budget ran out; 1: FD complete, 2: BD complete, 3: merged at `at` */
+	int64_t at;
+};
+
+/* The job's result from what the search left (fano_decode.c's decode_frame). */
+static void finish(const struct fano_fast *f, const struct slot *s, const struct outcome *o,
+                   struct fec_job *job, uint8_t *out)
 {
 	const struct fano_code *c = f->code;
 	const uint32_t info = c->info_bits;
-	const struct fk k = {.delta = f->delta,
-	                     .stages = c->stages,
-	                     .info = info,
-	                     .lut_bytes = c->lut_bytes,
-	                     .n = c->n,
-	                     .smask = (1ull << (c->k - 1)) - 1};
-	const size_t words = (size_t)1 << c->n;
-	const bool acc = acc_fits(c);
-	struct scratch s;
-	struct fw fd, bd = {0};
-	uint64_t used = 0;
-	int64_t at = -1;
-	int done = 0; /* 1: FD complete, 2: BD complete, 3: merged at `at` */
 
-	scratch_layout(f, scratch, &s, NULL);
-	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++) {
-		memset(s.tab[d] - words, 0, words * sizeof(uint32_t));
-		memset(s.tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
-		stage_table(f, d, in, s.tab[d]);
-	}
-	walker_init(&fd, f, 0, s.tab[0], s.rec[0], s.bits[0], acc);
-	if (!f->bfa) {
-		if (!acc)
-			used = ufa_lut(&k, &fd, f->budget, &done);
-		else if (c->n == 2)
-			used = ufa_acc4(&k, &fd, f->budget, &done);
-		else if (c->n == 3)
-			used = ufa_acc8(&k, &fd, f->budget, &done);
-		else
-			used = ufa_acc16(&k, &fd, f->budget, &done);
-	} else {
-		walker_init(&bd, f, 1, s.tab[1], s.rec[1], s.bits[1], acc);
-		used = acc ? bfa_acc(&k, f, &fd, &bd, &done, &at)
-		           : bfa_lut(&k, f, &fd, &bd, &done, &at);
-	}
 	job->out_bits = info;
 	job->soft_count = 0;
-	job->work = (uint32_t)used;
-	job->status = done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
-	if (done == 1) { /* the FD's whole path */
-		pack_bits(fd.bits, info, out);
-		job->metric = (float)(int64_t)fd.gamma / MET_SCALE;
+	job->work = (uint32_t)o->used;
+	job->status = o->done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	if (o->done == 1) { /* the FD's whole path */
+		pack_bits(o->fd_bits, info, out);
+		job->metric = (float)(int64_t)o->fd_gamma / MET_SCALE;
 		return;
 	}
 	/* The FD's inputs below its end (merged: below the run), the BD's from its start (merged:
 	 * from the run), zeros between (not converged) */
-	const uint32_t fd_end = done == 2 ? 0 : done == 3 ? (uint32_t)at : fd.depth;
-	const uint32_t bd_start = done == 2 || done == 3 ? fd_end
-	                          : f->bfa               ? bd_low(&bd, info)
-	                                                 : info;
+	const uint32_t fd_end = o->done == 2 ? 0 : o->done == 3 ? (uint32_t)o->at : o->fd_depth;
+	const uint32_t bd_start = o->done == 2 || o->done == 3 ? fd_end
+	                          : !f->bfa                    ? info
+	                          : o->bd_depth >= info        ? 0
+	                                                       : info - o->bd_depth;
 
-	for (uint32_t t = 0; t < info; t++) {
-		if (t < fd_end)
-			s.res[t] = fd.bits[t] & 1u;
-		else if (t >= bd_start)
-			s.res[t] = bd.bits[info - 1 - t] & 1u;
-		else
-			s.res[t] = 0;
+	const uint32_t fd_n = fd_end < info ? fd_end : info; /* the FD's first */
+	const uint32_t bd_from = bd_start > fd_n ? bd_start : fd_n;
+
+	memcpy(s->res, o->fd_bits, fd_n); /* decided inputs are 0 or 1 */
+	memset(s->res + fd_n, 0, bd_from - fd_n);
+	for (uint32_t t = bd_from; t < info; t++)
+		s->res[t] = o->bd_bits[info - 1 - t];
+	pack_bits(s->res, info, out);
+	job->metric = (float)(!o->done      ? (int64_t)o->fd_gamma
+	                      : acc_fits(c) ? path_metric_acc(c, s->tab[0], s->res, lane_g(c, 0))
+	                                    : path_metric(c, s->tab[0], s->res)) /
+	              MET_SCALE;
+}
+
+/* The stage tables of the frame in (not on UFA lanes). */
+static void build_tables(const struct fano_fast *f, const struct slot *s, const int8_t *in)
+{
+	const struct fano_code *c = f->code;
+	const size_t words = (size_t)1 << c->n;
+
+	for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++) {
+		memset(s->tab[d] - words, 0, words * sizeof(uint32_t));
+		memset(s->tab[d] + (size_t)c->stages * words, 0, words * sizeof(uint32_t));
+		stage_table(f, d, in, s->tab[d], words);
 	}
-	pack_bits(s.res, info, out);
-	job->metric =
-	    (float)(done ? path_metric(c, s.tab[0], s.res) : (int64_t)fd.gamma) / MET_SCALE;
+}
+
+/* One frame on the slot (BFA, and UFA on codes too long for the lanes: one at a time). */
+static void one_frame(const struct fano_fast *f, const struct slot *s, const int8_t *in,
+                      struct fec_job *job, uint8_t *out)
+{
+	const struct fano_code *c = f->code;
+	const struct fk k = {.delta = f->delta,
+	                     .stages = c->stages,
+	                     .info = c->info_bits,
+	                     .lut_bytes = c->lut_bytes,
+	                     .smask = (1ull << (c->k - 1)) - 1};
+	struct outcome o = {.at = -1};
+
+	build_tables(f, s, in);
+	if (acc_fits(c)) { /* BFA on lanes */
+		const struct lane_k lk = {
+		    .dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
+		    .stages = c->stages,
+		    .info = c->info_bits,
+		    .merge_len = f->merge_len,
+		    .budget = f->budget};
+		struct lane fd, bd;
+
+		lane_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
+		lane_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
+		o.used = fano__bfa(&lk, &fd, &bd, c->n, &o.done, &o.at);
+		o = (struct outcome){.fd_bits = fd.bits,
+		                     .bd_bits = bd.bits,
+		                     .fd_depth = fd.depth,
+		                     .bd_depth = bd.depth,
+		                     .fd_gamma = fd.rec[fd.depth].gamma,
+		                     .used = o.used,
+		                     .done = o.done,
+		                     .at = o.at};
+	} else {
+		struct fw fd, bd = {0};
+
+		walker_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
+		if (f->bfa) {
+			walker_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
+			o.used = bfa_lut(&k, f, &fd, &bd, &o.done, &o.at);
+		} else {
+			o.used = ufa_lut(&k, &fd, f->budget, &o.done);
+		}
+		o.fd_bits = fd.bits;
+		o.bd_bits = bd.bits;
+		o.fd_depth = fd.depth;
+		o.bd_depth = bd.depth;
+		o.fd_gamma = fd.gamma;
+	}
+	finish(f, s, &o, job, out);
+}
+
+/* A UFA lane's frame, ended (reached: it reached its end) or out of budget (its decided inputs,
+ * zeros after): the output packed straight from the blocks' records. */
+static void ulane_finish(const struct fano_fast *f, const struct slot *s, const struct ulane *l,
+                         bool reached)
+{
+	const unsigned n = f->code->n;
+	const uint32_t info = f->code->info_bits;
+	const size_t S = fano__ublock_bytes(n);
+	const uint32_t depth = (uint32_t)((size_t)(l->p - l->base) / S);
+	const uint32_t nbits = depth < info ? depth : info;
+	uint8_t *blk = l->base + S, *out = s->out;
+	struct fec_job *job = s->job;
+	uint32_t t = 0;
+
+	for (; t + 8 <= nbits; t += 8, blk += 8 * S) {
+		unsigned v = 0;
+
+		for (unsigned j = 0; j < 8; j++)
+			v = v << 1 | fano__ublock_rec(blk + j * S, n)->bit;
+		out[t >> 3] = (uint8_t)v;
+	}
+	memset(out + (t >> 3), 0, (info + 7) / 8 - (t >> 3));
+	for (; t < nbits; t++, blk += S)
+		out[t >> 3] |= (uint8_t)(fano__ublock_rec(blk, n)->bit << (7 - (t & 7)));
+	job->out_bits = info;
+	job->soft_count = 0;
+	job->work = (uint32_t)(f->budget - l->left);
+	job->status = reached ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	job->metric = (float)(int64_t)fano__ublock_rec(l->p, n)->gamma / MET_SCALE;
+}
+
+/* Starts the next frame on a UFA lane; false when there is none. */
+static bool ulane_start(const struct fano_fast *f, struct slot *s, struct ulane *l,
+                        fano_fast_next_fn next, void *ctx)
+{
+	const struct fano_code *c = f->code;
+	const unsigned n = c->n;
+	const size_t S = fano__ublock_bytes(n), words = (size_t)1 << n;
+	const int8_t *in = next(ctx, &s->job, &s->out);
+
+	if (!in)
+		return false;
+	stage_table(f, 0, in, (uint32_t *)s->blk, S / 4);
+	tail_form(c, (uint32_t *)s->blk, S / 4);
+	memset(s->blk + (size_t)c->stages * S, 0, words * sizeof(uint32_t)); /* no children */
+	memset(l, 0, sizeof(*l));
+	l->p = l->base = s->blk;
+	l->info_at = s->blk + (size_t)c->info_bits * S;
+	l->end = s->blk + (size_t)c->stages * S;
+	l->left = f->budget;
+	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
+	*fano__ublock_rec(s->blk, n) = (struct ublock_rec){0};
+	l->tr = ((const uint32_t *)s->blk)[0];
+	return true;
+}
+
+void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_fn next, void *ctx)
+{
+	const struct fano_code *c = f->code;
+	const uint64_t g = lane_g(c, 0);
+	const struct ulane_k k = {.dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
+	                          .g = g,
+	                          .g1 = (uint32_t)g & ((1u << c->n) - 1)};
+	struct slot s[2];
+	struct ulane l[2];
+	bool busy[2];
+
+	scratch_layout(f, scratch, s, NULL);
+	if (!ufa_lanes(f)) {
+		const int8_t *in;
+
+		while ((in = next(ctx, &s[0].job, &s[0].out)))
+			one_frame(f, &s[0], in, s[0].job, s[0].out);
+		return;
+	}
+	/* two frames at a time; one that ends gives its place to the next */
+	busy[0] = ulane_start(f, &s[0], &l[0], next, ctx);
+	busy[1] = busy[0] && ulane_start(f, &s[1], &l[1], next, ctx);
+	while (busy[0] && busy[1]) {
+		const unsigned j = fano__ufa_two(&k, &l[0], &l[1], c->n);
+
+		ulane_finish(f, &s[j], &l[j], l[j].p == l[j].end);
+		busy[j] = ulane_start(f, &s[j], &l[j], next, ctx);
+	}
+	for (unsigned j = 0; j < 2; j++)
+		if (busy[j])
+			ulane_finish(f, &s[j], &l[j], fano__ufa_one(&k, &l[j], c->n));
 }

@@ -16,6 +16,8 @@
 struct fano_fast {
 	const struct fano_code *code;
 	int32_t delta;
+	unsigned dshift; /* x / delta = (x * dmul) >> dshift for x < 2^30 (fano_lane.h) */
+	uint64_t dmul;
 	uint64_t budget;    /* cycles per frame */
 	unsigned merge_len; /* BFA: K - 2 + merge */
 	bool bfa;
@@ -35,9 +37,12 @@ void fano_fast_init(struct fano_fast *f, const struct fano_code *c, const int32_
 /* Scratch bytes fano_fast_frame needs (any malloc alignment). */
 size_t fano_fast_scratch_bytes(const struct fano_fast *f);
 
-/* Decodes one frame of c->stages * c->n int8 LLRs into job (status, work, metric, out_bits,
- * soft_count) and out (packed bits, first bit in the top bit of out[0]). f->usable must hold. */
-void fano_fast_frame(const struct fano_fast *f, const int8_t *in, void *scratch,
-                     struct fec_job *job, uint8_t *out);
+/* Where fano_fast_frames gets its frames: the next frame's int8 LLRs (c->stages * c->n of them,
+ * read only before the next call), its job (for status, work, metric, out_bits, soft_count) and
+ * its output (packed bits, first bit in the top bit of out[0]); NULL when there are no more. */
+typedef const int8_t *(*fano_fast_next_fn)(void *ctx, struct fec_job **job, uint8_t **out);
+
+/* Decodes every frame next gives (the UFA two at a time). f->usable must hold. */
+void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_fn next, void *ctx);
 
 #endif

@@ -1,15 +1,17 @@
 /*
  * The fano family's fast CPU path against its reference, frame by frame: the same noisy frames
  * decoded at the "portable" SIMD level (fano_decode.c's reference) and at every level above it
- * this CPU has (the fast path, fano_fast.c, whose stage table is built with SSE2 or AVX2) must
- * give the same status, work (cycles), metric and bits. Cases: the
- * three presets at 2..6 dB, UFA and BFA, budgets that run out and budgets that do not, several
- * deltas, merge lengths and LLR scales, a code whose backward current-input word differs from the
- * forward one's, frames of 65536 bits, then random codes over K 3..64, n 2..4 and frame
- * lengths 1..300 at random Eb/N0 (in a quarter of them all polynomials but the first need not tap
- * either end). The fast path must be the one that ran (fano_decoder_fast_usable) for all of them,
- * and a budget and delta whose thresholds leave int32 must fall back to the reference. A difference
- * is reported with the case, the frame and the first field or bit that differs.
+ * this CPU has (the fast path, fano_fast.c and fano_lane.c, whose stage table is built with SSE2
+ * or AVX2) must give the same status, work (cycles), metric and bits. Cases: the three presets at
+ * 2..6 dB, UFA and BFA, budgets that run out and budgets that do not, deltas that are powers of
+ * two and deltas that are not (up to 65521), merge lengths and LLR scales, a code whose backward
+ * current-input word differs from the forward one's, frames of 1, 2 and 65536 bits, then random
+ * codes over K 3..64, n 2..4 and frame lengths 1..300 at random Eb/N0 (in a quarter of them all
+ * polynomials but the first need not tap either end; batches of 11..14 frames). Then batches of
+ * 9 frames decoded whole, in sub-ranges and with erased jobs among them (the fast UFA decodes two
+ * frames at a time). The fast path must be the one that ran (fano_decoder_fast_usable) for all of
+ * them, and a budget and delta whose thresholds leave int32 must fall back to the reference. A
+ * difference is reported with the case, the frame and the first field or bit that differs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -155,6 +157,21 @@ static void test_presets(void)
 		snprintf(t, sizeof(t), "fano,k=7,polys_karn=5b:3f:79,frame_bits=500,algo=%s",
 		         algos[a]);
 		compare(t, 3.0, 60, 18, true);
+		/* deltas that are not powers of two, up to the largest (the fast path's threshold
+		 * steps by a reciprocal multiply there) */
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=64,cycles=20,delta=40000",
+		         algos[a]);
+		compare(t, 1.0, 40, 20, true);
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=64,cycles=20,delta=65521",
+		         algos[a]);
+		compare(t, 0.0, 40, 21, true);
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,delta=24", algos[a]);
+		compare(t, 3.0, 40, 22, true);
+		/* the shortest frames: one information bit, the tail's rows right after the root */
+		snprintf(t, sizeof(t), "fano,k=3,polys=7:5,frame_bits=1,algo=%s", algos[a]);
+		compare(t, 1.0, 41, 23, true);
+		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=2,cycles=2", algos[a]);
+		compare(t, 1.0, 41, 24, true);
 		/* the longest frames */
 		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=65536,cycles=100", algos[a]);
 		compare(t, 4.0, 2, 19, true);
@@ -197,9 +214,106 @@ static void test_random_codes(void)
 			used += snprintf(text + used, sizeof(text) - (size_t)used, "%s%" PRIx64,
 			                 r ? ":" : "", poly);
 		}
-		compare(text, ebn0, 12, 300 + c, true);
+		compare(text, ebn0, 11 + c % 4, 300 + c, true); /* odd and even batches */
 	}
 	printf("  96 random codes (K 3..64, n 2..4, 1..300 bits, 0..6.9 dB): equal\n");
+}
+
+/* The fast UFA decodes a batch two frames at a time, a frame that ends giving its place to the
+ * next: batches of odd sizes, sub-ranges of a batch and erased jobs among the frames must each
+ * give every frame what the reference gives it, and leave the jobs outside the range alone. */
+static void test_batches(const char *text, double ebn0, uint64_t seed)
+{
+	static const uint32_t ranges[][2] = {{0, 9}, {0, 1}, {1, 3}, {4, 5}, {2, 7}, {8, 1}};
+	struct fec_spec spec;
+	struct fec_decoder *dec = NULL;
+	struct frames f;
+	struct result r, g = {0};
+	char err[256] = "";
+	void *scratch = NULL;
+	const char *best = NULL;
+	unsigned bad = 0, nc = 0;
+
+	if (frames_make(&f, text, 9, ebn0, seed)) {
+		CHECK(0, "%s: frames", text);
+		return;
+	}
+	fec_simd_set("portable");
+	if (frames_decode(&f, text, &r)) {
+		CHECK(0, "%s: reference decode", text);
+		frames_free(&f);
+		return;
+	}
+	for (uint32_t j = 0; j < f.count; j++)
+		nc += r.jobs[j].status == FECD_STATUS_NOT_CONVERGED;
+	CHECK(nc > 0 && nc < f.count, "%s at %g dB: %u of %u frames not converged, expected some",
+	      text, ebn0, nc, f.count);
+	for (unsigned l = FEC_SIMD_PORTABLE + 1; fec_simd_level_name(l); l++)
+		if (fec_simd_available(l))
+			best = fec_simd_level_name(l);
+	fec_simd_set(best);
+	if (fec_spec_from_string(text, &spec, err, sizeof(err)) ||
+	    fec_decoder_create(&spec, &dec)) {
+		CHECK(0, "%s: %s", text, err);
+		goto out;
+	}
+	g.out_stride = r.out_stride;
+	g.jobs = calloc(f.count, sizeof(*g.jobs));
+	g.out = calloc(f.count, g.out_stride + 1);
+	scratch = malloc(fec_decoder_info(dec)->scratch_bytes);
+	if (!g.jobs || !g.out || !scratch) {
+		CHECK(0, "out of memory");
+		goto out;
+	}
+	for (unsigned c = 0; c < sizeof(ranges) / sizeof(ranges[0]); c++) {
+		const uint32_t first = ranges[c][0], count = ranges[c][1];
+		/* job 3 (and 6 in every other range) one symbol short: erased */
+		const uint32_t short1 = 3, short2 = c % 2 ? 6 : UINT32_MAX;
+		struct fec_batch b = {.count = f.count,
+		                      .jobs = g.jobs,
+		                      .in = f.in,
+		                      .in_stride = f.nsym,
+		                      .out = g.out,
+		                      .out_stride = g.out_stride};
+
+		for (uint32_t j = 0; j < f.count; j++) {
+			const uint32_t len = j == short1 || j == short2 ? f.nsym - 1 : f.nsym;
+
+			g.jobs[j] = (struct fec_job){.in_len = len, .own_len = len, .status = 0xee};
+		}
+		CHECK(fec_decode(dec, scratch, &b, first, count) == 0, "%s: decode", text);
+		for (uint32_t j = 0; j < f.count; j++) {
+			const bool in = j >= first && j < first + count;
+			char why[200];
+
+			if (!in) {
+				if (g.jobs[j].status != 0xee && bad++ < 3)
+					CHECK(0,
+					      "%s: frames %u..%u decoded, job %u outside written",
+					      text, first, first + count - 1, j);
+			} else if (j == short1 || j == short2) {
+				if (g.jobs[j].status != FECD_STATUS_ERASED && bad++ < 3)
+					CHECK(0,
+					      "%s: job %u one symbol short: status %u, not erased",
+					      text, j, g.jobs[j].status);
+			} else if (frame_differs(&f, &r, &g, j, why, sizeof(why)) && bad++ < 3) {
+				CHECK(0, "%s, frames %u..%u, frame %u: %s", text, first,
+				      first + count - 1, j, why);
+			}
+		}
+	}
+	CHECK(bad == 0, "%s: %u jobs differ in batches", text, bad);
+	cases++;
+	printf(
+	    "  %s at %g dB (%u of 9 not converged): odd batches, sub-ranges and erased jobs: fast "
+	    "= reference\n",
+	    text, ebn0, nc);
+out:
+	free(scratch);
+	result_free(&g);
+	fec_decoder_destroy(dec);
+	result_free(&r);
+	frames_free(&f);
 }
 
 /* Thresholds that may leave int32: the reference decodes, the results stay the same. */
@@ -223,6 +337,11 @@ int main(void)
 	       fec_simd_name());
 	test_presets();
 	test_random_codes();
+	/* budgets that run out on some frames (cycles 3 at 2 dB), UFA and BFA, n = 2, 3, 4 */
+	test_batches("whd-k7,frame_bits=200,cycles=3", 2.0, 31);
+	test_batches("whd-k7,frame_bits=200,cycles=3,algo=bfa", 2.0, 32);
+	test_batches("nasa-k32,frame_bits=100,cycles=2,delta=24", 3.5, 33);
+	test_batches("fano,k=9,polys=561:753:711:475,frame_bits=150,cycles=2", 3.0, 34);
 	test_fallback();
 	printf("%u cases, %u frames, %u of them not converged: fast = reference\n", cases,
 	       frames_total, not_converged_total);
