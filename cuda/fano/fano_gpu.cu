@@ -108,9 +108,11 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->llr_scale = spec->frame.llr_scale;
 	c->bfa = fs->algo == FANO_ALGO_BFA;
 	{
-		const char *ev = getenv("FECD_FANO_GPU_ROOMY");
+		/* FECD_FANO_GPU_KERNEL: 0 last session's walker, 2 the new one run a step of a
+		 * cycle per loop iteration (UFA), 1 (the default) the new one (FANO_GPU.md) */
+		const char *ev = getenv("FECD_FANO_GPU_KERNEL");
 
-		c->roomy = ev && *ev == '1';
+		c->kernel = ev && (*ev == '0' || *ev == '2') && !ev[1] ? (unsigned)(*ev - '0') : 1;
 	}
 	g->f32 = spec->frame.in == FEC_IN_F32_LLR;
 
@@ -130,29 +132,30 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	if (e != cudaSuccess)
 		goto out_cuda;
 	g->grid = dev->sm_count * (g->blocks_per_sm > 0 ? g->blocks_per_sm : 1);
-	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests);
-	 * FECD_FANO_GPU_ROOMY=1: UFA built for fewer resident blocks (measurements) */
+	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests) */
 	{
 		const char *ev = getenv("FECD_FANO_GPU_LADDER");
 
 		g->nrungs = fgpu_rungs(c, !(ev && *ev == '0'), g->rung);
 	}
 	snprintf(g->desc, sizeof(g->desc),
-	         "fgpu_%s_kernel<n=%s,%s state> (%s, budget ladder of %u rungs from %u cycles, "
-	         "context queue of %d in shared memory, walker in registers): %d threads/block, "
+	         "fgpu_%s_kernel<n=%s,%s state,walker %u> (%s, persistent threads taking frames "
+	         "from a queue, budget ladder of %u rungs from %u cycles, context queue of %d in "
+	         "shared memory, walker in registers, input window %s): %d threads/block, "
 	         "%d blocks/SM, grid %d, %d regs",
 	         c->bfa ? "bfa" : "ufa",
-	         c->bfa      ? "any"
-	         : c->n == 2 ? "2"
-	         : c->n == 3 ? "3"
-	                     : "4",
-	         c->bfa              ? "64-bit"
-	         : c->lut_bytes == 1 ? "8-bit"
-	         : c->k <= 32        ? "32-bit"
-	                             : "64-bit",
-	         c->bfa ? "two threads per frame"
-	                : "one thread per frame, persistent threads taking frames from a queue",
-	         g->nrungs, g->rung[0], FGPU_QUEUE, g->threads, g->blocks_per_sm, g->grid, g->regs);
+	         c->bfa && !c->kernel ? "any"
+	         : c->n == 2          ? "2"
+	         : c->n == 3          ? "3"
+	                              : "4",
+	         c->bfa && !c->kernel           ? "64-bit"
+	         : c->lut_bytes == 1 && !c->bfa ? "8-bit"
+	         : c->k <= 32                   ? "32-bit"
+	                                        : "64-bit",
+	         c->kernel, c->bfa ? "two threads per frame" : "one thread per frame", g->nrungs,
+	         g->rung[0], FGPU_QUEUE,
+	         c->kernel ? "of 32 bytes in shared memory" : "in registers", g->threads,
+	         g->blocks_per_sm, g->grid, g->regs);
 	*impl = g;
 	return 0;
 

@@ -23,8 +23,8 @@ extern "C" {
 /* UFA: resident blocks per SM the compiler must fit (registers), for latency hiding: a cycle is
  * a chain of dependent shared-memory reads */
 #define FGPU_UFA_BLOCKS 12
-/* UFA with FECD_FANO_GPU_ROOMY=1 (K <= 32; for measurements): fewer blocks, more registers */
-#define FGPU_UFA_BLOCKS_ROOMY 8
+/* BFA: at most 64 registers (8 blocks) */
+#define FGPU_BFA_BLOCKS 8
 /* added to each bit's Fano metric (at least -4096, at most 16) in the device's metric table */
 #define FGPU_MET_BIAS 4096
 
@@ -40,7 +40,7 @@ struct fgpu_code {
 	float delta_inv; /* 1 / delta, for the tightening's quotient */
 	float llr_scale; /* float32 input: int8 LLR = round(llr * llr_scale) */
 	bool bfa;
-	bool roomy;          /* UFA: the build for FGPU_UFA_BLOCKS_ROOMY (FECD_FANO_GPU_ROOMY=1) */
+	unsigned kernel;     /* the kernels' build, FECD_FANO_GPU_KERNEL: 0, 1, 2 (FANO_GPU.md) */
 	const uint8_t *lut;  /* device: [2][8][256], fano_code.lut */
 	const uint32_t *met; /* device: [256] by int8 LLR + 128: met[0] + FGPU_MET_BIAS in the low
 	                      * 16 bits, met[1] + FGPU_MET_BIAS in the high 16 bits */
