@@ -105,6 +105,7 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->budget = (uint32_t)((uint64_t)fs->cycles * code.stages);
 	c->delta = (int32_t)fs->delta;
 	c->delta_inv = 1.0f / (float)fs->delta;
+	c->delta_lowmask = (fs->delta & (fs->delta - 1)) == 0 ? fs->delta - 1 : 0;
 	c->llr_scale = spec->frame.llr_scale;
 	c->bfa = fs->algo == FANO_ALGO_BFA;
 	{

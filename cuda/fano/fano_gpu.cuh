@@ -37,8 +37,9 @@ struct fgpu_code {
 	uint32_t budget;    /* cycles per frame */
 	uint64_t smask;     /* the K - 1 bits of a state */
 	int32_t delta;
-	float delta_inv; /* 1 / delta, for the tightening's quotient */
-	float llr_scale; /* float32 input: int8 LLR = round(llr * llr_scale) */
+	float delta_inv;        /* 1 / delta, for the tightening's quotient */
+	uint32_t delta_lowmask; /* delta - 1 where delta is a power of two, else 0 */
+	float llr_scale;        /* float32 input: int8 LLR = round(llr * llr_scale) */
 	bool bfa;
 	unsigned kernel;     /* the kernels' build, FECD_FANO_GPU_KERNEL: 0, 1, 2 (FANO_GPU.md) */
 	const uint8_t *lut;  /* device: [2][8][256], fano_code.lut */

@@ -265,6 +265,13 @@ __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm, uin
 	__syncthreads();
 }
 
+/* The frame list i % 2 (by a select: indexing the parameter's array would copy the whole
+ * workspace description to local memory). */
+__device__ __forceinline__ uint32_t *ws_list(const struct fgpu_ws &ws, unsigned i)
+{
+	return i & 1 ? ws.list[1] : ws.list[0];
+}
+
 /* The next entries of a rung's frame queue for the lanes that call it together: one atomicAdd
  * per warp for all of them, each lane its own entry (in lane order). */
 __device__ __forceinline__ uint32_t take(uint32_t *cursor)
@@ -303,7 +310,7 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
 	struct fgpu_walker<S, B, V> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
-	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	const uint32_t *list = first ? NULL : ws_list(ws, r - 1);
 	uint32_t f = 0, used = 0;
 	bool live = false; /* the walker holds frame f, unfinished */
 	bool back = false; /* FLAT: in a cycle's look back */
@@ -354,7 +361,7 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
 		}
 		walker_save(ws, w, f);
 		ws.used[f] = used;
-		ws.list[r & 1][take(&ws.counter[r])] = f;
+		ws_list(ws, r)[take(&ws.counter[r])] = f;
 	}
 }
 
@@ -375,7 +382,7 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_BFA_BLOCKS)
 	struct fgpu_walker<S, B, V> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
-	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	const uint32_t *list = first ? NULL : ws_list(ws, r - 1);
 	const unsigned lane = threadIdx.x & 31, base = lane & ~1u;
 	const unsigned pm = 3u << base;
 	uint32_t f = 0, used = 0, fdepth = 0, bdepth = 0;
@@ -455,7 +462,7 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_BFA_BLOCKS)
 		walker_save(ws, w, 2 * f + w.dir);
 		if (w.dir == 0) {
 			ws.used[f] = used;
-			ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+			ws_list(ws, r)[atomicAdd(&ws.counter[r], 1u)] = f;
 		}
 	}
 }

@@ -212,7 +212,14 @@ __device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c,
 	uint32_t off = pos - w.wofs;
 
 	if (V != FGPU_V_REG) {
-		if (off > 32 - n) {
+		/* a lane must reload when the stage is outside its window; where any lane of
+		 * the warp does, the others whose window is half used (the symbols in its second
+		 * chunk, or, backward, in its first) reload too, as the warp runs the reload
+		 * anyway: so that fewer of the warp's steps run it */
+		const bool need = off > 32 - n;
+		const bool early = w.dir ? off + n <= 16 : off >= 16;
+
+		if (__any_sync(__activemask(), need) && (need || early)) {
 			/* forward: the window starts at the symbols' chunk; backward: ends just
 			 * after them */
 			const uint8_t *base = (const uint8_t *)w.in - w.skew;
@@ -297,6 +304,14 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 	const int32_t m0 = (int32_t)(both & 0xffffu) - (int32_t)n * FGPU_MET_BIAS;
 	const int32_t m1 = (int32_t)(both >> 16) - (int32_t)n * FGPU_MET_BIAS;
 
+	if (V != FGPU_V_REG) { /* the same, the sort as a minimum and a maximum */
+		const bool info = t < c.info_bits;
+
+		*best = info && m1 > m0;
+		*tm0 = info ? max(m0, m1) : m0;
+		*tm1 = info ? min(m0, m1) : 0;
+		return;
+	}
 	if (t >= c.info_bits) {
 		*tm0 = m0;
 		*tm1 = 0;
@@ -387,9 +402,14 @@ __device__ __forceinline__ int try_forward(const struct fgpu_code &c, const stru
 		return ST_BACK;
 	const unsigned bit = w.best ^ w.i;
 
-	/* here 0 <= ng - T < delta + a branch's metric (< 2^17): the quotient from the float
-	 * reciprocal is off by at most one, and corrected */
-	if (w.gamma < w.T + delta && ng - w.T >= delta) {
+	/* the first visit's tightening, T raised by whole steps of delta to at most ng: where
+	 * delta is a power of two (the presets' 32), by ng - T with its low bits cleared */
+	if (V != FGPU_V_REG && c.delta_lowmask) {
+		if (w.gamma < w.T + delta)
+			w.T += (int32_t)((uint32_t)(ng - w.T) & ~c.delta_lowmask);
+	} else if (w.gamma < w.T + delta && ng - w.T >= delta) {
+		/* here 0 <= ng - T < delta + a branch's metric (< 2^17): the quotient from the
+		 * float reciprocal is off by at most one, and corrected */
 		const uint32_t x = (uint32_t)(ng - w.T);
 		uint32_t q = __float2uint_rz(__uint2float_rn(x) * c.delta_inv);
 
