@@ -98,6 +98,9 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->info_bits = code.info_bits;
 	c->stages = code.stages;
 	c->lut_bytes = code.lut_bytes;
+	for (unsigned dir = 0; dir < 2; dir++)
+		for (unsigned r = 0; r < code.n; r++)
+			c->poly[dir][r] = code.poly[dir][r];
 	c->frame_syms = code.stages * code.n;
 	c->words = (code.stages + 63) / 64;
 	c->merge_len = fs->k - 2 + fs->merge;

@@ -42,6 +42,7 @@ struct fgpu_code {
 	float llr_scale;        /* float32 input: int8 LLR = round(llr * llr_scale) */
 	bool bfa;
 	unsigned kernel;     /* the kernels' build, FECD_FANO_GPU_KERNEL: 0, 1, 2 (FANO_GPU.md) */
+	uint64_t poly[2][4]; /* fano_code.poly: [0] forward, [1] backward (Karn's notation) */
 	const uint8_t *lut;  /* device: [2][8][256], fano_code.lut */
 	const uint32_t *met; /* device: [256] by int8 LLR + 128: met[0] + FGPU_MET_BIAS in the low
 	                      * 16 bits, met[1] + FGPU_MET_BIAS in the high 16 bits */

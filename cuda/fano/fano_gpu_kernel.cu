@@ -301,8 +301,9 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	/* the tables without the parts of fano_code.lut this build never reads (shared memory
-	 * bounds the resident blocks) */
-	constexpr uint32_t lut_copy = V == FGPU_V_REG ? 8 * 256 : B == 1 ? 0 : B * 256;
+	 * bounds the resident blocks): the new walker reads none (selreg where K <= 8, else
+	 * code_word_popc) */
+	constexpr uint32_t lut_copy = V == FGPU_V_REG ? 8 * 256 : 0;
 	__shared__ __align__(16) unsigned char smraw[offsetof(struct fgpu_smem, lut) + lut_copy];
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
 	__shared__ uint32_t win[(V == FGPU_V_REG ? 1 : FGPU_WIN_ROWS) * FGPU_THREADS];

@@ -114,6 +114,25 @@ __device__ __forceinline__ unsigned code_word(const struct fgpu_code &c, const s
 	return w;
 }
 
+/* The same code word by parities (the new walkers, K > 8): bit r is the parity of the register's
+ * taps of polynomial r, by population counts instead of ceil(K/8) dependent table reads. */
+template <int N, typename S>
+__device__ __forceinline__ unsigned code_word_popc(const struct fgpu_code &c, unsigned dir, S reg)
+{
+	unsigned w = 0;
+
+#pragma unroll
+	for (unsigned r = 0; r < (N ? N : 4); r++) {
+		if (!N && r >= c.n)
+			break;
+		const unsigned p = sizeof(S) == 4 ? __popc((uint32_t)reg & (uint32_t)c.poly[dir][r])
+		                                  : __popcll((uint64_t)reg & c.poly[dir][r]);
+
+		w |= (p & 1u) << r;
+	}
+	return w;
+}
+
 /* The metric of code word `word` against the n symbols at s. */
 __device__ __forceinline__ int32_t word_metric(const struct fgpu_code &c,
                                                const struct fgpu_smem &sm, const int8_t *s,
@@ -290,7 +309,9 @@ __device__ __forceinline__ void node_metrics(const struct fgpu_code &c, const st
 	const uint32_t syms = stage_syms<N>(c, w, w.dir ? c.stages - 1 - t : t);
 	/* K <= 8 (UFA): the selectors straight from the register (one look-up, not two) */
 	const uint2 sel = B == 1 ? sm.selreg[((uint32_t)state << 1) & 0xffu]
-	                         : sm.sel[w.dir][code_word<B>(c, sm, w.dir, (uint64_t)state << 1)];
+	                  : V != FGPU_V_REG
+	                      ? sm.sel[w.dir][code_word_popc<N, S>(c, w.dir, state << 1)]
+	                      : sm.sel[w.dir][code_word<B>(c, sm, w.dir, (uint64_t)state << 1)];
 	uint32_t both = 0; /* branch 0's biased sum in the low half, branch 1's in the high */
 
 #pragma unroll
