@@ -176,8 +176,8 @@ enum {
  * bytes in win, five aligned 32-bit words from wofs; else 32 bytes in shared memory at wa, two
  * 16-byte aligned chunks from wofs). The context queue is in shared memory: entry j of this
  * thread at q[j * FGPU_THREADS] (shared address qa + 8 * FGPU_THREADS * j): x = the two sorted
- * branch metrics (16 bits each), y = depth << 2 | best << 1 | the state's oldest input (what a
- * move back needs besides what it knows). */
+ * branch metrics (16 bits each), y = the depth, which branch is better and the state or its
+ * oldest input (queue_y: what a move back needs besides what it knows). */
 template <typename S, int B, int V> struct fgpu_walker {
 	unsigned dir;
 	const int8_t *in;
@@ -409,6 +409,23 @@ __device__ __forceinline__ void walker_start(const struct fgpu_code &c, const st
 	node_metrics<N>(c, sm, w, depth, state, &w.tm0, &w.tm1, &w.best);
 }
 
+/* Whether a queue entry holds the node's whole state (the new walker where K <= 8: y = depth << 9
+ * | best << 8 | state) or only its oldest input (y = depth << 2 | best << 1 | that input; the
+ * parent's state is then the child's shifted back with it). */
+template <int B, int V> __device__ __forceinline__ constexpr bool whole_state()
+{
+	return B == 1 && V != FGPU_V_REG;
+}
+
+template <typename S, int B, int V>
+__device__ __forceinline__ uint32_t queue_y(const struct fgpu_code &c,
+                                            const struct fgpu_walker<S, B, V> &w)
+{
+	if (whole_state<B, V>())
+		return w.depth << 9 | w.best << 8 | (uint32_t)w.state;
+	return w.depth << 2 | w.best << 1 | (unsigned)(w.state >> (c.k - 2) & 1u);
+}
+
 /* A cycle's first part (fano_decode.c's cycle): the forward move if the branch being tried
  * keeps the metric at or above T, else ST_BACK. */
 template <bool BFA, int N, typename S, int B, int V>
@@ -439,7 +456,7 @@ __device__ __forceinline__ int try_forward(const struct fgpu_code &c, const stru
 		w.T += (int32_t)q * delta;
 	}
 	queue_put(w, w.depth & (FGPU_QUEUE - 1), (uint32_t)(uint16_t)w.tm0 | (uint32_t)w.tm1 << 16,
-	          w.depth << 2 | w.best << 1 | (unsigned)(w.state >> (c.k - 2) & 1u));
+	          queue_y(c, w));
 	if (shift_path<V>())
 		w.pw = w.pw << 1 | bit;
 	else
@@ -479,11 +496,16 @@ __device__ __forceinline__ int back_step(const struct fgpu_code &c, const struct
 	const uint32_t t = w.depth - 1;
 	const uint2 e = queue_get(w, t & (FGPU_QUEUE - 1));
 
-	if (e.y >> 2 == t) {
+	if (e.y >> (whole_state<B, V>() ? 9 : 2) == t) {
 		ptm0 = (int32_t)(int16_t)(e.x & 0xffffu);
 		ptm1 = (int32_t)e.x >> 16;
-		pbest = e.y >> 1 & 1u;
-		pstate = w.state >> 1 | (S)(e.y & 1u) << (c.k - 2);
+		if (whole_state<B, V>()) {
+			pbest = e.y >> 8 & 1u;
+			pstate = (S)(e.y & 0xffu);
+		} else {
+			pbest = e.y >> 1 & 1u;
+			pstate = w.state >> 1 | (S)(e.y & 1u) << (c.k - 2);
+		}
 	} else { /* overwritten: the same values from the decided inputs */
 		pstate = w.state >> 1;
 		if (t >= c.k - 1)
