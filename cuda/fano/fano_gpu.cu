@@ -117,6 +117,12 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 		const char *ev = getenv("FECD_FANO_GPU_KERNEL");
 
 		c->kernel = ev && (*ev == '0' || *ev == '2') && !ev[1] ? (unsigned)(*ev - '0') : 1;
+		/* FECD_FANO_GPU_EARLY: the window's bytes used after which a lane reloads it
+		 * with another lane of its warp (16; 33 never; measurements) */
+		ev = getenv("FECD_FANO_GPU_EARLY");
+		c->early = 16;
+		if (ev && atoi(ev) >= 4 && atoi(ev) <= 33)
+			c->early = (uint32_t)atoi(ev);
 	}
 	g->f32 = spec->frame.in == FEC_IN_F32_LLR;
 

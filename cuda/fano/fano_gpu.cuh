@@ -41,7 +41,9 @@ struct fgpu_code {
 	uint32_t delta_lowmask; /* delta - 1 where delta is a power of two, else 0 */
 	float llr_scale;        /* float32 input: int8 LLR = round(llr * llr_scale) */
 	bool bfa;
-	unsigned kernel;     /* the kernels' build, FECD_FANO_GPU_KERNEL: 0, 1, 2 (FANO_GPU.md) */
+	unsigned kernel; /* the kernels' build, FECD_FANO_GPU_KERNEL: 0, 1, 2 (FANO_GPU.md) */
+	uint32_t early;  /* the new walker: a lane whose window is used this far (bytes) reloads it
+	                  * where another lane of its warp must (FECD_FANO_GPU_EARLY, 16) */
 	uint64_t poly[2][4]; /* fano_code.poly: [0] forward, [1] backward (Karn's notation) */
 	const uint8_t *lut;  /* device: [2][8][256], fano_code.lut */
 	const uint32_t *met; /* device: [256] by int8 LLR + 128: met[0] + FGPU_MET_BIAS in the low

@@ -232,11 +232,12 @@ __device__ __forceinline__ uint32_t stage_syms(const struct fgpu_code &c,
 
 	if (V != FGPU_V_REG) {
 		/* a lane must reload when the stage is outside its window; where any lane of
-		 * the warp does, the others whose window is half used (the symbols in its second
-		 * chunk, or, backward, in its first) reload too, as the warp runs the reload
-		 * anyway: so that fewer of the warp's steps run it */
+		 * the warp does, the others whose window is used up to c.early bytes (16: the
+		 * symbols in its second chunk, or, backward, in its first) reload too, as the
+		 * warp runs the reload anyway: so that fewer of the warp's steps run it */
 		const bool need = off > 32 - n;
-		const bool early = w.dir ? off + n <= 16 : off >= 16;
+		const bool early =
+		    w.dir ? (int32_t)(off + n) <= 32 - (int32_t)c.early : off >= c.early;
 
 		if (__any_sync(__activemask(), need) && (need || early)) {
 			/* forward: the window starts at the symbols' chunk; backward: ends just
