@@ -214,6 +214,14 @@ static void run_case(struct gpu_test *g, const char *text, uint32_t count, doubl
 		CHECK(0, "%s: GPU decode: %s", name, err);
 		goto out;
 	}
+	{ /* the build asked for is the one that ran */
+		char want[32];
+
+		snprintf(want, sizeof(want), "walker %s>", walker);
+		CHECK(strstr(fecd_cuda_decoder_describe(gdec), want) != NULL,
+		      "%s: the decoder is %s, not the walker asked for", name,
+		      fecd_cuda_decoder_describe(gdec));
+	}
 	cases++;
 	if (!compare(name, &b))
 		goto out;
