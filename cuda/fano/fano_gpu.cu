@@ -112,11 +112,12 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->llr_scale = spec->frame.llr_scale;
 	c->bfa = fs->algo == FANO_ALGO_BFA;
 	{
-		/* FECD_FANO_GPU_KERNEL: 0 last session's walker, 2 the new one run a step of a
-		 * cycle per loop iteration (UFA), 1 (the default) the new one (FANO_GPU.md) */
+		/* FECD_FANO_GPU_KERNEL: 0 last session's walker, 1 the new one, 2 (the default,
+		 * the fastest on the H100) the new one run a step of a cycle per loop iteration
+		 * (UFA; BFA's is 1's) (FANO_GPU.md) */
 		const char *ev = getenv("FECD_FANO_GPU_KERNEL");
 
-		c->kernel = ev && (*ev == '0' || *ev == '2') && !ev[1] ? (unsigned)(*ev - '0') : 1;
+		c->kernel = ev && (*ev == '0' || *ev == '1') && !ev[1] ? (unsigned)(*ev - '0') : 2;
 		/* FECD_FANO_GPU_EARLY: the window's bytes used after which a lane reloads it
 		 * with another lane of its warp (16; 33 never; measurements) */
 		ev = getenv("FECD_FANO_GPU_EARLY");

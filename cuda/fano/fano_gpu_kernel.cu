@@ -127,45 +127,45 @@ __device__ __forceinline__ void store_out_word(uint8_t *out, uint32_t w, uint32_
 		o[j] = (uint8_t)((j < 4 ? lo : hi) >> (8 * (j & 3)));
 }
 
-/* Writes frame f's outputs. done: 0 budget spent, 1 FD complete, 2 BD complete, 3 merged at at. */
-__device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                       const struct gpu_batch &b, uint32_t f, const int8_t *in, const uint64_t *fd,
-                       const uint64_t *bd, uint32_t stride, int done, long long at, uint32_t fdepth,
-                       uint32_t bdepth, long long fgamma, uint32_t used)
+/* BFA: which decoder gives which output bits, from how the frame ended (done: 0 budget spent,
+ * 1 FD complete, 2 BD complete, 3 merged at at). */
+__device__ struct fgpu_pick bfa_pick(const struct fgpu_code &c, int done, long long at,
+                                     uint32_t fdepth, uint32_t bdepth)
 {
-	struct fec_job *job = &b.jobs[f];
-	uint8_t *out = b.out + (size_t)f * b.out_stride;
-	const uint32_t nb = c.info_bits, nbytes = (nb + 7) / 8;
-	struct fgpu_pick p;
+	const uint32_t nb = c.info_bits;
 
 	switch (done) {
 	case 1:
-		p = {nb, nb, false};
-		break;
+		return {nb, nb, false};
 	case 2:
-		p = {0, 0, true};
-		break;
+		return {0, 0, true};
 	case 3:
-		p = {(uint32_t)at, (uint32_t)at, true};
-		break;
+		return {(uint32_t)at, (uint32_t)at, true};
 	default:
-		p = {fdepth < nb ? fdepth : nb, c.bfa ? (bdepth >= nb ? 0 : nb - bdepth) : nb,
-		     c.bfa};
+		return {fdepth < nb ? fdepth : nb, bdepth >= nb ? 0 : nb - bdepth, true};
 	}
-	for (uint32_t w = 0; w * 8 < nbytes; w++)
-		store_out_word(out, w, nbytes, out_word(c, fd, bd, stride, p, w));
-	job->out_bits = nb;
+}
+
+/* BFA: frame f's job fields but the bits (and, where the BD gave bits, the metric), and what
+ * fgpu_bfa_emit_kernel needs for them, in the frame's walker slots (no later rung reads a
+ * finished frame's): T[2f] how it ended, T[2f + 1] the merge point, depth_i[2f], depth_i[2f + 1]
+ * the FD's and the BD's depths. The output is written after the last rung: a lane that wrote
+ * it here (a path metric over every stage where the BD gave bits) would hold up its warp. */
+__device__ void finish_bfa(const struct fgpu_code &c, const struct gpu_batch &b,
+                           const struct fgpu_ws &ws, uint32_t f, int done, long long at,
+                           uint32_t fdepth, uint32_t bdepth, int32_t fgamma, uint32_t used)
+{
+	struct fec_job *job = &b.jobs[f];
+
+	job->out_bits = c.info_bits;
 	job->soft_count = 0;
 	job->work = used;
-	if (done) {
-		const long long g = done == 1 ? fgamma : out_metric(c, sm, in, fd, bd, stride, p);
-
-		job->status = FECD_STATUS_DECODED;
-		job->metric = (float)g / 16.0f;
-	} else {
-		job->status = FECD_STATUS_NOT_CONVERGED;
-		job->metric = (float)fgamma / 16.0f;
-	}
+	job->status = done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	job->metric = (float)(long long)fgamma / 16.0f; /* done 2, 3: the emit kernel's */
+	ws.T[2 * f] = done;
+	ws.T[2 * f + 1] = (int32_t)at;
+	ws.depth_i[2 * f] = fdepth;
+	ws.depth_i[2 * f + 1] = bdepth;
 }
 
 /* UFA: frame f's job fields, and the length of its output path for fgpu_emit_kernel (in
@@ -455,8 +455,7 @@ __global__ void __launch_bounds__(FGPU_THREADS, FGPU_BFA_BLOCKS)
 		live = false;
 		if (done || used >= c.budget) {
 			if (w.dir == 0)
-				finish(c, sm, b, f, w.in, fd, bd, ws.slots, done, at, fdepth,
-				       bdepth, w.gamma, used);
+				finish_bfa(c, b, ws, f, done, at, fdepth, bdepth, w.gamma, used);
 			__syncwarp(pm);
 			continue;
 		}
@@ -490,6 +489,38 @@ __global__ void fgpu_emit_kernel(const struct fgpu_code c, const struct gpu_batc
 		if (len < t0 + 64)
 			v &= len <= t0 ? 0 : (1ull << (len - t0)) - 1;
 		store_out_word(b.out + (size_t)f * b.out_stride, w, nbytes, v);
+	}
+}
+
+/* BFA's outputs, after the last rung (finish_bfa): a frame's bits from both paths as it ended,
+ * and its metric where the BD gave bits (the output path's, recomputed over every stage). One
+ * thread per frame, so that the frames' outputs are written side by side. */
+__global__ void __launch_bounds__(FGPU_THREADS)
+    fgpu_bfa_emit_kernel(const struct fgpu_code c, const struct gpu_batch b,
+                         const struct fgpu_ws ws, const int8_t *in_base, size_t in_stride)
+{
+	__shared__ struct fgpu_smem sm;
+	const uint32_t nb = c.info_bits, nbytes = (nb + 7) / 8;
+
+	load_tables(c, sm, 2 * 8 * 256);
+	for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < b.count;
+	     f += gridDim.x * blockDim.x) {
+		struct fec_job *job = &b.jobs[f];
+
+		if (job->status == FECD_STATUS_ERASED)
+			continue;
+		const int done = ws.T[2 * f];
+		const struct fgpu_pick p =
+		    bfa_pick(c, done, ws.T[2 * f + 1], ws.depth_i[2 * f], ws.depth_i[2 * f + 1]);
+		const uint64_t *fd = ws.path + 2 * f, *bd = fd + 1;
+		uint8_t *out = b.out + (size_t)f * b.out_stride;
+
+		for (uint32_t w = 0; w * 8 < nbytes; w++)
+			store_out_word(out, w, nbytes, out_word(c, fd, bd, ws.slots, p, w));
+		if (done >= 2)
+			job->metric = (float)out_metric(c, sm, in_base + (size_t)f * in_stride, fd,
+			                                bd, ws.slots, p) /
+			              16.0f;
 	}
 }
 
@@ -689,6 +720,12 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 		const size_t eb = (total + 255) / 256;
 
 		fgpu_emit_kernel<<<(unsigned)(eb < 65535 ? eb : 65535), 256, 0, s>>>(*c, *b, ws);
+	}
+	if (c->bfa && b->count) {
+		const uint32_t eb = (b->count + FGPU_THREADS - 1) / FGPU_THREADS;
+		const uint32_t egrid = eb < 65535 ? eb : 65535;
+
+		fgpu_bfa_emit_kernel<<<egrid, FGPU_THREADS, 0, s>>>(*c, *b, ws, in, in_stride);
 	}
 	return (int)cudaGetLastError();
 }

@@ -496,7 +496,7 @@ static void fano_walkers(struct bench_report *r, const struct bench_opts *o, str
                          const char *gpu_why)
 {
 	static const char *const cols[] = {"Gb/s", "Mb/s", "same as cpu", NULL};
-	static const char *const walkers[] = {"1", "2", "0"};
+	static const char *const walkers[] = {"2", "1", "0"};
 	static const struct {
 		const char *code;
 		double ebn0;
