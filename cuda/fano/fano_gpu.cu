@@ -98,6 +98,9 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->info_bits = code.info_bits;
 	c->stages = code.stages;
 	c->lut_bytes = code.lut_bytes;
+	for (unsigned dir = 0; dir < 2; dir++)
+		for (unsigned r = 0; r < code.n; r++)
+			c->poly[dir][r] = code.poly[dir][r];
 	c->frame_syms = code.stages * code.n;
 	c->words = (code.stages + 63) / 64;
 	c->merge_len = fs->k - 2 + fs->merge;
@@ -105,12 +108,22 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	c->budget = (uint32_t)((uint64_t)fs->cycles * code.stages);
 	c->delta = (int32_t)fs->delta;
 	c->delta_inv = 1.0f / (float)fs->delta;
+	c->delta_lowmask = (fs->delta & (fs->delta - 1)) == 0 ? fs->delta - 1 : 0;
 	c->llr_scale = spec->frame.llr_scale;
 	c->bfa = fs->algo == FANO_ALGO_BFA;
 	{
-		const char *ev = getenv("FECD_FANO_GPU_ROOMY");
+		/* FECD_FANO_GPU_KERNEL: 0 last session's walker, 1 the new one, 2 (the default,
+		 * the fastest on the H100) the new one run a step of a cycle per loop iteration
+		 * (UFA; BFA's is 1's) (FANO_GPU.md) */
+		const char *ev = getenv("FECD_FANO_GPU_KERNEL");
 
-		c->roomy = ev && *ev == '1';
+		c->kernel = ev && (*ev == '0' || *ev == '1') && !ev[1] ? (unsigned)(*ev - '0') : 2;
+		/* FECD_FANO_GPU_EARLY: the window's bytes used after which a lane reloads it
+		 * with another lane of its warp (16; 33 never; measurements) */
+		ev = getenv("FECD_FANO_GPU_EARLY");
+		c->early = 16;
+		if (ev && atoi(ev) >= 4 && atoi(ev) <= 33)
+			c->early = (uint32_t)atoi(ev);
 	}
 	g->f32 = spec->frame.in == FEC_IN_F32_LLR;
 
@@ -130,29 +143,30 @@ static int fgpu_create(const struct fecd_cuda_device *dev, const struct fec_deco
 	if (e != cudaSuccess)
 		goto out_cuda;
 	g->grid = dev->sm_count * (g->blocks_per_sm > 0 ? g->blocks_per_sm : 1);
-	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests);
-	 * FECD_FANO_GPU_ROOMY=1: UFA built for fewer resident blocks (measurements) */
+	/* FECD_FANO_GPU_LADDER=0: one rung with the channel's budget (measurements, tests) */
 	{
 		const char *ev = getenv("FECD_FANO_GPU_LADDER");
 
 		g->nrungs = fgpu_rungs(c, !(ev && *ev == '0'), g->rung);
 	}
 	snprintf(g->desc, sizeof(g->desc),
-	         "fgpu_%s_kernel<n=%s,%s state> (%s, budget ladder of %u rungs from %u cycles, "
-	         "context queue of %d in shared memory, walker in registers): %d threads/block, "
+	         "fgpu_%s_kernel<n=%s,%s state,walker %u> (%s, persistent threads taking frames "
+	         "from a queue, budget ladder of %u rungs from %u cycles, context queue of %d in "
+	         "shared memory, walker in registers, input window %s): %d threads/block, "
 	         "%d blocks/SM, grid %d, %d regs",
 	         c->bfa ? "bfa" : "ufa",
-	         c->bfa      ? "any"
-	         : c->n == 2 ? "2"
-	         : c->n == 3 ? "3"
-	                     : "4",
-	         c->bfa              ? "64-bit"
-	         : c->lut_bytes == 1 ? "8-bit"
-	         : c->k <= 32        ? "32-bit"
-	                             : "64-bit",
-	         c->bfa ? "two threads per frame"
-	                : "one thread per frame, persistent threads taking frames from a queue",
-	         g->nrungs, g->rung[0], FGPU_QUEUE, g->threads, g->blocks_per_sm, g->grid, g->regs);
+	         c->bfa && !c->kernel ? "any"
+	         : c->n == 2          ? "2"
+	         : c->n == 3          ? "3"
+	                              : "4",
+	         c->bfa && !c->kernel           ? "64-bit"
+	         : c->lut_bytes == 1 && !c->bfa ? "8-bit"
+	         : c->k <= 32                   ? "32-bit"
+	                                        : "64-bit",
+	         c->kernel, c->bfa ? "two threads per frame" : "one thread per frame", g->nrungs,
+	         g->rung[0], FGPU_QUEUE,
+	         c->kernel ? "of 32 bytes in shared memory" : "in registers", g->threads,
+	         g->blocks_per_sm, g->grid, g->regs);
 	*impl = g;
 	return 0;
 

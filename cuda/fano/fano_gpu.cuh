@@ -23,8 +23,8 @@ extern "C" {
 /* UFA: resident blocks per SM the compiler must fit (registers), for latency hiding: a cycle is
  * a chain of dependent shared-memory reads */
 #define FGPU_UFA_BLOCKS 12
-/* UFA with FECD_FANO_GPU_ROOMY=1 (K <= 32; for measurements): fewer blocks, more registers */
-#define FGPU_UFA_BLOCKS_ROOMY 8
+/* BFA: at most 64 registers (8 blocks) */
+#define FGPU_BFA_BLOCKS 8
 /* added to each bit's Fano metric (at least -4096, at most 16) in the device's metric table */
 #define FGPU_MET_BIAS 4096
 
@@ -37,10 +37,14 @@ struct fgpu_code {
 	uint32_t budget;    /* cycles per frame */
 	uint64_t smask;     /* the K - 1 bits of a state */
 	int32_t delta;
-	float delta_inv; /* 1 / delta, for the tightening's quotient */
-	float llr_scale; /* float32 input: int8 LLR = round(llr * llr_scale) */
+	float delta_inv;        /* 1 / delta, for the tightening's quotient */
+	uint32_t delta_lowmask; /* delta - 1 where delta is a power of two, else 0 */
+	float llr_scale;        /* float32 input: int8 LLR = round(llr * llr_scale) */
 	bool bfa;
-	bool roomy;          /* UFA: the build for FGPU_UFA_BLOCKS_ROOMY (FECD_FANO_GPU_ROOMY=1) */
+	unsigned kernel; /* the kernels' build, FECD_FANO_GPU_KERNEL: 0, 1, 2 (FANO_GPU.md) */
+	uint32_t early;  /* the new walker: a lane whose window is used this far (bytes) reloads it
+	                  * where another lane of its warp must (FECD_FANO_GPU_EARLY, 16) */
+	uint64_t poly[2][4]; /* fano_code.poly: [0] forward, [1] backward (Karn's notation) */
 	const uint8_t *lut;  /* device: [2][8][256], fano_code.lut */
 	const uint32_t *met; /* device: [256] by int8 LLR + 128: met[0] + FGPU_MET_BIAS in the low
 	                      * 16 bits, met[1] + FGPU_MET_BIAS in the high 16 bits */

@@ -9,6 +9,8 @@
  * stream at once; hard frames end up together instead of holding whole warps of finished ones.
  * FANO_GPU.md has the design and the figures.
  */
+#include <stddef.h>
+
 #include "fano_gpu_walker.cuh"
 
 /* Whether information bits [a, a + len) agree between the FD's path and the BD's (bit t of the
@@ -125,45 +127,45 @@ __device__ __forceinline__ void store_out_word(uint8_t *out, uint32_t w, uint32_
 		o[j] = (uint8_t)((j < 4 ? lo : hi) >> (8 * (j & 3)));
 }
 
-/* Writes frame f's outputs. done: 0 budget spent, 1 FD complete, 2 BD complete, 3 merged at at. */
-__device__ void finish(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                       const struct gpu_batch &b, uint32_t f, const int8_t *in, const uint64_t *fd,
-                       const uint64_t *bd, uint32_t stride, int done, long long at, uint32_t fdepth,
-                       uint32_t bdepth, long long fgamma, uint32_t used)
+/* BFA: which decoder gives which output bits, from how the frame ended (done: 0 budget spent,
+ * 1 FD complete, 2 BD complete, 3 merged at at). */
+__device__ struct fgpu_pick bfa_pick(const struct fgpu_code &c, int done, long long at,
+                                     uint32_t fdepth, uint32_t bdepth)
 {
-	struct fec_job *job = &b.jobs[f];
-	uint8_t *out = b.out + (size_t)f * b.out_stride;
-	const uint32_t nb = c.info_bits, nbytes = (nb + 7) / 8;
-	struct fgpu_pick p;
+	const uint32_t nb = c.info_bits;
 
 	switch (done) {
 	case 1:
-		p = {nb, nb, false};
-		break;
+		return {nb, nb, false};
 	case 2:
-		p = {0, 0, true};
-		break;
+		return {0, 0, true};
 	case 3:
-		p = {(uint32_t)at, (uint32_t)at, true};
-		break;
+		return {(uint32_t)at, (uint32_t)at, true};
 	default:
-		p = {fdepth < nb ? fdepth : nb, c.bfa ? (bdepth >= nb ? 0 : nb - bdepth) : nb,
-		     c.bfa};
+		return {fdepth < nb ? fdepth : nb, bdepth >= nb ? 0 : nb - bdepth, true};
 	}
-	for (uint32_t w = 0; w * 8 < nbytes; w++)
-		store_out_word(out, w, nbytes, out_word(c, fd, bd, stride, p, w));
-	job->out_bits = nb;
+}
+
+/* BFA: frame f's job fields but the bits (and, where the BD gave bits, the metric), and what
+ * fgpu_bfa_emit_kernel needs for them, in the frame's walker slots (no later rung reads a
+ * finished frame's): T[2f] how it ended, T[2f + 1] the merge point, depth_i[2f], depth_i[2f + 1]
+ * the FD's and the BD's depths. The output is written after the last rung: a lane that wrote
+ * it here (a path metric over every stage where the BD gave bits) would hold up its warp. */
+__device__ void finish_bfa(const struct fgpu_code &c, const struct gpu_batch &b,
+                           const struct fgpu_ws &ws, uint32_t f, int done, long long at,
+                           uint32_t fdepth, uint32_t bdepth, int32_t fgamma, uint32_t used)
+{
+	struct fec_job *job = &b.jobs[f];
+
+	job->out_bits = c.info_bits;
 	job->soft_count = 0;
 	job->work = used;
-	if (done) {
-		const long long g = done == 1 ? fgamma : out_metric(c, sm, in, fd, bd, stride, p);
-
-		job->status = FECD_STATUS_DECODED;
-		job->metric = (float)g / 16.0f;
-	} else {
-		job->status = FECD_STATUS_NOT_CONVERGED;
-		job->metric = (float)fgamma / 16.0f;
-	}
+	job->status = done ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+	job->metric = (float)(long long)fgamma / 16.0f; /* done 2, 3: the emit kernel's */
+	ws.T[2 * f] = done;
+	ws.T[2 * f + 1] = (int32_t)at;
+	ws.depth_i[2 * f] = fdepth;
+	ws.depth_i[2 * f + 1] = bdepth;
 }
 
 /* UFA: frame f's job fields, and the length of its output path for fgpu_emit_kernel (in
@@ -195,10 +197,10 @@ __device__ __forceinline__ void job_erased(struct fec_job *job)
 }
 
 /* The walker of slot s: fresh at the root (first rung) or as the rung before left it. */
-template <int N, typename S, int B>
+template <int N, typename S, int B, int V>
 __device__ __forceinline__ void walker_load(const struct fgpu_code &c, const struct fgpu_smem &sm,
-                                            const struct fgpu_ws &ws, struct fgpu_walker<S, B> &w,
-                                            uint32_t s, bool first)
+                                            const struct fgpu_ws &ws,
+                                            struct fgpu_walker<S, B, V> &w, uint32_t s, bool first)
 {
 	w.path = ws.path + s;
 	w.stride = ws.slots;
@@ -210,18 +212,24 @@ __device__ __forceinline__ void walker_load(const struct fgpu_code &c, const str
 	                ws.gamma[s], ws.T[s]);
 }
 
-/* The decided bits of the word being written go to memory (a word the walker has left is there
- * already; the word at a depth that is a multiple of 64 holds nothing decided). */
-template <typename S, int B>
-__device__ __forceinline__ void walker_sync(const struct fgpu_walker<S, B> &w)
+/* The decided bits of the word being written go to memory, in memory's order (a word the walker
+ * has left is there already; the word at a depth that is a multiple of 64 holds nothing
+ * decided). */
+template <typename S, int B, int V>
+__device__ __forceinline__ void walker_sync(const struct fgpu_walker<S, B, V> &w)
 {
-	if (w.depth & 63)
-		walker_flush(w);
+	const uint32_t d = w.depth & 63;
+
+	if (!d)
+		return;
+	/* a shift register holds bit 64 (depth / 64) + j at bit d - 1 - j */
+	w.path[(size_t)(w.depth >> 6) * w.stride] =
+	    shift_path<V>() ? __brevll(w.pw) >> (64 - d) : w.pw;
 }
 
-template <typename S, int B>
+template <typename S, int B, int V>
 __device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
-                                            const struct fgpu_walker<S, B> &w, uint32_t s)
+                                            const struct fgpu_walker<S, B, V> &w, uint32_t s)
 {
 	walker_sync(w);
 	ws.depth_i[s] = w.depth << 1 | w.i;
@@ -230,7 +238,9 @@ __device__ __forceinline__ void walker_save(const struct fgpu_ws &ws,
 	ws.T[s] = w.T;
 }
 
-__device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
+/* The block's tables; lut_copy: how many bytes of fano_code.lut the kernel reads from shared
+ * memory (UFA where K <= 8: none, it reads selreg). */
+__device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm, uint32_t lut_copy)
 {
 	for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
 		sm.met[j] = c.met[j ^ 0x80u]; /* by the LLR's byte as it is (fgpu_smem) */
@@ -250,9 +260,16 @@ __device__ void load_tables(const struct fgpu_code &c, struct fgpu_smem &sm)
 	if (c.lut_bytes == 1 && !c.bfa)
 		for (unsigned j = threadIdx.x; j < 256; j += blockDim.x)
 			sm.selreg[j] = sm.sel[0][c.lut[j]];
-	for (unsigned j = threadIdx.x; j < (c.bfa ? 2u : 1u) * 8 * 256; j += blockDim.x)
+	for (unsigned j = threadIdx.x; j < lut_copy; j += blockDim.x)
 		(&sm.lut[0][0][0])[j] = c.lut[j];
 	__syncthreads();
+}
+
+/* The frame list i % 2 (by a select: indexing the parameter's array would copy the whole
+ * workspace description to local memory). */
+__device__ __forceinline__ uint32_t *ws_list(const struct fgpu_ws &ws, unsigned i)
+{
+	return i & 1 ? ws.list[1] : ws.list[0];
 }
 
 /* The next entries of a rung's frame queue for the lanes that call it together: one atomicAdd
@@ -274,24 +291,34 @@ __device__ __forceinline__ uint32_t take(uint32_t *cursor)
  * threads: a thread whose frame ends (finished, or stopped at the rung's budget) takes the next
  * frame of the rung's queue (ws.cursor[r]) in the same loop, so that a warp runs cycles on all
  * its lanes until the queue is empty instead of waiting for its slowest frame; frames are taken
- * in any order (each one's result does not depend on it). */
-template <int N, typename S, int B, int MINB>
-__global__ void __launch_bounds__(FGPU_THREADS, MINB)
+ * in any order (each one's result does not depend on it). V: the walker's build (FGPU_V_REG or
+ * FGPU_V_UFA). FLAT: a loop iteration runs one step of a cycle, a forward move or one step back,
+ * so that the lanes of a warp that look back several steps do it while the others move on,
+ * instead of holding them in the look back's loop. */
+template <int V, bool FLAT, int N, typename S, int B>
+__global__ void __launch_bounds__(FGPU_THREADS, FGPU_UFA_BLOCKS)
     fgpu_ufa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
-	__shared__ struct fgpu_smem sm;
+	/* the tables without the parts of fano_code.lut this build never reads (shared memory
+	 * bounds the resident blocks): the new walker reads none (selreg where K <= 8, else
+	 * code_word_popc) */
+	constexpr uint32_t lut_copy = V == FGPU_V_REG ? 8 * 256 : 0;
+	__shared__ __align__(16) unsigned char smraw[offsetof(struct fgpu_smem, lut) + lut_copy];
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker<S, B> w;
+	__shared__ uint32_t win[(V == FGPU_V_REG ? 1 : FGPU_WIN_ROWS) * FGPU_THREADS];
+	struct fgpu_smem &sm = *reinterpret_cast<struct fgpu_smem *>(smraw);
+	struct fgpu_walker<S, B, V> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
-	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	const uint32_t *list = first ? NULL : ws_list(ws, r - 1);
 	uint32_t f = 0, used = 0;
 	bool live = false; /* the walker holds frame f, unfinished */
+	bool back = false; /* FLAT: in a cycle's look back */
 
-	load_tables(c, sm);
+	load_tables(c, sm, lut_copy);
 	w.dir = 0;
-	w.q = &queue[threadIdx.x];
+	walker_place(w, queue, win);
 	for (;;) {
 		if (!live) {
 			const uint32_t e = take(&ws.cursor[r]);
@@ -310,8 +337,20 @@ __global__ void __launch_bounds__(FGPU_THREADS, MINB)
 			walker_load<N>(c, sm, ws, w, f, first);
 			live = true;
 		}
+		int st;
+
+		if (FLAT) {
+			st = back ? ST_BACK : try_forward<false, N>(c, sm, w);
+			if (st == ST_BACK)
+				st = back_step<N>(c, sm, w);
+			back = st == ST_MORE;
+			if (back)
+				continue;
+		} else {
+			st = cycle<false, N>(c, sm, w);
+		}
 		used++;
-		const bool end = cycle<false, N>(c, sm, w) == ST_END;
+		const bool end = st == ST_END;
 
 		if (!end && used < budget)
 			continue;
@@ -323,50 +362,66 @@ __global__ void __launch_bounds__(FGPU_THREADS, MINB)
 		}
 		walker_save(ws, w, f);
 		ws.used[f] = used;
-		ws.list[r & 1][take(&ws.counter[r])] = f;
+		ws_list(ws, r)[take(&ws.counter[r])] = f;
 	}
 }
 
 /* BFA: two threads per frame, side by side in a warp: the forward decoder in the even lane, the
  * backward one in the odd lane. Each runs its own cycles; after every pair of cycles both look at
  * both paths and agree on the outcome, in the CPU's order: FD cycle, FD's merge check, BD cycle
- * (when the budget leaves one), BD's merge check. */
-template <int N, typename S, int B>
-__global__ void __launch_bounds__(FGPU_THREADS)
+ * (when the budget leaves one), BD's merge check. Persistent like UFA: a pair whose frame ends
+ * takes the next one of the rung's queue (the even lane's atomicAdd, shared with the odd one),
+ * in the same loop. V: the walker's build (FGPU_V_REG or FGPU_V_BFA). */
+template <int V, int N, typename S, int B>
+__global__ void __launch_bounds__(FGPU_THREADS, FGPU_BFA_BLOCKS)
     fgpu_bfa_kernel(const struct fgpu_code c, const struct gpu_batch b, const struct fgpu_ws ws,
                     const int8_t *in_base, size_t in_stride, unsigned r, uint32_t budget)
 {
 	__shared__ struct fgpu_smem sm;
 	__shared__ uint2 queue[FGPU_QUEUE * FGPU_THREADS];
-	struct fgpu_walker<S, B> w;
+	__shared__ uint32_t win[(V == FGPU_V_REG ? 1 : FGPU_WIN_ROWS) * FGPU_THREADS];
+	struct fgpu_walker<S, B, V> w;
 	const bool first = r == 0;
 	const uint32_t count = first ? b.count : ws.counter[r - 1];
-	const uint32_t *list = first ? NULL : ws.list[(r - 1) & 1];
+	const uint32_t *list = first ? NULL : ws_list(ws, r - 1);
 	const unsigned lane = threadIdx.x & 31, base = lane & ~1u;
 	const unsigned pm = 3u << base;
+	uint32_t f = 0, used = 0, fdepth = 0, bdepth = 0;
+	long long at = -1;
+	int done = 0;
+	bool live = false; /* the pair holds frame f, unfinished */
 
-	load_tables(c, sm);
+	load_tables(c, sm, 2 * 8 * 256);
 	w.dir = threadIdx.x & 1u;
-	w.q = &queue[threadIdx.x];
-	for (uint32_t e = (blockIdx.x * blockDim.x + threadIdx.x) / 2; e < count;
-	     e += gridDim.x * blockDim.x / 2) {
-		const uint32_t f = first ? e : list[e];
-		const uint64_t *fd = ws.path + 2 * f, *bd = fd + 1;
-		uint32_t used = first ? 0 : ws.used[f];
-		uint32_t fdepth, bdepth;
-		long long at = -1;
-		int done = 0;
+	walker_place(w, queue, win);
+	for (;;) {
+		if (!live) {
+			uint32_t e = 0;
 
-		if (first && (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
 			if (w.dir == 0)
-				job_erased(&b.jobs[f]);
-			continue;
+				e = atomicAdd(&ws.cursor[r], 1u);
+			e = __shfl_sync(pm, e, base);
+			if (e >= count)
+				break;
+			f = first ? e : list[e];
+			if (first &&
+			    (b.jobs[f].in_len != c.frame_syms || b.jobs[f].head_len != 0)) {
+				if (w.dir == 0)
+					job_erased(&b.jobs[f]);
+				continue;
+			}
+			used = first ? 0 : ws.used[f];
+			w.in = in_base + (size_t)f * in_stride;
+			walker_load<N>(c, sm, ws, w, 2 * f + w.dir, first);
+			fdepth = __shfl_sync(pm, w.depth, base);
+			bdepth = __shfl_sync(pm, w.depth, base + 1);
+			at = -1;
+			done = 0;
+			live = true;
 		}
-		w.in = in_base + (size_t)f * in_stride;
-		walker_load<N>(c, sm, ws, w, 2 * f + w.dir, first);
-		fdepth = __shfl_sync(pm, w.depth, base);
-		bdepth = __shfl_sync(pm, w.depth, base + 1);
-		while (used < budget && !done) {
+		const uint64_t *fd = ws.path + 2 * f, *bd = fd + 1;
+
+		if (used < budget && !done) {
 			const bool bd_runs = used + 1 < c.budget;
 			int st = ST_STAYED;
 
@@ -384,27 +439,30 @@ __global__ void __launch_bounds__(FGPU_THREADS)
 			else if (sf == ST_FORWARD &&
 			         (at = merge_after_fd(c, fd, bd, ws.slots, fdepth, bdepth)) >= 0)
 				done = 3;
-			if (done || !bd_runs)
-				continue;
-			used++;
-			bdepth = bnew;
-			if (sb == ST_END)
-				done = 2;
-			else if (sb == ST_FORWARD &&
-			         (at = merge_after_bd(c, fd, bd, ws.slots, fdepth, bdepth)) >= 0)
-				done = 3;
+			if (!done && bd_runs) {
+				used++;
+				bdepth = bnew;
+				if (sb == ST_END)
+					done = 2;
+				else if (sb == ST_FORWARD &&
+				         (at = merge_after_bd(c, fd, bd, ws.slots, fdepth,
+				                              bdepth)) >= 0)
+					done = 3;
+			}
 		}
+		if (used < budget && !done)
+			continue;
+		live = false;
 		if (done || used >= c.budget) {
 			if (w.dir == 0)
-				finish(c, sm, b, f, w.in, fd, bd, ws.slots, done, at, fdepth,
-				       bdepth, w.gamma, used);
+				finish_bfa(c, b, ws, f, done, at, fdepth, bdepth, w.gamma, used);
 			__syncwarp(pm);
 			continue;
 		}
 		walker_save(ws, w, 2 * f + w.dir);
 		if (w.dir == 0) {
 			ws.used[f] = used;
-			ws.list[r & 1][atomicAdd(&ws.counter[r], 1u)] = f;
+			ws_list(ws, r)[atomicAdd(&ws.counter[r], 1u)] = f;
 		}
 	}
 }
@@ -431,6 +489,38 @@ __global__ void fgpu_emit_kernel(const struct fgpu_code c, const struct gpu_batc
 		if (len < t0 + 64)
 			v &= len <= t0 ? 0 : (1ull << (len - t0)) - 1;
 		store_out_word(b.out + (size_t)f * b.out_stride, w, nbytes, v);
+	}
+}
+
+/* BFA's outputs, after the last rung (finish_bfa): a frame's bits from both paths as it ended,
+ * and its metric where the BD gave bits (the output path's, recomputed over every stage). One
+ * thread per frame, so that the frames' outputs are written side by side. */
+__global__ void __launch_bounds__(FGPU_THREADS)
+    fgpu_bfa_emit_kernel(const struct fgpu_code c, const struct gpu_batch b,
+                         const struct fgpu_ws ws, const int8_t *in_base, size_t in_stride)
+{
+	__shared__ struct fgpu_smem sm;
+	const uint32_t nb = c.info_bits, nbytes = (nb + 7) / 8;
+
+	load_tables(c, sm, 2 * 8 * 256);
+	for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < b.count;
+	     f += gridDim.x * blockDim.x) {
+		struct fec_job *job = &b.jobs[f];
+
+		if (job->status == FECD_STATUS_ERASED)
+			continue;
+		const int done = ws.T[2 * f];
+		const struct fgpu_pick p =
+		    bfa_pick(c, done, ws.T[2 * f + 1], ws.depth_i[2 * f], ws.depth_i[2 * f + 1]);
+		const uint64_t *fd = ws.path + 2 * f, *bd = fd + 1;
+		uint8_t *out = b.out + (size_t)f * b.out_stride;
+
+		for (uint32_t w = 0; w * 8 < nbytes; w++)
+			store_out_word(out, w, nbytes, out_word(c, fd, bd, ws.slots, p, w));
+		if (done >= 2)
+			job->metric = (float)out_metric(c, sm, in_base + (size_t)f * in_stride, fd,
+			                                bd, ws.slots, p) /
+			              16.0f;
 	}
 }
 
@@ -509,33 +599,55 @@ size_t fgpu_ws_layout(const struct fgpu_code *c, uint32_t count, void *base, str
 typedef void (*fgpu_kernel_fn)(const struct fgpu_code, const struct gpu_batch, const struct fgpu_ws,
                                const int8_t *, size_t, unsigned, uint32_t);
 
-/* UFA for n = N: a code word from one table where K <= 8, a 32-bit state where K <= 32; built
- * for FGPU_UFA_BLOCKS resident blocks per SM, or (c->roomy, K <= 32) for FGPU_UFA_BLOCKS_ROOMY
- * with more registers per thread. */
+/* UFA for n = N: a code word from one table where K <= 8, a 32-bit state where K <= 32; the
+ * build of c->kernel (FECD_FANO_GPU_KERNEL: 0 last session's walker, 1 the new one, 2 the new
+ * one a step of a cycle per loop iteration). */
 template <int N> static fgpu_kernel_fn ufa_kernel(const struct fgpu_code *c)
 {
-	if (c->lut_bytes == 1)
-		return c->roomy ? fgpu_ufa_kernel<N, uint32_t, 1, FGPU_UFA_BLOCKS_ROOMY>
-		                : fgpu_ufa_kernel<N, uint32_t, 1, FGPU_UFA_BLOCKS>;
-	if (c->k <= 32)
-		return c->roomy ? fgpu_ufa_kernel<N, uint32_t, 4, FGPU_UFA_BLOCKS_ROOMY>
-		                : fgpu_ufa_kernel<N, uint32_t, 4, FGPU_UFA_BLOCKS>;
-	return fgpu_ufa_kernel<N, uint64_t, 8, FGPU_UFA_BLOCKS>;
+	switch (c->kernel) {
+	case 0:
+		if (c->lut_bytes == 1)
+			return fgpu_ufa_kernel<FGPU_V_REG, false, N, uint32_t, 1>;
+		if (c->k <= 32)
+			return fgpu_ufa_kernel<FGPU_V_REG, false, N, uint32_t, 4>;
+		return fgpu_ufa_kernel<FGPU_V_REG, false, N, uint64_t, 8>;
+	case 1:
+		if (c->lut_bytes == 1)
+			return fgpu_ufa_kernel<FGPU_V_UFA, false, N, uint32_t, 1>;
+		if (c->k <= 32)
+			return fgpu_ufa_kernel<FGPU_V_UFA, false, N, uint32_t, 4>;
+		return fgpu_ufa_kernel<FGPU_V_UFA, false, N, uint64_t, 8>;
+	default:
+		if (c->lut_bytes == 1)
+			return fgpu_ufa_kernel<FGPU_V_UFA, true, N, uint32_t, 1>;
+		if (c->k <= 32)
+			return fgpu_ufa_kernel<FGPU_V_UFA, true, N, uint32_t, 4>;
+		return fgpu_ufa_kernel<FGPU_V_UFA, true, N, uint64_t, 8>;
+	}
 }
 
-/* The rung kernel for the code: UFA built for its n (2, 3, 4) and register width (the common
- * codes' fast paths), BFA for any code. */
+/* BFA for n = N and the register width (the new walker), or last session's walker built for
+ * any code (c->kernel 0). */
+template <int N> static fgpu_kernel_fn bfa_kernel(const struct fgpu_code *c)
+{
+	if (c->kernel == 0)
+		return fgpu_bfa_kernel<FGPU_V_REG, 0, uint64_t, 8>;
+	if (c->k <= 32)
+		return fgpu_bfa_kernel<FGPU_V_BFA, N, uint32_t, 4>;
+	return fgpu_bfa_kernel<FGPU_V_BFA, N, uint64_t, 8>;
+}
+
+/* The rung kernel for the code: UFA and BFA built for its n (2, 3, 4) and register width (the
+ * common codes' fast paths). */
 static fgpu_kernel_fn rung_kernel(const struct fgpu_code *c)
 {
-	if (c->bfa)
-		return fgpu_bfa_kernel<0, uint64_t, 8>;
 	switch (c->n) {
 	case 2:
-		return ufa_kernel<2>(c);
+		return c->bfa ? bfa_kernel<2>(c) : ufa_kernel<2>(c);
 	case 3:
-		return ufa_kernel<3>(c);
+		return c->bfa ? bfa_kernel<3>(c) : ufa_kernel<3>(c);
 	default:
-		return ufa_kernel<4>(c);
+		return c->bfa ? bfa_kernel<4>(c) : ufa_kernel<4>(c);
 	}
 }
 
@@ -608,6 +720,12 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 		const size_t eb = (total + 255) / 256;
 
 		fgpu_emit_kernel<<<(unsigned)(eb < 65535 ? eb : 65535), 256, 0, s>>>(*c, *b, ws);
+	}
+	if (c->bfa && b->count) {
+		const uint32_t eb = (b->count + FGPU_THREADS - 1) / FGPU_THREADS;
+		const uint32_t egrid = eb < 65535 ? eb : 65535;
+
+		fgpu_bfa_emit_kernel<<<egrid, FGPU_THREADS, 0, s>>>(*c, *b, ws, in, in_stride);
 	}
 	return (int)cudaGetLastError();
 }

@@ -10,6 +10,9 @@
  *   - "fano_snr": frames and cycles per bit at 2, 3, 4, 5 and 6 dB for both codes, UFA and BFA,
  *     with the GPU kernel's and one core's speed, and viterbi's frame errors and speed beside
  *     whd-k7's.
+ *   - "fano_walkers" (its own section): the GPU kernel rows of "fano" (UFA and BFA) once for
+ *     each build of the kernels' walker (FECD_FANO_GPU_KERNEL, cuda/fano/FANO_GPU.md), on the
+ *     same frames in the same run, so that one run compares them.
  * Frames are distinct seeded random bits through the family's encoder, BPSK/AWGN and the s8
  * quantizer at the code's llr_scale; the reference is the CPU decoder on all cores, which every
  * other row is checked against ("same as cpu": the decoded bits of every frame). A batch larger
@@ -27,8 +30,8 @@
 #include "prng.h"
 #include "softbits.h"
 
-/* UFA kernel rows: frames per batch, in grids of threads (FECD_BENCH_FANO_WAVES=1..16 instead,
- * to compare) */
+/* Kernel rows (UFA and BFA, whose threads take frames from a queue): frames per batch, in grids
+ * of threads (FECD_BENCH_FANO_WAVES=1..16 instead, to compare) */
 #define FANO_UFA_WAVES 4
 
 /* A data set and what its reference decode found. */
@@ -269,10 +272,10 @@ static double kernel_row(cJSON *sec, const struct bench_opts *o, struct bench_gp
 			report_note(sec, "%s: %s", label, desc);
 		return -1.0;
 	}
-	/* The UFA kernel's threads take their frames from a queue: a batch of several grids'
+	/* The fano kernels' threads take their frames from a queue: a batch of several grids'
 	 * frames lets a thread decode several in turn, so that its warp does not wait for its
 	 * slowest frame; two lanes of such batches keep the device busy. */
-	if (strstr(desc, "fgpu_ufa")) {
+	if (strstr(desc, "fgpu_ufa") || strstr(desc, "fgpu_bfa")) {
 		const char *ev = getenv("FECD_BENCH_FANO_WAVES");
 		const int waves = ev ? atoi(ev) : FANO_UFA_WAVES;
 
@@ -485,6 +488,67 @@ static void fano_snr(struct bench_report *r, const struct bench_opts *o, struct 
 			row_str(row, "same as cpu", same ? "yes" : "NO");
 			set_free(&s);
 		}
+}
+
+/* ---- The walker's builds side by side */
+
+static void fano_walkers(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
+                         const char *gpu_why)
+{
+	static const char *const cols[] = {"Gb/s", "Mb/s", "same as cpu", NULL};
+	static const char *const walkers[] = {"2", "1", "0"};
+	static const struct {
+		const char *code;
+		double ebn0;
+	} sets[] = {{"whd-k7", 6.0}, {"whd-k7", 4.0}, {"nasa-k32", 5.0}};
+	cJSON *sec = report_section(r, "fano_walkers", cols);
+	const char *was = getenv("FECD_FANO_GPU_KERNEL");
+	char saved[16], err[256], text[200], label[160];
+
+	if (o->short_mode || !g) {
+		report_skip(sec, "%s", o->short_mode ? "--short: GPU rows only" : gpu_why);
+		return;
+	}
+	snprintf(saved, sizeof(saved), "%s", was ? was : "");
+	report_note(sec, "8192 distinct 1024-bit frames per code; each row's decoder built with "
+	                 "FECD_FANO_GPU_KERNEL set to its walker (cuda/fano/FANO_GPU.md)");
+	for (unsigned i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		struct fano_set s, b;
+
+		progress("fano_walkers: %s at %.0f dB", sets[i].code, sets[i].ebn0);
+		if (set_build(&s, sets[i].code, 8192, sets[i].ebn0, o->seed, err, sizeof(err)) ||
+		    set_reference(&s, o->threads)) {
+			report_note(sec, "%s at %.0f dB: %s", sets[i].code, sets[i].ebn0, err);
+			continue;
+		}
+		snprintf(text, sizeof(text), "%s,algo=bfa", sets[i].code);
+		const bool bfa = !set_view(&b, &s, text, err, sizeof(err));
+		const bool bfa_ref = bfa && !set_reference(&b, o->threads);
+
+		for (unsigned w = 0; w < sizeof(walkers) / sizeof(walkers[0]); w++) {
+			setenv("FECD_FANO_GPU_KERNEL", walkers[w], 1);
+			snprintf(label, sizeof(label), "%s %.0f dB: GPU kernel UFA, walker %s",
+			         sets[i].code, sets[i].ebn0, walkers[w]);
+			kernel_row(sec, o, g, &s, label);
+			if (!bfa_ref)
+				continue;
+			snprintf(label, sizeof(label), "%s %.0f dB: GPU kernel BFA, walker %s",
+			         sets[i].code, sets[i].ebn0, walkers[w]);
+			kernel_row(sec, o, g, &b, label);
+		}
+		if (bfa)
+			set_free_view(&b);
+		set_free(&s);
+	}
+	if (was)
+		setenv("FECD_FANO_GPU_KERNEL", saved, 1);
+	else
+		unsetenv("FECD_FANO_GPU_KERNEL");
+}
+
+void bench_fano_walkers(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
+{
+	fano_walkers(r, o, c->g, c->gpu_why);
 }
 
 void bench_fano(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)

@@ -33,6 +33,7 @@
 	X(sweeps, "viterbi", bench_sweeps, BENCH_MAIN_DATA)                                        \
 	X(ldpc, "ldpc", bench_ldpc, 0)                                                             \
 	X(fano, "fano", bench_fano, 0)                                                             \
+	X(fano_walkers, "fano", bench_fano_walkers, 0)                                             \
 	X(nbldpc, "nbldpc", bench_nbldpc, 0)                                                       \
 	X(nbldpc_seed, "nbldpc", bench_nbldpc_seed, 0)                                             \
 	X(sim, NULL, bench_sim, 0)                                                                 \
@@ -57,6 +58,8 @@
 	X(fano, "fano", "Fano: whd-k7 and nasa-k32, 1024-bit frames (information bits)", 0)        \
 	X(fano, "fano_snr",                                                                        \
 	  "Fano: cycles per bit and frame errors against Eb/N0, 1024-bit frames", 0)               \
+	X(fano_walkers, "fano_walkers",                                                            \
+	  "Fano: the GPU kernels' walker builds side by side (FECD_FANO_GPU_KERNEL)", 0)           \
 	X(nbldpc, "nbldpc",                                                                        \
 	  "nbldpc: FFT-BP, min-max, tms and the binary image, 10 iterations, int8, GPU and CPU",   \
 	  0)                                                                                       \
@@ -89,6 +92,7 @@
 	X("ldpc_seed", "CPU fr/s", NULL, 1)                                                        \
 	X("fano", "Mb/s", "same as cpu", 2)                                                        \
 	X("fano_snr", "frames", "same as cpu", 5)                                                  \
+	X("fano_walkers", "Gb/s", "same as cpu", 6)                                                \
 	X("nbldpc", "CPU all cores Mb/s", NULL, 3)                                                 \
 	X("nbldpc_seed", "CPU fr/s", NULL, 1)                                                      \
 	X("sim_cpu", "sim Gb/s", NULL, 1)                                                          \

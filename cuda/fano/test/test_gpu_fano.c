@@ -9,7 +9,8 @@
  * exact halves, NaN and out-of-range values for the quantizer), the budget ladder on and off
  * (FECD_FANO_GPU_LADDER=0), batches with erased jobs (a wrong input length), batches of more
  * frames than the grid has threads, and one batch decoded again on the device (NO_COPY_IN) to
- * the same result. Exits 77 without a GPU.
+ * the same result; all of it with each build of the kernels (FECD_FANO_GPU_KERNEL: 2, the
+ * default, 1 and 0, last session's, kept for measurements). Exits 77 without a GPU.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -38,6 +39,7 @@ struct batch {
 };
 
 static unsigned cases, converged_jobs, unconverged_jobs;
+static const char *walker; /* FECD_FANO_GPU_KERNEL of the cases being run */
 
 static void batch_free(struct batch *b)
 {
@@ -174,8 +176,8 @@ static bool compare(const char *name, const struct batch *b)
 }
 
 /* One case: frames of code text at ebn0 through the CPU and the GPU decoder. */
-static void run_case(struct gpu_test *g, const char *text, uint32_t count, double ebn0, enum kind kind,
-                     bool ladder, bool again, uint64_t seed)
+static void run_case(struct gpu_test *g, const char *text, uint32_t count, double ebn0,
+                     enum kind kind, bool ladder, bool again, uint64_t seed)
 {
 	char name[480], dtext[400], err[400] = "";
 	struct fec_decoder *dec = NULL;
@@ -187,8 +189,8 @@ static void run_case(struct gpu_test *g, const char *text, uint32_t count, doubl
 	void *scratch = NULL;
 	unsigned flags = kind == IN_S4 ? FECD_CUDA_IN_S4 : 0;
 
-	snprintf(name, sizeof(name), "%s at %.1f dB, %s input, ladder %s", text, ebn0,
-	         kind_name[kind], ladder ? "on" : "off");
+	snprintf(name, sizeof(name), "%s at %.1f dB, %s input, ladder %s, walker %s", text, ebn0,
+	         kind_name[kind], ladder ? "on" : "off", walker);
 	snprintf(dtext, sizeof(dtext), "%s%s", text, kind == IN_F32 ? ",in=f32" : "");
 	fec_prng_seed(&p, seed ^ 0x5eed);
 	if (frames_make(&f, text, count, ebn0, seed)) {
@@ -211,6 +213,14 @@ static void run_case(struct gpu_test *g, const char *text, uint32_t count, doubl
 	    fecd_cuda_lane_wait(g->lane, err, sizeof(err))) {
 		CHECK(0, "%s: GPU decode: %s", name, err);
 		goto out;
+	}
+	{ /* the build asked for is the one that ran */
+		char want[32];
+
+		snprintf(want, sizeof(want), "walker %s>", walker);
+		CHECK(strstr(fecd_cuda_decoder_describe(gdec), want) != NULL,
+		      "%s: the decoder is %s, not the walker asked for", name,
+		      fecd_cuda_decoder_describe(gdec));
 	}
 	cases++;
 	if (!compare(name, &b))
@@ -271,24 +281,28 @@ int main(void)
 	rc = gpu_test_open(&g);
 	if (rc)
 		return rc;
-	for (unsigned i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		for (unsigned e = 0; e < 3; e++)
-			run_case(&g, presets[i], i < 4 ? 48 : 96, 2.0 + 2.0 * e,
-			         (enum kind)((i + e) % 3), (i + e) % 2 == 0, i == 0 && e == 0,
-			         100 + 10 * i + e);
-	/* more frames than the grid has threads (or thread pairs): threads take several frames
-	 * in turn, in every rung */
-	run_case(&g, "fano,k=3,polys=7:5,frame_bits=3,cycles=3", 300000, 2.0, IN_S8, true, false,
-	         7);
-	run_case(&g, "fano,k=5,polys=23:35,frame_bits=2,cycles=4,algo=bfa", 150000, 2.0, IN_S4,
-	         true, false, 8);
-	fec_prng_seed(&p, 16);
-	for (unsigned i = 0; i < 60; i++) {
-		char text[320];
+	for (unsigned v = 0; v < 3; v++) {
+		walker = (const char *[]){"2", "1", "0"}[v];
+		setenv("FECD_FANO_GPU_KERNEL", walker, 1);
+		for (unsigned i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+			for (unsigned e = 0; e < 3; e++)
+				run_case(&g, presets[i], i < 4 ? 48 : 96, 2.0 + 2.0 * e,
+				         (enum kind)((i + e) % 3), (i + e) % 2 == 0,
+				         i == 0 && e == 0, 100 + 10 * i + e);
+		/* more frames than the grid has threads (or thread pairs): threads take
+		 * several frames in turn, in every rung */
+		run_case(&g, "fano,k=3,polys=7:5,frame_bits=3,cycles=3", 300000, 2.0, IN_S8, true,
+		         false, 7);
+		run_case(&g, "fano,k=5,polys=23:35,frame_bits=2,cycles=4,algo=bfa", 150000, 2.0,
+		         IN_S4, true, false, 8);
+		fec_prng_seed(&p, 16);
+		for (unsigned i = 0; i < 60; i++) {
+			char text[320];
 
-		random_code(&p, text, sizeof(text));
-		run_case(&g, text, 64, 2.0 + 4.0 * fec_prng_uniform(&p), (enum kind)(i % 3),
-		         i % 4 != 3, false, 1000 + i);
+			random_code(&p, text, sizeof(text));
+			run_case(&g, text, 64, 2.0 + 4.0 * fec_prng_uniform(&p), (enum kind)(i % 3),
+			         i % 4 != 3, false, 1000 + i);
+		}
 	}
 	printf("%u cases, GPU = CPU on %u decoded and %u not converged jobs compared\n", cases,
 	       converged_jobs, unconverged_jobs);
