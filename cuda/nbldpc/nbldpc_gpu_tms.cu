@@ -75,8 +75,8 @@ __device__ __forceinline__ unsigned wmin(unsigned x)
  * fixed at compile time, form 2 only) on check r. */
 template <int D, int F, int NS, bool PF>
 __device__ __forceinline__ void tms_reg_any(const struct nbgpu_code &c, const uint8_t *mul,
-                                            const uint8_t *inv, int16_t *P, uint8_t *R,
-                                            uint32_t r, unsigned ln)
+                                            const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
+                                            unsigned ln)
 {
 	if constexpr (F == 1)
 		tms_reg_check<D, PF>(c, mul, inv, P, R, r, ln);
@@ -659,7 +659,7 @@ static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max
 	if (env && strstr(env, ",v1") && v.d == 4)
 		v.form = 1;
 #define TMS_NS_PICK(N)                                                                             \
-	if (v.form == 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))              \
+	if (v.form == 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))               \
 		v.ns = (N);
 	TMS_NS(TMS_NS_PICK)
 #undef TMS_NS_PICK

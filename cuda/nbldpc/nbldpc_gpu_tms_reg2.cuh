@@ -86,14 +86,15 @@ __device__ __forceinline__ bool tms_reg2_pair(unsigned (&key)[2], const uint32_t
 	return true;
 }
 
-template <int D, int NS, bool PF>
-__device__ static void tms_reg2_check(const struct nbgpu_code &c, const uint8_t *mul,
-                                      const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
-                                      unsigned ln)
+/* FR: the row has D edges (the caller has checked), so that no per-edge loop tests the degree. */
+template <int D, int NS, bool PF, bool FR>
+__device__ static void tms_reg2_row(const struct nbgpu_code &c, const uint8_t *mul,
+                                    const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
+                                    unsigned ln)
 {
 	constexpr unsigned FULLM = 0xffffffffu;
 	constexpr int NW = D / 2;
-	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
+	const uint32_t e0 = c.row_start[r], deg = FR ? D : c.row_start[r + 1] - e0;
 	const uint32_t mycol = ln < deg ? c.row_col[e0 + ln] : 0;
 	const unsigned myh = ln < deg ? c.row_val[e0 + ln] : 0;
 	uint32_t x[D], pw[D], rw[D], w[D], qw[D], vv[D];
@@ -221,6 +222,17 @@ __device__ static void tms_reg2_check(const struct nbgpu_code &c, const uint8_t 
 		((uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln] =
 		    (uint16_t)__byte_perm(rn, 0, 0x0020u);
 	}
+}
+
+template <int D, int NS, bool PF>
+__device__ __forceinline__ void tms_reg2_check(const struct nbgpu_code &c, const uint8_t *mul,
+                                               const uint8_t *inv, int16_t *P, uint8_t *R,
+                                               uint32_t r, unsigned ln)
+{
+	if (c.row_start[r + 1] - c.row_start[r] == D)
+		tms_reg2_row<D, NS, PF, true>(c, mul, inv, P, R, r, ln);
+	else
+		tms_reg2_row<D, NS, PF, false>(c, mul, inv, P, R, r, ln);
 }
 
 #endif
