@@ -520,16 +520,50 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 #define TMS_CHIP_WARPS_MAX 8
 
 /* Byte offsets in the chip kernel's shared memory: after the field's tables and the register
- * check's, P (n 64 int16), R (nnz 64 uint8), the hard decision (n); and the total. */
+ * check's, P (n 64 int16), R (nnz 64 uint8), the hard decision (n), and in the flow form the
+ * columns' update counts (n uint16); and the total. */
 __host__ __device__ static inline size_t tms_chip_p(void)
 {
 	return align16(GF_SMEM_BYTES + TMS_REG_TABLES);
 }
 
-__host__ __device__ static inline size_t tms_chip_bytes(const struct nbgpu_code &c)
+__host__ __device__ static inline size_t tms_chip_bytes(const struct nbgpu_code &c, bool flow)
 {
 	return tms_chip_p() + (size_t)c.n * TMS_REG_Q * 2 + (size_t)c.nnz * TMS_REG_Q +
-	       align16(c.n);
+	       align16(c.n) + (flow ? align16((size_t)c.n * 2) : 0);
+}
+
+/* The flow form's wait before check r of iteration it (from 0): until every column of the row
+ * has had the updates of every check before r in row order (the row's turn, edge_turn), so
+ * that the check reads what the serial order would have it read. The lanes of the row's edges
+ * poll their column's count; the fence keeps the check's reads of P and R after the wait. */
+__device__ __forceinline__ void tms_flow_wait(const struct nbgpu_code &c,
+                                              const volatile uint16_t *cnt, uint32_t r, unsigned it,
+                                              unsigned ln, uint32_t *x, unsigned *want)
+{
+	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
+
+	*x = 0;
+	*want = 0;
+	if (ln < deg) {
+		const uint32_t t = c.edge_turn[e0 + ln];
+
+		*x = c.row_col[e0 + ln];
+		*want = (it * (t >> 16) + (t & 0xffffu)) & 0xffffu;
+	}
+	while (__any_sync(FULL, ln < deg && cnt[*x] != *want))
+		__nanosleep(32);
+	__threadfence_block();
+}
+
+/* After the check: its writes of P and R visible to the block, then its columns' counts one up. */
+__device__ __forceinline__ void tms_flow_done(const struct nbgpu_code &c, volatile uint16_t *cnt,
+                                              uint32_t r, unsigned ln, uint32_t x, unsigned want)
+{
+	__syncwarp();
+	__threadfence_block();
+	if (ln < c.row_start[r + 1] - c.row_start[r])
+		cnt[x] = (uint16_t)(want + 1);
 }
 
 /* The hard decision (the first value of cost 0) and whether it satisfies every check, by the
@@ -560,8 +594,11 @@ __device__ static bool tms_chip_decide(const struct nbgpu_code &c, const uint8_t
 /* A frame a block: P, R and the decision in shared memory, the checks of one stage (c.sched_row)
  * on the block's warps at once, a barrier between stages. The checks of a stage share no
  * variable and each waits for every earlier check it shares one with, so the result is the
- * serial order's, bit for bit. */
-template <int D, int F, int NS>
+ * serial order's, bit for bit. FLOW: no barriers between stages; warp w takes checks w, w + nw,
+ * ... of sched_row in turn, each after its columns' earlier updates (tms_flow_wait), so that
+ * a warp goes on to its next check while others finish a stage. No deadlock: the earliest check
+ * (iteration, place in sched_row) not done is its warp's next and waits for none. */
+template <int D, int F, int NS, bool FLOW>
 __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
     nbldpc_tms_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
@@ -571,6 +608,7 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 	int16_t *P = (int16_t *)(ex + tms_chip_p());
 	uint8_t *R = (uint8_t *)(P + (size_t)c.n * TMS_REG_Q),
 	        *hard = R + (size_t)c.nnz * TMS_REG_Q;
+	uint16_t *cnt = (uint16_t *)(hard + align16(c.n)); /* FLOW */
 	const unsigned ln = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
 
 	for (unsigned i = threadIdx.x; i < 512; i += blockDim.x)
@@ -597,10 +635,24 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 			tms_prior<TMS_REG_Q>(c, b, f, x, ln, P);
 		for (uint32_t i = threadIdx.x; i < c.nnz * (TMS_REG_Q / 4); i += blockDim.x)
 			((uint32_t *)R)[i] = 0;
+		for (uint32_t x = threadIdx.x; FLOW && x < c.n; x += blockDim.x)
+			cnt[x] = 0;
 		__syncthreads();
 		while (it < c.max_iters) {
 			it++;
-			for (uint32_t st = 0; st < c.nstage; st++) {
+			for (uint32_t j = wid; FLOW && j < c.m; j += nw) {
+				const uint32_t r = c.sched_row[j];
+				uint32_t fx;
+				unsigned want;
+
+				tms_flow_wait(c, cnt, r, it - 1, ln, &fx, &want);
+				tms_reg_any<D, F, NS, false>(c, mul, inv, P, R, r, ln);
+				tms_flow_done(c, cnt, r, ln, fx, want);
+			}
+			if (FLOW && (c.early_stop || it == c.max_iters))
+				__syncthreads(); /* the iteration's checks done: the decision may
+				                    read P */
+			for (uint32_t st = 0; !FLOW && st < c.nstage; st++) {
 				const uint32_t j1 = c.stage_start[st + 1];
 
 				for (uint32_t j = c.stage_start[st] + wid; j < j1; j += nw)
@@ -634,6 +686,7 @@ typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, ch
  * the chip kernel's warps a block (0: the frame in device memory). */
 struct tms_variant {
 	int d, form, ns, chip_warps;
+	bool flow; /* the chip kernel without barriers between stages */
 };
 
 /* Which kernel decodes the code. By default GF(64) codes with rows of at most 8 take the register
@@ -642,14 +695,14 @@ struct tms_variant {
  * shared-memory check. FECD_TMS_KERNEL in the environment may name another, to compare them on
  * one card: "smem" (the shared-memory check), "reg" (the register check with the frame in device
  * memory), "chip4" (on chip, 4 warps a block) or "chip8", each register one followed by ",v1"
- * (form 1, rows of 4 only) or ",dyn" (dev2 not unrolled) if wanted: "chip8,v1" is the kernel of
- * before form 2. */
+ * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled) or, on chip with form 2 and rows of 4,
+ * ",flow" (no barriers between stages) if wanted: "chip8,v1" is the kernel of before form 2. */
 #define TMS_NS(X) X(4) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
 	const char *env = getenv("FECD_TMS_KERNEL");
 	const unsigned dev2 = c.dev2 < TMS_REG_Q - 1 ? c.dev2 : TMS_REG_Q - 1;
-	struct tms_variant v = {0, 2, 0, 0};
+	struct tms_variant v = {0, 2, 0, 0, false};
 
 	v.d = c.q != TMS_REG_Q ? 0 : c.max_row_deg <= 4 ? 4 : c.max_row_deg <= 8 ? 8 : 0;
 	if (!v.d || (env && !strncmp(env, "smem", 4))) {
@@ -663,8 +716,10 @@ static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max
 		v.ns = (N);
 	TMS_NS(TMS_NS_PICK)
 #undef TMS_NS_PICK
-	if (!(env && !strncmp(env, "reg", 3)) && tms_chip_bytes(c) <= smem_max)
+	v.flow = env && strstr(env, ",flow") && v.form == 2 && v.d == 4;
+	if (!(env && !strncmp(env, "reg", 3)) && tms_chip_bytes(c, v.flow) <= smem_max)
 		v.chip_warps = env && !strncmp(env, "chip4", 5) ? 4 : TMS_CHIP_WARPS;
+	v.flow = v.flow && v.chip_warps;
 	return v;
 }
 
@@ -673,17 +728,19 @@ typedef void (*tms_chip_kernel_t)(const struct nbgpu_code, const struct gpu_batc
 static tms_chip_kernel_t tms_chip_kernel(const struct tms_variant &v)
 {
 	if (v.d == 8)
-		return nbldpc_tms_chip_kernel<8, 2, 0>;
+		return nbldpc_tms_chip_kernel<8, 2, 0, false>;
 	if (v.d != 4)
 		return NULL;
 	if (v.form == 1)
-		return nbldpc_tms_chip_kernel<4, 1, 0>;
+		return nbldpc_tms_chip_kernel<4, 1, 0, false>;
 #define TMS_NS_CHIP(N)                                                                             \
 	if (v.ns == (N))                                                                           \
-		return nbldpc_tms_chip_kernel<4, 2, (N)>;
+		return v.flow ? nbldpc_tms_chip_kernel<4, 2, (N), true>                            \
+		              : nbldpc_tms_chip_kernel<4, 2, (N), false>;
 	TMS_NS(TMS_NS_CHIP)
 #undef TMS_NS_CHIP
-	return nbldpc_tms_chip_kernel<4, 2, 0>;
+	return v.flow ? nbldpc_tms_chip_kernel<4, 2, 0, true>
+	              : nbldpc_tms_chip_kernel<4, 2, 0, false>;
 }
 
 static tms_kernel_t tms_kernel(unsigned q, const struct tms_variant &v)
@@ -753,10 +810,11 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 		return (int)cudaSuccess;
 	sh->groups = warps;
 	sh->threads = warps * 32;
-	sh->smem = chip ? tms_chip_bytes(*c) : GF_SMEM_BYTES + tables + warps * slice;
+	sh->smem = chip ? tms_chip_bytes(*c, v.flow) : GF_SMEM_BYTES + tables + warps * slice;
 	sh->tms_d = d;
 	sh->tms_form = v.form;
 	sh->tms_ns = v.ns;
+	sh->tms_flow = v.flow;
 	sh->tms_chip = chip;
 	e = cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
 	if (e == cudaSuccess)
@@ -786,7 +844,8 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 int nbgpu_tms_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
-	const struct tms_variant v = {sh->tms_d, sh->tms_form, sh->tms_ns, sh->tms_chip};
+	const struct tms_variant v = {sh->tms_d, sh->tms_form, sh->tms_ns, sh->tms_chip,
+	                              sh->tms_flow};
 	const tms_kernel_t k = tms_kernel(c->q, v);
 	const uint32_t frames = b->count < (uint32_t)sh->grid ? b->count : (uint32_t)sh->grid;
 	const int warps = sh->threads / 32;
