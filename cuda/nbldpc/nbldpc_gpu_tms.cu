@@ -498,6 +498,9 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 			__syncwarp();
 			if (!c.early_stop && it < c.max_iters)
 				continue;
+			for (uint32_t x = 0; D > 0 && F == 2 && x < c.n; x++)
+				tms_reg2_norm(P, x, ln); /* form 2 leaves P unnormalised */
+			__syncwarp();
 			ok = tms_decide<Q>(c, ex, lg, P, hard, ln);
 			if (ok && c.early_stop)
 				break;
@@ -662,6 +665,11 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 			}
 			if (!c.early_stop && it < c.max_iters)
 				continue;
+			if constexpr (F == 2) { /* form 2 leaves P unnormalised */
+				for (uint32_t x = wid; x < c.n; x += nw)
+					tms_reg2_norm(P, x, ln);
+				__syncthreads();
+			}
 			ok = tms_chip_decide(c, mul, P, hard);
 			if (ok && c.early_stop)
 				break;

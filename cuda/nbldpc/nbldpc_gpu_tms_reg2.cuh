@@ -19,7 +19,11 @@
  *    keys with one permute whose selector is the edge fields (a byte table of 1 << e);
  *  - steps 7-9: the minimum of v and T, less the offset floored at 0 (one __viaddmax_s16x2: the
  *    value 0 comes out 0 by itself, m1(0) being 0), the GF product's gather as in steps 3-4, and
- *    P = min(W + R, 32767) by one __viaddmin_u16x2.
+ *    P = min(W + R, 32767) by one __viaddmin_u16x2, left so: step 9's P -= min P is not done
+ *    here. Every later use of P is unchanged by a constant per symbol (step 1 subtracts W's
+ *    own minimum, saturating after it; step 9's cap is on W + R, which P does not enter), so
+ *    the kernels normalise P only where it is read as costs (tms_reg2_norm: before each hard
+ *    decision, which also leaves it normalised for soft output), bit for bit the CPU's.
  * NS > 0: dev2 is NS (at most 63), and the candidate loop unrolls; 0: dev2 from the code. Values
  * with cost 255 carry whatever edge the sort gives them (the CPU's e2 = 255): their sums saturate,
  * so no T changes either way.
@@ -215,13 +219,21 @@ __device__ static void tms_reg2_row(const struct nbgpu_code &c, const uint8_t *m
 		const uint32_t g0 = __shfl_sync(FULLM, op, (int)(idx >> 1));
 		const uint32_t g1 = __shfl_sync(FULLM, op, (int)(idx >> 9));
 		const uint32_t rn = __byte_perm(g0, g1, 0x6420u | (idx & 0x101u));
-		const uint32_t pv = __viaddmin_u16x2(w[i], rn, 0x7fff7fffu);
-		const uint32_t mn = __reduce_min_sync(FULLM, min(pv & 0xffffu, pv >> 16));
-
-		((uint32_t *)(P + (size_t)x[i] * TMS_REG_Q))[ln] = pv - mn * 0x10001u;
+		/* P = min(W + R, 32767), not normalised (see the top of the file) */
+		((uint32_t *)(P + (size_t)x[i] * TMS_REG_Q))[ln] =
+		    __viaddmin_u16x2(w[i], rn, 0x7fff7fffu);
 		((uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln] =
 		    (uint16_t)__byte_perm(rn, 0, 0x0020u);
 	}
+}
+
+/* P of symbol x less its minimum (what nbldpc_tms.c's step 9 leaves), by one warp. */
+__device__ __forceinline__ void tms_reg2_norm(int16_t *P, uint32_t x, unsigned ln)
+{
+	uint32_t *p = (uint32_t *)(P + (size_t)x * TMS_REG_Q) + ln;
+	const uint32_t v = *p;
+
+	*p = v - __reduce_min_sync(0xffffffffu, min(v & 0xffffu, v >> 16)) * 0x10001u;
 }
 
 template <int D, int NS, bool PF>
