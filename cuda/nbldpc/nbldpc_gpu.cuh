@@ -67,6 +67,7 @@ struct nbgpu_shape {
 	int tms_form;        /* tms: the register check's form: 1 tms_reg.cuh, 2 tms_reg2.cuh */
 	int tms_ns;          /* tms: dev2 fixed at compile time (the loop unrolled), 0: not */
 	bool tms_flow;       /* tms, on chip: no barriers between stages (nbldpc_gpu_tms.cu) */
+	bool tms_lb8;        /* tms, in device memory: 64 registers, 8 blocks an SM */
 	bool tms_chip;       /* tms: the frame on chip, a block a frame (nbldpc_tms_chip_kernel) */
 };
 

@@ -445,9 +445,10 @@ __device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_bat
 }
 
 /* D = 0: the check in shared memory (tms_check, every q); D = 4 or 8 (q = 64, rows of at most D
- * edges): the check in registers of form F with NS (tms_reg_any). */
-template <int Q, int D, int F, int NS>
-__global__ void __launch_bounds__(TMS_WARPS * 32)
+ * edges): the check in registers of form F with NS (tms_reg_any). MINB: blocks an SM the
+ * registers are held to (8: 64 registers, 32 warps an SM; "reg,lb8" in FECD_TMS_KERNEL). */
+template <int Q, int D, int F, int NS, int MINB = 1>
+__global__ void __launch_bounds__(TMS_WARPS * 32, MINB)
     nbldpc_tms_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
                       size_t ws_frame)
 {
@@ -695,6 +696,7 @@ typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, ch
 struct tms_variant {
 	int d, form, ns, chip_warps;
 	bool flow; /* the chip kernel without barriers between stages */
+	bool lb8;  /* the kernel in device memory held to 64 registers (dev2 unrolled only) */
 };
 
 /* Which kernel decodes the code. By default GF(64) codes with rows of at most 8 take the register
@@ -704,13 +706,14 @@ struct tms_variant {
  * one card: "smem" (the shared-memory check), "reg" (the register check with the frame in device
  * memory), "chip4" (on chip, 4 warps a block) or "chip8", each register one followed by ",v1"
  * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled) or, on chip with form 2 and rows of 4,
- * ",flow" (no barriers between stages) if wanted: "chip8,v1" is the kernel of before form 2. */
+ * ",flow" (no barriers between stages) or, in device memory with dev2 unrolled, ",lb8" (64
+ * registers, 8 blocks an SM) if wanted: "chip8,v1" is the kernel of before form 2. */
 #define TMS_NS(X) X(4) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
 	const char *env = getenv("FECD_TMS_KERNEL");
 	const unsigned dev2 = c.dev2 < TMS_REG_Q - 1 ? c.dev2 : TMS_REG_Q - 1;
-	struct tms_variant v = {0, 2, 0, 0, false};
+	struct tms_variant v = {0, 2, 0, 0, false, false};
 
 	v.d = c.q != TMS_REG_Q ? 0 : c.max_row_deg <= 4 ? 4 : c.max_row_deg <= 8 ? 8 : 0;
 	if (!v.d || (env && !strncmp(env, "smem", 4))) {
@@ -728,6 +731,7 @@ static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max
 	if (!(env && !strncmp(env, "reg", 3)) && tms_chip_bytes(c, v.flow) <= smem_max)
 		v.chip_warps = env && !strncmp(env, "chip4", 5) ? 4 : TMS_CHIP_WARPS;
 	v.flow = v.flow && v.chip_warps;
+	v.lb8 = env && strstr(env, ",lb8") && !v.chip_warps && v.ns;
 	return v;
 }
 
@@ -760,7 +764,8 @@ static tms_kernel_t tms_kernel(unsigned q, const struct tms_variant &v)
 			return nbldpc_tms_kernel<64, 4, 1, 0>;
 #define TMS_NS_DEV(N)                                                                              \
 	if (v.ns == (N))                                                                           \
-		return nbldpc_tms_kernel<64, 4, 2, (N)>;
+		return v.lb8 ? nbldpc_tms_kernel<64, 4, 2, (N), 8>                                 \
+		             : nbldpc_tms_kernel<64, 4, 2, (N)>;
 		TMS_NS(TMS_NS_DEV)
 #undef TMS_NS_DEV
 		return nbldpc_tms_kernel<64, 4, 2, 0>;
@@ -823,6 +828,7 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 	sh->tms_form = v.form;
 	sh->tms_ns = v.ns;
 	sh->tms_flow = v.flow;
+	sh->tms_lb8 = v.lb8;
 	sh->tms_chip = chip;
 	e = cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
 	if (e == cudaSuccess)
@@ -852,8 +858,8 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 int nbgpu_tms_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
-	const struct tms_variant v = {sh->tms_d, sh->tms_form, sh->tms_ns, sh->tms_chip,
-	                              sh->tms_flow};
+	const struct tms_variant v = {sh->tms_d,    sh->tms_form, sh->tms_ns,
+	                              sh->tms_chip, sh->tms_flow, sh->tms_lb8};
 	const tms_kernel_t k = tms_kernel(c->q, v);
 	const uint32_t frames = b->count < (uint32_t)sh->grid ? b->count : (uint32_t)sh->grid;
 	const int warps = sh->threads / 32;
