@@ -33,15 +33,18 @@
 
 #include "nbldpc_gpu_tms_reg.cuh"
 
-/* Halfword minimum and maximum, unsigned: min.u16x2 and max.u16x2 of sm_90 (CUDA has no
- * intrinsic for them; the host form serves a host-side transcription of this file). */
+/* Halfword minimum and maximum, unsigned: min.u16x2 and max.u16x2 of sm_90 (one instruction
+ * there; __vminu2 / __vmaxu2 before it; the host form serves a host-side transcription of this
+ * file). */
 __device__ __forceinline__ uint32_t tms2_min(uint32_t a, uint32_t b)
 {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	uint32_t d;
 
 	asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 	return d;
+#elif defined(__CUDA_ARCH__)
+	return __vminu2(a, b);
 #else
 	return min(a & 0xffffu, b & 0xffffu) | min(a >> 16, b >> 16) << 16;
 #endif
@@ -49,11 +52,13 @@ __device__ __forceinline__ uint32_t tms2_min(uint32_t a, uint32_t b)
 
 __device__ __forceinline__ uint32_t tms2_max(uint32_t a, uint32_t b)
 {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	uint32_t d;
 
 	asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 	return d;
+#elif defined(__CUDA_ARCH__)
+	return __vmaxu2(a, b);
 #else
 	return max(a & 0xffffu, b & 0xffffu) | max(a >> 16, b >> 16) << 16;
 #endif
