@@ -708,7 +708,7 @@ struct tms_variant {
  * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled) or, on chip with form 2 and rows of 4,
  * ",flow" (no barriers between stages) or, in device memory with dev2 unrolled, ",lb8" (64
  * registers, 8 blocks an SM) if wanted: "chip8,v1" is the kernel of before form 2. */
-#define TMS_NS(X) X(4) X(8)
+#define TMS_NS(X) X(4) X(5) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
 	const char *env = getenv("FECD_TMS_KERNEL");
