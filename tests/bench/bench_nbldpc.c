@@ -306,7 +306,7 @@ static void nbldpc_main(struct bench_report *r, const struct bench_opts *o, stru
 	            NB_EBN0);
 	report_note(sec, "tms dev2=5: two-deviation candidates cut from 8 to 5, the fewest whose "
 	                 "FER on B1C stays within 0.3 dB of FFT-BP's both at 10 iterations and at "
-	                 "50 (codec/nbldpc/NOTES.md): the setting for tms's speed targets"));
+	                 "50 (codec/nbldpc/NOTES.md): the setting for tms's speed targets");
 	report_note(sec,
 	            "image rows (ldpc nms, image; ldpc spa, image): the tms row's frames (the "
 	            "same channel output) through the ldpc family on the code's binary image "
