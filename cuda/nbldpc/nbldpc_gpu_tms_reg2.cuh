@@ -104,15 +104,17 @@ __device__ static void tms_reg2_row(const struct nbgpu_code &c, const uint8_t *m
 	constexpr unsigned FULLM = 0xffffffffu;
 	constexpr int NW = D / 2;
 	const uint32_t e0 = c.row_start[r], deg = FR ? D : c.row_start[r + 1] - e0;
-	const uint32_t mycol = ln < deg ? c.row_col[e0 + ln] : 0;
-	const unsigned myh = ln < deg ? c.row_val[e0 + ln] : 0;
+	/* the edge's variable and coefficient in one word: one shuffle an edge below */
+	const uint32_t mine = ln < deg ? c.row_col[e0 + ln] << 8 | c.row_val[e0 + ln] : 0;
 	uint32_t x[D], pw[D], rw[D], w[D], qw[D], vv[D];
 	unsigned h[D], z[D], beta = 0;
 
 #pragma unroll
 	for (int i = 0; i < D; i++) {
-		x[i] = __shfl_sync(FULLM, mycol, i);
-		h[i] = __shfl_sync(FULLM, myh, i);
+		const uint32_t xh = __shfl_sync(FULLM, mine, i);
+
+		x[i] = xh >> 8;
+		h[i] = xh & 0xffu;
 		pw[i] = 0;
 		rw[i] = 0;
 		if (i < (int)deg) {
