@@ -26,19 +26,12 @@ static void nbldpc_decoder_destroy(struct fec_decoder *dec)
 }
 
 /* Per frame, after the decoder's own scratch: priors or a-posteriori values (n q floats; the
- * min-max costs share them as int32), hard symbols (n), information bits (k p); twice where
- * tms's AVX-512 path decodes two frames at once (nbldpc__tms_avx512_n). */
-static size_t frame_one(const struct nbldpc_decoder *d)
+ * min-max costs share them as int32), hard symbols (n), information bits (k p). */
+static size_t frame_bytes(const struct nbldpc_decoder *d)
 {
 	const struct nbldpc_code *c = d->code;
 
-	return ((size_t)c->n * d->q * sizeof(float) + c->n + (size_t)c->k * d->p + 63) &
-	       ~(size_t)63;
-}
-
-static size_t frame_bytes(const struct nbldpc_decoder *d)
-{
-	return frame_one(d) * (d->tms_avx512 ? 2 : 1) + 64;
+	return (size_t)c->n * d->q * sizeof(float) + c->n + (size_t)c->k * d->p + 64;
 }
 
 /* The symbol log-likelihoods of frame in (float, for FFT-BP), from the decoder's input kind. */
@@ -206,165 +199,110 @@ static float max_sel(const float *v, unsigned q, unsigned mask, unsigned want)
 	return mx;
 }
 
-/* A frame's costs for tms (int16, n q) from job j's input. */
-static void map_in_tms(const struct nbldpc_decoder *d, const struct fec_batch *b, uint32_t j,
-                       float *vals)
-{
-	if (d->base.spec.frame.in == FEC_IN_S8_LLR) {
-		map_in_s8_i16(d, b->in + j * b->in_stride, (int16_t *)vals);
-	} else {
-		map_in_cost(d, b, j, (int32_t *)vals);
-		costs_to_i16((int32_t *)vals, (int16_t *)vals, d->code->n, d->q);
-	}
-}
-
-/* tms's a-posteriori costs (int16 at the start of vals) to log-likelihoods for soft output, from
- * the last value down: float i covers the int16 costs 2i and 2i + 1, which are read by then. */
-static void tms_to_vals(const struct nbldpc_decoder *d, float *vals)
-{
-	const int16_t *app = (const int16_t *)vals;
-
-	for (size_t i = (size_t)d->code->n * d->q; i-- > 0;)
-		vals[i] = -(float)app[i] / d->base.spec.frame.llr_scale;
-}
-
-/* Job j's results: its information bits from the decision hard, status and iterations, and soft
- * output from the log-likelihoods vals (normalised here). */
-static void job_finish(const struct nbldpc_decoder *d, struct fec_batch *b, uint32_t j, float *vals,
-                       const uint8_t *hard, uint8_t *bits, unsigned it, bool ok)
-{
-	const struct nbldpc_spec *s = &d->base.spec.u.nbldpc;
-	const struct nbldpc_code *c = d->code;
-	const unsigned q = d->q, p = d->p;
-	struct fec_job *job = &b->jobs[j];
-
-	for (uint32_t i = 0; i < c->k; i++) {
-		const uint8_t sym = hard[c->info_cols[i]];
-
-		for (unsigned t = 0; t < p; t++)
-			bits[(size_t)i * p + t] = (sym >> d->bit_shift[t]) & 1;
-	}
-	fec_pack_bits(bits, (size_t)c->k * p, b->out + j * b->out_stride);
-	job->out_bits = c->k * p;
-	job->work = it;
-	job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
-	if (!b->soft)
-		return;
-	if (s->soft == NBLDPC_SOFT_CODE) { /* every column's, normalised */
-		float *o = b->soft + j * b->soft_stride;
-
-		for (uint32_t i = 0; i < c->n; i++) {
-			const float *ap = vals + (size_t)i * q;
-			const float norm = logsumexp(ap, q, 0, 0);
-
-			for (unsigned a = 0; a < q; a++)
-				o[(size_t)i * q + a] = ap[a] - norm;
-		}
-		job->soft_count = c->n * q;
-		return;
-	}
-	for (uint32_t i = 0; i < c->k; i++) {
-		float *ap = vals + (size_t)c->info_cols[i] * q;
-		float *o = b->soft + j * b->soft_stride;
-		const float norm = logsumexp(ap, q, 0, 0);
-
-		for (unsigned a = 0; a < q; a++)
-			ap[a] -= norm;
-		if (s->soft == NBLDPC_SOFT_SYM) {
-			memcpy(o + (size_t)i * q, ap, q * sizeof(float));
-			continue;
-		}
-		for (unsigned t = 0; t < p; t++) {
-			const unsigned m = 1u << d->bit_shift[t];
-
-			/* FFT-BP's posteriors are probabilities: the exact marginal. Min-max's are
-			 * costs: the max-log one, whose sign is always the decided symbol's bit
-			 * (the exact marginal of costs is not). */
-			o[(size_t)i * p + t] = s->algo == NBLDPC_ALGO_FFTBP
-			                           ? logsumexp(ap, q, m, 0) - logsumexp(ap, q, m, m)
-			                           : max_sel(ap, q, m, 0) - max_sel(ap, q, m, m);
-		}
-	}
-	job->soft_count = s->soft == NBLDPC_SOFT_SYM ? c->k * q : c->k * p;
-}
-
-/* Whether job j can be decoded (else it is marked ERASED); clears its results. */
-static bool job_start(const struct fec_decoder *dec, struct fec_batch *b, uint32_t j)
-{
-	struct fec_job *job = &b->jobs[j];
-
-	job->out_bits = 0;
-	job->soft_count = 0;
-	job->work = 0;
-	job->metric = 0.0f;
-	if (job->in_len != dec->info.frame_syms || job->head_len != 0) {
-		job->status = FECD_STATUS_ERASED;
-		return false;
-	}
-	return true;
-}
-
 static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, struct fec_batch *b,
                                uint32_t first, uint32_t count)
 {
 	const struct nbldpc_decoder *d = (const struct nbldpc_decoder *)dec;
 	const struct nbldpc_spec *s = &dec->spec.u.nbldpc;
 	const struct nbldpc_code *c = d->code;
+	const unsigned q = d->q, p = d->p;
+	const uint32_t want = dec->info.frame_syms;
 	uint8_t *own = scratch;
 	float *vals = (float *)(own + ((nbldpc__scratch_bytes(d) + 63) & ~(size_t)63));
-	uint8_t *hard = (uint8_t *)(vals + (size_t)c->n * d->q);
+	uint8_t *hard = (uint8_t *)(vals + (size_t)c->n * q);
 	uint8_t *bits = hard + c->n;
 
 	if (dec->spec.frame.in == FEC_IN_S8_LLR ? !b->in : !b->in_f32)
 		return -FEC_EINVAL; /* the input the decoder's in_kind names is missing */
 	for (uint32_t j = first; j < first + count; j++) {
+		struct fec_job *job = &b->jobs[j];
 		unsigned it;
 		bool ok;
 
-		if (!job_start(dec, b, j))
-			continue;
-#if defined(FECD_SIMD_X86)
-		if (s->algo == NBLDPC_ALGO_TMS && d->tms_avx512 && j + 1 < first + count &&
-		    job_start(dec, b, j + 1)) {
-			/* two frames at once: their checks side by side */
-			float *v2 = (float *)((uint8_t *)vals + frame_one(d));
-			uint8_t *h2 = (uint8_t *)(v2 + (size_t)c->n * d->q);
-			int16_t *apps[2] = {(int16_t *)vals, (int16_t *)v2};
-			uint8_t *hards[2] = {hard, h2};
-			unsigned its[2];
-			bool oks[2];
-
-			map_in_tms(d, b, j, vals);
-			map_in_tms(d, b, j + 1, v2);
-			nbldpc__tms_avx512_n(d, own, 2, apps, hards, oks, its);
-			if (b->soft) {
-				tms_to_vals(d, vals);
-				tms_to_vals(d, v2);
-			}
-			job_finish(d, b, j, vals, hard, bits, its[0], oks[0]);
-			job_finish(d, b, j + 1, v2, h2, bits, its[1], oks[1]);
-			j++;
+		job->out_bits = 0;
+		job->soft_count = 0;
+		job->work = 0;
+		job->metric = 0.0f;
+		if (job->in_len != want || job->head_len != 0) {
+			job->status = FECD_STATUS_ERASED;
 			continue;
 		}
-#endif
 		if (s->algo == NBLDPC_ALGO_FFTBP) {
 			map_in_f32(d, b, j, vals);
 			it = nbldpc__fftbp(d, own, vals, vals, hard, &ok);
 		} else if (s->algo == NBLDPC_ALGO_TMS) {
-			map_in_tms(d, b, j, vals);
-			it = nbldpc__tms(d, own, (int16_t *)vals, hard, &ok);
-			if (b->soft)
-				tms_to_vals(d, vals);
+			int32_t *cost = (int32_t *)vals;
+			int16_t *app = (int16_t *)vals;
+
+			if (dec->spec.frame.in == FEC_IN_S8_LLR) {
+				map_in_s8_i16(d, b->in + j * b->in_stride, app);
+			} else {
+				map_in_cost(d, b, j, cost);
+				costs_to_i16(cost, app, c->n, q);
+			}
+			it = nbldpc__tms(d, own, app, hard, &ok);
+			/* back to log-likelihoods (for soft output) from the last value down: float
+			 * i covers the int16 costs 2i and 2i + 1, which are read by then */
+			for (size_t i = (size_t)c->n * q; b->soft && i-- > 0;)
+				vals[i] = -(float)app[i] / dec->spec.frame.llr_scale;
 		} else {
 			int32_t *cost = (int32_t *)vals;
 
 			map_in_cost(d, b, j, cost);
 			it = nbldpc__minmax(d, own, cost, hard, &ok);
-			/* costs to log-likelihoods, normalised in job_finish */
-			for (size_t i = 0; i < (size_t)c->n * d->q; i++)
+			/* costs to log-likelihoods, normalised below */
+			for (size_t i = 0; i < (size_t)c->n * q; i++)
 				vals[i] = -(float)cost[i] / dec->spec.frame.llr_scale;
 		}
-		job_finish(d, b, j, vals, hard, bits, it, ok);
+		for (uint32_t i = 0; i < c->k; i++) {
+			const uint8_t sym = hard[c->info_cols[i]];
+
+			for (unsigned t = 0; t < p; t++)
+				bits[(size_t)i * p + t] = (sym >> d->bit_shift[t]) & 1;
+		}
+		fec_pack_bits(bits, (size_t)c->k * p, b->out + j * b->out_stride);
+		job->out_bits = c->k * p;
+		job->work = it;
+		job->status = ok ? FECD_STATUS_DECODED : FECD_STATUS_NOT_CONVERGED;
+		if (!b->soft)
+			continue;
+		if (s->soft == NBLDPC_SOFT_CODE) { /* every column's, normalised */
+			float *o = b->soft + j * b->soft_stride;
+
+			for (uint32_t i = 0; i < c->n; i++) {
+				const float *ap = vals + (size_t)i * q;
+				const float norm = logsumexp(ap, q, 0, 0);
+
+				for (unsigned a = 0; a < q; a++)
+					o[(size_t)i * q + a] = ap[a] - norm;
+			}
+			job->soft_count = c->n * q;
+			continue;
+		}
+		for (uint32_t i = 0; i < c->k; i++) {
+			float *ap = vals + (size_t)c->info_cols[i] * q;
+			float *o = b->soft + j * b->soft_stride;
+			const float norm = logsumexp(ap, q, 0, 0);
+
+			for (unsigned a = 0; a < q; a++)
+				ap[a] -= norm;
+			if (s->soft == NBLDPC_SOFT_SYM) {
+				memcpy(o + (size_t)i * q, ap, q * sizeof(float));
+				continue;
+			}
+			for (unsigned t = 0; t < p; t++) {
+				const unsigned m = 1u << d->bit_shift[t];
+
+				/* FFT-BP's posteriors are probabilities: the exact marginal.
+				 * Min-max's are costs: the max-log one, whose sign is always the
+				 * decided symbol's bit (the exact marginal of costs is not). */
+				o[(size_t)i * p + t] =
+				    s->algo == NBLDPC_ALGO_FFTBP
+				        ? logsumexp(ap, q, m, 0) - logsumexp(ap, q, m, m)
+				        : max_sel(ap, q, m, 0) - max_sel(ap, q, m, m);
+			}
+		}
+		job->soft_count = s->soft == NBLDPC_SOFT_SYM ? c->k * q : c->k * p;
 	}
 	return 0;
 }

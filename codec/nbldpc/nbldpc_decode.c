@@ -23,14 +23,6 @@
 
 #define PROB_FLOOR (1e-30f) /* the same for probabilities */
 
-size_t nbldpc__tms_avx512_r1(const struct nbldpc_decoder *d)
-{
-	const size_t q = d->q, deg = d->code->max_row_deg;
-
-	/* R of frame 0, then the tables and v, d of four checks (nbldpc_tms_avx512.c's NC_MAX) */
-	return (((size_t)d->code->nnz * q + 63) & ~(size_t)63) + 4 * (deg + 2) * deg * q;
-}
-
 size_t nbldpc__scratch_bytes(const struct nbldpc_decoder *d)
 {
 	const struct nbldpc_code *c = d->code;
@@ -41,15 +33,12 @@ size_t nbldpc__scratch_bytes(const struct nbldpc_decoder *d)
 	    (size_t)c->nnz * q * sizeof(int16_t) + ((3 * deg + 3) * q) * sizeof(int32_t);
 
 	/* tms: R (nnz q bytes), then the reference's (one check's extrinsic messages in 16 and 8
-	 * bits, new ones, its work area) or the portable fast path's work area, whichever is
-	 * largest; or the AVX-512 path's two frames (nbldpc__tms_avx512_r1, then a second R) */
+	 * bits, new ones, its work area), the AVX-512 path's (tables and v, d of two checks) or the
+	 * portable fast path's work area, whichever is largest */
 	const size_t ref = 4 * deg * q + nbldpc__tms_work_bytes(deg, q);
-	const size_t fast = nbldpc__tms_fast_work_bytes(deg, q);
-	const size_t avx = nbldpc__tms_avx512_r1(d) + (size_t)c->nnz * q;
-	size_t tms = (((size_t)c->nnz * q + 63) & ~(size_t)63) + (ref > fast ? ref : fast);
-
-	if (avx > tms)
-		tms = avx;
+	const size_t avx = 2 * (deg + 2) * deg * q, fast = nbldpc__tms_fast_work_bytes(deg, q);
+	const size_t tms = (((size_t)c->nnz * q + 63) & ~(size_t)63) +
+	                   (ref > avx ? (ref > fast ? ref : fast) : (avx > fast ? avx : fast));
 	const size_t big = fft > mm ? fft : mm;
 
 	return (big > tms ? big : tms) + 64;

@@ -53,12 +53,6 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
  * and any q in plain C (nbldpc_tms_fast.c, where tms_mul); both give the reference's results. */
 unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                             uint8_t *hard, bool *ok);
-/* The AVX-512 path on nf = 1 or 2 frames at once (their checks side by side): app[f], hard[f],
- * ok[f] and its[f] (iterations) as nbldpc__tms's; the second frame's R lies
- * nbldpc__tms_avx512_r1 bytes into scratch. */
-void nbldpc__tms_avx512_n(const struct nbldpc_decoder *d, void *scratch, unsigned nf,
-                          int16_t *const *app, uint8_t *const *hard, bool *ok, unsigned *its);
-size_t nbldpc__tms_avx512_r1(const struct nbldpc_decoder *d);
 unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                           uint8_t *hard, bool *ok);
 /* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */

@@ -20,17 +20,14 @@
  *    wherever its d is j, so that a pass of step 6 is one vpermb of V[e][d(eta1)], a
  *    saturating add and a minimum (a sum with 255 saturates and lowers no T);
  *  - step 9's normalisation of P waits for the hard decision (normalise): a constant per
- *    symbol changes nothing before it;
- *  - two frames of a call run their checks side by side (nbldpc__tms_avx512_n), up to four
- *    checks in flight with the pairs of checks.
+ *    symbol changes nothing before it.
  */
 #include <immintrin.h>
 #include <string.h>
 
 #include "nbldpc_decoder.h"
 
-#define Q      64
-#define NC_MAX 4 /* checks side by side: two of each of two frames */
+#define Q 64
 
 /* rep4[x]: byte x in all four bytes, for broadcasting a byte with a plain 32-bit load */
 #define R1(x)  ((x)*0x01010101u)
@@ -129,16 +126,15 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
 	return lt | _pdep_u64((1ull << need) - 1, eq);
 }
 
-/* Checks e0[0..nc-1] of the frames whose costs and messages are app[k], rm[k] (nc = 1 to
- * NC_MAX: checks of different frames, or of one frame sharing no variable, so that doing them
- * together is doing them in turn): steps 1-9 of nbldpc_tms.c. The steps run for all checks side
- * by side, so that the latency of one (the minimum searches, the selection) overlaps the work of
- * the others. Always inlined with nc and, for deg = 4, deg constant: the loops unroll.
- * vt: nc deg^2 64 bytes of tables, vd: nc 2 deg 64 bytes. */
+/* Checks e0[0..nc-1] (nc = 1 or 2, sharing no variable, so that doing them together is doing
+ * them in turn): steps 1-9 of nbldpc_tms.c. The steps run for both checks side by side, so that
+ * the latency of one (the minimum searches, the selection) overlaps the work of the other.
+ * Always inlined with nc and, for deg = 4, deg constant: the loops unroll and the state stays in
+ * registers. vt: nc deg^2 64 bytes of tables, vd: nc 2 deg 64 bytes. */
 static inline __attribute__((always_inline)) void
 check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0,
-             const unsigned deg, int16_t *const *app, uint8_t *const *rm, unsigned nsel,
-             __m512i offset, uint8_t *vt, uint8_t *vd)
+             const unsigned deg, int16_t *app, uint8_t *rm, unsigned nsel, __m512i offset,
+             uint8_t *vt, uint8_t *vd)
 {
 	const struct nbldpc_code *c = d->code;
 	const __m512i iota = _mm512_set_epi8(
@@ -146,11 +142,10 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
 	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
 	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
-	__m512i wlo[NC_MAX][NBLDPC_DEG_MAX], whi[NC_MAX][NBLDPC_DEG_MAX];
-	__m512i vv[NC_MAX][NBLDPC_DEG_MAX], tt[NC_MAX][NBLDPC_DEG_MAX];
-	__m512i m1[NC_MAX], m2[NC_MAX], e1[NC_MAX], e2[NC_MAX];
-	uint8_t z[NC_MAX][NBLDPC_DEG_MAX];
-	unsigned beta[NC_MAX];
+	__m512i wlo[2][NBLDPC_DEG_MAX], whi[2][NBLDPC_DEG_MAX], vv[2][NBLDPC_DEG_MAX];
+	__m512i tt[2][NBLDPC_DEG_MAX], m1[2], m2[2], e1[2], e2[2];
+	uint8_t z[2][NBLDPC_DEG_MAX];
+	unsigned beta[2];
 
 	/* steps 1-4 */
 	for (unsigned k = 0; k < nc; k++) {
@@ -162,8 +157,8 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 		for (unsigned k = 0; k < nc; k++) {
 			const uint32_t e = e0[k] + i;
 			const uint8_t h = c->row_val[e];
-			int16_t *p = app[k] + (size_t)c->row_col[e] * Q;
-			const __m512i r = _mm512_loadu_si512(rm[k] + (size_t)e * Q);
+			int16_t *p = app + (size_t)c->row_col[e] * Q;
+			const __m512i r = _mm512_loadu_si512(rm + (size_t)e * Q);
 			__m512i lo =
 			    _mm512_sub_epi16(_mm512_loadu_si512(p), _mm512_unpacklo_epi8(r, zero));
 			__m512i hi = _mm512_sub_epi16(_mm512_loadu_si512(p + 32),
@@ -249,7 +244,7 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 			const uint32_t e = e0[k] + i;
 			const uint8_t h = c->row_val[e];
 			__m512i o, r, lo, hi;
-			int16_t *p = app[k] + (size_t)c->row_col[e] * Q;
+			int16_t *p = app + (size_t)c->row_col[e] * Q;
 
 			o = _mm512_subs_epu8(_mm512_min_epu8(vv[k][i], tt[k][i]), offset);
 			o = _mm512_mask_mov_epi8(o, 1, zero);
@@ -257,7 +252,7 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 			    _mm512_xor_si512(_mm512_loadu_si512(d->tms_mul + h * Q),
 			                     bcast8(beta[k] ^ z[k][i])),
 			    o);
-			_mm512_storeu_si512(rm[k] + (size_t)e * Q, r);
+			_mm512_storeu_si512(rm + (size_t)e * Q, r);
 			/* P = min(W + R, 32767), not less its minimum (see normalise) */
 			lo = _mm512_adds_epi16(wlo[k][i], _mm512_unpacklo_epi8(r, zero));
 			hi = _mm512_adds_epi16(whi[k][i], _mm512_unpackhi_epi8(r, zero));
@@ -280,43 +275,29 @@ static bool pairable(const struct nbldpc_code *c, uint32_t r)
 	return true;
 }
 
-/* One iteration of frames app[0..nf-1] (nf = 1 or 2), rm likewise: the checks in order, two of
- * a frame at a time where consecutive ones share no variable; the frames' checks side by side
- * (frames share nothing, so that this is decoding them in turn). */
-static void iteration(const struct nbldpc_decoder *d, unsigned nf, int16_t *const *app,
-                      uint8_t *const *rm, unsigned nsel, __m512i offset, uint8_t *vt, uint8_t *vd)
+/* One iteration: the checks in order, two at a time where consecutive ones share no variable. */
+static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, unsigned nsel,
+                      __m512i offset, uint8_t *vt, uint8_t *vd)
 {
 	const struct nbldpc_code *c = d->code;
 
 	for (uint32_t r = 0; r < c->m;) {
+		const uint32_t e0[2] = {c->row_start[r], r + 1 < c->m ? c->row_start[r + 1] : 0};
 		const unsigned deg = c->row_start[r + 1] - c->row_start[r];
-		const unsigned two = r + 1 < c->m && pairable(c, r) ? 2 : 1;
-		uint32_t e0[NC_MAX];
-		int16_t *ap[NC_MAX];
-		uint8_t *rp[NC_MAX];
-		unsigned nc = 0;
 
-		for (unsigned f = 0; f < nf; f++)
-			for (unsigned t = 0; t < two; t++) {
-				e0[nc] = c->row_start[r + t];
-				ap[nc] = app[f];
-				rp[nc] = rm[f];
-				nc++;
-			}
-		/* constant nc (and deg for rows of 4): check_update unrolls */
-		if (nc == 4 && deg == 4)
-			check_update(d, 4, e0, 4, ap, rp, nsel, offset, vt, vd);
-		else if (nc == 4)
-			check_update(d, 4, e0, deg, ap, rp, nsel, offset, vt, vd);
-		else if (nc == 2 && deg == 4)
-			check_update(d, 2, e0, 4, ap, rp, nsel, offset, vt, vd);
-		else if (nc == 2)
-			check_update(d, 2, e0, deg, ap, rp, nsel, offset, vt, vd);
-		else if (deg == 4)
-			check_update(d, 1, e0, 4, ap, rp, nsel, offset, vt, vd);
-		else
-			check_update(d, 1, e0, deg, ap, rp, nsel, offset, vt, vd);
-		r += two;
+		if (r + 1 < c->m && pairable(c, r)) {
+			if (deg == 4)
+				check_update(d, 2, e0, 4, app, rm, nsel, offset, vt, vd);
+			else
+				check_update(d, 2, e0, deg, app, rm, nsel, offset, vt, vd);
+			r += 2;
+		} else {
+			if (deg == 4)
+				check_update(d, 1, e0, 4, app, rm, nsel, offset, vt, vd);
+			else
+				check_update(d, 1, e0, deg, app, rm, nsel, offset, vt, vd);
+			r++;
+		}
 	}
 }
 
@@ -351,81 +332,49 @@ static bool decide(const struct nbldpc_code *c, const int16_t *app, uint8_t *har
 	return nbldpc_codeword_valid(c, hard);
 }
 
-/* Frames app[0..nf-1] (nf = 1 or 2), each as nbldpc__tms_avx512's; R of frame 0 at the start of
- * scratch, of frame 1 at nbldpc__tms_avx512_r1 bytes into it. Each frame stops as the reference
- * would alone (early stop on its own decision): the other goes on by itself. */
-void nbldpc__tms_avx512_n(const struct nbldpc_decoder *d, void *scratch, unsigned nf,
-                          int16_t *const *app, uint8_t *const *hard, bool *ok, unsigned *its)
+unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
+                            uint8_t *hard, bool *ok)
 {
 	const struct nbldpc_code *c = d->code;
 	const struct nbldpc_spec *s = &d->base.spec.u.nbldpc;
 	const __m512i offset = _mm512_set1_epi8((char)s->offset);
 	const unsigned nsel = s->dev2 < Q - 1 ? s->dev2 : Q - 1;
 	const size_t deg = c->max_row_deg;
-	uint8_t *rm[2] = {scratch, (uint8_t *)scratch + nbldpc__tms_avx512_r1(d)};
-	uint8_t *vt = rm[0] + (size_t)c->nnz * Q, *vd = vt + NC_MAX * deg * deg * Q;
-	int16_t *aapp[2];
-	uint8_t *arm[2];
-	unsigned act[2], na = 0, it = 0;
+	uint8_t *rm = scratch, *vt = rm + (size_t)c->nnz * Q, *vd = vt + 2 * deg * deg * Q;
+	unsigned it = 0;
 
-	for (unsigned f = 0; f < nf; f++) {
-		memset(rm[f], 0, (size_t)c->nnz * Q);
-		/* normalise (saturating at 32767, as the reference) and turn into unpack order */
-		for (uint32_t x = 0; x < c->n; x++) {
-			int16_t *p = app[f] + (size_t)x * Q;
-			__m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
-			const __m512i mn = min_i16(lo, hi);
+	memset(rm, 0, (size_t)c->nnz * Q);
+	/* normalise (saturating at 32767, as the reference) and turn into unpack order */
+	for (uint32_t x = 0; x < c->n; x++) {
+		int16_t *p = app + (size_t)x * Q;
+		__m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
+		const __m512i mn = min_i16(lo, hi);
 
-			lo = _mm512_subs_epi16(lo, mn);
-			hi = _mm512_subs_epi16(hi, mn);
-			_mm512_storeu_si512(p, to_unpack(lo, hi, 0));
-			_mm512_storeu_si512(p + 32, to_unpack(lo, hi, 1));
-		}
-		ok[f] = false;
-		its[f] = 0;
-		act[na++] = f;
+		lo = _mm512_subs_epi16(lo, mn);
+		hi = _mm512_subs_epi16(hi, mn);
+		_mm512_storeu_si512(p, to_unpack(lo, hi, 0));
+		_mm512_storeu_si512(p + 32, to_unpack(lo, hi, 1));
 	}
-	while (na > 0 && it < s->max_iters) {
-		unsigned keep = 0;
-
+	*ok = false;
+	while (it < s->max_iters) {
 		it++;
-		for (unsigned i = 0; i < na; i++) {
-			aapp[i] = app[act[i]];
-			arm[i] = rm[act[i]];
-		}
-		iteration(d, na, aapp, arm, nsel, offset, vt, vd);
+		iteration(d, app, rm, nsel, offset, vt, vd);
 		/* without early stop only the last iteration's decision counts */
 		if (!s->early_stop && it < s->max_iters)
 			continue;
-		for (unsigned i = 0; i < na; i++) {
-			const unsigned f = act[i];
-
-			its[f] = it;
-			normalise(c, app[f]);
-			ok[f] = decide(c, app[f], hard[f]);
-			if (!(ok[f] && s->early_stop))
-				act[keep++] = f;
-		}
-		na = keep;
+		normalise(c, app);
+		*ok = decide(c, app, hard);
+		if (*ok && s->early_stop)
+			break;
 	}
-	for (unsigned f = 0; f < nf; f++) {
-		if (its[f] == 0) /* the reference's max_iters = 0: only the decision */
-			ok[f] = decide(c, app[f], hard[f]);
-		for (uint32_t x = 0; x < c->n; x++) {
-			int16_t *p = app[f] + (size_t)x * Q;
-			const __m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
+	if (it == 0)
+		*ok = decide(c, app, hard);
+	for (uint32_t x = 0; x < c->n; x++) {
+		int16_t *p = app + (size_t)x * Q;
+		const __m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
 
-			_mm512_storeu_si512(p, from_unpack(lo, hi, 0));
-			_mm512_storeu_si512(p + 32, from_unpack(lo, hi, 1));
-		}
+		_mm512_storeu_si512(p, from_unpack(lo, hi, 0));
+		_mm512_storeu_si512(p + 32, from_unpack(lo, hi, 1));
 	}
-}
-
-unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
-                            uint8_t *hard, bool *ok)
-{
-	unsigned it;
-
-	nbldpc__tms_avx512_n(d, scratch, 1, &app, &hard, ok, &it);
 	return it;
 }

@@ -700,14 +700,16 @@ struct tms_variant {
 };
 
 /* Which kernel decodes the code. By default GF(64) codes with rows of at most 8 take the register
- * check of form 2, with the frame on chip (8 warps a block) where it fits a block, dev2
+ * check of form 2, with the frame on chip (8 warps a block, the flow form for rows of at most 4)
+ * where it fits a block, dev2
  * unrolled where it is one of TMS_NS's values and rows have at most 4 edges; the rest the
  * shared-memory check. FECD_TMS_KERNEL in the environment may name another, to compare them on
  * one card: "smem" (the shared-memory check), "reg" (the register check with the frame in device
  * memory), "chip4" (on chip, 4 warps a block) or "chip8", each register one followed by ",v1"
- * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled) or, on chip with form 2 and rows of 4,
- * ",flow" (no barriers between stages) or, in device memory with dev2 unrolled, ",lb8" (64
- * registers, 8 blocks an SM) if wanted: "chip8,v1" is the kernel of before form 2. */
+ * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled), ",bar" (on chip: barriers between
+ * stages, not the flow form, which form 2 with rows of 4 takes by default; ",flow" names it) or,
+ * in device memory with dev2 unrolled, ",lb8" (64 registers, 8 blocks an SM) if wanted:
+ * "chip8,v1" is the kernel of before form 2. */
 #define TMS_NS(X) X(4) X(5) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
@@ -727,7 +729,7 @@ static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max
 		v.ns = (N);
 	TMS_NS(TMS_NS_PICK)
 #undef TMS_NS_PICK
-	v.flow = env && strstr(env, ",flow") && v.form == 2 && v.d == 4;
+	v.flow = !(env && strstr(env, ",bar")) && v.form == 2 && v.d == 4;
 	if (!(env && !strncmp(env, "reg", 3)) && tms_chip_bytes(c, v.flow) <= smem_max)
 		v.chip_warps = env && !strncmp(env, "chip4", 5) ? 4 : TMS_CHIP_WARPS;
 	v.flow = v.flow && v.chip_warps;

@@ -4,8 +4,7 @@
  * deviation; between the best configuration and the best single deviation with two); clean
  * frames for every q; the fast paths (AVX-512 for GF(64), portable for any q) against the
  * reference bit for bit (costs, decisions, iterations) on noisy frames of codes with checks of
- * 4, 5 and 6 and q = 4 to 256; two frames at once (the AVX-512 path's pairs) against one at a
- * time, job by job; its frame error rate on a GF(64)
+ * 4, 5 and 6 and q = 4 to 256; its frame error rate on a GF(64)
  * code of BeiDou B1C's size next to FFT-BP's at the same seed.
  */
 #include <stdlib.h>
@@ -273,132 +272,9 @@ static void test_fast_equals_reference(void)
 	}
 }
 
-/* ---- Two frames at once (nbldpc__tms_avx512_n through the coder) against one at a time. */
-
-#define PAIR_JOBS 9
-
-/* Decodes jobs first..first+count-1 of the batch frames in calls of per jobs. */
-static int decode_in_calls(const struct fec_decoder *dec, struct fec_batch *b, uint32_t per)
-{
-	void *scratch = malloc(fec_decoder_info(dec)->scratch_bytes);
-	int rc = scratch ? 0 : -1;
-
-	for (uint32_t j = 0; !rc && j < b->count; j += per)
-		rc = fec_decode(dec, scratch, b, j, b->count - j < per ? b->count - j : per);
-	free(scratch);
-	return rc;
-}
-
-/* A batch of noisy frames (Eb/N0 from 0.5 to 4 dB: some stop early, some never converge; job 4
- * of the wrong length) decoded in one call, where the AVX-512 path takes two frames at a time,
- * and one job a call: every job's status, iterations, bits and soft values must be the same. */
-static void test_two_frames(void)
-{
-	static const char *const specs[] = {
-	    "nbldpc,code=regular,q=64,n=200,dv=2,dc=4,seed=1,algo=tms,iters=12,soft=sym",
-	    "nbldpc,code=regular,q=64,n=200,dv=2,dc=4,seed=1,algo=tms,iters=10,early_stop=false,"
-	    "dev2=4,soft=bit",
-	    "nbldpc,code=irregular,q=64,n=240,seed=2,algo=tms,iters=8,dev2=5,offset=6,soft=sym"};
-	struct fec_prng rng;
-
-	fec_prng_seed(&rng, 9);
-	for (unsigned i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-		char err[256];
-		struct fec_spec spec;
-		struct fec_decoder *dec = NULL;
-		const struct fec_info *info;
-		const struct nbldpc_code *c;
-		struct fec_job jobs[2][PAIR_JOBS];
-		struct fec_batch b[2];
-		int8_t *in;
-		uint8_t *out[2];
-		float *soft[2];
-		size_t nb, ob;
-		unsigned differ = 0;
-
-		if (fec_spec_from_string(specs[i], &spec, err, sizeof(err)) ||
-		    fec_decoder_create(&spec, &dec)) {
-			CHECK(0, "%s: no decoder (%s)", specs[i], err);
-			continue;
-		}
-		info = fec_decoder_info(dec);
-		c = ((const struct nbldpc_decoder *)dec)->code;
-		if (!((const struct nbldpc_decoder *)dec)->tms_avx512 && i == 0)
-			printf("SKIPPED (no AVX-512 VBMI): two frames at once (both runs take one "
-			       "frame at a time)\n");
-		nb = (size_t)c->n * c->gf.p;
-		ob = ((size_t)c->k * c->gf.p + 7) / 8;
-		in = malloc(PAIR_JOBS * nb);
-		for (unsigned k = 0; k < 2; k++) {
-			out[k] = calloc(PAIR_JOBS, ob);
-			soft[k] = calloc((size_t)PAIR_JOBS * info->max_soft, sizeof(float));
-			if (!out[k] || !soft[k])
-				abort();
-		}
-		if (!in)
-			abort();
-		for (unsigned j = 0; j < PAIR_JOBS; j++) {
-			uint8_t sym[NBLDPC_N_MAX / 64], cw[NBLDPC_N_MAX / 64],
-			    bits[NBLDPC_N_MAX / 8];
-
-			for (uint32_t x = 0; x < c->k; x++)
-				sym[x] = (uint8_t)(fec_prng_next(&rng) % c->gf.q);
-			nbldpc_encode(c, sym, cw);
-			for (uint32_t x = 0; x < c->n; x++)
-				for (unsigned t = 0; t < c->gf.p; t++)
-					bits[x * c->gf.p + t] = (cw[x] >> (c->gf.p - 1 - t)) & 1;
-			util_channel_s8(&rng, bits, nb, 0.5 + 3.5 * j / (PAIR_JOBS - 1),
-			                (double)c->k / c->n, 8.0f, in + j * nb);
-		}
-		for (unsigned k = 0; k < 2; k++) {
-			for (unsigned j = 0; j < PAIR_JOBS; j++)
-				jobs[k][j] =
-				    (struct fec_job){.in_len = j == 4 ? 5 : info->frame_syms,
-				                     .own_len = info->frame_syms};
-			b[k] = (struct fec_batch){.count = PAIR_JOBS,
-			                          .jobs = jobs[k],
-			                          .in = in,
-			                          .in_stride = nb,
-			                          .out = out[k],
-			                          .out_stride = ob,
-			                          .soft = soft[k],
-			                          .soft_stride = info->max_soft};
-		}
-		CHECK(decode_in_calls(dec, &b[0], PAIR_JOBS) == 0, "%s: decode failed", specs[i]);
-		CHECK(decode_in_calls(dec, &b[1], 1) == 0, "%s: decode failed", specs[i]);
-		for (unsigned j = 0; j < PAIR_JOBS; j++) {
-			const struct fec_job *x = &jobs[0][j], *y = &jobs[1][j];
-			const bool same =
-			    x->status == y->status && x->work == y->work &&
-			    x->out_bits == y->out_bits && x->soft_count == y->soft_count &&
-			    !memcmp(out[0] + j * ob, out[1] + j * ob, ob) &&
-			    !memcmp(soft[0] + j * info->max_soft, soft[1] + j * info->max_soft,
-			            x->soft_count * sizeof(float));
-
-			if (!same && !differ)
-				printf("%s: job %u: status %u / %u, iterations %u / %u (a call of "
-				       "%u jobs / of one)\n",
-				       specs[i], j, x->status, y->status, x->work, y->work,
-				       PAIR_JOBS);
-			differ += !same;
-		}
-		CHECK(differ == 0, "%s: %u of %u jobs differ between one call and a call a job",
-		      specs[i], differ, PAIR_JOBS);
-		CHECK(jobs[0][4].status == FECD_STATUS_ERASED, "%s: the short job is not erased",
-		      specs[i]);
-		free(in);
-		for (unsigned k = 0; k < 2; k++) {
-			free(out[k]);
-			free(soft[k]);
-		}
-		fec_decoder_destroy(dec);
-	}
-}
-
 int main(void)
 {
 	test_check_node();
 	test_fast_equals_reference();
-	test_two_frames();
 	return check_done();
 }

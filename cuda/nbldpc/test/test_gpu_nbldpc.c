@@ -326,15 +326,15 @@ static void run_case(struct gpu_test *g, const char *text, uint32_t count, doubl
  * GF(64) (the presets, p = 6) runs once per kernel: FECD_TMS_KERNEL unset (the frame on chip where
  * it fits a block, else the register check in device memory), chip4 (on chip, 4 warps a block),
  * reg, smem (the shared-memory check), chip8,v1 (the first register check), reg,dyn (dev2
- * not unrolled), chip8,flow (no barriers between stages) and reg,lb8 (64 registers); the case's
- * line names the kernel that ran. */
+ * not unrolled), chip8,bar (barriers between stages, not the default flow form) and reg,lb8
+ * (64 registers); the case's line names the kernel that ran. */
 static void test_tms(struct gpu_test *g, bool presets)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
-	static const char *const kernels[] = {NULL,       "chip4",   "reg",        "smem",
-	                                      "chip8,v1", "reg,dyn", "chip8,flow", "reg,lb8"};
+	static const char *const kernels[] = {NULL,       "chip4",   "reg",       "smem",
+	                                      "chip8,v1", "reg,dyn", "chip8,bar", "reg,lb8"};
 	char text[256];
 
 	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
