@@ -18,7 +18,9 @@
  *    dev2 dependent minimum searches;
  *  - step 6's test d(eta1) != d(eta2) is folded into tables: V[e][j] is edge e's v with 255
  *    wherever its d is j, so that a pass of step 6 is one vpermb of V[e][d(eta1)], a
- *    saturating add and a minimum (a sum with 255 saturates and lowers no T).
+ *    saturating add and a minimum (a sum with 255 saturates and lowers no T);
+ *  - step 9's normalisation of P waits for the hard decision (normalise): a constant per
+ *    symbol changes nothing before it.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -241,7 +243,7 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 		for (unsigned k = 0; k < nc; k++) {
 			const uint32_t e = e0[k] + i;
 			const uint8_t h = c->row_val[e];
-			__m512i o, r, lo, hi, mn;
+			__m512i o, r, lo, hi;
 			int16_t *p = app + (size_t)c->row_col[e] * Q;
 
 			o = _mm512_subs_epu8(_mm512_min_epu8(vv[k][i], tt[k][i]), offset);
@@ -251,11 +253,11 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 			                     bcast8(beta[k] ^ z[k][i])),
 			    o);
 			_mm512_storeu_si512(rm + (size_t)e * Q, r);
+			/* P = min(W + R, 32767), not less its minimum (see normalise) */
 			lo = _mm512_adds_epi16(wlo[k][i], _mm512_unpacklo_epi8(r, zero));
 			hi = _mm512_adds_epi16(whi[k][i], _mm512_unpackhi_epi8(r, zero));
-			mn = min_u16(lo, hi);
-			_mm512_storeu_si512(p, _mm512_sub_epi16(lo, mn));
-			_mm512_storeu_si512(p + 32, _mm512_sub_epi16(hi, mn));
+			_mm512_storeu_si512(p, lo);
+			_mm512_storeu_si512(p + 32, hi);
 		}
 }
 
@@ -296,6 +298,23 @@ static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm,
 				check_update(d, 1, e0, deg, app, rm, nsel, offset, vt, vd);
 			r++;
 		}
+	}
+}
+
+/* Each symbol's costs less their minimum: step 9 of nbldpc_tms.c, which check_update leaves
+ * out. Nothing before a decision needs it: step 1 reads P - R less its own minimum (a constant
+ * per symbol cancels, and the saturation comes after it), and step 9's saturation is of W + R,
+ * where P does not enter. So P is normalised here, before each decision (which reads cost 0),
+ * and so for the caller too: n minimum searches a decision instead of nnz an iteration. */
+static void normalise(const struct nbldpc_code *c, int16_t *app)
+{
+	for (uint32_t x = 0; x < c->n; x++) {
+		int16_t *p = app + (size_t)x * Q;
+		const __m512i lo = _mm512_loadu_si512(p), hi = _mm512_loadu_si512(p + 32);
+		const __m512i mn = min_u16(lo, hi);
+
+		_mm512_storeu_si512(p, _mm512_sub_epi16(lo, mn));
+		_mm512_storeu_si512(p + 32, _mm512_sub_epi16(hi, mn));
 	}
 }
 
@@ -343,6 +362,7 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 		/* without early stop only the last iteration's decision counts */
 		if (!s->early_stop && it < s->max_iters)
 			continue;
+		normalise(c, app);
 		*ok = decide(c, app, hard);
 		if (*ok && s->early_stop)
 			break;

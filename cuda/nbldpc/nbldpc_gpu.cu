@@ -99,14 +99,14 @@ out:
 	return e;
 }
 
-/* tms's stages of checks (nbgpu_code.sched_row, stage_start, nstage). */
+/* tms's stages of checks (nbgpu_code.sched_row, stage_start, nstage) and edge_turn. */
 static cudaError_t upload_stages(struct nbgpu_impl *g, const struct nbldpc_code *code)
 {
 	const uint32_t m = code->m;
 	uint32_t *stage = (uint32_t *)malloc((m + 1) * sizeof(uint32_t));
 	uint32_t *last = (uint32_t *)calloc(code->n + 1, sizeof(uint32_t));
 	uint32_t *order = (uint32_t *)malloc((m + 1) * sizeof(uint32_t));
-	uint32_t *start = (uint32_t *)calloc(m + 2, sizeof(uint32_t));
+	uint32_t *start = (uint32_t *)calloc(m + 2, sizeof(uint32_t)), *turn = NULL;
 	uint32_t ns = 0;
 	cudaError_t e = cudaErrorMemoryAllocation;
 
@@ -137,11 +137,25 @@ static cudaError_t upload_stages(struct nbgpu_impl *g, const struct nbldpc_code 
 	e = UPLOAD(g, order, m, g->code.sched_row);
 	if (e == cudaSuccess)
 		e = UPLOAD(g, start, ns + 1, g->code.stage_start);
+	if (e != cudaSuccess)
+		goto out;
+	/* edge_turn: the column's edges are col_edge[col_start[x] ..] in row order */
+	turn = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+	e = cudaErrorMemoryAllocation;
+	if (!turn)
+		goto out;
+	for (uint32_t x = 0; x < code->n; x++)
+		for (uint32_t i = code->col_start[x]; i < code->col_start[x + 1]; i++)
+			turn[code->col_edge[i]] =
+			    (i - code->col_start[x]) | (code->col_start[x + 1] - code->col_start[x])
+			                                   << 16;
+	e = UPLOAD(g, turn, code->nnz, g->code.edge_turn);
 out:
 	free(stage);
 	free(last);
 	free(order);
 	free(start);
+	free(turn);
 	return e;
 }
 
@@ -232,7 +246,7 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 	if (c->algo == NBLDPC_ALGO_TMS)
 		snprintf(
 		    g->desc, sizeof(g->desc),
-		    "nbldpc_tms_%s<q=%u> (layered, dev2 %u, offset %u, %s, the check in %s): %d "
+		    "nbldpc_tms_%s<q=%u> (layered, dev2 %u, offset %u, %s, the check in %s%s): %d "
 		    "threads/block, %d blocks/SM, %d frames in flight, %d regs, %zu B shared, %zu "
 		    "B "
 		    "workspace a frame",
@@ -241,9 +255,15 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		        ? "the frame in shared memory, a block a frame, the checks of "
 		          "a stage on its warps"
 		        : "a warp a frame",
-		    g->shape.tms_d ? "registers" : "shared memory", g->shape.threads,
-		    g->shape.blocks_per_sm, g->shape.grid, g->shape.regs, g->shape.smem,
-		    g->shape.ws_per_frame);
+		    g->shape.tms_d ? "registers" : "shared memory",
+		    !g->shape.tms_d                        ? ""
+		    : g->shape.tms_form == 1               ? ", form 1"
+		    : g->shape.tms_ns && g->shape.tms_flow ? ", form 2, dev2 unrolled, flow"
+		    : g->shape.tms_ns                      ? ", form 2, dev2 unrolled"
+		    : g->shape.tms_flow                    ? ", form 2, flow"
+		                                           : ", form 2",
+		    g->shape.threads, g->shape.blocks_per_sm, g->shape.grid, g->shape.regs,
+		    g->shape.smem, g->shape.ws_per_frame);
 	else
 		snprintf(g->desc, sizeof(g->desc),
 		         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, "

@@ -34,6 +34,10 @@ struct nbgpu_code {
 	 * checks of a stage share no variable and stages in order give the serial order's result */
 	const uint32_t *sched_row, *stage_start;
 	uint32_t nstage;
+	/* tms, the chip kernel's flow form: per edge e, its row's place among the rows of its
+	 * column (row order) in bits 0-15 and the column's degree in bits 16-31, so that the
+	 * row's update of the column in iteration it (from 0) is the column's it dv + place-th */
+	const uint32_t *edge_turn;
 	const uint8_t *row_val;
 	int algo; /* enum nbldpc_algo */
 	bool log; /* fft-bp: log domain */
@@ -60,6 +64,10 @@ struct nbgpu_shape {
 	size_t smem;         /* dynamic shared memory per block */
 	size_t ws_per_frame; /* workspace bytes one frame in flight needs */
 	int tms_d;           /* tms: largest row of the register check (tms_reg.cuh), 0: none */
+	int tms_form;        /* tms: the register check's form: 1 tms_reg.cuh, 2 tms_reg2.cuh */
+	int tms_ns;          /* tms: dev2 fixed at compile time (the loop unrolled), 0: not */
+	bool tms_flow;       /* tms, on chip: no barriers between stages (nbldpc_gpu_tms.cu) */
+	bool tms_lb8;        /* tms, in device memory: 64 registers, 8 blocks an SM */
 	bool tms_chip;       /* tms: the frame on chip, a block a frame (nbldpc_tms_chip_kernel) */
 };
 

@@ -25,6 +25,7 @@
 
 #include "nbldpc_gpu_tms.h"
 #include "nbldpc_gpu_tms_reg.cuh"
+#include "nbldpc_gpu_tms_reg2.cuh"
 
 #define TMS_WARPS     4   /* warps (frames) per block */
 #define GF_SMEM_BYTES 768 /* the field's exponent (512) and logarithm (256) tables */
@@ -68,6 +69,19 @@ static size_t tms_ws_bytes(const struct nbgpu_code &c)
 __device__ __forceinline__ unsigned wmin(unsigned x)
 {
 	return __reduce_min_sync(FULL, x);
+}
+
+/* The register check of form F (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh; NS: dev2
+ * fixed at compile time, form 2 only) on check r. */
+template <int D, int F, int NS, bool PF>
+__device__ __forceinline__ void tms_reg_any(const struct nbgpu_code &c, const uint8_t *mul,
+                                            const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
+                                            unsigned ln)
+{
+	if constexpr (F == 1)
+		tms_reg_check<D, PF>(c, mul, inv, P, R, r, ln);
+	else
+		tms_reg2_check<D, NS, PF>(c, mul, inv, P, R, r, ln);
 }
 
 /* The channel costs of symbol x as nbldpc_coder.c forms tms's (map_in_s8_i16, or map_in_cost
@@ -431,9 +445,10 @@ __device__ static void tms_soft(const struct nbgpu_code &c, const struct gpu_bat
 }
 
 /* D = 0: the check in shared memory (tms_check, every q); D = 4 or 8 (q = 64, rows of at most D
- * edges): the check in registers (tms_reg_check, nbldpc_gpu_tms_reg.cuh). */
-template <int Q, int D>
-__global__ void __launch_bounds__(TMS_WARPS * 32)
+ * edges): the check in registers of form F with NS (tms_reg_any). MINB: blocks an SM the
+ * registers are held to (8: 64 registers, 32 warps an SM; "reg,lb8" in FECD_TMS_KERNEL). */
+template <int Q, int D, int F, int NS, int MINB = 1>
+__global__ void __launch_bounds__(TMS_WARPS * 32, MINB)
     nbldpc_tms_kernel(const struct nbgpu_code c, const struct gpu_batch b, char *ws,
                       size_t ws_frame)
 {
@@ -478,12 +493,15 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 			it++;
 			for (uint32_t r = 0; r < c.m; r++)
 				if constexpr (D > 0)
-					tms_reg_check<D, true>(c, mul, inv, P, R, r, ln);
+					tms_reg_any<D, F, NS, true>(c, mul, inv, P, R, r, ln);
 				else
 					tms_check<Q>(c, ex, lg, sl, so, P, R, r, ln);
 			__syncwarp();
 			if (!c.early_stop && it < c.max_iters)
 				continue;
+			for (uint32_t x = 0; D > 0 && F == 2 && x < c.n; x++)
+				tms_reg2_norm(P, x, ln); /* form 2 leaves P unnormalised */
+			__syncwarp();
 			ok = tms_decide<Q>(c, ex, lg, P, hard, ln);
 			if (ok && c.early_stop)
 				break;
@@ -506,16 +524,50 @@ __global__ void __launch_bounds__(TMS_WARPS * 32)
 #define TMS_CHIP_WARPS_MAX 8
 
 /* Byte offsets in the chip kernel's shared memory: after the field's tables and the register
- * check's, P (n 64 int16), R (nnz 64 uint8), the hard decision (n); and the total. */
+ * check's, P (n 64 int16), R (nnz 64 uint8), the hard decision (n), and in the flow form the
+ * columns' update counts (n uint16); and the total. */
 __host__ __device__ static inline size_t tms_chip_p(void)
 {
 	return align16(GF_SMEM_BYTES + TMS_REG_TABLES);
 }
 
-__host__ __device__ static inline size_t tms_chip_bytes(const struct nbgpu_code &c)
+__host__ __device__ static inline size_t tms_chip_bytes(const struct nbgpu_code &c, bool flow)
 {
 	return tms_chip_p() + (size_t)c.n * TMS_REG_Q * 2 + (size_t)c.nnz * TMS_REG_Q +
-	       align16(c.n);
+	       align16(c.n) + (flow ? align16((size_t)c.n * 2) : 0);
+}
+
+/* The flow form's wait before check r of iteration it (from 0): until every column of the row
+ * has had the updates of every check before r in row order (the row's turn, edge_turn), so
+ * that the check reads what the serial order would have it read. The lanes of the row's edges
+ * poll their column's count; the fence keeps the check's reads of P and R after the wait. */
+__device__ __forceinline__ void tms_flow_wait(const struct nbgpu_code &c,
+                                              const volatile uint16_t *cnt, uint32_t r, unsigned it,
+                                              unsigned ln, uint32_t *x, unsigned *want)
+{
+	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
+
+	*x = 0;
+	*want = 0;
+	if (ln < deg) {
+		const uint32_t t = c.edge_turn[e0 + ln];
+
+		*x = c.row_col[e0 + ln];
+		*want = (it * (t >> 16) + (t & 0xffffu)) & 0xffffu;
+	}
+	while (__any_sync(FULL, ln < deg && cnt[*x] != *want))
+		__nanosleep(32);
+	__threadfence_block();
+}
+
+/* After the check: its writes of P and R visible to the block, then its columns' counts one up. */
+__device__ __forceinline__ void tms_flow_done(const struct nbgpu_code &c, volatile uint16_t *cnt,
+                                              uint32_t r, unsigned ln, uint32_t x, unsigned want)
+{
+	__syncwarp();
+	__threadfence_block();
+	if (ln < c.row_start[r + 1] - c.row_start[r])
+		cnt[x] = (uint16_t)(want + 1);
 }
 
 /* The hard decision (the first value of cost 0) and whether it satisfies every check, by the
@@ -546,8 +598,11 @@ __device__ static bool tms_chip_decide(const struct nbgpu_code &c, const uint8_t
 /* A frame a block: P, R and the decision in shared memory, the checks of one stage (c.sched_row)
  * on the block's warps at once, a barrier between stages. The checks of a stage share no
  * variable and each waits for every earlier check it shares one with, so the result is the
- * serial order's, bit for bit. */
-template <int D>
+ * serial order's, bit for bit. FLOW: no barriers between stages; warp w takes checks w, w + nw,
+ * ... of sched_row in turn, each after its columns' earlier updates (tms_flow_wait), so that
+ * a warp goes on to its next check while others finish a stage. No deadlock: the earliest check
+ * (iteration, place in sched_row) not done is its warp's next and waits for none. */
+template <int D, int F, int NS, bool FLOW>
 __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
     nbldpc_tms_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
@@ -557,6 +612,7 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 	int16_t *P = (int16_t *)(ex + tms_chip_p());
 	uint8_t *R = (uint8_t *)(P + (size_t)c.n * TMS_REG_Q),
 	        *hard = R + (size_t)c.nnz * TMS_REG_Q;
+	uint16_t *cnt = (uint16_t *)(hard + align16(c.n)); /* FLOW */
 	const unsigned ln = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
 
 	for (unsigned i = threadIdx.x; i < 512; i += blockDim.x)
@@ -583,19 +639,38 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 			tms_prior<TMS_REG_Q>(c, b, f, x, ln, P);
 		for (uint32_t i = threadIdx.x; i < c.nnz * (TMS_REG_Q / 4); i += blockDim.x)
 			((uint32_t *)R)[i] = 0;
+		for (uint32_t x = threadIdx.x; FLOW && x < c.n; x += blockDim.x)
+			cnt[x] = 0;
 		__syncthreads();
 		while (it < c.max_iters) {
 			it++;
-			for (uint32_t st = 0; st < c.nstage; st++) {
+			for (uint32_t j = wid; FLOW && j < c.m; j += nw) {
+				const uint32_t r = c.sched_row[j];
+				uint32_t fx;
+				unsigned want;
+
+				tms_flow_wait(c, cnt, r, it - 1, ln, &fx, &want);
+				tms_reg_any<D, F, NS, false>(c, mul, inv, P, R, r, ln);
+				tms_flow_done(c, cnt, r, ln, fx, want);
+			}
+			if (FLOW && (c.early_stop || it == c.max_iters))
+				__syncthreads(); /* the iteration's checks done: the decision may
+				                    read P */
+			for (uint32_t st = 0; !FLOW && st < c.nstage; st++) {
 				const uint32_t j1 = c.stage_start[st + 1];
 
 				for (uint32_t j = c.stage_start[st] + wid; j < j1; j += nw)
-					tms_reg_check<D, false>(c, mul, inv, P, R, c.sched_row[j],
-					                        ln);
+					tms_reg_any<D, F, NS, false>(c, mul, inv, P, R,
+					                             c.sched_row[j], ln);
 				__syncthreads();
 			}
 			if (!c.early_stop && it < c.max_iters)
 				continue;
+			if constexpr (F == 2) { /* form 2 leaves P unnormalised */
+				for (uint32_t x = wid; x < c.n; x += nw)
+					tms_reg2_norm(P, x, ln);
+				__syncthreads();
+			}
 			ok = tms_chip_decide(c, mul, P, hard);
 			if (ok && c.early_stop)
 				break;
@@ -615,55 +690,105 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 
 typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, char *, size_t);
 
-/* Which kernel decodes the code: FECD_TMS_KERNEL in the environment may name one, to compare
- * them on one card ("smem": the shared-memory check; "reg": the register check with the frame in
- * device memory; "chip4": the frame on chip with 4 warps a block, not 8); by default GF(64) codes
- * with rows of at most 8 take the register check, with the frame on chip where it fits a block
- * (*chip_warps warps a block, 0 for not on chip), and the rest the shared-memory check. Returns
- * the register check's D (0: the shared-memory check). */
-static int tms_choose(const struct nbgpu_code &c, size_t smem_max, int *chip_warps)
+/* The register check's variant: D (4 or 8: the longest row; 0: the shared-memory check), form
+ * (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh) and ns (dev2 unrolled, 0: not), and
+ * the chip kernel's warps a block (0: the frame in device memory). */
+struct tms_variant {
+	int d, form, ns, chip_warps;
+	bool flow; /* the chip kernel without barriers between stages */
+	bool lb8;  /* the kernel in device memory held to 64 registers (dev2 unrolled only) */
+};
+
+/* Which kernel decodes the code. By default GF(64) codes with rows of at most 8 take the register
+ * check of form 2, with the frame on chip (8 warps a block, the flow form for rows of at most 4)
+ * where it fits a block, dev2
+ * unrolled where it is one of TMS_NS's values and rows have at most 4 edges; the rest the
+ * shared-memory check. FECD_TMS_KERNEL in the environment may name another, to compare them on
+ * one card: "smem" (the shared-memory check), "reg" (the register check with the frame in device
+ * memory), "chip4" (on chip, 4 warps a block) or "chip8", each register one followed by ",v1"
+ * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled), ",bar" (on chip: barriers between
+ * stages, not the flow form, which form 2 with rows of 4 takes by default; ",flow" names it) or,
+ * in device memory with dev2 unrolled, ",lb8" (64 registers, 8 blocks an SM) if wanted:
+ * "chip8,v1" is the kernel of before form 2. */
+#define TMS_NS(X) X(4) X(5) X(8)
+static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
 	const char *env = getenv("FECD_TMS_KERNEL");
-	const int d = c.q != TMS_REG_Q ? 0 : c.max_row_deg <= 4 ? 4 : c.max_row_deg <= 8 ? 8 : 0;
+	const unsigned dev2 = c.dev2 < TMS_REG_Q - 1 ? c.dev2 : TMS_REG_Q - 1;
+	struct tms_variant v = {0, 2, 0, 0, false, false};
 
-	*chip_warps = 0;
-	if (env && !strcmp(env, "smem"))
-		return 0;
-	if (d && !(env && !strcmp(env, "reg")) && tms_chip_bytes(c) <= smem_max)
-		*chip_warps = env && !strcmp(env, "chip4") ? 4 : TMS_CHIP_WARPS;
-	return d;
+	v.d = c.q != TMS_REG_Q ? 0 : c.max_row_deg <= 4 ? 4 : c.max_row_deg <= 8 ? 8 : 0;
+	if (!v.d || (env && !strncmp(env, "smem", 4))) {
+		v.d = 0;
+		return v;
+	}
+	if (env && strstr(env, ",v1") && v.d == 4)
+		v.form = 1;
+#define TMS_NS_PICK(N)                                                                             \
+	if (v.form == 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))               \
+		v.ns = (N);
+	TMS_NS(TMS_NS_PICK)
+#undef TMS_NS_PICK
+	v.flow = !(env && strstr(env, ",bar")) && v.form == 2 && v.d == 4;
+	if (!(env && !strncmp(env, "reg", 3)) && tms_chip_bytes(c, v.flow) <= smem_max)
+		v.chip_warps = env && !strncmp(env, "chip4", 5) ? 4 : TMS_CHIP_WARPS;
+	v.flow = v.flow && v.chip_warps;
+	v.lb8 = env && strstr(env, ",lb8") && !v.chip_warps && v.ns;
+	return v;
 }
 
 typedef void (*tms_chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
 
-static tms_chip_kernel_t tms_chip_kernel(int d)
+static tms_chip_kernel_t tms_chip_kernel(const struct tms_variant &v)
 {
-	return d == 4 ? nbldpc_tms_chip_kernel<4> : d == 8 ? nbldpc_tms_chip_kernel<8> : NULL;
+	if (v.d == 8)
+		return nbldpc_tms_chip_kernel<8, 2, 0, false>;
+	if (v.d != 4)
+		return NULL;
+	if (v.form == 1)
+		return nbldpc_tms_chip_kernel<4, 1, 0, false>;
+#define TMS_NS_CHIP(N)                                                                             \
+	if (v.ns == (N))                                                                           \
+		return v.flow ? nbldpc_tms_chip_kernel<4, 2, (N), true>                            \
+		              : nbldpc_tms_chip_kernel<4, 2, (N), false>;
+	TMS_NS(TMS_NS_CHIP)
+#undef TMS_NS_CHIP
+	return v.flow ? nbldpc_tms_chip_kernel<4, 2, 0, true>
+	              : nbldpc_tms_chip_kernel<4, 2, 0, false>;
 }
 
-static tms_kernel_t tms_kernel(unsigned q, int d)
+static tms_kernel_t tms_kernel(unsigned q, const struct tms_variant &v)
 {
-	if (q == TMS_REG_Q && d == 4)
-		return nbldpc_tms_kernel<64, 4>;
-	if (q == TMS_REG_Q && d == 8)
-		return nbldpc_tms_kernel<64, 8>;
+	if (q == TMS_REG_Q && v.d == 8)
+		return nbldpc_tms_kernel<64, 8, 2, 0>;
+	if (q == TMS_REG_Q && v.d == 4) {
+		if (v.form == 1)
+			return nbldpc_tms_kernel<64, 4, 1, 0>;
+#define TMS_NS_DEV(N)                                                                              \
+	if (v.ns == (N))                                                                           \
+		return v.lb8 ? nbldpc_tms_kernel<64, 4, 2, (N), 8>                                 \
+		             : nbldpc_tms_kernel<64, 4, 2, (N)>;
+		TMS_NS(TMS_NS_DEV)
+#undef TMS_NS_DEV
+		return nbldpc_tms_kernel<64, 4, 2, 0>;
+	}
 	switch (q) {
 	case 2:
-		return nbldpc_tms_kernel<2, 0>;
+		return nbldpc_tms_kernel<2, 0, 0, 0>;
 	case 4:
-		return nbldpc_tms_kernel<4, 0>;
+		return nbldpc_tms_kernel<4, 0, 0, 0>;
 	case 8:
-		return nbldpc_tms_kernel<8, 0>;
+		return nbldpc_tms_kernel<8, 0, 0, 0>;
 	case 16:
-		return nbldpc_tms_kernel<16, 0>;
+		return nbldpc_tms_kernel<16, 0, 0, 0>;
 	case 32:
-		return nbldpc_tms_kernel<32, 0>;
+		return nbldpc_tms_kernel<32, 0, 0, 0>;
 	case 64:
-		return nbldpc_tms_kernel<64, 0>;
+		return nbldpc_tms_kernel<64, 0, 0, 0>;
 	case 128:
-		return nbldpc_tms_kernel<128, 0>;
+		return nbldpc_tms_kernel<128, 0, 0, 0>;
 	case 256:
-		return nbldpc_tms_kernel<256, 0>;
+		return nbldpc_tms_kernel<256, 0, 0, 0>;
 	}
 	return NULL;
 }
@@ -678,11 +803,11 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 {
 	const size_t smem_max =
 	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
-	int chip_warps;
-	const int d = tms_choose(*c, smem_max, &chip_warps);
+	const struct tms_variant v = tms_choose(*c, smem_max);
+	const int d = v.d, chip_warps = v.chip_warps;
 	const bool chip = chip_warps > 0;
-	const tms_kernel_t k = tms_kernel(c->q, d);
-	const void *kf = chip ? (const void *)tms_chip_kernel(d) : (const void *)k;
+	const tms_kernel_t k = tms_kernel(c->q, v);
+	const void *kf = chip ? (const void *)tms_chip_kernel(v) : (const void *)k;
 	/* shared memory past the field's tables: a slice a warp, or the register check's tables */
 	const size_t slice = d ? 0 : tms_slice_of(*c).bytes, tables = d ? TMS_REG_TABLES : 0;
 	const size_t ws_cap =
@@ -700,8 +825,12 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 		return (int)cudaSuccess;
 	sh->groups = warps;
 	sh->threads = warps * 32;
-	sh->smem = chip ? tms_chip_bytes(*c) : GF_SMEM_BYTES + tables + warps * slice;
+	sh->smem = chip ? tms_chip_bytes(*c, v.flow) : GF_SMEM_BYTES + tables + warps * slice;
 	sh->tms_d = d;
+	sh->tms_form = v.form;
+	sh->tms_ns = v.ns;
+	sh->tms_flow = v.flow;
+	sh->tms_lb8 = v.lb8;
 	sh->tms_chip = chip;
 	e = cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->smem);
 	if (e == cudaSuccess)
@@ -731,12 +860,14 @@ int nbgpu_tms_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device 
 int nbgpu_tms_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                      const struct gpu_batch *b, void *ws, cudaStream_t s)
 {
-	const tms_kernel_t k = tms_kernel(c->q, sh->tms_d);
+	const struct tms_variant v = {sh->tms_d,    sh->tms_form, sh->tms_ns,
+	                              sh->tms_chip, sh->tms_flow, sh->tms_lb8};
+	const tms_kernel_t k = tms_kernel(c->q, v);
 	const uint32_t frames = b->count < (uint32_t)sh->grid ? b->count : (uint32_t)sh->grid;
 	const int warps = sh->threads / 32;
 
 	if (sh->tms_chip) {
-		const tms_chip_kernel_t kc = tms_chip_kernel(sh->tms_d);
+		const tms_chip_kernel_t kc = tms_chip_kernel(v);
 
 		if (!kc)
 			return (int)cudaErrorInvalidValue;

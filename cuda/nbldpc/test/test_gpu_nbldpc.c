@@ -212,8 +212,8 @@ static bool soft_near(float a, float b)
 
 /* Decodes one case on both and compares; prints the case's line. flip_max: frames whose decision
  * may differ (FLIP_MAX for FFT-BP, 0 for tms, whose integer arithmetic the GPU gives exactly). */
-static void run_case_flips(struct gpu_test *g, const char *text, uint32_t count, double ebn0, bool soft,
-                           unsigned flip_max)
+static void run_case_flips(struct gpu_test *g, const char *text, uint32_t count, double ebn0,
+                           bool soft, unsigned flip_max)
 {
 	struct fec_spec spec;
 	struct fec_decoder *dec = NULL;
@@ -325,13 +325,16 @@ static void run_case(struct gpu_test *g, const char *text, uint32_t count, doubl
  * off, other dev2 and offset, the presets; status, iterations and bits equal on every frame.
  * GF(64) (the presets, p = 6) runs once per kernel: FECD_TMS_KERNEL unset (the frame on chip where
  * it fits a block, else the register check in device memory), chip4 (on chip, 4 warps a block),
- * reg, and smem (the shared-memory check); the case's line names the kernel that ran. */
+ * reg, smem (the shared-memory check), chip8,v1 (the first register check), reg,dyn (dev2
+ * not unrolled), chip8,bar (barriers between stages, not the default flow form) and reg,lb8
+ * (64 registers); the case's line names the kernel that ran. */
 static void test_tms(struct gpu_test *g, bool presets)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
-	static const char *const kernels[] = {NULL, "chip4", "reg", "smem"};
+	static const char *const kernels[] = {NULL,       "chip4",   "reg",       "smem",
+	                                      "chip8,v1", "reg,dyn", "chip8,bar", "reg,lb8"};
 	char text[256];
 
 	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
@@ -371,6 +374,18 @@ static void test_tms(struct gpu_test *g, bool presets)
 			               "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=1,algo=tms,"
 			               "soft=bit",
 			               24, 1.5, true, 0);
+		}
+		/* dev2 = 4, 5 and 8 on rows of 4: the register check with dev2 unrolled (form 2) */
+		run_case_flips(g,
+		               "nbldpc,code=regular,q=64,n=96,dv=2,dc=4,seed=5,algo=tms,dev2=4,"
+		               "iters=10,early_stop=false",
+		               64, 1.5, false, 0);
+		if (presets) {
+			run_case_flips(g, "bds-b1c-sf2,algo=tms,dev2=4,soft=bit", 64, 2.0, true, 0);
+			run_case_flips(g, "bds-b1c-sf2,algo=tms,dev2=5,offset=6", 64, 2.0, false,
+			               0);
+			run_case_flips(g, "bds-b1c-sf2,algo=tms,dev2=5,iters=10,early_stop=false",
+			               64, 1.75, true, 0);
 		}
 		for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
 			snprintf(text, sizeof(text), "%s,algo=tms,soft=%s", names[i],
