@@ -36,9 +36,10 @@ namespace cg = cooperative_groups;
 
 #define CHIP_PROB_FLOOR (1e-30f) /* as nbldpc_decode.c */
 #define CHIP_LOG_FLOOR  (-80.0f)
-/* threads a block at most: 768 where a lane's message arrays are small (V D < 32 floats: ~80
- * registers), else 512; prepare takes as many as the registers allow */
-#define CHIP_THREADS(V, D) ((V) * (D) < 32 ? 768 : 512)
+/* threads a block at most: 1024 where a lane's message arrays are small (V, D <= 4: 64
+ * registers without spills, measured with ptxas -v), else 512 (110-120 registers); prepare takes
+ * as many as the registers allow */
+#define CHIP_THREADS(V, D) ((V) <= 4 && (D) <= 4 ? 1024 : 512)
 #define CHIP_MAX_C         16
 /* shared memory before the frame's arrays: the field's tables (768 B) and the cluster's
  * syndrome flags (2 x CHIP_MAX_C words) */
