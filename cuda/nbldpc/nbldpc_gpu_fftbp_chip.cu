@@ -19,7 +19,8 @@
  * of distance below V stay in registers; a check's D transforms and their prefix products are
  * register arrays (rows of at most D edges). The coefficient permutations are the slots' indices:
  * the check reads value a = y / h of an edge's slot for its value y and writes its result for y
- * back to index y / h (out(x) = T(h x)).
+ * back to index y / h (out(x) = T(h x)); chip_quots forms the V indices from 1 + log2 V table
+ * reads.
  *
  * Arithmetic: the CPU's elementwise operations in its order (the products of the others from both
  * sides, the butterflies); normalisation sums are group trees and the division a multiplication
@@ -160,32 +161,61 @@ static __host__ __device__ struct chip_layout chip_layout_of(uint32_t n, uint32_
 	return l;
 }
 
-/* Index of value y / h (y's logarithm lgy, -1 for y = 0; lgh = log h) in a slot. */
-template <int Q>
-__device__ __forceinline__ unsigned chip_quot(const uint8_t *ex, int lgy, unsigned lgh)
+__host__ __device__ constexpr int chip_log2(int v)
 {
-	return lgy < 0 ? 0u : ex[lgy + Q - 1 - lgh];
+	return v > 1 ? 1 + chip_log2(v / 2) : 0;
+}
+
+/* The slot indices y / h of a lane's values y = ln V + v. Division by h is GF(2)-linear and
+ * y = ln V xor v, so y / h = (ln V) / h xor v / h, v / h the xor of the quotients of v's bits:
+ * 1 + log2 V table reads an edge, not V. lgb: the logarithm of ln V (-1 for 0), lgs[t]: of 2^t,
+ * lgi: of 1 / h. */
+template <int V>
+__device__ __forceinline__ void chip_quots(const uint8_t *ex, int lgb,
+                                           const unsigned (&lgs)[chip_log2(V)], unsigned lgi,
+                                           unsigned (&idx)[V])
+{
+	constexpr int B = chip_log2(V);
+	const unsigned base = lgb < 0 ? 0u : ex[lgb + lgi];
+	unsigned t[B];
+
+#pragma unroll
+	for (int k = 0; k < B; k++)
+		t[k] = ex[lgs[k] + lgi];
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		unsigned x = base;
+
+#pragma unroll
+		for (int k = 0; k < B; k++)
+			if ((v >> k) & 1)
+				x ^= t[k];
+		idx[v] = x;
+	}
 }
 
 /* One check of deg <= D edges whose slots start at s (row-major, q floats each, local shared
  * memory) and whose coefficients are hv: the slots' variable-to-check messages in, the
  * check-to-variable messages out (nbldpc__fft_check, probability domain). */
 template <int Q, int V, int D>
-__device__ __forceinline__ void chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv,
-                                           unsigned deg, float *s, const int (&lgy)[V], unsigned ln,
-                                           unsigned mask)
+__device__ __forceinline__ void
+chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg, float *s, int lgb,
+           const unsigned (&lgs)[chip_log2(V)], unsigned ln, unsigned mask)
 {
 	constexpr int L = Q / V;
 	float F[D][V], P[D][V], acc[V];
-	unsigned lgh[D];
+	unsigned lgi[D]; /* the logarithms of the coefficients' inverses */
 
 #pragma unroll
 	for (int i = 0; i < D; i++)
 		if (i < (int)deg) {
-			lgh[i] = lg[hv[i]];
+			unsigned idx[V];
+
+			lgi[i] = Q - 1 - lg[hv[i]];
+			chip_quots<V>(ex, lgb, lgs, lgi[i], idx);
 #pragma unroll
 			for (int v = 0; v < V; v++)
-				F[i][v] = s[i * Q + chip_quot<Q>(ex, lgy[v], lgh[i])];
+				F[i][v] = s[i * Q + idx[v]];
 		}
 #pragma unroll
 	for (int i = 0; i < D; i++)
@@ -211,6 +241,7 @@ __device__ __forceinline__ void chip_check(const uint8_t *ex, const uint8_t *lg,
 	for (int i = D - 1; i >= 0; i--)
 		if (i < (int)deg) {
 			float t[V];
+			unsigned idx[V];
 
 #pragma unroll
 			for (int v = 0; v < V; v++) {
@@ -219,9 +250,10 @@ __device__ __forceinline__ void chip_check(const uint8_t *ex, const uint8_t *lg,
 			}
 			chip_wht<Q, V>(t, ln, mask);
 			chip_norm_prob<L, V>(t, mask);
+			chip_quots<V>(ex, lgb, lgs, lgi[i], idx);
 #pragma unroll
 			for (int v = 0; v < V; v++)
-				s[i * Q + chip_quot<Q>(ex, lgy[v], lgh[i])] = t[v];
+				s[i * Q + idx[v]] = t[v];
 		}
 }
 
@@ -338,7 +370,8 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 	const uint32_t r0 = rank * c.m / C, r1 = (rank + 1) * c.m / C;
 	const uint32_t eb = c.row_start[r0];
 	const uint32_t v0 = c.chip_var_start[rank], nv = c.chip_var_start[rank + 1] - v0;
-	int lgy[V];
+	int lgb;                    /* the logarithm of ln V (-1 for 0) */
+	unsigned lgs[chip_log2(V)]; /* of 2^t */
 
 	for (unsigned i = tid; i < 512; i += nt)
 		ex[i] = c.gf_exp[i];
@@ -347,9 +380,10 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 	if (tid < C)
 		rk.base[tid] = (char *)cl.map_shared_rank((void *)sm, tid);
 	__syncthreads();
+	lgb = ln ? (int)lg[ln * V] : -1;
 #pragma unroll
-	for (int v = 0; v < V; v++)
-		lgy[v] = ln * V + v ? (int)lg[ln * V + v] : -1;
+	for (int k = 0; k < chip_log2(V); k++)
+		lgs[k] = lg[1u << k];
 
 	for (uint32_t f = blockIdx.x / C; f < b.count; f += gridDim.x / C) {
 		struct fec_job *job = &b.jobs[f];
@@ -390,7 +424,8 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 				const uint32_t e0 = c.row_start[r];
 
 				chip_check<Q, V, D>(ex, lg, c.row_val + e0, c.row_start[r + 1] - e0,
-				                    msg + (size_t)(e0 - eb) * Q, lgy, ln, mask);
+				                    msg + (size_t)(e0 - eb) * Q, lgb, lgs, ln,
+				                    mask);
 			}
 			it++;
 			cl.sync(); /* the check messages, for the variables of every block */
