@@ -20,13 +20,14 @@ extern "C" {
 #include "nbldpc_decoder.h"
 }
 
-#define NBGPU_MAX_BUFS 16
+#define NBGPU_MAX_BUFS 20
 
 struct nbgpu_impl {
 	struct nbgpu_code code;
 	struct nbgpu_shape shape;
 	void *bufs[NBGPU_MAX_BUFS]; /* device allocations, freed by destroy */
 	unsigned nbufs;
+	uint32_t chip_remote; /* fft-bp on chip: slots in another block than their variable's */
 	char desc[480];
 };
 
@@ -149,7 +150,8 @@ out:
  * suits it and the smallest cluster (1, 2, 4, 8 or 16 blocks) whose shared memory holds a frame
  * runs on the device, else in device memory (nbldpc_gpu_fftbp.cu). FECD_FFTBP_KERNEL in the
  * environment compares them on one card: "dram" forces the latter; "chip" followed by options
- * ",v2" / ",v8" (values a lane, q = 64) and ",c<N>" (blocks a cluster) tunes the former. */
+ * ",v2" / ",v8" (values a lane, q = 64), ",c<N>" (blocks a cluster), ",t<N>" (threads a block)
+ * and ",p0" (rows split in order, not partitioned) tunes the former. */
 static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *code,
                                const struct fecd_cuda_device *dev, bool *ok)
 {
@@ -159,6 +161,8 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 	const char *cv = strstr(opt, ",v"), *cc = strstr(opt, ",c");
 	const int v = cv ? atoi(cv + 2) : nbgpu_chip_default_v(c->q);
 	const unsigned force_c = cc ? (unsigned)atoi(cc + 2) : 0;
+	const size_t smem_max =
+	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
 	cudaError_t e = cudaSuccess;
 
 	*ok = false;
@@ -166,9 +170,10 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 		for (unsigned cs = 1; cs <= 16 && !*ok; cs *= 2) {
 			struct nbgpu_chip_plan plan;
 
-			if (force_c && cs != force_c)
-				continue;
-			if (nbgpu_chip_plan_make(code, c->q, cs, &plan))
+			if ((force_c && cs != force_c) ||
+			    (size_t)(c->nnz + c->n) * c->q * 4 > cs * smem_max)
+				continue; /* not asked for, or the slots and priors cannot fit */
+			if (nbgpu_chip_plan_make(code, c->q, cs, !strstr(opt, ",p0"), &plan))
 				continue;
 			e = (cudaError_t)nbgpu_fftbp_chip_prepare(c, dev, &plan, v, &g->shape, ok);
 			if (e == cudaSuccess && *ok) {
@@ -180,6 +185,13 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 					e = UPLOAD(g, plan.slot, 2 * c->n, c->chip_slot);
 				if (e == cudaSuccess)
 					e = UPLOAD(g, plan.pos, c->n, c->chip_pos);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.row, c->m, c->chip_row);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.row_start, cs + 1, c->chip_row_start);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.row_slot, c->m, c->chip_row_slot);
+				g->chip_remote = plan.remote;
 			}
 			nbgpu_chip_plan_free(&plan);
 			if (e != cudaSuccess)
@@ -295,11 +307,12 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		    g->desc, sizeof(g->desc),
 		    "nbldpc_fftbp_chip_kernel<q=%u,V=%d,D=%d> (prob, flooding, a frame's "
 		    "messages (one copy: columns of degree 2) and priors in the shared memory of "
-		    "a cluster of %d blocks): %d threads/block (%d groups of %u lanes), grid %d "
-		    "(%d frames in flight), %d regs, %zu B shared a block",
-		    c->q, g->shape.chip_v, g->shape.chip_d, g->shape.chip_c, g->shape.threads,
-		    g->shape.groups, c->q / (unsigned)g->shape.chip_v, g->shape.grid,
-		    g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
+		    "a cluster of %d blocks, %u of %u slots in another block than their "
+		    "variable's): %d threads/block (%d groups of %u lanes), grid %d (%d frames in "
+		    "flight), %d regs, %zu B shared a block",
+		    c->q, g->shape.chip_v, g->shape.chip_d, g->shape.chip_c, g->chip_remote, c->nnz,
+		    g->shape.threads, g->shape.groups, c->q / (unsigned)g->shape.chip_v,
+		    g->shape.grid, g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
 	else
 		snprintf(g->desc, sizeof(g->desc),
 		         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, "

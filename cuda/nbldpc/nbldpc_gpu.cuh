@@ -40,6 +40,8 @@ struct nbgpu_code {
 	 * rows), per variable its position (block << 16 | index in that block's list), and the
 	 * most variables a block holds */
 	const uint32_t *chip_var, *chip_var_start, *chip_slot, *chip_pos;
+	/* the rows by block (chip_row[chip_row_start[r] ..]) and each one's first slot there */
+	const uint32_t *chip_row, *chip_row_start, *chip_row_slot;
 	uint32_t chip_vmax;
 	const uint8_t *row_val;
 	int algo; /* enum nbldpc_algo */
@@ -171,17 +173,18 @@ int nbgpu_fftbp_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
  * and the shared memory a block needs. nbgpu_chip_takes: whether the code and decoder suit the
  * kernel at all (probability domain, columns of degree 2, rows of at most 8); plan_make returns
  * -FEC_ENOTSUP where a column's degree is not 2. prepare: false in *ok where the device cannot
- * hold the plan's cluster. */
+ * hold the plan's cluster. part: rows partitioned across the blocks (else m / C in order). */
 struct nbgpu_chip_plan {
 	unsigned c;
 	uint32_t vmax, emax; /* most variables, edges of a block */
+	uint32_t remote;     /* variables' slots in another block than theirs */
 	size_t smem;
-	uint32_t *var, *var_start, *slot, *pos;
+	uint32_t *var, *var_start, *slot, *pos, *row, *row_start, *row_slot;
 };
 
 bool nbgpu_chip_takes(const struct nbgpu_code *c);
 int nbgpu_chip_default_v(unsigned q);
-int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs,
+int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
                          struct nbgpu_chip_plan *p);
 void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p);
 int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,

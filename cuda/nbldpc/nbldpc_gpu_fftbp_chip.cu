@@ -10,10 +10,11 @@
  * check-to-variable messages (a check owns its edges), the variable phase reads a column's two
  * slots and overwrites them with the next variable-to-check messages (a variable owns its edges).
  * A frame's slots and priors live in the shared memory of a thread block cluster of C blocks
- * (C = 1 for B1C, 8 for GF64_5040): block `rank` holds the slots of its rows (rows split evenly,
- * edges numbered in row order, so its checks read and write only their own block's memory) and
- * the priors of its variables (each variable goes to the block of one of its two edges, so one of
- * the two slots it reads and writes is local, the other in distributed shared memory).
+ * (C = 1 for B1C, 8 for GF64_5040): block `rank` holds the slots of its rows (m / C rows,
+ * partitioned at create so that few columns join two blocks; its checks read and write only their
+ * own block's memory) and the priors of its variables (each variable goes to the block of one of
+ * its two edges, so one of the two slots it reads and writes is local, the other local where the
+ * partition kept the column in one block, else in distributed shared memory).
  *
  * Groups of L = Q / V lanes: lane l holds values l V .. l V + V - 1 of a message, so butterflies
  * of distance below V stay in registers; a check's D transforms and their prefix products are
@@ -41,7 +42,8 @@ namespace cg = cooperative_groups;
  * registers without spills, measured with ptxas -v), else 512 (110-120 registers); prepare takes
  * as many as the registers allow */
 #define CHIP_THREADS(V, D) ((V) <= 4 && (D) <= 4 ? 1024 : 512)
-#define CHIP_MAX_C         16
+#define CHIP_MAX_C         16 /* blocks a cluster */
+#define CHIP_MAX_D         8  /* edges a row */
 /* shared memory before the frame's arrays: the field's tables (768 B) and the cluster's
  * syndrome flags (2 x CHIP_MAX_C words) */
 #define CHIP_HEAD_BYTES (768 + 2 * CHIP_MAX_C * 4)
@@ -367,8 +369,7 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 	const struct chip_layout ly = chip_layout_of(c.n, Q, vmax);
 	uint8_t *hard = (uint8_t *)(sm + ly.hard);
 	float *pr = (float *)(sm + ly.pr), *msg = (float *)(sm + ly.msg);
-	const uint32_t r0 = rank * c.m / C, r1 = (rank + 1) * c.m / C;
-	const uint32_t eb = c.row_start[r0];
+	const uint32_t r0 = c.chip_row_start[rank], nr = c.chip_row_start[rank + 1] - r0;
 	const uint32_t v0 = c.chip_var_start[rank], nv = c.chip_var_start[rank + 1] - v0;
 	int lgb;                    /* the logarithm of ln V (-1 for 0) */
 	unsigned lgs[chip_log2(V)]; /* of 2^t */
@@ -420,12 +421,12 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 		}
 		cl.sync();
 		while (it < c.max_iters) {
-			for (uint32_t r = r0 + gid; r < r1; r += ngroups) {
-				const uint32_t e0 = c.row_start[r];
+			for (uint32_t k = gid; k < nr; k += ngroups) {
+				const uint32_t r = c.chip_row[r0 + k], e0 = c.row_start[r];
 
 				chip_check<Q, V, D>(ex, lg, c.row_val + e0, c.row_start[r + 1] - e0,
-				                    msg + (size_t)(e0 - eb) * Q, lgb, lgs, ln,
-				                    mask);
+				                    msg + (size_t)c.chip_row_slot[r0 + k] * Q, lgb,
+				                    lgs, ln, mask);
 			}
 			it++;
 			cl.sync(); /* the check messages, for the variables of every block */
@@ -455,7 +456,8 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 				/* the syndrome of this block's rows; every block gets every flag */
 				int my_bad = 0;
 
-				for (uint32_t r = r0 + tid; r < r1; r += nt) {
+				for (uint32_t k = tid; k < nr; k += nt) {
+					const uint32_t r = c.chip_row[r0 + k];
 					unsigned s = 0;
 
 					for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1];
@@ -522,16 +524,77 @@ void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p)
 	free(p->var_start);
 	free(p->slot);
 	free(p->pos);
+	free(p->row);
+	free(p->row_start);
+	free(p->row_slot);
 	memset(p, 0, sizeof(*p));
 }
 
-int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs,
+/* The row at the other end of edge e's column (degree 2). */
+static uint32_t chip_other_row(const struct nbldpc_code *code, const uint32_t *erow, uint32_t e)
+{
+	const uint32_t x = code->row_col[e], j = code->col_start[x];
+	const uint32_t o = code->col_edge[j] == e ? code->col_edge[j + 1] : code->col_edge[j];
+
+	return erow[o];
+}
+
+/* Rows into cs parts of m / cs (rank[r]), few columns across parts: each part grows from its
+ * lowest free row by a free row with the most columns into it, so most of a variable's two checks
+ * share a block and its messages stay in that block's shared memory. A row's gain (its columns
+ * into the part) is at most its degree (<= CHIP_MAX_D), so the free rows wait in a stack per
+ * gain (stk: (CHIP_MAX_D + 1) m words; stale entries are skipped when met): O(m + nnz) a part. */
+static void chip_partition(const struct nbldpc_code *code, const uint32_t *erow, unsigned cs,
+                           uint32_t *rank, uint32_t *gain, uint32_t *stk)
+{
+	const uint32_t m = code->m;
+
+	for (uint32_t r = 0; r < m; r++)
+		rank[r] = UINT32_MAX;
+	for (uint32_t part = 0; part < cs; part++) {
+		const uint32_t size =
+		    (uint32_t)(((uint64_t)part + 1) * m / cs - (uint64_t)part * m / cs);
+		uint32_t top[CHIP_MAX_D + 1] = {0};
+
+		for (uint32_t r = m; r-- > 0;) {
+			gain[r] = 0;
+			if (rank[r] == UINT32_MAX)
+				stk[top[0]++] = r; /* the lowest free row on top */
+		}
+		for (uint32_t k = 0; k < size; k++) {
+			uint32_t r = UINT32_MAX;
+
+			for (int g = CHIP_MAX_D; g >= 0 && r == UINT32_MAX; g--)
+				while (top[g] > 0 && r == UINT32_MAX) {
+					const uint32_t t = stk[(size_t)g * m + --top[g]];
+
+					if (rank[t] == UINT32_MAX && gain[t] == (uint32_t)g)
+						r = t;
+				}
+			rank[r] = part;
+			for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++) {
+				const uint32_t o = chip_other_row(code, erow, e);
+
+				if (rank[o] == UINT32_MAX && gain[o] < CHIP_MAX_D) {
+					gain[o]++;
+					stk[(size_t)gain[o] * m + top[gain[o]]++] = o;
+				}
+			}
+		}
+	}
+}
+
+int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
                          struct nbgpu_chip_plan *p)
 {
 	const uint32_t n = code->n, m = code->m;
+	uint32_t *erow = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
 	uint32_t *erank = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+	uint32_t *eloc = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
 	uint32_t *vrank = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
-	uint32_t cnt[CHIP_MAX_C] = {0}, ebase[CHIP_MAX_C + 1];
+	uint32_t *rrank = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
+	uint32_t *tmp = (uint32_t *)malloc(((size_t)m + 1) * (CHIP_MAX_D + 2) * sizeof(uint32_t));
+	uint32_t cnt[CHIP_MAX_C] = {0}, ecnt[CHIP_MAX_C] = {0};
 	int rc = -FEC_ENOMEM;
 
 	memset(p, 0, sizeof(*p));
@@ -540,48 +603,73 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	p->var_start = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
 	p->slot = (uint32_t *)malloc((2 * (size_t)n + 1) * sizeof(uint32_t));
 	p->pos = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
-	if (!erank || !vrank || !p->var || !p->var_start || !p->slot || !p->pos)
+	p->row = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
+	p->row_start = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
+	p->row_slot = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
+	if (!erow || !erank || !eloc || !vrank || !rrank || !tmp || !p->var || !p->var_start ||
+	    !p->slot || !p->pos || !p->row || !p->row_start || !p->row_slot)
 		goto out;
 	rc = -FEC_ENOTSUP;
-	if (cs < 1 || cs > CHIP_MAX_C || m < cs)
+	if (cs < 1 || cs > CHIP_MAX_C || m < cs || code->max_row_deg > CHIP_MAX_D)
 		goto out;
-	/* rows split evenly: block r holds rows r m / C .. (r + 1) m / C - 1 and their edges */
-	for (uint32_t r = 0; r <= cs; r++)
-		ebase[r] = code->row_start[(uint64_t)r * m / cs];
-	for (uint32_t r = 0; r < cs; r++) {
-		if (ebase[r + 1] - ebase[r] > 0xffffu)
+	for (uint32_t x = 0; x < n; x++)
+		if (code->col_start[x + 1] - code->col_start[x] != 2)
 			goto out;
-		if (ebase[r + 1] - ebase[r] > p->emax)
-			p->emax = ebase[r + 1] - ebase[r];
-		for (uint32_t e = ebase[r]; e < ebase[r + 1]; e++)
-			erank[e] = r;
+	for (uint32_t r = 0; r < m; r++)
+		for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++)
+			erow[e] = r;
+	/* the rows of each block: partitioned, or m / C in order; a block's slots follow its rows
+	 */
+	if (part && cs > 1)
+		chip_partition(code, erow, cs, rrank, tmp, tmp + m);
+	else
+		for (uint32_t r = 0; r < m; r++)
+			rrank[r] = (uint32_t)((uint64_t)r * cs / m);
+	for (uint32_t r = 0; r < m; r++)
+		p->row_start[rrank[r] + 1]++;
+	for (uint32_t k = 0; k < cs; k++)
+		p->row_start[k + 1] += p->row_start[k];
+	for (uint32_t k = 0; k < cs; k++)
+		cnt[k] = 0;
+	for (uint32_t r = 0; r < m; r++) {
+		const uint32_t k = rrank[r], i = p->row_start[k] + cnt[k]++;
+
+		p->row[i] = r;
+		p->row_slot[i] = ecnt[k];
+		for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++) {
+			erank[e] = k;
+			eloc[e] = ecnt[k]++;
+		}
+	}
+	for (uint32_t k = 0; k < cs; k++) {
+		if (ecnt[k] > 0xffffu)
+			goto out;
+		p->emax = ecnt[k] > p->emax ? ecnt[k] : p->emax;
+		cnt[k] = 0;
 	}
 	/* each variable to the block of one of its edges, the one with fewer variables so far */
 	for (uint32_t x = 0; x < n; x++) {
-		uint32_t a, b;
+		const uint32_t a = erank[code->col_edge[code->col_start[x]]];
+		const uint32_t b = erank[code->col_edge[code->col_start[x] + 1]];
 
-		if (code->col_start[x + 1] - code->col_start[x] != 2)
-			goto out;
-		a = erank[code->col_edge[code->col_start[x]]];
-		b = erank[code->col_edge[code->col_start[x] + 1]];
 		vrank[x] = cnt[b] < cnt[a] ? b : a;
 		cnt[vrank[x]]++;
 	}
-	for (uint32_t r = 0; r < cs; r++) {
-		p->var_start[r + 1] = p->var_start[r] + cnt[r];
-		if (cnt[r] > p->vmax)
-			p->vmax = cnt[r];
-		cnt[r] = 0;
+	for (uint32_t k = 0; k < cs; k++) {
+		p->var_start[k + 1] = p->var_start[k] + cnt[k];
+		p->vmax = cnt[k] > p->vmax ? cnt[k] : p->vmax;
+		cnt[k] = 0;
 	}
 	for (uint32_t x = 0; x < n; x++) {
-		const uint32_t r = vrank[x], j = cnt[r]++, ps = p->var_start[r] + j;
+		const uint32_t k = vrank[x], j = cnt[k]++, ps = p->var_start[k] + j;
 
 		p->var[ps] = x;
-		p->pos[x] = r << 16 | j;
+		p->pos[x] = k << 16 | j;
 		for (uint32_t t = 0; t < 2; t++) {
 			const uint32_t e = code->col_edge[code->col_start[x] + t];
 
-			p->slot[2 * ps + t] = erank[e] << 16 | (e - ebase[erank[e]]);
+			p->slot[2 * ps + t] = erank[e] << 16 | eloc[e];
+			p->remote += erank[e] != k;
 		}
 	}
 	if (p->vmax > 0xffffu)
@@ -589,8 +677,12 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	p->smem = chip_layout_of(n, q, p->vmax).msg + (size_t)p->emax * q * 4;
 	rc = 0;
 out:
+	free(erow);
 	free(erank);
+	free(eloc);
 	free(vrank);
+	free(rrank);
+	free(tmp);
 	if (rc)
 		nbgpu_chip_plan_free(p);
 	return rc;
