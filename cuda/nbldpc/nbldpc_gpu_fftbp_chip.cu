@@ -304,8 +304,10 @@ __device__ static void chip_soft(const struct nbgpu_code &c, const struct gpu_ba
 #pragma unroll
 	for (int v = 0; v < V; v++)
 		r[v] -= norm;
-	if (!c.soft_bit) {
-		chip_store<V>(o + (size_t)i * Q + ln * V, r);
+	if (!c.soft_bit) { /* scalar stores: the caller's stride need not keep 16-byte alignment */
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			o[(size_t)i * Q + ln * V + v] = r[v];
 		return;
 	}
 	for (unsigned t = 0; t < c.p; t++) {
