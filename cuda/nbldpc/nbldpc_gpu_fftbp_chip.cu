@@ -17,8 +17,8 @@
  * partition kept the column in one block, else in distributed shared memory).
  *
  * Groups of L = Q / V lanes: lane l holds values l V .. l V + V - 1 of a message, so butterflies
- * of distance below V stay in registers; a check's D transforms and their prefix products are
- * register arrays (rows of at most D edges). The coefficient permutations are the slots' indices:
+ * of distance below V stay in registers; a check's D transforms are a register array (rows of at
+ * most D edges). The coefficient permutations are the slots' indices:
  * the check reads value a = y / h of an edge's slot for its value y and writes its result for y
  * back to index y / h (out(x) = T(h x)); chip_quots forms the V indices from 1 + log2 V table
  * reads.
@@ -39,9 +39,9 @@ namespace cg = cooperative_groups;
 #define CHIP_PROB_FLOOR (1e-30f) /* as nbldpc_decode.c */
 #define CHIP_LOG_FLOOR  (-80.0f)
 /* threads a block at most: 1024 where a lane's message arrays are small (V, D <= 4: 64
- * registers without spills, measured with ptxas -v), else 512 (110-120 registers); prepare takes
+ * registers without spills, measured with ptxas -v), else 640 (76-96 registers); prepare takes
  * as many as the registers allow */
-#define CHIP_THREADS(V, D) ((V) <= 4 && (D) <= 4 ? 1024 : 512)
+#define CHIP_THREADS(V, D) ((V) <= 4 && (D) <= 4 ? 1024 : 640)
 #define CHIP_MAX_C         16 /* blocks a cluster */
 #define CHIP_MAX_D         8  /* edges a row */
 /* shared memory before the frame's arrays: the field's tables (768 B) and the cluster's
@@ -205,7 +205,7 @@ chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg
            const unsigned (&lgs)[chip_log2(V)], unsigned ln, unsigned mask)
 {
 	constexpr int L = Q / V;
-	float F[D][V], P[D][V], acc[V];
+	float F[D][V], acc[V];
 	unsigned lgi[D]; /* the logarithms of the coefficients' inverses */
 
 #pragma unroll
@@ -223,18 +223,9 @@ chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg
 	for (int i = 0; i < D; i++)
 		if (i < (int)deg)
 			chip_wht<Q, V>(F[i], ln, mask);
-			/* products of the others from both sides, in the CPU's order */
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		acc[v] = 1.0f;
-#pragma unroll
-	for (int i = 0; i < D; i++)
-		if (i < (int)deg)
-#pragma unroll
-			for (int v = 0; v < V; v++) {
-				P[i][v] = acc[v];
-				acc[v] *= F[i][v];
-			}
+			/* each edge's product of the others, prefix times suffix as the CPU forms
+			 * them (its prefix products recomputed here rather than kept: fewer live
+			 * registers, the same roundings) */
 #pragma unroll
 	for (int v = 0; v < V; v++)
 		acc[v] = 1.0f;
@@ -247,7 +238,12 @@ chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg
 
 #pragma unroll
 			for (int v = 0; v < V; v++) {
-				t[v] = P[i][v] * acc[v];
+				float pre = 1.0f;
+
+#pragma unroll
+				for (int j = 0; j < i; j++)
+					pre = j ? pre * F[j][v] : F[j][v];
+				t[v] = pre * acc[v];
 				acc[v] *= F[i][v];
 			}
 			chip_wht<Q, V>(t, ln, mask);
