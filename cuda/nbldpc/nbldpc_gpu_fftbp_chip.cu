@@ -18,10 +18,9 @@
  *
  * Groups of L = Q / V lanes: lane l holds values l V .. l V + V - 1 of a message, so butterflies
  * of distance below V stay in registers; a check's D transforms are a register array (rows of at
- * most D edges). The coefficient permutations are the slots' indices:
- * the check reads value a = y / h of an edge's slot for its value y and writes its result for y
- * back to index y / h (out(x) = T(h x)); chip_quots forms the V indices from 1 + log2 V table
- * reads.
+ * most D edges). The coefficient permutations are the slots' indices: the check reads value
+ * a = y / h of an edge's slot for its value y and writes its result for y back to index y / h
+ * (out(x) = T(h x)); chip_quots forms the V indices from 1 + log2 V table reads.
  *
  * Arithmetic: the CPU's elementwise operations in its order (the products of the others from both
  * sides, the butterflies); normalisation sums are group trees and the division a multiplication
@@ -486,10 +485,10 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 				chip_load<V>(p, pr + (size_t)j * Q + ln * V);
 				chip_load<V>(m0, p0);
 				chip_load<V>(m1, p1);
+				/* edge 1's: the prior times edge 0's message, and the other way */
 #pragma unroll
 				for (int v = 0; v < V; v++) {
-					m0[v] *=
-					    p[v]; /* edge 1's: the prior times edge 0's message */
+					m0[v] *= p[v];
 					m1[v] *= p[v];
 				}
 				chip_norm_prob<L, V>(m1, mask);
