@@ -20,14 +20,15 @@ extern "C" {
 #include "nbldpc_decoder.h"
 }
 
-#define NBGPU_MAX_BUFS 12
+#define NBGPU_MAX_BUFS 20
 
 struct nbgpu_impl {
 	struct nbgpu_code code;
 	struct nbgpu_shape shape;
 	void *bufs[NBGPU_MAX_BUFS]; /* device allocations, freed by destroy */
 	unsigned nbufs;
-	char desc[320];
+	uint32_t chip_remote; /* fft-bp on chip: slots in another block than their variable's */
+	char desc[480];
 };
 
 static bool nbgpu_supports(const struct fec_spec *spec)
@@ -159,6 +160,63 @@ out:
 	return e;
 }
 
+/* FFT-BP's kernel and shape: the messages on chip (nbldpc_gpu_fftbp_chip.cu) where the code
+ * suits it and the smallest cluster (1, 2, 4, 8 or 16 blocks) whose shared memory holds a frame
+ * runs on the device, else in device memory (nbldpc_gpu_fftbp.cu). FECD_FFTBP_KERNEL in the
+ * environment compares them on one card: "dram" forces the latter; "chip" followed by options
+ * ",v2" / ",v8" (values a lane, q = 64), ",c<N>" (blocks a cluster), ",t<N>" (threads a block)
+ * and ",p0" (rows split in order, not partitioned) tunes the former. */
+static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *code,
+                               const struct fecd_cuda_device *dev, bool *ok)
+{
+	struct nbgpu_code *c = &g->code;
+	const char *env = getenv("FECD_FFTBP_KERNEL");
+	const char *opt = env && !strncmp(env, "chip", 4) ? env + 4 : "";
+	const char *cv = strstr(opt, ",v"), *cc = strstr(opt, ",c");
+	const int v = cv ? atoi(cv + 2) : nbgpu_chip_default_v(c->q);
+	const unsigned force_c = cc ? (unsigned)atoi(cc + 2) : 0;
+	const size_t smem_max =
+	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
+	cudaError_t e = cudaSuccess;
+
+	*ok = false;
+	if (!(env && !strcmp(env, "dram")) && nbgpu_chip_takes(c))
+		for (unsigned cs = 1; cs <= 16 && !*ok; cs *= 2) {
+			struct nbgpu_chip_plan plan;
+
+			if ((force_c && cs != force_c) ||
+			    (size_t)(c->nnz + c->n) * c->q * 4 > cs * smem_max)
+				continue; /* not asked for, or the slots and priors cannot fit */
+			if (nbgpu_chip_plan_make(code, c->q, cs, !strstr(opt, ",p0"), &plan))
+				continue;
+			e = (cudaError_t)nbgpu_fftbp_chip_prepare(c, dev, &plan, v, &g->shape, ok);
+			if (e == cudaSuccess && *ok) {
+				c->chip_vmax = plan.vmax;
+				e = UPLOAD(g, plan.var, c->n, c->chip_var);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.var_start, cs + 1, c->chip_var_start);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.slot, 2 * c->n, c->chip_slot);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.pos, c->n, c->chip_pos);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.row, c->m, c->chip_row);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.row_start, cs + 1, c->chip_row_start);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.row_slot, c->m, c->chip_row_slot);
+				g->chip_remote = plan.remote;
+			}
+			nbgpu_chip_plan_free(&plan);
+			if (e != cudaSuccess)
+				return e;
+		}
+	if (*ok)
+		return cudaSuccess;
+	g->shape.chip_c = 0;
+	return (cudaError_t)nbgpu_fftbp_prepare(c, dev, &g->shape, ok);
+}
+
 static void fill_code(struct nbgpu_code *c, const struct nbldpc_decoder *d)
 {
 	const struct fec_spec *spec = &d->base.spec;
@@ -232,7 +290,7 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 	else if (c->algo == NBLDPC_ALGO_TMS)
 		e = (cudaError_t)nbgpu_tms_prepare(c, dev, &g->shape, &ok);
 	else
-		e = (cudaError_t)nbgpu_fftbp_prepare(c, dev, &g->shape, &ok);
+		e = fftbp_setup(g, code, dev, &ok);
 	if (e != cudaSuccess)
 		goto out_cuda;
 	if (!ok) {
@@ -264,6 +322,17 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		                                           : ", form 2",
 		    g->shape.threads, g->shape.blocks_per_sm, g->shape.grid, g->shape.regs,
 		    g->shape.smem, g->shape.ws_per_frame);
+	else if (g->shape.chip_c)
+		snprintf(
+		    g->desc, sizeof(g->desc),
+		    "nbldpc_fftbp_chip_kernel<q=%u,V=%d,D=%d> (prob, flooding, a frame's "
+		    "messages (one copy: columns of degree 2) and priors in the shared memory of "
+		    "a cluster of %d blocks, %u of %u slots in another block than their "
+		    "variable's): %d threads/block (%d groups of %u lanes), grid %d (%d frames in "
+		    "flight), %d regs, %zu B shared a block",
+		    c->q, g->shape.chip_v, g->shape.chip_d, g->shape.chip_c, g->chip_remote, c->nnz,
+		    g->shape.threads, g->shape.groups, c->q / (unsigned)g->shape.chip_v,
+		    g->shape.grid, g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
 	else
 		snprintf(g->desc, sizeof(g->desc),
 		         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, "
@@ -324,6 +393,8 @@ static int nbgpu_launch(const void *impl, const struct gpu_batch *b, void *ws, s
 		e = nbgpu_minmax_launch(&g->code, &g->shape, b, ws, s);
 	else if (g->code.algo == NBLDPC_ALGO_TMS)
 		e = nbgpu_tms_launch(&g->code, &g->shape, b, ws, s);
+	else if (g->shape.chip_c)
+		e = nbgpu_fftbp_chip_launch(&g->code, &g->shape, b, s);
 	else
 		e = nbgpu_fftbp_launch(&g->code, &g->shape, b, ws, s);
 	if (e)

@@ -38,6 +38,15 @@ struct nbgpu_code {
 	 * column (row order) in bits 0-15 and the column's degree in bits 16-31, so that the
 	 * row's update of the column in iteration it (from 0) is the column's it dv + place-th */
 	const uint32_t *edge_turn;
+	/* FFT-BP on chip (nbldpc_gpu_fftbp_chip.cu, struct nbgpu_chip_plan): the variables by
+	 * block of the cluster (chip_var[chip_var_start[r] .. chip_var_start[r + 1]) in block r),
+	 * per position there its column's two edges' slots (block << 16 | edge within the block's
+	 * rows), per variable its position (block << 16 | index in that block's list), and the
+	 * most variables a block holds */
+	const uint32_t *chip_var, *chip_var_start, *chip_slot, *chip_pos;
+	/* the rows by block (chip_row[chip_row_start[r] ..]) and each one's first slot there */
+	const uint32_t *chip_row, *chip_row_start, *chip_row_slot;
+	uint32_t chip_vmax;
 	const uint8_t *row_val;
 	int algo; /* enum nbldpc_algo */
 	bool log; /* fft-bp: log domain */
@@ -69,6 +78,8 @@ struct nbgpu_shape {
 	bool tms_flow;       /* tms, on chip: no barriers between stages (nbldpc_gpu_tms.cu) */
 	bool tms_lb8;        /* tms, in device memory: 64 registers, 8 blocks an SM */
 	bool tms_chip;       /* tms: the frame on chip, a block a frame (nbldpc_tms_chip_kernel) */
+	int chip_c;         /* fft-bp on chip: blocks of a cluster (a frame); 0: in device memory */
+	int chip_v, chip_d; /* fft-bp on chip: values a lane, largest row of the kernel */
 };
 
 /* Whether job f is decodable (codec/nbldpc/nbldpc_coder.c: the right length, no head); an unusable
@@ -164,5 +175,30 @@ int nbgpu_fftbp_prepare(const struct nbgpu_code *c, const struct fecd_cuda_devic
                         struct nbgpu_shape *sh, bool *ok);
 int nbgpu_fftbp_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                        const struct gpu_batch *b, void *ws, cudaStream_t s);
+
+/* FFT-BP with the messages on chip (nbldpc_gpu_fftbp_chip.cu). A plan places a frame on a
+ * cluster of c blocks: the host arrays of nbgpu_code's chip_ tables (the caller uploads them)
+ * and the shared memory a block needs. nbgpu_chip_takes: whether the code and decoder suit the
+ * kernel at all (probability domain, columns of degree 2, rows of at most 8); plan_make returns
+ * -FEC_ENOTSUP where a column's degree is not 2. prepare: false in *ok where the device cannot
+ * hold the plan's cluster. part: rows partitioned across the blocks (else m / C in order). */
+struct nbgpu_chip_plan {
+	unsigned c;
+	uint32_t vmax, emax; /* most variables, edges of a block */
+	uint32_t remote;     /* variables' slots in another block than theirs */
+	size_t smem;
+	uint32_t *var, *var_start, *slot, *pos, *row, *row_start, *row_slot;
+};
+
+bool nbgpu_chip_takes(const struct nbgpu_code *c);
+int nbgpu_chip_default_v(unsigned q);
+int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
+                         struct nbgpu_chip_plan *p);
+void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p);
+int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
+                             const struct nbgpu_chip_plan *p, int v, struct nbgpu_shape *sh,
+                             bool *ok);
+int nbgpu_fftbp_chip_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
+                            const struct gpu_batch *b, cudaStream_t s);
 
 #endif

@@ -23,6 +23,7 @@
  * rounding and the decisions agree (cuda/nbldpc/test/test_gpu_nbldpc.c says how closely).
  */
 #include "nbldpc_gpu.cuh"
+#include "nbldpc_gpu_group.cuh"
 
 #define LOG_FLOOR     (-80.0f) /* as nbldpc_decode.c */
 #define PROB_FLOOR    (1e-30f)
@@ -33,41 +34,6 @@ template <int Q> struct nbgpu_geo {
 	static constexpr int L = Q < 32 ? Q : 32; /* lanes of a group */
 	static constexpr int V = Q / L;           /* values per lane */
 };
-
-/* ---- Group reductions (every lane gets the result; xor butterflies combine commutatively, so
- * every lane gets the same bits). */
-
-template <int L> __device__ __forceinline__ float gsum(float x, unsigned mask)
-{
-#pragma unroll
-	for (int d = L / 2; d >= 1; d >>= 1)
-		x += __shfl_xor_sync(mask, x, d);
-	return x;
-}
-
-template <int L> __device__ __forceinline__ float gmax(float x, unsigned mask)
-{
-#pragma unroll
-	for (int d = L / 2; d >= 1; d >>= 1)
-		x = fmaxf(x, __shfl_xor_sync(mask, x, d));
-	return x;
-}
-
-/* The first index of the largest value (the CPU's strict > scan). */
-template <int L> __device__ __forceinline__ unsigned gargmax(float x, unsigned i, unsigned mask)
-{
-#pragma unroll
-	for (int d = L / 2; d >= 1; d >>= 1) {
-		const float ox = __shfl_xor_sync(mask, x, d);
-		const unsigned oi = __shfl_xor_sync(mask, i, d);
-
-		if (ox > x || (ox == x && oi < i)) {
-			x = ox;
-			i = oi;
-		}
-	}
-	return i;
-}
 
 /* normalise_prob / normalise_log of nbldpc_decode.c over the group's q values. */
 template <int Q, bool LOG>

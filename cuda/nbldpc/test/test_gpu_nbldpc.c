@@ -5,8 +5,13 @@
  * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; each of its
  * kernels on GF(64), see test_tms; run alone with `test_gpu_nbldpc tms`); int8 and
  * float32 bit LLRs and q-ary (f32v) input; soft output as symbol log-probabilities and as bit
- * LLRs; early stop on and off. Frames are seeded codewords through BPSK over AWGN at a point
- * where some frames fail, plus jobs of the wrong length that must come back ERASED.
+ * LLRs; early stop on and off. FFT-BP in the probability domain runs, where every column has
+ * degree 2, the kernel with the messages on chip (nbldpc_gpu_fftbp_chip.cu; the case must name
+ * it), and test_fftbp_kernels runs GF(64) under each FECD_FFTBP_KERNEL choice (in device memory;
+ * on chip with 2, 4 or 8 values a lane, clusters of 1 to 16 blocks) and the seed's GF64_5040
+ * size. `test_gpu_nbldpc fftbp` runs the FFT-BP cases alone. Frames are seeded codewords through
+ * BPSK over AWGN at a point where some frames fail, plus jobs of the wrong length that must come
+ * back ERASED.
  *
  * What must agree. FFT-BP is float arithmetic and the GPU's sums (tree reductions) and fast-math
  * expf/logf round differently from the CPU's, so values differ in the last bits and a frame on
@@ -211,9 +216,10 @@ static bool soft_near(float a, float b)
 }
 
 /* Decodes one case on both and compares; prints the case's line. flip_max: frames whose decision
- * may differ (FLIP_MAX for FFT-BP, 0 for tms, whose integer arithmetic the GPU gives exactly). */
-static void run_case_flips(struct gpu_test *g, const char *text, uint32_t count, double ebn0,
-                           bool soft, unsigned flip_max)
+ * may differ (FLIP_MAX for FFT-BP, 0 for tms, whose integer arithmetic the GPU gives exactly);
+ * want: text the GPU decoder's description must hold (the kernel expected), NULL for any. */
+static void run_case_want(struct gpu_test *g, const char *text, uint32_t count, double ebn0,
+                          bool soft, unsigned flip_max, const char *want)
 {
 	struct fec_spec spec;
 	struct fec_decoder *dec = NULL;
@@ -237,6 +243,8 @@ static void run_case_flips(struct gpu_test *g, const char *text, uint32_t count,
 		CHECK(0, "%s: GPU decoder: %s", text, err);
 		goto out;
 	}
+	CHECK(!want || strstr(fecd_cuda_decoder_describe(gdec), want), "%s: kernel %s, not %s",
+	      text, fecd_cuda_decoder_describe(gdec), want);
 	if (run_make(&spec, dec, count, ebn0, 17 + count, &r)) {
 		CHECK(0, "%s: frames", text);
 		goto out;
@@ -316,9 +324,20 @@ out:
 	fec_decoder_destroy(dec);
 }
 
+static void run_case_flips(struct gpu_test *g, const char *text, uint32_t count, double ebn0,
+                           bool soft, unsigned flip_max)
+{
+	run_case_want(g, text, count, ebn0, soft, flip_max, NULL);
+}
+
+/* FFT-BP: the kernel with the messages on chip where the code takes it (probability domain,
+ * columns of degree 2: every case here but the log domain's and the denser codes'). */
 static void run_case(struct gpu_test *g, const char *text, uint32_t count, double ebn0, bool soft)
 {
-	run_case_flips(g, text, count, ebn0, soft, FLIP_MAX);
+	const bool chip = !strstr(text, "domain=log") && !strstr(text, "dv=3") &&
+	                  !strstr(text, "dv=4") && !getenv("FECD_FFTBP_KERNEL");
+
+	run_case_want(g, text, count, ebn0, soft, FLIP_MAX, chip ? "fftbp_chip_kernel" : NULL);
 }
 
 /* Trellis min-sum (algo=tms): every q, each input kind and soft output kind, early stop on and
@@ -438,6 +457,61 @@ static void test_presets(struct gpu_test *g)
 		}
 }
 
+/* FFT-BP, probability domain, GF(64) under each kernel FECD_FFTBP_KERNEL names: in device memory
+ * (dram), on chip with 2 and 8 values a lane (v2, v8; the default is 4) and in clusters of 2, 8
+ * and 16 blocks (c2, c8, c16: a frame's rows partitioned across the blocks' shared memory, some
+ * of the variables' messages in another block's; c8,p0: rows split in order, most of them in
+ * another block's). c16 needs a non-portable cluster size: where
+ * the device declines it the kernel in device memory runs (the line names it). The seed's
+ * GF64_5040 size (a cluster of 8 by default) and the presets as well. */
+static void test_fftbp_kernels(struct gpu_test *g, bool presets)
+{
+	static const char *const kernels[] = {"dram",    "chip,v2",  "chip,v8",   "chip,c2",
+	                                      "chip,c8", "chip,c16", "chip,c8,p0"};
+	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
+	                                    "nb60-gf64"};
+	char text[256];
+
+	unsetenv("FECD_FFTBP_KERNEL");
+	run_case_want(g,
+	              "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=1,soft=bit,iters=10,"
+	              "early_stop=false",
+	              24, 1.5, true, FLIP_MAX, "cluster of 8 blocks");
+	if (presets)
+		run_case_want(g, "bds-b1c-sf2,iters=10,early_stop=false", 64, 1.5, false, FLIP_MAX,
+		              "cluster of 1 blocks");
+	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
+		const bool chip = strncmp(kernels[kk], "chip", 4) == 0;
+
+		setenv("FECD_FFTBP_KERNEL", kernels[kk], 1);
+		printf("fft-bp, FECD_FFTBP_KERNEL=%s\n", kernels[kk]);
+		for (unsigned v = 0; v < 3; v++) {
+			snprintf(text, sizeof(text),
+			         "nbldpc,code=regular,q=64,n=96,dv=2,dc=4,seed=%u,in=%s,soft=%s,"
+			         "iters=%u,early_stop=%s",
+			         7 + v,
+			         v == 0   ? "s8"
+			         : v == 1 ? "f32"
+			                  : "f32v",
+			         v & 1 ? "bit" : "sym", 10 + 5 * v, v == 2 ? "false" : "true");
+			run_case_want(g, text, 40, 1.5, true, FLIP_MAX,
+			              !chip                             ? "nbldpc_fftbp_kernel"
+			              : strcmp(kernels[kk], "chip,c16") ? "fftbp_chip_kernel"
+			                                                : NULL);
+		}
+		if (strcmp(kernels[kk], "chip,c16")) /* the large code: c16 as c8 on it */
+			run_case_want(g,
+			              "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=2,iters=10,"
+			              "early_stop=false",
+			              16, 1.5, false, FLIP_MAX, NULL);
+		for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
+			snprintf(text, sizeof(text), "%s,soft=%s", names[i], i & 1 ? "bit" : "sym");
+			run_case_want(g, text, 64, 1.5, true, FLIP_MAX, NULL);
+		}
+	}
+	unsetenv("FECD_FFTBP_KERNEL");
+}
+
 int main(int argc, char **argv)
 {
 	struct gpu_test g = {0};
@@ -459,10 +533,12 @@ int main(int argc, char **argv)
 		          !fecd_cuda_supports(&spec),
 		      "soft=code: the GPU backend should decline it (%s)", err);
 	}
-	/* test_gpu_nbldpc tms: the tms cases alone */
-	test_tms(&g, have_dir);
+	/* test_gpu_nbldpc tms: the tms cases alone; test_gpu_nbldpc fftbp: FFT-BP's alone */
+	if (!(argc > 1 && !strcmp(argv[1], "fftbp")))
+		test_tms(&g, have_dir);
 	if (argc > 1 && !strcmp(argv[1], "tms"))
 		goto out;
+	test_fftbp_kernels(&g, have_dir);
 	test_generated(&g);
 	if (have_dir)
 		test_presets(&g);

@@ -1,0 +1,827 @@
+/*
+ * FFT belief propagation with a frame's messages on chip: probability domain, flooding, codes
+ * whose columns all have degree 2 (every BeiDou code, the seed's (2,4) sizes), the same steps as
+ * codec/nbldpc/nbldpc_decode.c nbldpc__fftbp. NBLDPC_GPU.md ("FFT-BP on chip") has the design and
+ * its arithmetic; nbldpc_gpu_fftbp.cu is the kernel for every other code and the log domain.
+ *
+ * One copy of the messages. A degree-2 column's variable-to-check message on one edge is the
+ * prior times the check-to-variable message of the other, so each edge needs one slot of q floats:
+ * the check phase reads its edges' slots (variable-to-check) and overwrites them with its
+ * check-to-variable messages (a check owns its edges), the variable phase reads a column's two
+ * slots and overwrites them with the next variable-to-check messages (a variable owns its edges).
+ * A frame's slots and priors live in the shared memory of a thread block cluster of C blocks
+ * (C = 1 for B1C, 8 for GF64_5040): block `rank` holds the slots of its rows (m / C rows,
+ * partitioned at create so that few columns join two blocks; its checks read and write only their
+ * own block's memory) and the priors of its variables (each variable goes to the block of one of
+ * its two edges, so one of the two slots it reads and writes is local, the other local where the
+ * partition kept the column in one block, else in distributed shared memory).
+ *
+ * Groups of L = Q / V lanes: lane l holds values l V .. l V + V - 1 of a message, so butterflies
+ * of distance below V stay in registers; a check's D transforms are a register array (rows of at
+ * most D edges). The coefficient permutations are the slots' indices: the check reads value
+ * a = y / h of an edge's slot for its value y and writes its result for y back to index y / h
+ * (out(x) = T(h x)); chip_quots forms the V indices from 1 + log2 V table reads.
+ *
+ * Arithmetic: the CPU's elementwise operations in its order (the products of the others from both
+ * sides, the butterflies); normalisation sums are group trees and the division a multiplication
+ * by the reciprocal, as in nbldpc_gpu_fftbp.cu, so values differ from the CPU's by rounding.
+ */
+#include <cooperative_groups.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nbldpc_gpu.cuh"
+#include "nbldpc_gpu_group.cuh"
+
+namespace cg = cooperative_groups;
+
+#define CHIP_PROB_FLOOR (1e-30f) /* as nbldpc_decode.c */
+#define CHIP_LOG_FLOOR  (-80.0f)
+/* threads a block at most: 1024 where a lane's message arrays are small (V, D <= 4: 64
+ * registers without spills, measured with ptxas -v), else 640 (76-96 registers); prepare takes
+ * as many as the registers allow */
+#define CHIP_THREADS(V, D) ((V) <= 4 && (D) <= 4 ? 1024 : 640)
+#define CHIP_MAX_C         16 /* blocks a cluster */
+#define CHIP_MAX_D         8  /* edges a row */
+/* shared memory before the frame's arrays: the field's tables (768 B) and the cluster's
+ * syndrome flags (2 x CHIP_MAX_C words) */
+#define CHIP_HEAD_BYTES (768 + 2 * CHIP_MAX_C * 4)
+
+static __host__ __device__ size_t chip_align16(size_t v)
+{
+	return (v + 15) / 16 * 16;
+}
+
+/* ---- Group steps on a message held V values a lane (value a = ln V + v in r[v]). */
+
+template <int L, int V> __device__ __forceinline__ void chip_norm_prob(float (&r)[V], unsigned mask)
+{
+	float s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		if (!(r[v] > CHIP_PROB_FLOOR))
+			r[v] = CHIP_PROB_FLOOR;
+		s += r[v];
+	}
+	s = 1.0f / gsum<L>(s, mask);
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] *= s;
+}
+
+template <int L, int V> __device__ __forceinline__ void chip_norm_log(float (&r)[V], unsigned mask)
+{
+	float mx = r[0];
+
+#pragma unroll
+	for (int v = 1; v < V; v++)
+		mx = fmaxf(mx, r[v]);
+	mx = gmax<L>(mx, mask);
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		r[v] -= mx;
+		if (!(r[v] > CHIP_LOG_FLOOR))
+			r[v] = CHIP_LOG_FLOOR;
+	}
+}
+
+/* The unnormalised Walsh-Hadamard transform: a butterfly across lanes is one fma with +1 or -1
+ * (the lane holding a gets a + b, the one holding b gets a - b, each rounded once as the CPU's). */
+template <int Q, int V>
+__device__ __forceinline__ void chip_wht(float (&r)[V], unsigned ln, unsigned mask)
+{
+#pragma unroll
+	for (int h = 1; h < Q; h <<= 1) {
+		if (h < V) {
+#pragma unroll
+			for (int j = 0; j < V; j++)
+				if (!(j & h)) {
+					const float a = r[j], b = r[j + h];
+
+					r[j] = a + b;
+					r[j + h] = a - b;
+				}
+		} else {
+			const int d = h / V;
+			const float sg = (ln & d) ? -1.0f : 1.0f;
+
+#pragma unroll
+			for (int v = 0; v < V; v++)
+				r[v] = fmaf(r[v], sg, __shfl_xor_sync(mask, r[v], d));
+		}
+	}
+}
+
+/* V consecutive floats from (generic, possibly another block's) shared memory, and back. */
+template <int V> __device__ __forceinline__ void chip_load(float (&r)[V], const float *p)
+{
+	if (V % 4 == 0) {
+#pragma unroll
+		for (int v = 0; v < V; v += 4) {
+			const float4 t = *(const float4 *)(p + v);
+
+			r[v] = t.x;
+			r[v + 1] = t.y;
+			r[v + 2] = t.z;
+			r[v + 3] = t.w;
+		}
+	} else {
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			r[v] = p[v];
+	}
+}
+
+template <int V> __device__ __forceinline__ void chip_store(float *p, const float (&r)[V])
+{
+	if (V % 4 == 0) {
+#pragma unroll
+		for (int v = 0; v < V; v += 4)
+			*(float4 *)(p + v) = make_float4(r[v], r[v + 1], r[v + 2], r[v + 3]);
+	} else {
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			p[v] = r[v];
+	}
+}
+
+/* ---- A frame's layout in each block of its cluster (the same offsets in every block). */
+
+struct chip_layout {
+	size_t hard, pr, msg; /* byte offsets: the hard decisions (n), priors (vmax q), slots */
+};
+
+static __host__ __device__ struct chip_layout chip_layout_of(uint32_t n, uint32_t q, uint32_t vmax)
+{
+	struct chip_layout l;
+
+	l.hard = CHIP_HEAD_BYTES;
+	l.pr = l.hard + chip_align16(n);
+	l.msg = l.pr + (size_t)vmax * q * 4;
+	return l;
+}
+
+__host__ __device__ constexpr int chip_log2(int v)
+{
+	return v > 1 ? 1 + chip_log2(v / 2) : 0;
+}
+
+/* The slot indices y / h of a lane's values y = ln V + v. Division by h is GF(2)-linear and
+ * y = ln V xor v, so y / h = (ln V) / h xor v / h, v / h the xor of the quotients of v's bits:
+ * 1 + log2 V table reads an edge, not V. lgb: the logarithm of ln V (-1 for 0), lgs[t]: of 2^t,
+ * lgi: of 1 / h. */
+template <int V>
+__device__ __forceinline__ void chip_quots(const uint8_t *ex, int lgb,
+                                           const unsigned (&lgs)[chip_log2(V)], unsigned lgi,
+                                           unsigned (&idx)[V])
+{
+	constexpr int B = chip_log2(V);
+	const unsigned base = lgb < 0 ? 0u : ex[lgb + lgi];
+	unsigned t[B];
+
+#pragma unroll
+	for (int k = 0; k < B; k++)
+		t[k] = ex[lgs[k] + lgi];
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		unsigned x = base;
+
+#pragma unroll
+		for (int k = 0; k < B; k++)
+			if ((v >> k) & 1)
+				x ^= t[k];
+		idx[v] = x;
+	}
+}
+
+/* One check of deg <= D edges whose slots start at s (row-major, q floats each, local shared
+ * memory) and whose coefficients are hv: the slots' variable-to-check messages in, the
+ * check-to-variable messages out (nbldpc__fft_check, probability domain). */
+template <int Q, int V, int D>
+__device__ __forceinline__ void
+chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg, float *s, int lgb,
+           const unsigned (&lgs)[chip_log2(V)], unsigned ln, unsigned mask)
+{
+	constexpr int L = Q / V;
+	float F[D][V], acc[V];
+	unsigned lgi[D]; /* the logarithms of the coefficients' inverses */
+
+#pragma unroll
+	for (int i = 0; i < D; i++)
+		if (i < (int)deg) {
+			unsigned idx[V];
+
+			lgi[i] = Q - 1 - lg[hv[i]];
+			chip_quots<V>(ex, lgb, lgs, lgi[i], idx);
+#pragma unroll
+			for (int v = 0; v < V; v++)
+				F[i][v] = s[i * Q + idx[v]];
+		}
+#pragma unroll
+	for (int i = 0; i < D; i++)
+		if (i < (int)deg)
+			chip_wht<Q, V>(F[i], ln, mask);
+			/* each edge's product of the others, prefix times suffix as the CPU forms
+			 * them (its prefix products recomputed here rather than kept: fewer live
+			 * registers, the same roundings) */
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		acc[v] = 1.0f;
+	__syncwarp(mask); /* every lane has read the slots before any is overwritten */
+#pragma unroll
+	for (int i = D - 1; i >= 0; i--)
+		if (i < (int)deg) {
+			float t[V];
+			unsigned idx[V];
+
+#pragma unroll
+			for (int v = 0; v < V; v++) {
+				float pre = 1.0f;
+
+#pragma unroll
+				for (int j = 0; j < i; j++)
+					pre = j ? pre * F[j][v] : F[j][v];
+				t[v] = pre * acc[v];
+				acc[v] *= F[i][v];
+			}
+			chip_wht<Q, V>(t, ln, mask);
+			chip_norm_prob<L, V>(t, mask);
+			chip_quots<V>(ex, lgb, lgs, lgi[i], idx);
+#pragma unroll
+			for (int v = 0; v < V; v++)
+				s[i * Q + idx[v]] = t[v];
+		}
+}
+
+/* log of the sum of exp(r) over the group's values a with (a & msk) == want; msk 0: all. */
+template <int L, int V>
+__device__ __forceinline__ float chip_logsumexp(const float (&r)[V], unsigned ln, unsigned msk,
+                                                unsigned want, unsigned mask)
+{
+	float mx = -INFINITY, s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		if (((ln * V + v) & msk) == want)
+			mx = fmaxf(mx, r[v]);
+	mx = gmax<L>(mx, mask);
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		if (((ln * V + v) & msk) == want)
+			s += expf(r[v] - mx);
+	return mx + logf(gsum<L>(s, mask));
+}
+
+/* Information symbol i's soft output from its normalised a-posteriori probabilities r (as
+ * nbldpc_gpu_fftbp.cu fbp_soft: nbldpc__fftbp's end, then nbldpc_coder.c). */
+template <int Q, int V>
+__device__ static void chip_soft(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
+                                 uint32_t i, float (&r)[V], unsigned ln, unsigned mask)
+{
+	constexpr int L = Q / V;
+	float *o = b.soft + (size_t)f * b.soft_stride;
+	float s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] = logf(r[v]);
+	chip_norm_log<L, V>(r, mask);
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		s += expf(r[v]);
+	s = logf(gsum<L>(s, mask));
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] -= s;
+	const float norm = chip_logsumexp<L, V>(r, ln, 0, 0, mask);
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] -= norm;
+	if (!c.soft_bit) { /* scalar stores: the caller's stride need not keep 16-byte alignment */
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			o[(size_t)i * Q + ln * V + v] = r[v];
+		return;
+	}
+	for (unsigned t = 0; t < c.p; t++) {
+		const unsigned m = 1u << c.bit_shift[t];
+		const float l0 = chip_logsumexp<L, V>(r, ln, m, 0, mask);
+		const float l1 = chip_logsumexp<L, V>(r, ln, m, m, mask);
+
+		if (ln == 0)
+			o[(size_t)i * c.p + t] = l0 - l1;
+	}
+}
+
+/* The cluster's shared memory bases (generic addresses of each block's dynamic shared memory). */
+struct chip_ranks {
+	char *base[CHIP_MAX_C];
+};
+
+/* Slot (rank << 16 | local edge) as a pointer into its block's messages. */
+template <int Q>
+__device__ __forceinline__ float *chip_slot_ptr(const struct chip_ranks &rk, size_t msg, uint32_t s)
+{
+	return (float *)(rk.base[s >> 16] + msg) + (size_t)(s & 0xffffu) * Q;
+}
+
+/* Variable at position j of block rank's list: a-posteriori probabilities (prior times both
+ * check messages, column order, normalised) into r. */
+template <int Q, int V>
+__device__ __forceinline__ void chip_app(const struct nbgpu_code &c, const struct chip_ranks &rk,
+                                         const struct chip_layout &ly, uint32_t rank, uint32_t j,
+                                         float (&r)[V], unsigned ln, unsigned mask)
+{
+	const uint32_t pos = c.chip_var_start[rank] + j;
+	const uint32_t s0 = c.chip_slot[2 * pos], s1 = c.chip_slot[2 * pos + 1];
+	float m0[V], m1[V];
+
+	chip_load<V>(r, (const float *)(rk.base[rank] + ly.pr) + (size_t)j * Q + ln * V);
+	chip_load<V>(m0, chip_slot_ptr<Q>(rk, ly.msg, s0) + ln * V);
+	chip_load<V>(m1, chip_slot_ptr<Q>(rk, ly.msg, s1) + ln * V);
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] = r[v] * m0[v] * m1[v];
+	chip_norm_prob<Q / V, V>(r, mask);
+}
+
+template <int Q, int V, int D>
+__global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
+    nbldpc_fftbp_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
+{
+	constexpr int L = Q / V;
+	extern __shared__ float4 smem4[];
+	__shared__ struct chip_ranks rk;
+	char *sm = (char *)smem4;
+	uint8_t *ex = (uint8_t *)sm, *lg = ex + 512;
+	int *flags = (int *)(sm + 768); /* [parity][rank] */
+	cg::cluster_group cl = cg::this_cluster();
+	const uint32_t C = cl.num_blocks(), rank = cl.block_rank();
+	const unsigned tid = threadIdx.x, nt = blockDim.x;
+	const unsigned ln = tid % L, gid = tid / L, ngroups = nt / L;
+	const unsigned mask = gmask<L>(tid);
+	const uint32_t vmax = c.chip_vmax;
+	const struct chip_layout ly = chip_layout_of(c.n, Q, vmax);
+	uint8_t *hard = (uint8_t *)(sm + ly.hard);
+	float *pr = (float *)(sm + ly.pr), *msg = (float *)(sm + ly.msg);
+	const uint32_t r0 = c.chip_row_start[rank], nr = c.chip_row_start[rank + 1] - r0;
+	const uint32_t v0 = c.chip_var_start[rank], nv = c.chip_var_start[rank + 1] - v0;
+	int lgb;                    /* the logarithm of ln V (-1 for 0) */
+	unsigned lgs[chip_log2(V)]; /* of 2^t */
+
+	for (unsigned i = tid; i < 512; i += nt)
+		ex[i] = c.gf_exp[i];
+	for (unsigned i = tid; i < 256; i += nt)
+		lg[i] = c.gf_log[i];
+	if (tid < C)
+		rk.base[tid] = (char *)cl.map_shared_rank((void *)sm, tid);
+	__syncthreads();
+	lgb = ln ? (int)lg[ln * V] : -1;
+#pragma unroll
+	for (int k = 0; k < chip_log2(V); k++)
+		lgs[k] = lg[1u << k];
+
+	for (uint32_t f = blockIdx.x / C; f < b.count; f += gridDim.x / C) {
+		struct fec_job *job = &b.jobs[f];
+		const bool usable = job->in_len == c.in_syms && job->head_len == 0;
+		bool bad = true;
+		unsigned it = 0;
+
+		cl.sync(); /* the cluster is done with the last frame's arrays */
+		if (!usable) {
+			if (rank == 0 && tid == 0)
+				nbgpu_job_ok(c, job);
+			continue;
+		}
+		/* the priors (nbldpc_gpu_fftbp.cu fbp_prior), and the first variable-to-check
+		 * messages: the priors themselves */
+		for (uint32_t j = gid; j < nv; j += ngroups) {
+			const uint32_t x = c.chip_var[v0 + j];
+			float r[V];
+
+#pragma unroll
+			for (int v = 0; v < V; v++)
+				r[v] = nbgpu_prior(c, b, f, x, ln * V + v);
+			chip_norm_log<L, V>(r, mask);
+#pragma unroll
+			for (int v = 0; v < V; v++)
+				r[v] = expf(r[v]);
+			chip_norm_prob<L, V>(r, mask);
+			chip_store<V>(pr + (size_t)j * Q + ln * V, r);
+			chip_store<V>(
+			    chip_slot_ptr<Q>(rk, ly.msg, c.chip_slot[2 * (v0 + j)]) + ln * V, r);
+			chip_store<V>(chip_slot_ptr<Q>(rk, ly.msg, c.chip_slot[2 * (v0 + j) + 1]) +
+			                  ln * V,
+			              r);
+		}
+		cl.sync();
+		while (it < c.max_iters) {
+			for (uint32_t k = gid; k < nr; k += ngroups) {
+				const uint32_t r = c.chip_row[r0 + k], e0 = c.row_start[r];
+
+				chip_check<Q, V, D>(ex, lg, c.row_val + e0, c.row_start[r + 1] - e0,
+				                    msg + (size_t)c.chip_row_slot[r0 + k] * Q, lgb,
+				                    lgs, ln, mask);
+			}
+			it++;
+			cl.sync(); /* the check messages, for the variables of every block */
+			if (c.early_stop || it == c.max_iters) {
+				/* a-posteriori values and hard decisions, into every block's copy
+				 */
+				for (uint32_t j = gid; j < nv; j += ngroups) {
+					float r[V];
+					float best;
+					unsigned bi;
+
+					chip_app<Q, V>(c, rk, ly, rank, j, r, ln, mask);
+					best = r[0];
+					bi = ln * V;
+#pragma unroll
+					for (int v = 1; v < V; v++)
+						if (r[v] > best) {
+							best = r[v];
+							bi = ln * V + v;
+						}
+					bi = gargmax<L>(best, bi, mask);
+					for (uint32_t k = ln; k < C; k += L)
+						rk.base[k][ly.hard + c.chip_var[v0 + j]] =
+						    (uint8_t)bi;
+				}
+				cl.sync();
+				/* the syndrome of this block's rows; every block gets every flag */
+				int my_bad = 0;
+
+				for (uint32_t k = tid; k < nr; k += nt) {
+					const uint32_t r = c.chip_row[r0 + k];
+					unsigned s = 0;
+
+					for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1];
+					     e++)
+						s ^= nbgpu_mul(ex, lg, c.row_val[e],
+						               hard[c.row_col[e]]);
+					my_bad |= s != 0;
+				}
+				my_bad = __syncthreads_or(my_bad);
+				if (tid < C)
+					((int *)(rk.base[tid] +
+					         768))[(it & 1) * CHIP_MAX_C + rank] = my_bad;
+				cl.sync();
+				bad = false;
+				for (uint32_t k = 0; k < C; k++)
+					bad |= flags[(it & 1) * CHIP_MAX_C + k] != 0;
+				if ((!bad && c.early_stop) || it == c.max_iters)
+					break;
+			}
+			/* the next variable-to-check messages: the prior times the other edge's */
+			for (uint32_t j = gid; j < nv; j += ngroups) {
+				const uint32_t s0 = c.chip_slot[2 * (v0 + j)];
+				const uint32_t s1 = c.chip_slot[2 * (v0 + j) + 1];
+				float *p0 = chip_slot_ptr<Q>(rk, ly.msg, s0) + ln * V;
+				float *p1 = chip_slot_ptr<Q>(rk, ly.msg, s1) + ln * V;
+				float p[V], m0[V], m1[V];
+
+				chip_load<V>(p, pr + (size_t)j * Q + ln * V);
+				chip_load<V>(m0, p0);
+				chip_load<V>(m1, p1);
+				/* edge 1's: the prior times edge 0's message, and the other way */
+#pragma unroll
+				for (int v = 0; v < V; v++) {
+					m0[v] *= p[v];
+					m1[v] *= p[v];
+				}
+				chip_norm_prob<L, V>(m1, mask);
+				chip_norm_prob<L, V>(m0, mask);
+				chip_store<V>(p0, m1);
+				chip_store<V>(p1, m0);
+			}
+			cl.sync(); /* the variable messages, for the checks of every block */
+		}
+		nbgpu_out_bits(c, b, f, hard, tid + rank * nt, nt * C);
+		if (b.soft)
+			for (uint32_t i = rank * ngroups + gid; i < c.k; i += C * ngroups) {
+				const uint32_t ps = c.chip_pos[c.info_cols[i]];
+				float r[V];
+
+				chip_app<Q, V>(c, rk, ly, ps >> 16, ps & 0xffffu, r, ln, mask);
+				chip_soft<Q, V>(c, b, f, i, r, ln, mask);
+			}
+		if (rank == 0 && tid == 0)
+			nbgpu_job_done(c, b, job, it, !bad);
+	}
+	cl.sync(); /* no block leaves while another may still read its shared memory */
+}
+
+/* ---- Host: the cluster's plan and the launchers */
+
+void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p)
+{
+	free(p->var);
+	free(p->var_start);
+	free(p->slot);
+	free(p->pos);
+	free(p->row);
+	free(p->row_start);
+	free(p->row_slot);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The row at the other end of edge e's column (degree 2). */
+static uint32_t chip_other_row(const struct nbldpc_code *code, const uint32_t *erow, uint32_t e)
+{
+	const uint32_t x = code->row_col[e], j = code->col_start[x];
+	const uint32_t o = code->col_edge[j] == e ? code->col_edge[j + 1] : code->col_edge[j];
+
+	return erow[o];
+}
+
+/* Rows into cs parts of m / cs (rank[r]), few columns across parts: each part grows from its
+ * lowest free row by a free row with the most columns into it, so most of a variable's two checks
+ * share a block and its messages stay in that block's shared memory. A row's gain (its columns
+ * into the part) is at most its degree (<= CHIP_MAX_D), so the free rows wait in a stack per
+ * gain (stk: (CHIP_MAX_D + 1) m words; stale entries are skipped when met): O(m + nnz) a part. */
+static void chip_partition(const struct nbldpc_code *code, const uint32_t *erow, unsigned cs,
+                           uint32_t *rank, uint32_t *gain, uint32_t *stk)
+{
+	const uint32_t m = code->m;
+
+	for (uint32_t r = 0; r < m; r++)
+		rank[r] = UINT32_MAX;
+	for (uint32_t part = 0; part < cs; part++) {
+		const uint32_t size =
+		    (uint32_t)(((uint64_t)part + 1) * m / cs - (uint64_t)part * m / cs);
+		uint32_t top[CHIP_MAX_D + 1] = {0};
+
+		for (uint32_t r = m; r-- > 0;) {
+			gain[r] = 0;
+			if (rank[r] == UINT32_MAX)
+				stk[top[0]++] = r; /* the lowest free row on top */
+		}
+		for (uint32_t k = 0; k < size; k++) {
+			uint32_t r = UINT32_MAX;
+
+			for (int g = CHIP_MAX_D; g >= 0 && r == UINT32_MAX; g--)
+				while (top[g] > 0 && r == UINT32_MAX) {
+					const uint32_t t = stk[(size_t)g * m + --top[g]];
+
+					if (rank[t] == UINT32_MAX && gain[t] == (uint32_t)g)
+						r = t;
+				}
+			rank[r] = part;
+			for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++) {
+				const uint32_t o = chip_other_row(code, erow, e);
+
+				if (rank[o] == UINT32_MAX && gain[o] < CHIP_MAX_D) {
+					gain[o]++;
+					stk[(size_t)gain[o] * m + top[gain[o]]++] = o;
+				}
+			}
+		}
+	}
+}
+
+int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
+                         struct nbgpu_chip_plan *p)
+{
+	const uint32_t n = code->n, m = code->m;
+	uint32_t *erow = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+	uint32_t *erank = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+	uint32_t *eloc = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+	uint32_t *vrank = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t *rrank = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
+	uint32_t *tmp = (uint32_t *)malloc(((size_t)m + 1) * (CHIP_MAX_D + 2) * sizeof(uint32_t));
+	uint32_t cnt[CHIP_MAX_C] = {0}, ecnt[CHIP_MAX_C] = {0};
+	int rc = -FEC_ENOMEM;
+
+	memset(p, 0, sizeof(*p));
+	p->c = cs;
+	p->var = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
+	p->var_start = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
+	p->slot = (uint32_t *)malloc((2 * (size_t)n + 1) * sizeof(uint32_t));
+	p->pos = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
+	p->row = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
+	p->row_start = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
+	p->row_slot = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
+	if (!erow || !erank || !eloc || !vrank || !rrank || !tmp || !p->var || !p->var_start ||
+	    !p->slot || !p->pos || !p->row || !p->row_start || !p->row_slot)
+		goto out;
+	rc = -FEC_ENOTSUP;
+	if (cs < 1 || cs > CHIP_MAX_C || m < cs || code->max_row_deg > CHIP_MAX_D)
+		goto out;
+	for (uint32_t x = 0; x < n; x++)
+		if (code->col_start[x + 1] - code->col_start[x] != 2)
+			goto out;
+	for (uint32_t r = 0; r < m; r++)
+		for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++)
+			erow[e] = r;
+	/* the rows of each block: partitioned, or m / C in order; a block's slots follow its rows
+	 */
+	if (part && cs > 1)
+		chip_partition(code, erow, cs, rrank, tmp, tmp + m);
+	else
+		for (uint32_t r = 0; r < m; r++)
+			rrank[r] = (uint32_t)((uint64_t)r * cs / m);
+	for (uint32_t r = 0; r < m; r++)
+		p->row_start[rrank[r] + 1]++;
+	for (uint32_t k = 0; k < cs; k++)
+		p->row_start[k + 1] += p->row_start[k];
+	for (uint32_t k = 0; k < cs; k++)
+		cnt[k] = 0;
+	for (uint32_t r = 0; r < m; r++) {
+		const uint32_t k = rrank[r], i = p->row_start[k] + cnt[k]++;
+
+		p->row[i] = r;
+		p->row_slot[i] = ecnt[k];
+		for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++) {
+			erank[e] = k;
+			eloc[e] = ecnt[k]++;
+		}
+	}
+	for (uint32_t k = 0; k < cs; k++) {
+		if (ecnt[k] > 0xffffu)
+			goto out;
+		p->emax = ecnt[k] > p->emax ? ecnt[k] : p->emax;
+		cnt[k] = 0;
+	}
+	/* each variable to the block of one of its edges, the one with fewer variables so far */
+	for (uint32_t x = 0; x < n; x++) {
+		const uint32_t a = erank[code->col_edge[code->col_start[x]]];
+		const uint32_t b = erank[code->col_edge[code->col_start[x] + 1]];
+
+		vrank[x] = cnt[b] < cnt[a] ? b : a;
+		cnt[vrank[x]]++;
+	}
+	for (uint32_t k = 0; k < cs; k++) {
+		p->var_start[k + 1] = p->var_start[k] + cnt[k];
+		p->vmax = cnt[k] > p->vmax ? cnt[k] : p->vmax;
+		cnt[k] = 0;
+	}
+	for (uint32_t x = 0; x < n; x++) {
+		const uint32_t k = vrank[x], j = cnt[k]++, ps = p->var_start[k] + j;
+
+		p->var[ps] = x;
+		p->pos[x] = k << 16 | j;
+		for (uint32_t t = 0; t < 2; t++) {
+			const uint32_t e = code->col_edge[code->col_start[x] + t];
+
+			p->slot[2 * ps + t] = erank[e] << 16 | eloc[e];
+			p->remote += erank[e] != k;
+		}
+	}
+	if (p->vmax > 0xffffu)
+		goto out;
+	p->smem = chip_layout_of(n, q, p->vmax).msg + (size_t)p->emax * q * 4;
+	rc = 0;
+out:
+	free(erow);
+	free(erank);
+	free(eloc);
+	free(vrank);
+	free(rrank);
+	free(tmp);
+	if (rc)
+		nbgpu_chip_plan_free(p);
+	return rc;
+}
+
+typedef void (*chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
+
+/* The kernels built: every q with its default values a lane (nbgpu_chip_default_v), rows of up
+ * to 4 and (q <= 128) 8 edges; q = 64 also with 2 and 8 values a lane, rows of 4. */
+static chip_kernel_t chip_kernel(unsigned q, int v, int d)
+{
+#define K(Q, V)                                                                                    \
+	if (q == Q && v == V)                                                                      \
+		return d == 4 ? nbldpc_fftbp_chip_kernel<Q, V, 4>                                  \
+		              : nbldpc_fftbp_chip_kernel<Q, V, 8>;
+	K(2, 2)
+	K(4, 4)
+	K(8, 4)
+	K(16, 4)
+	K(32, 4)
+	K(64, 4)
+	K(128, 4)
+#undef K
+	if (q == 256 && v == 8 && d == 4)
+		return nbldpc_fftbp_chip_kernel<256, 8, 4>;
+	if (q == 64 && v == 2 && d == 4)
+		return nbldpc_fftbp_chip_kernel<64, 2, 4>;
+	if (q == 64 && v == 8 && d == 4)
+		return nbldpc_fftbp_chip_kernel<64, 8, 4>;
+	return NULL;
+}
+
+int nbgpu_chip_default_v(unsigned q)
+{
+	return q <= 4 ? (int)q : q >= 256 ? 8 : 4;
+}
+
+static int chip_d(const struct nbgpu_code *c)
+{
+	return c->max_row_deg <= 4 ? 4 : c->max_row_deg <= 8 ? 8 : 0;
+}
+
+bool nbgpu_chip_takes(const struct nbgpu_code *c)
+{
+	return c->algo == NBLDPC_ALGO_FFTBP && !c->log && c->max_col_deg == 2 && c->max_iters > 0 &&
+	       chip_kernel(c->q, nbgpu_chip_default_v(c->q), chip_d(c)) != NULL;
+}
+
+static cudaLaunchConfig_t chip_config(int grid, int threads, size_t smem, cudaStream_t s,
+                                      cudaLaunchAttribute *attr, unsigned cs)
+{
+	cudaLaunchConfig_t cfg = {};
+
+	cfg.gridDim = dim3((unsigned)grid, 1, 1);
+	cfg.blockDim = dim3((unsigned)threads, 1, 1);
+	cfg.dynamicSmemBytes = smem;
+	cfg.stream = s;
+	attr->id = cudaLaunchAttributeClusterDimension;
+	attr->val.clusterDim.x = cs;
+	attr->val.clusterDim.y = 1;
+	attr->val.clusterDim.z = 1;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	return cfg;
+}
+
+int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
+                             const struct nbgpu_chip_plan *p, int v, struct nbgpu_shape *sh,
+                             bool *ok)
+{
+	const chip_kernel_t k = chip_kernel(c->q, v, chip_d(c));
+	const size_t smem_max =
+	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
+	const char *env = getenv("FECD_FFTBP_KERNEL");
+	const char *et = env ? strstr(env, ",t") : NULL;
+	const int d = chip_d(c);
+	struct cudaFuncAttributes fa;
+	cudaLaunchAttribute attr;
+	cudaLaunchConfig_t cfg;
+	int clusters = 0, threads;
+	cudaError_t e;
+
+	*ok = false;
+	if (!k || p->smem > smem_max || dev->cc_major < 9)
+		return (int)cudaSuccess;
+	e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p->smem);
+	if (e == cudaSuccess && p->c > 8)
+		e = cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+	if (e == cudaSuccess)
+		e = cudaFuncGetAttributes(&fa, k);
+	if (e != cudaSuccess)
+		return (int)e;
+	/* warps a block: as many as the registers allow (allocated 8 a thread at a time), up to
+	 * the kernel's bound; ",t<N>" in FECD_FFTBP_KERNEL: N threads */
+	threads = fa.maxThreadsPerBlock;
+	if (dev->regs_per_sm > 0 && fa.numRegs > 0) {
+		const int warps = dev->regs_per_sm / ((fa.numRegs + 7) / 8 * 8 * 32);
+
+		threads = warps * 32 < threads ? warps * 32 : threads;
+	}
+	if (et) {
+		const int t = atoi(et + 2) / 32 * 32;
+
+		threads = t >= 32 && t <= threads ? t : threads;
+	}
+	if (threads < 32)
+		return (int)cudaSuccess;
+	cfg = chip_config((int)p->c, threads, p->smem, 0, &attr, p->c);
+	/* a cluster size the device cannot hold is an error here: the kernel in device memory
+	 * then decodes the code */
+	if (cudaOccupancyMaxActiveClusters(&clusters, (void *)k, &cfg) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return (int)cudaSuccess;
+	}
+	if (clusters < 1)
+		return (int)cudaSuccess;
+	sh->chip_c = (int)p->c;
+	sh->chip_v = v;
+	sh->chip_d = d;
+	sh->threads = threads;
+	sh->groups = threads / ((int)c->q / v);
+	sh->smem = p->smem;
+	sh->regs = fa.numRegs;
+	sh->blocks_per_sm = 1;
+	sh->grid = clusters * (int)p->c;
+	sh->ws_per_frame = 0; /* everything a frame needs is on chip */
+	*ok = true;
+	return (int)cudaSuccess;
+}
+
+int nbgpu_fftbp_chip_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
+                            const struct gpu_batch *b, cudaStream_t s)
+{
+	const chip_kernel_t k = chip_kernel(c->q, sh->chip_v, sh->chip_d);
+	const uint32_t clusters = (uint32_t)(sh->grid / sh->chip_c);
+	const uint32_t frames = b->count < clusters ? b->count : clusters;
+	cudaLaunchAttribute attr;
+	cudaLaunchConfig_t cfg;
+
+	if (!k)
+		return (int)cudaErrorInvalidValue;
+	cfg = chip_config((int)(frames * (uint32_t)sh->chip_c), sh->threads, sh->smem, s, &attr,
+	                  (unsigned)sh->chip_c);
+	return (int)cudaLaunchKernelEx(&cfg, k, *c, *b);
+}
