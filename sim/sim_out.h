@@ -16,6 +16,7 @@ struct sim_row {
 	double ebn0_db, esn0_db;
 	struct sim_result res;
 	double ber, ber_lo, ber_hi, fer, fer_lo, fer_hi; /* Wilson 95 % intervals */
+	double ber_frames_lo, ber_frames_hi; /* the BER's with frames as trials (sim_ber_frames95) */
 	double info_gbps; /* information bits simulated per second, in 10^9 */
 };
 

@@ -65,7 +65,7 @@ refused --code ccsds --ebn0 1 --backend cuda --scale 2 "--scale"
 	--frame-bits 200 --ebn0 1.5:2.5:1 --max-frames 200 --min-fe 0 --seed 9 --threads 3 \
 	--csv "$TMP/b.csv" >/dev/null || fail "run b: exit $?"
 grep -q '^"ccsds,decode_len=256",viterbi,' "$TMP/a.csv" || fail "CSV: the code not quoted"
-head -1 "$TMP/a.csv" | grep -qx 'code,family,rate,channel,all_zero,backend,seed,frame_info_bits,ebn0_db,esn0_db,frames,bits,bit_errors,frame_errors,unconverged,ber,ber_lo,ber_hi,fer,fer_lo,fer_hi,info_gbps,seconds,stop,frames_wrong_bits' ||
+head -1 "$TMP/a.csv" | grep -qx 'code,family,rate,channel,all_zero,backend,seed,frame_info_bits,ebn0_db,esn0_db,frames,bits,bit_errors,frame_errors,unconverged,ber,ber_lo,ber_hi,fer,fer_lo,fer_hi,info_gbps,seconds,stop,frames_wrong_bits,ber_frames_lo,ber_frames_hi' ||
 	fail "CSV header: $(head -1 "$TMP/a.csv")"
 [ "$(wc -l <"$TMP/a.csv")" -eq 5 ] || fail "CSV: $(wc -l <"$TMP/a.csv") lines, expected 1 + 4"
 # counts (frames..unconverged) equal across thread counts
