@@ -104,6 +104,11 @@ int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, s
 	return 0;
 }
 
+uint64_t sim_gpu_batch_frames(const struct sim_gpu *g)
+{
+	return g->batch_frames;
+}
+
 const char *sim_gpu_device_name(const struct sim_gpu *g)
 {
 	return fecd_cuda_device_info(g->ctx)->name;

@@ -43,25 +43,27 @@ void sim_table_heading(FILE *f, const struct sim_curve *c, uint64_t seed, const 
 	if (c->threads)
 		fprintf(f, "; backend %s, %u threads, batches of %u frames", c->backend, c->threads,
 		        c->batch);
+	else if (c->batch)
+		fprintf(f, "; backend %s, batches of %u frames", c->backend, c->batch);
 	else
 		fprintf(f, "; backend %s", c->backend);
 	fprintf(f, "; seed %llu%s%s\n", (unsigned long long)seed,
 	        why_backend && *why_backend ? "; " : "", why_backend ? why_backend : "");
-	fprintf(f, "%6s %6s %11s %10s %9s %9s %19s %9s %19s %7s %7s %s\n", "Eb/N0", "Es/N0",
-	        "frames", "bit_err", "frame_err", "BER", "BER 95% CI", "FER", "FER 95% CI", "Gb/s",
-	        "secs", "stop");
+	fprintf(f, "%6s %6s %11s %10s %9s %9s %9s %19s %9s %19s %7s %7s %s\n", "Eb/N0", "Es/N0",
+	        "frames", "bit_err", "frame_err", "wrong_bit", "BER", "BER 95% CI", "FER",
+	        "FER 95% CI", "Gb/s", "secs", "stop");
 	fflush(f);
 }
 
 static void row_text(FILE *f, const struct sim_row *r, const char *stop)
 {
 	fprintf(f,
-	        "%6.2f %6.2f %11llu %10llu %9llu %9.3e [%8.2e,%8.2e] %9.3e [%8.2e,%8.2e] %7.4f "
-	        "%7.1f %s",
+	        "%6.2f %6.2f %11llu %10llu %9llu %9llu %9.3e [%8.2e,%8.2e] %9.3e [%8.2e,%8.2e] "
+	        "%7.4f %7.1f %s",
 	        r->ebn0_db, r->esn0_db, (unsigned long long)r->res.t.frames,
 	        (unsigned long long)r->res.t.bit_errors, (unsigned long long)r->res.t.frame_errors,
-	        r->ber, r->ber_lo, r->ber_hi, r->fer, r->fer_lo, r->fer_hi, r->info_gbps,
-	        r->res.secs, stop);
+	        (unsigned long long)r->res.t.wrong_frames, r->ber, r->ber_lo, r->ber_hi, r->fer,
+	        r->fer_lo, r->fer_hi, r->info_gbps, r->res.secs, stop);
 }
 
 void sim_table_row(FILE *f, const struct sim_row *row, bool in_place)

@@ -25,7 +25,7 @@ struct sim_curve {
 	const struct sim_code *code;
 	const char *backend; /* "cpu" or "cuda" */
 	unsigned threads;    /* CPU threads (0 on the GPU) */
-	uint32_t batch;      /* CPU: frames per batch, the stop rules' step (0 on the GPU) */
+	uint32_t batch;      /* frames per batch, the stop rules' step */
 	struct sim_row *rows;
 	unsigned nrows;
 };
