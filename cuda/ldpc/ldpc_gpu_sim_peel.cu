@@ -15,7 +15,11 @@
  * one chain of m levels, take ldpc_gpu_sim.cu's encoder of their form instead.
  *
  * The dense parts (q2 over the information, q1 over the leftover rows' syndrome) are dot products
- * of packed rows, a warp each.
+ * of packed rows, a warp each. Where the plan has q1 columns, the CPU peels twice (first with
+ * them 0, then with their values); the peeling being linear in the columns it reads, the second
+ * pass adds to the first the peeling of the q1 columns alone, so the host peels each q1 column
+ * alone once (64 at a time, bit-sliced) and the device xors in the codeword deltas of those
+ * whose value is 1 (q1_delta; the second pass where they would pass LPEEL_DELTA_MAX bytes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +27,10 @@
 
 #include "ldpc_gpu_sim.cuh"
 
-#define LPEEL_THREADS 128
-#define LPEEL_NONE    0xffffffffu
+#define LPEEL_THREADS                                                                              \
+	64 /* few: most levels are narrow chains, and more blocks hide their latency */
+#define LPEEL_NONE      0xffffffffu
+#define LPEEL_DELTA_MAX (64u << 20) /* bytes of q1 deltas, beyond which the device peels again */
 
 /* What the kernel reads (device pointers). Lists: step i's columns are
  * step_cols[step_off[i] .. step_off[i+1]), its own column first, then the rest of its row; steps
@@ -41,6 +47,10 @@ struct lpeel_dev {
 	const uint32_t *q1_cols, *q2_cols;
 	const unsigned long long *q1_rows, *q2_rows;
 	const uint32_t *col_info; /* column -> information bit, or LPEEL_NONE; NULL: the first k */
+	/* nq1 rows of ew words: the codeword's change where q1 column j is 1 (it and the peeled
+	 * columns); NULL: peel again */
+	const uint32_t *q1_delta;
+	uint32_t ew;
 };
 
 struct lpeel_enc {
@@ -97,6 +107,7 @@ __global__ void __launch_bounds__(LPEEL_THREADS)
 {
 	extern __shared__ uint32_t sm[];
 	uint32_t *c = sm, *s = c + d.cw_words, *q = s + d.s_words;
+	uint32_t *q1v = q + (d.nq2 + 31) / 32 + 1; /* the q1 columns' values */
 	const uint32_t tid = threadIdx.x, nt = blockDim.x, lane = tid & 31;
 	const uint32_t warp = tid >> 5, nwarps = nt >> 5;
 	const uint32_t *fb = bits + (size_t)blockIdx.x * bits_words;
@@ -168,15 +179,34 @@ __global__ void __launch_bounds__(LPEEL_THREADS)
 			for (uint32_t w = lane; w < d.lw; w += 32)
 				x ^= row[w] & ((unsigned long long)s[2 * w] |
 				               (unsigned long long)s[2 * w + 1] << 32);
-			/* an inactivated column: 0 until now */
-			if (lpeel_warp_parity(x) && lane == 0) {
-				uint32_t v = d.q1_cols[j];
-
-				atomicOr(&c[v >> 5], 1u << (v & 31));
-			}
+			if (lpeel_warp_parity(x) && lane == 0)
+				atomicOr(&q1v[j >> 5], 1u << (j & 31));
 		}
 		__syncthreads();
-		lpeel_pass(d, c);
+		if (d.q1_delta) {
+			for (uint32_t w = tid; w < d.ew; w += nt) {
+				uint32_t acc = 0;
+
+				for (uint32_t jw = 0; jw < (d.nq1 + 31) / 32; jw++)
+					for (uint32_t m = q1v[jw]; m; m &= m - 1) {
+						uint32_t j = jw * 32 + __ffs(m) - 1;
+
+						acc ^= d.q1_delta[(size_t)j * d.ew + w];
+					}
+				c[w] ^= acc;
+			}
+			__syncthreads();
+		} else {
+			/* an inactivated column: 0 until now */
+			for (uint32_t j = tid; j < d.nq1; j += nt)
+				if (q1v[j >> 5] >> (j & 31) & 1u) {
+					uint32_t v = d.q1_cols[j];
+
+					atomicOr(&c[v >> 5], 1u << (v & 31));
+				}
+			__syncthreads();
+			lpeel_pass(d, c);
+		}
 	}
 
 	/* 5. the sent columns */
@@ -238,6 +268,43 @@ out:
 	return nlevels;
 }
 
+/* The codeword's change where q1 column j alone is 1: the column and the peeled columns, as the
+ * plan's steps set them (64 columns at a time, bit j % 64 of each column's word); nq1 rows of
+ * ew words, or NULL when out of memory. */
+static uint32_t *lpeel_q1_deltas(const struct ldpc_code *code, const struct ldpc_enc_tables *t,
+                                 uint32_t ew)
+{
+	const struct ldpc_matrix *h = &code->h;
+	uint32_t *delta = (uint32_t *)calloc((size_t)t->nq1 * ew + 1, 4);
+	uint64_t *x = (uint64_t *)malloc(((size_t)h->n + 1) * 8);
+
+	if (!delta || !x) {
+		free(delta);
+		free(x);
+		return NULL;
+	}
+	for (uint32_t g = 0; g < t->nq1; g += 64) {
+		memset(x, 0, (size_t)h->n * 8);
+		for (uint32_t b = 0; b < 64 && g + b < t->nq1; b++)
+			x[t->q1_cols[g + b]] |= 1ull << b;
+		for (uint32_t i = 0; i < t->t; i++) {
+			uint32_t r = t->peel_row[i], v = t->peel_col[i];
+			uint64_t acc = 0;
+
+			for (uint32_t e = h->row_start[r]; e < h->row_start[r + 1]; e++)
+				if (h->row_col[e] != v)
+					acc ^= x[h->row_col[e]];
+			x[v] = acc;
+		}
+		for (uint32_t v = 0; v < h->n; v++)
+			for (uint64_t m = x[v]; m; m &= m - 1)
+				delta[(size_t)(g + __builtin_ctzll(m)) * ew + v / 32] |=
+				    1u << (v % 32);
+	}
+	free(x);
+	return delta;
+}
+
 /* Appends count bytes of src to the host image at *at (8-byte aligned); returns the offset. */
 static size_t lpeel_put(uint8_t *img, size_t *at, const void *src, size_t bytes)
 {
@@ -254,12 +321,12 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 	const struct ldpc_matrix *h = &code->h;
 	struct ldpc_enc_tables t;
 	uint32_t *order = NULL, *level_start = NULL, *step_off = NULL, *step_cols = NULL;
-	uint32_t *left_off = NULL, *left_cols = NULL, *col_info = NULL;
+	uint32_t *left_off = NULL, *left_cols = NULL, *col_info = NULL, *q1_delta = NULL;
 	uint8_t *img = NULL;
 	struct lpeel_enc *p = NULL;
 	struct lpeel_dev *d;
 	uint32_t ne = 0, nl = 0;
-	size_t off[10], at = 0;
+	size_t off[11], at = 0;
 	int dev, optin = 0, rc = -FEC_ENOMEM;
 	cudaError_t e;
 
@@ -315,6 +382,10 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 		for (uint32_t i = 0; i < code->k; i++)
 			col_info[code->info_cols[i]] = i;
 	}
+	d->ew = (h->n + 31) / 32;
+	if (t.nq1 && (size_t)t.nq1 * d->ew * 4 <= LPEEL_DELTA_MAX &&
+	    !(q1_delta = lpeel_q1_deltas(code, &t, d->ew)))
+		goto fail_mem;
 	d->nleft = t.nleft;
 	d->lw = t.lw;
 	d->nq1 = t.nq1;
@@ -334,6 +405,7 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 		off[7] = lpeel_put(img, &at, t.q1_rows, (size_t)t.nq1 * t.lw * 8);
 		off[8] = lpeel_put(img, &at, t.q2_rows, (size_t)t.nq2 * t.nw * 8);
 		off[9] = lpeel_put(img, &at, col_info, col_info ? (size_t)h->n * 4 : 0);
+		off[10] = lpeel_put(img, &at, q1_delta, q1_delta ? (size_t)t.nq1 * d->ew * 4 : 0);
 		if (pass == 0 && !(img = (uint8_t *)calloc(at + 8, 1)))
 			goto fail_mem;
 	}
@@ -357,10 +429,11 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 		d->q1_rows = (const unsigned long long *)(m + off[7]);
 		d->q2_rows = (const unsigned long long *)(m + off[8]);
 		d->col_info = col_info ? (const uint32_t *)(m + off[9]) : NULL;
+		d->q1_delta = q1_delta ? (const uint32_t *)(m + off[10]) : NULL;
 	}
 	d->cw_words = 2 * ((h->n + 63) / 64) + 2;
 	d->s_words = 2 * t.lw + 2;
-	d->q_words = (t.nq2 + 31) / 32 + 1;
+	d->q_words = (t.nq2 + 31) / 32 + 1 + (t.nq1 + 31) / 32 + 1;
 	p->smem = ((size_t)d->cw_words + d->s_words + d->q_words) * 4;
 	e = cudaGetDevice(&dev);
 	if (e == cudaSuccess)
@@ -400,6 +473,7 @@ done:
 	free(left_off);
 	free(left_cols);
 	free(col_info);
+	free(q1_delta);
 	free(img);
 	return rc;
 }

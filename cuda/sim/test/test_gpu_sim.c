@@ -437,15 +437,15 @@ static void check_all_zero_only(const char *text)
 	CHECK(rc == 0, "%s all-zero: open: %s", text, err);
 	if (rc == 0) {
 		CHECK(fecd_cuda_sim_run(sim, INFINITY, 1, 0, 500, &quiet, err, sizeof(err)) == 0 &&
-		          fecd_cuda_sim_run(sim, 0.5, 1, 0, 500, &noisy, err, sizeof(err)) == 0,
+		          fecd_cuda_sim_run(sim, 1.5, 1, 0, 500, &noisy, err, sizeof(err)) == 0,
 		      "%s all-zero: run: %s", text, err);
 		CHECK(quiet.frames == 500 && quiet.frame_errors == 0,
 		      "%s all-zero noiseless: %llu frame errors", text,
 		      (unsigned long long)quiet.frame_errors);
 		CHECK(noisy.frame_errors > 0 && noisy.frame_errors < noisy.frames,
-		      "%s all-zero at 0.5 dB: %llu of %llu frames wrong", text,
+		      "%s all-zero at 1.5 dB: %llu of %llu frames wrong", text,
 		      (unsigned long long)noisy.frame_errors, (unsigned long long)noisy.frames);
-		printf("all-zero %s: noiseless %llu/%llu, 0.5 dB %llu/%llu frame errors\n", text,
+		printf("all-zero %s: noiseless %llu/%llu, 1.5 dB %llu/%llu frame errors\n", text,
 		       (unsigned long long)quiet.frame_errors, (unsigned long long)quiet.frames,
 		       (unsigned long long)noisy.frame_errors, (unsigned long long)noisy.frames);
 	}
