@@ -27,20 +27,23 @@
 
 #include "ldpc_gpu_sim.cuh"
 
-#define LPEEL_THREADS                                                                              \
-	64 /* few: most levels are narrow chains, and more blocks hide their latency */
+/* few threads a block: most levels are narrow chains, and more blocks hide their latency */
+#define LPEEL_THREADS   64
 #define LPEEL_NONE      0xffffffffu
-#define LPEEL_DELTA_MAX (64u << 20) /* bytes of q1 deltas, beyond which the device peels again */
+#define LPEEL_DELTA_MAX (64u << 20)    /* bytes of q1 deltas, beyond which the device peels again */
+#define LPEEL_STEPS_MAX (512ull << 20) /* bytes of the steps' padded lists */
 
 /* What the kernel reads (device pointers). Lists: step i's columns are
- * step_cols[step_off[i] .. step_off[i+1]), its own column first, then the rest of its row; steps
- * in level order, level l's being level_start[l] .. level_start[l+1]; leftover row j's columns
- * left_cols[left_off[j] .. left_off[j+1]). */
+ * step_cols[i * stride .. (i + 1) * stride), its own column first, then the rest of its row,
+ * then column n (a bit that stays 0) to the stride, so that a step's loads are independent of
+ * one another and of any offset; steps in level order, level l's being level_start[l] ..
+ * level_start[l+1]; leftover row j's columns left_cols[left_off[j] .. left_off[j+1]). */
 struct lpeel_dev {
 	uint32_t n, k, punct, n_tx;
 	uint32_t cw_words, s_words, q_words; /* shared memory: codeword, syndrome, q2 values */
 	uint32_t nlevels;
-	const uint32_t *level_start, *step_off, *step_cols;
+	uint32_t stride;
+	const uint32_t *level_start, *step_cols;
 	uint32_t nleft, lw;
 	const uint32_t *left_off, *left_cols;
 	uint32_t nq1, nq2, nw;
@@ -92,10 +95,17 @@ __device__ static void lpeel_pass(const struct lpeel_dev &d, uint32_t *c)
 		const uint32_t a = d.level_start[lv], b = d.level_start[lv + 1];
 
 		for (uint32_t i = a + threadIdx.x; i < b; i += blockDim.x) {
-			const uint32_t o = d.step_off[i], e = d.step_off[i + 1], v = d.step_cols[o];
+			const uint32_t *sc = d.step_cols + (size_t)i * d.stride;
+			uint32_t x = 0;
 
-			if (lpeel_parity(c, d.step_cols, o, e))
-				atomicXor(&c[v >> 5], 1u << (v & 31));
+#pragma unroll 4
+			for (uint32_t e = 0; e < d.stride; e++) {
+				uint32_t u = sc[e];
+
+				x ^= c[u >> 5] >> (u & 31);
+			}
+			if (x & 1u)
+				atomicXor(&c[sc[0] >> 5], 1u << (sc[0] & 31));
 		}
 		__syncthreads();
 	}
@@ -320,12 +330,13 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 {
 	const struct ldpc_matrix *h = &code->h;
 	struct ldpc_enc_tables t;
-	uint32_t *order = NULL, *level_start = NULL, *step_off = NULL, *step_cols = NULL;
+	uint32_t *order = NULL, *level_start = NULL, *step_cols = NULL, stride = 1;
 	uint32_t *left_off = NULL, *left_cols = NULL, *col_info = NULL, *q1_delta = NULL;
 	uint8_t *img = NULL;
 	struct lpeel_enc *p = NULL;
 	struct lpeel_dev *d;
-	uint32_t ne = 0, nl = 0;
+	size_t ne = 0;
+	uint32_t nl = 0;
 	size_t off[11], at = 0;
 	int dev, optin = 0, rc = -FEC_ENOMEM;
 	cudaError_t e;
@@ -334,14 +345,25 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 		snprintf(err, errlen, "ldpc: %s: no encoder plan", code->name);
 		return -FEC_ENOTSUP;
 	}
+	for (uint32_t i = 0; i < t.t; i++) {
+		uint32_t r = t.peel_row[i], deg = h->row_start[r + 1] - h->row_start[r];
+
+		stride = deg > stride ? deg : stride;
+	}
+	if ((size_t)t.t * stride * 4 > LPEEL_STEPS_MAX) {
+		snprintf(err, errlen,
+		         "ldpc: %.60s: %u peeling steps of rows of up to %u columns: too large a "
+		         "table for the device encoder (--all-zero needs none)",
+		         code->name, t.t, stride);
+		return -FEC_ENOTSUP;
+	}
 	p = (struct lpeel_enc *)calloc(1, sizeof(*p));
 	order = (uint32_t *)malloc(((size_t)t.t + 1) * sizeof(uint32_t));
 	level_start = (uint32_t *)malloc(((size_t)t.t + 2) * sizeof(uint32_t));
-	step_off = (uint32_t *)malloc(((size_t)t.t + 1) * sizeof(uint32_t));
-	step_cols = (uint32_t *)malloc(((size_t)h->nnz + 1) * sizeof(uint32_t));
+	step_cols = (uint32_t *)malloc(((size_t)t.t * stride + 1) * sizeof(uint32_t));
 	left_off = (uint32_t *)malloc(((size_t)t.nleft + 1) * sizeof(uint32_t));
 	left_cols = (uint32_t *)malloc(((size_t)h->nnz + 1) * sizeof(uint32_t));
-	if (!p || !order || !level_start || !step_off || !step_cols || !left_off || !left_cols)
+	if (!p || !order || !level_start || !step_cols || !left_off || !left_cols)
 		goto fail_mem;
 	d = &p->d;
 
@@ -354,17 +376,19 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 		goto fail_mem;
 	if (!t.t)
 		level_start[0] = 0;
-	/* the steps' lists, in level order: the step's column, then its row's others */
+	/* the steps' lists, in level order: the step's column, its row's others, column n */
+	d->stride = stride;
 	for (uint32_t i = 0; i < t.t; i++) {
 		uint32_t s = order[i], r = t.peel_row[s], v = t.peel_col[s];
 
-		step_off[i] = ne;
+		ne = (size_t)i * stride;
 		step_cols[ne++] = v;
 		for (uint32_t x = h->row_start[r]; x < h->row_start[r + 1]; x++)
 			if (h->row_col[x] != v)
 				step_cols[ne++] = h->row_col[x];
+		while (ne < ((size_t)i + 1) * stride)
+			step_cols[ne++] = h->n;
 	}
-	step_off[t.t] = ne;
 	for (uint32_t j = 0; j < t.nleft; j++) {
 		uint32_t r = t.left_rows[j];
 
@@ -396,8 +420,8 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 	for (int pass = 0; pass < 2; pass++) {
 		at = 0;
 		off[0] = lpeel_put(img, &at, level_start, ((size_t)d->nlevels + 1) * 4);
-		off[1] = lpeel_put(img, &at, step_off, ((size_t)t.t + 1) * 4);
-		off[2] = lpeel_put(img, &at, step_cols, (size_t)ne * 4);
+		off[1] = 0;
+		off[2] = lpeel_put(img, &at, step_cols, (size_t)t.t * stride * 4);
 		off[3] = lpeel_put(img, &at, left_off, ((size_t)t.nleft + 1) * 4);
 		off[4] = lpeel_put(img, &at, left_cols, (size_t)nl * 4);
 		off[5] = lpeel_put(img, &at, t.q1_cols, (size_t)t.nq1 * 4);
@@ -420,7 +444,6 @@ int lpeel_create(const struct ldpc_code *code, struct lpeel_enc **out, char *err
 		const uint8_t *m = (const uint8_t *)p->mem;
 
 		d->level_start = (const uint32_t *)(m + off[0]);
-		d->step_off = (const uint32_t *)(m + off[1]);
 		d->step_cols = (const uint32_t *)(m + off[2]);
 		d->left_off = (const uint32_t *)(m + off[3]);
 		d->left_cols = (const uint32_t *)(m + off[4]);
@@ -468,7 +491,6 @@ fail:
 done:
 	free(order);
 	free(level_start);
-	free(step_off);
 	free(step_cols);
 	free(left_off);
 	free(left_cols);
