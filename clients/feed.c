@@ -85,12 +85,38 @@ static int wire_format(const struct feed *f, const char *text, struct feed_code 
 	return 0;
 }
 
+/* Whether the ldpc family, reading the image at path, takes its first kbits bits as the
+ * information in order (as nbldpc does when its own information symbols come first): 1 yes, 0 no,
+ * -1 where the image does not load (err says why). */
+static int image_info_first(const char *path, uint32_t kbits, char *err, size_t errlen)
+{
+	struct fec_info_range r[2];
+	struct fec_decoder *dec = NULL;
+	struct fec_spec spec;
+	uint32_t unsent = 0;
+	char text[600];
+	int n;
+
+	snprintf(text, sizeof(text), "ldpc,code=%s", path);
+	if (fec_spec_from_string(text, &spec, err, errlen))
+		return -1;
+	if (fec_decoder_create(&spec, &dec)) {
+		snprintf(err, errlen, "the ldpc family does not load it");
+		return -1;
+	}
+	n = fec_decoder_info_ranges(dec, r, 2, &unsent);
+	fec_decoder_destroy(dec);
+	return n == 1 && !unsent && r[0].first == 0 && r[0].last + 1 == kbits;
+}
+
 /* --binary-image: the nbldpc code's binary image as an alist file; the exit status. */
 static int write_binary_image(const char *text, const char *path)
 {
 	struct nbldpc_code *code;
 	struct fec_spec spec;
+	uint32_t kbits;
 	char err[512];
+	int same;
 
 	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
 		fprintf(stderr, "fecd-feed: code '%s': %s\n", text, err);
@@ -106,12 +132,19 @@ static int write_binary_image(const char *text, const char *path)
 	}
 	if (nbldpc_code_load(&spec.u.nbldpc, &code, err, sizeof(err)))
 		return 1;
+	kbits = code->k * code->gf.p;
+	same = nbldpc_binary_image_same_info(code) ? image_info_first(path, kbits, err, sizeof(err))
+	                                           : 0;
+	if (same < 0) {
+		fprintf(stderr, "fecd-feed: --binary-image: %s: %s\n", path, err);
+		nbldpc_code_free(code);
+		return 1;
+	}
 	printf("fecd-feed: %s: the binary image of %s, %u x %u bits%s\n", path, text,
 	       code->m * code->gf.p, code->n * code->gf.p,
-	       nbldpc_binary_image_same_info(code)
-	           ? ""
-	           : " (note: this code's information symbols are not its first k, so the ldpc "
-	             "family's information bits on it are not nbldpc's)");
+	       same ? ""
+	            : " (note: the ldpc family's information bits on it are not nbldpc's: it takes "
+	              "other columns as information, which its decoder's output follows)");
 	nbldpc_code_free(code);
 	return 0;
 }

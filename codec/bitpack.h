@@ -13,4 +13,10 @@ void fec_copy_bits(uint8_t *dst, size_t dst_off, const uint8_t *src, size_t src_
 /* Number of differing bits among the first n of two packed sequences. */
 size_t fec_count_bit_errors(const uint8_t *a, const uint8_t *b, size_t n);
 
+/* For the encoders' word-parallel paths, LSB first: up to 64 bits, one a byte (nonzero: 1),
+ * as a word whose bit j is bits[j] (8 at a time); and the reverse for nw words interleaved,
+ * out[j * nw + r] = bit j of w[r] for j < n (two words 4 bits at a time, three or four 2). */
+uint64_t fec_pack_word_lsb(const uint8_t *bits, size_t n);
+void fec_spread_words_lsb(const uint64_t *w, unsigned nw, size_t n, uint8_t *out);
+
 #endif

@@ -72,6 +72,13 @@ struct sim_code {
 	uint32_t max_rx;    /* most received values per frame (channels that change the length) */
 };
 
+/* The code's text form from text (copied) or a JSON code object (text starting with '{'):
+ * {"preset": P, KEY: VALUE...} or {"family": F, ...} -> "P,KEY=VALUE,...", a list joined by
+ * ':', a nested code object or a string with commas in parentheses. A key or name that is not
+ * one word of the text form, or a string with unbalanced parentheses, is refused, so that the
+ * text has exactly the object's parameters. 0, or -1 with a message. */
+int sim_code_text(const char *text, char *buf, size_t len, char *err, size_t errlen);
+
 /* Builds code and channel: text is a preset, the text form or a JSON code object; frame_bits is
  * the frame length for codes whose frames vary (0: the longest that fits 1024 bits; other codes
  * ignore it). The message says what was wrong. */

@@ -32,6 +32,28 @@ static int put(char *buf, size_t len, size_t *used, const char *text)
 static int json_to_text(const cJSON *obj, char *buf, size_t len, size_t *used, char *err,
                         size_t errlen);
 
+/* Whether a string value keeps the text form's structure: its parentheses balanced (a child
+ * code's text form), so that it stays one value; "7),x=(1" would add a parameter. */
+static bool value_balanced(const char *s)
+{
+	int depth = 0;
+
+	for (; *s; s++) {
+		depth += *s == '(';
+		depth -= *s == ')';
+		if (depth < 0)
+			return false;
+	}
+	return depth == 0;
+}
+
+/* Whether a key or a preset or family name is one word of the text form: not empty, none of
+ * the characters that separate its parts. */
+static bool name_plain(const char *s)
+{
+	return *s && !strpbrk(s, ",=():");
+}
+
 /* One JSON value in the text form: lists joined by ':', a nested code in parentheses, a string
  * with commas (a child code's text form) in parentheses too. */
 static int value_to_text(const char *key, const cJSON *v, char *buf, size_t len, size_t *used,
@@ -41,6 +63,12 @@ static int value_to_text(const char *key, const cJSON *v, char *buf, size_t len,
 
 	if (cJSON_IsString(v)) {
 		bool wrap = strchr(v->valuestring, ',') != NULL;
+
+		if (!value_balanced(v->valuestring)) {
+			snprintf(err, errlen, "code.%s: unbalanced parentheses in \"%.40s\"", key,
+			         v->valuestring);
+			return -1;
+		}
 
 		if ((wrap && put(buf, len, used, "(")) || put(buf, len, used, v->valuestring) ||
 		    (wrap && put(buf, len, used, ")")))
@@ -99,8 +127,10 @@ static int json_to_text(const cJSON *obj, char *buf, size_t len, size_t *used, c
 
 	if (!base)
 		base = cJSON_GetObjectItemCaseSensitive(obj, "family");
-	if (!cJSON_IsString(base)) {
-		snprintf(err, errlen, "code: expected \"preset\" or \"family\" as a string");
+	if (!cJSON_IsString(base) || !name_plain(base->valuestring)) {
+		snprintf(err, errlen,
+		         "code: expected \"preset\" or \"family\" as a name (a string without "
+		         "',', '=', '(', ')' or ':')");
 		return -1;
 	}
 	if (put(buf, len, used, base->valuestring))
@@ -112,6 +142,14 @@ static int json_to_text(const cJSON *obj, char *buf, size_t len, size_t *used, c
 		if (!strcmp(v->string, "preset") || !strcmp(v->string, "family")) {
 			snprintf(err, errlen,
 			         "code: expected one of \"preset\" and \"family\", not both");
+			return -1;
+		}
+		if (!name_plain(v->string)) {
+			snprintf(
+			    err, errlen,
+			    "code: expected parameter names without ',', '=', '(', ')' or ':', "
+			    "found \"%.40s\"",
+			    v->string);
 			return -1;
 		}
 		if (put(buf, len, used, ",") || put(buf, len, used, v->string) ||
@@ -126,8 +164,7 @@ too_long:
 	return -1;
 }
 
-/* The code's text form, from text or JSON. */
-static int code_text(const char *text, char *buf, size_t len, char *err, size_t errlen)
+int sim_code_text(const char *text, char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *p = text;
 	size_t used = 0;
@@ -236,7 +273,7 @@ int sim_code_open(struct sim_code *c, const char *text, const char *channel, boo
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	if (code_text(text, c->text, sizeof(c->text), err, errlen))
+	if (sim_code_text(text, c->text, sizeof(c->text), err, errlen))
 		return -1;
 	if (fec_spec_from_string(c->text, &c->spec, msg, sizeof(msg))) {
 		snprintf(err, errlen, "code '%s': %s", text, msg);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitpack.h"
 #include "fano.h"
 #include "fano_code.h"
 
@@ -42,26 +43,39 @@ struct fano_encoder {
 	struct fano_code code;
 };
 
+/* 64 stages at a time: the inputs (then the zero tail) packed into a word, each output's code
+ * bits the XOR of that word shifted by its polynomial's taps (reg bit d is input t - d), then
+ * spread one a byte (bitpack.h). */
 static int fano_encode(struct fec_encoder *enc, const uint8_t *bits, size_t nbits, uint8_t *out,
                        size_t *nout)
 {
 	const struct fano_code *c = &((struct fano_encoder *)enc)->code;
-	const uint64_t mask = c->k == 64 ? ~0ull : (1ull << c->k) - 1;
-	uint64_t reg = 0;
-	size_t o = 0;
+	uint64_t hist = 0, o[FANO_N_MAX]; /* hist: the previous 64 inputs */
+	size_t done = 0;
 
 	if (nbits != c->info_bits)
 		return nbits < c->info_bits ? -FEC_ESHORT : -FEC_ELONG;
-	for (uint32_t t = 0; t < c->stages; t++) {
-		const unsigned bit = t < c->info_bits ? (bits[t] != 0) : 0;
-		unsigned w;
+	for (uint32_t base = 0; base < c->stages; base += 64) {
+		const uint32_t nb = c->stages - base < 64 ? c->stages - base : 64;
+		const uint32_t ni = base >= c->info_bits       ? 0
+		                    : c->info_bits - base < nb ? c->info_bits - base
+		                                               : nb;
+		const uint64_t u = fec_pack_word_lsb(bits + base, ni);
 
-		reg = (reg << 1 | bit) & mask;
-		w = fano_word(c, 0, reg);
-		for (unsigned r = 0; r < c->n; r++)
-			out[o++] = (uint8_t)(w >> r & 1u);
+		for (unsigned r = 0; r < c->n; r++) {
+			const uint64_t poly = c->poly[0][r];
+			uint64_t x = poly & 1u ? u : 0;
+
+			for (unsigned d = 1; d < c->k; d++)
+				if (poly >> d & 1u)
+					x ^= u << d | hist >> (64 - d);
+			o[r] = x;
+		}
+		hist = u;
+		fec_spread_words_lsb(o, c->n, nb, out + done);
+		done += (size_t)nb * c->n;
 	}
-	*nout = o;
+	*nout = done;
 	return 0;
 }
 

@@ -36,6 +36,17 @@ void ldpc__cyclic_free(struct ldpc_cyclic *cy);
 int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *parity_pref, char *err,
                          size_t errlen);
 void ldpc__enc_plan_free(struct ldpc_enc_plan *plan);
+/* The plan's encoder in its reference form (ldpc_encode takes a faster one where it can: the
+ * tests compare them), and the form ldpc_encode takes (ldpc_encode.c's head says what they
+ * are). */
+enum ldpc_enc_form {
+	LDPC_ENC_PLAN,       /* the reference: peeling, each edge tested */
+	LDPC_ENC_FLAT,       /* peeling with the rows' other columns listed apart */
+	LDPC_ENC_IRA,        /* IRA: rows' information sums, prefix XOR on packed words */
+	LDPC_ENC_IRA_CYCLIC, /* IRA in DVB-S2's cyclic form: shifted blocks on packed words */
+};
+int ldpc__encode_plan(struct ldpc_code *code, const uint8_t *info, uint8_t *codeword);
+enum ldpc_enc_form ldpc__encode_form(const struct ldpc_code *code);
 
 /* Generated codes; the result is finished. */
 int ldpc__gen_regular(uint32_t n, unsigned dv, unsigned dc, uint32_t seed, struct ldpc_code **out,

@@ -267,8 +267,10 @@ static int ldpc_encode_frame(struct fec_encoder *enc, const uint8_t *bits, size_
 
 	if (nbits != c->k)
 		return nbits < c->k ? -FEC_ESHORT : -FEC_ELONG;
+	uint8_t *info = e->info; /* a local: the loop then need not reload it after each store */
+
 	for (size_t i = 0; i < nbits; i++)
-		e->info[i] = bits[i] ? 1 : 0;
+		info[i] = bits[i] != 0;
 	ret = ldpc_encode(e->code, e->info, e->cw);
 	if (ret)
 		return ret;

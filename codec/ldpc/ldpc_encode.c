@@ -15,6 +15,9 @@
  * they peel again with every column an unknown, declaring columns information when stuck, as in
  * Richardson and Urbanke's greedy triangulation (gap near 2% of n). Encoding is then two peeling
  * passes over the edges plus small dense products: O(nnz + gap * rows_left / 64).
+ *
+ * Faster forms of the same encoder, for simulations, are in ldpc_encode_fast.c, which also lists
+ * each peeled row's other columns apart for the plan's encoder here (no test per edge then).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +25,9 @@
 #include "fec.h"
 #include "fec_impl.h"
 #include "ldpc_code_impl.h"
+#include "ldpc_enc_plan.h"
 
 enum col_state { COL_KNOWN, COL_ACTIVE, COL_PEELED, COL_INACTIVE };
-
-struct ldpc_enc_plan {
-	uint32_t t; /* peeled rows: peel_row[i] determines peel_col[i] */
-	uint32_t *peel_row, *peel_col;
-	uint32_t nleft, lw; /* rows left over, words per vector over them */
-	uint32_t *left_rows;
-	uint32_t nq1;      /* inactivated parity columns and their solutions: */
-	uint32_t *q1_cols; /* value = parity(q1_rows[j] & leftover syndrome) */
-	uint64_t *q1_rows; /* nq1 x lw */
-	uint32_t nq2, nw;  /* parity columns outside the candidates (rank-deficient */
-	uint32_t *q2_cols; /* candidates): value = parity(q2_rows[j] & info bits), */
-	uint64_t *q2_rows; /* nq2 x nw, over all columns */
-};
 
 void ldpc__enc_plan_free(struct ldpc_enc_plan *p)
 {
@@ -49,6 +40,13 @@ void ldpc__enc_plan_free(struct ldpc_enc_plan *p)
 	free(p->q1_rows);
 	free(p->q2_cols);
 	free(p->q2_rows);
+	free(p->peel_start);
+	free(p->peel_other);
+	free(p->ira_start);
+	free(p->ira_col);
+	free(p->cslot_start);
+	free(p->cslot_blk);
+	free(p->cslot_sh);
 	free(p);
 }
 
@@ -112,7 +110,12 @@ static uint32_t eliminate(uint64_t *rows, uint32_t nrows, size_t w, const uint32
 	return rank;
 }
 
-#define PEEL_GAP_MAX 1024 /* beyond this, pick the information columns as peeling goes */
+/* Beyond this gap, pick the information columns as peeling goes. Below it the rightmost m
+ * columns stay parity, so information comes first, which the binary images of GF(q) codes rely
+ * on (nbldpc_image.c: the seed's 5040-bit GF(64) and GF(256) codes leave gaps of 1472 and
+ * 1756). The dense system costs gap^2 leftover rows / 64 words once and gap rows / 64 a frame:
+ * at 2048, 64 k words (tens of microseconds) a frame. */
+#define PEEL_GAP_MAX 2048
 
 struct peel_state {
 	const struct ldpc_matrix *h;
@@ -446,6 +449,9 @@ int ldpc__enc_plan_build(struct ldpc_code *code, const uint32_t *pref, char *err
 		if (ps.state[v] != COL_PEELED)
 			code->info_cols[k++] = v;
 	code->k = k;
+	ret = ldpc__enc_fast_build(code, p);
+	if (ret)
+		goto out_free;
 	ldpc__enc_plan_free(code->enc);
 	code->enc = p;
 	p = NULL;
@@ -506,6 +512,7 @@ int ldpc_enc_tables_get(const struct ldpc_code *code, struct ldpc_enc_tables *ou
 	return 0;
 }
 
+/* The reference pass: each peeled row's edges, the peeled column skipped by a test. */
 static void peel_pass(const struct ldpc_matrix *h, const struct ldpc_enc_plan *p, uint8_t *cw)
 {
 	for (uint32_t i = 0; i < p->t; i++) {
@@ -518,19 +525,34 @@ static void peel_pass(const struct ldpc_matrix *h, const struct ldpc_enc_plan *p
 	}
 }
 
-int ldpc_encode(struct ldpc_code *code, const uint8_t *info, uint8_t *cw)
+/* The same from the rows' other columns listed apart. */
+static void peel_pass_flat(const struct ldpc_enc_plan *p, uint8_t *cw)
+{
+	for (uint32_t i = 0; i < p->t; i++) {
+		uint8_t x = 0;
+
+		for (uint32_t e = p->peel_start[i]; e < p->peel_start[i + 1]; e++)
+			x ^= cw[p->peel_other[e]];
+		cw[p->peel_col[i]] = x;
+	}
+}
+
+static void peel_passes(const struct ldpc_matrix *h, const struct ldpc_enc_plan *p, bool flat,
+                        uint8_t *cw)
+{
+	if (flat)
+		peel_pass_flat(p, cw);
+	else
+		peel_pass(h, p, cw);
+}
+
+/* The plan's encoder; flat: with the rows' other columns listed apart. */
+static int encode_plan(const struct ldpc_code *code, const uint8_t *info, uint8_t *cw, bool flat)
 {
 	const struct ldpc_matrix *h = &code->h;
-	const struct ldpc_enc_plan *p;
+	const struct ldpc_enc_plan *p = code->enc;
 	uint64_t *buf;
-	int ret;
 
-	if (!code->enc) {
-		ret = ldpc__enc_plan_build(code, NULL, NULL, 0);
-		if (ret)
-			return ret;
-	}
-	p = code->enc;
 	memset(cw, 0, h->n);
 	for (uint32_t i = 0; i < code->k; i++)
 		cw[code->info_cols[i]] = info[i] & 1;
@@ -545,7 +567,7 @@ int ldpc_encode(struct ldpc_code *code, const uint8_t *info, uint8_t *cw)
 			cw[p->q2_cols[j]] =
 			    (uint8_t)words_and_parity(p->q2_rows + (size_t)j * p->nw, buf, p->nw);
 	}
-	peel_pass(h, p, cw);
+	peel_passes(h, p, flat, cw);
 	if (p->nq1) {
 		memset(buf, 0, ((size_t)p->lw + 1) * 8);
 		for (uint32_t j = 0; j < p->nleft; j++) {
@@ -560,8 +582,45 @@ int ldpc_encode(struct ldpc_code *code, const uint8_t *info, uint8_t *cw)
 		for (uint32_t j = 0; j < p->nq1; j++)
 			cw[p->q1_cols[j]] =
 			    (uint8_t)words_and_parity(p->q1_rows + (size_t)j * p->lw, buf, p->lw);
-		peel_pass(h, p, cw);
+		peel_passes(h, p, flat, cw);
 	}
 	free(buf);
 	return 0;
+}
+
+int ldpc_encode(struct ldpc_code *code, const uint8_t *info, uint8_t *cw)
+{
+	int ret;
+
+	if (!code->enc) {
+		ret = ldpc__enc_plan_build(code, NULL, NULL, 0);
+		if (ret)
+			return ret;
+	}
+	if (code->enc->ira)
+		return ldpc__encode_ira(code, info, cw);
+	return encode_plan(code, info, cw, code->enc->peel_start != NULL);
+}
+
+int ldpc__encode_plan(struct ldpc_code *code, const uint8_t *info, uint8_t *cw)
+{
+	int ret;
+
+	if (!code->enc) {
+		ret = ldpc__enc_plan_build(code, NULL, NULL, 0);
+		if (ret)
+			return ret;
+	}
+	return encode_plan(code, info, cw, false);
+}
+
+enum ldpc_enc_form ldpc__encode_form(const struct ldpc_code *code)
+{
+	const struct ldpc_enc_plan *p = code->enc;
+
+	if (!p)
+		return LDPC_ENC_PLAN;
+	if (p->cq)
+		return LDPC_ENC_IRA_CYCLIC;
+	return p->ira ? LDPC_ENC_IRA : p->peel_start ? LDPC_ENC_FLAT : LDPC_ENC_PLAN;
 }

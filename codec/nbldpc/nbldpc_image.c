@@ -13,7 +13,12 @@
  * columns are independent over GF(q) (the systematic encoder's information symbols are then
  * columns 0..k-1) the image's last m p columns are too, and the ldpc family's encoder, which
  * prefers the rightmost columns as parity, takes the first k p bits as information: the same
- * information bits in the same order as nbldpc's (nbldpc_binary_image_same_info says so).
+ * information bits in the same order as nbldpc's (nbldpc_binary_image_same_info says so). That
+ * holds while peeling the image with those columns as unknowns leaves a gap within the ldpc
+ * encoder's PEEL_GAP_MAX (2048 columns: BeiDou's codes leave none to speak of, the seed's
+ * 5040-bit GF(64) and GF(256) codes 1472 and 1756); a larger generated code's image gets its
+ * information columns from the ldpc encoder's greedy peeling instead, and the ldpc family then
+ * reports them (fec_decoder_info_ranges).
  */
 #include <errno.h>
 #include <stdarg.h>

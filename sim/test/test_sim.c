@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_simd.h"
 #include "sim.h"
 #include "sim_noise.h"
 #include "sim_qawgn.h"
@@ -166,6 +167,83 @@ static void test_qawgn(void)
 	CHECK(checked > 50 && bad == 0, "%u of %u values off", bad, checked);
 	free(zeros);
 	free(ones);
+	free(a);
+	free(b);
+}
+
+/* The sampler at one SIMD level against the portable code: the same values, in frames of every
+ * length up to a few blocks and in one long run whose ties (16 comparison bits equal to the
+ * threshold's, 2^-16 of the values) are counted, at a sigma with wide spread (every bucket in
+ * use) and narrower ones. */
+static void qawgn_level(const uint8_t *bits, size_t n, int8_t *a, int8_t *b)
+{
+	const double sigmas[] = {0.7, 1.2, 0.35};
+	static struct sim_qawgn t;
+	struct fec_prng p, q;
+	size_t first_diff = SIZE_MAX;
+	unsigned ties = 0, frames_off = 0;
+
+	for (unsigned si = 0; si < 3; si++) {
+		const double sigma = sigmas[si], scale = 40.0 / (2.0 / (sigma * sigma));
+
+		sim_qawgn_build(&t, sigma, scale);
+		for (size_t len = 0; len <= 3 * SIM_QAWGN_BLOCK + 1; len++) {
+			fec_prng_seed(&p, 100 + len);
+			fec_prng_seed(&q, 100 + len);
+			sim_qawgn_apply(&t, &p, bits + len, len, a);
+			sim_qawgn_apply_portable(&t, &q, bits + len, len, b);
+			frames_off += memcmp(a, b, len) != 0 || memcmp(p.s, q.s, sizeof(p.s)) != 0;
+		}
+		fec_prng_seed(&p, 7 + si);
+		fec_prng_seed(&q, 7 + si);
+		sim_qawgn_apply(&t, &p, bits, n, a);
+		sim_qawgn_apply_portable(&t, &q, bits, n, b);
+		for (size_t i = 0; i < n && first_diff == SIZE_MAX; i++)
+			if (a[i] != b[i])
+				first_diff = i;
+		/* the lanes' seed took one word of the frame's PRNG, and each tie one more */
+		struct fec_prng r;
+		unsigned words = 0;
+
+		fec_prng_seed(&r, 7 + si);
+		while (memcmp(r.s, q.s, sizeof(q.s)) && words < 100000) {
+			fec_prng_next(&r);
+			words++;
+		}
+		ties += words - 1;
+	}
+	printf("alias sampler at SIMD level %s: %u ties in %zu values\n", fec_simd_name(), ties,
+	       3 * n);
+	CHECK(frames_off == 0, "%s: %u short frames differ from the portable sampler",
+	      fec_simd_name(), frames_off);
+	CHECK(first_diff == SIZE_MAX, "%s: value %zu differs from the portable sampler: %d, not %d",
+	      fec_simd_name(), first_diff, first_diff == SIZE_MAX ? 0 : a[first_diff],
+	      first_diff == SIZE_MAX ? 0 : b[first_diff]);
+	CHECK(ties > 3 * n / 65536 / 2 && ties < 3 * n / 65536 * 2, "%u ties in %zu values", ties,
+	      3 * n);
+}
+
+/* Every SIMD level this CPU has (portable, the AVX2 and the AVX-512 VBMI samplers) against the
+ * portable code; code bits of 0 and 1, and other non-zero bytes (a 1 as the encoders' bytes may
+ * carry it, whose bit 0 decides: 2 is a 0). */
+static void test_qawgn_levels(void)
+{
+	const size_t n = 1u << 22;
+	uint8_t *bits = malloc(n);
+	int8_t *a = malloc(n), *b = malloc(n);
+	char was[32];
+	const char *level;
+	struct fec_prng p;
+
+	fec_prng_seed(&p, 11);
+	for (size_t i = 0; i < n; i++)
+		bits[i] = (uint8_t)(fec_prng_next(&p) & 3);
+	snprintf(was, sizeof(was), "%s", fec_simd_name());
+	for (unsigned i = 0; (level = fec_simd_level_name(i)) != NULL; i++)
+		if (fec_simd_available(i) && fec_simd_set(level) == 0)
+			qawgn_level(bits, n, a, b);
+	fec_simd_set(was);
+	free(bits);
 	free(a);
 	free(b);
 }
@@ -433,6 +511,7 @@ int main(void)
 	test_ber_frames();
 	test_noise();
 	test_qawgn();
+	test_qawgn_levels();
 	test_codes();
 	test_uncoded();
 	test_engine();

@@ -159,6 +159,40 @@ static double gpu_cols(cJSON *row, cJSON *sec, const struct bench_opts *o, struc
 	return kernel;
 }
 
+/* One row's measurements on the data set d, which it frees: the reference output, FER, the CPU on
+ * one core and on all, the GPU columns (the kernel's own ones where show_kernel) and whether
+ * every output equals the reference. Returns the one-core rate (<= 0: none); *kernel gets the
+ * GPU kernel's (-1 without). */
+static double measure_row(cJSON *row, cJSON *sec, const struct bench_opts *o, struct bench_gpu *g,
+                          const char *gpu_why, struct bench_data *d, bool show_kernel,
+                          double *kernel)
+{
+	uint8_t *out = calloc(d->njobs, d->out_stride);
+	double one, all;
+	bool same = true;
+
+	*kernel = -1.0;
+	if (!out || bench_cpu_rate(d, o->threads, 1, 0.0, d->ref) <= 0) {
+		row_str(row, "same as cpu", "NO");
+		free(out);
+		bench_data_free(d);
+		return -1.0;
+	}
+	row_num(row, "FER", (double)bench_frame_errors(d, d->ref) / d->njobs);
+	one = one_core_rate(d, o, out);
+	all = bench_cpu_rate(d, o->threads, 1, o->min_secs, out);
+	if (one > 0)
+		row_num(row, "CPU 1 core kb/s", one / 1e3);
+	if (all > 0)
+		row_num(row, "CPU all cores kb/s", all / 1e3);
+	same = one > 0 && all > 0 && !bench_data_mismatches(d, out);
+	*kernel = gpu_cols(row, sec, o, g, gpu_why, d, show_kernel, &same);
+	row_str(row, "same as cpu", same ? "yes" : "NO");
+	free(out);
+	bench_data_free(d);
+	return one;
+}
+
 /* Frames of a data set: one a core, at least 2 (the GPU tiles them over its batches). */
 static uint32_t frames_for(const struct bench_opts *o)
 {
@@ -176,9 +210,7 @@ static void ids_code_rows(cJSON *sec, const struct bench_opts *o, struct bench_g
 	frames = frames_for(o);
 	for (unsigned s = 0; s < 2; s++) {
 		struct bench_data d;
-		uint8_t *out;
-		double one, all, kernel = -1.0;
-		bool same = true;
+		double one, kernel;
 
 		if (o->short_mode && s == 1)
 			break;
@@ -195,27 +227,9 @@ static void ids_code_rows(cJSON *sec, const struct bench_opts *o, struct bench_g
 
 		row_num(row, "q", q);
 		row_str(row, "storage", storage[s]);
-		out = calloc(d.njobs, d.out_stride);
-		if (!out || bench_cpu_rate(&d, o->threads, 1, 0.0, d.ref) <= 0) {
-			row_str(row, "same as cpu", "NO");
-			free(out);
-			bench_data_free(&d);
-			continue;
-		}
-		row_num(row, "FER", (double)bench_frame_errors(&d, d.ref) / d.njobs);
-		one = one_core_rate(&d, o, out);
-		all = bench_cpu_rate(&d, o->threads, 1, o->min_secs, out);
-		if (one > 0)
-			row_num(row, "CPU 1 core kb/s", one / 1e3);
-		if (all > 0)
-			row_num(row, "CPU all cores kb/s", all / 1e3);
-		same = one > 0 && all > 0 && !bench_data_mismatches(&d, out);
-		kernel = gpu_cols(row, sec, o, g, gpu_why, &d, q == 16, &same);
+		one = measure_row(row, sec, o, g, gpu_why, &d, q == 16, &kernel);
 		if (kernel > 0 && one > 0)
 			row_num(row, "speedup", kernel / one);
-		row_str(row, "same as cpu", same ? "yes" : "NO");
-		free(out);
-		bench_data_free(&d);
 	}
 }
 
@@ -284,9 +298,7 @@ static void ids_concat(struct bench_report *r, const struct bench_opts *o, struc
 		for (unsigned k = 0; k < sizeof(concat_iters) / sizeof(concat_iters[0]); k++) {
 			const uint32_t frames = 4 * frames_for(o);
 			struct bench_data d;
-			uint8_t *out;
-			double one, all;
-			bool same = true;
+			double kernel;
 
 			snprintf(text, sizeof(text),
 			         "ids,code=watermark,N=500,q=16,n=6,seed=1,pi=%g,pd=%g,ps=0,"
@@ -305,25 +317,7 @@ static void ids_concat(struct bench_report *r, const struct bench_opts *o, struc
 			row_num(row, "Pi = Pd", concat_p[c]);
 			row_num(row, "iters", concat_iters[k]);
 			row_num(row, "frames", frames);
-			out = calloc(d.njobs, d.out_stride);
-			if (!out || bench_cpu_rate(&d, o->threads, 1, 0.0, d.ref) <= 0) {
-				row_str(row, "same as cpu", "NO");
-				free(out);
-				bench_data_free(&d);
-				continue;
-			}
-			row_num(row, "FER", (double)bench_frame_errors(&d, d.ref) / d.njobs);
-			one = one_core_rate(&d, o, out);
-			all = bench_cpu_rate(&d, o->threads, 1, o->min_secs, out);
-			if (one > 0)
-				row_num(row, "CPU 1 core kb/s", one / 1e3);
-			if (all > 0)
-				row_num(row, "CPU all cores kb/s", all / 1e3);
-			same = one > 0 && all > 0 && !bench_data_mismatches(&d, out);
-			gpu_cols(row, sec, o, g, gpu_why, &d, c == 0 && k == 0, &same);
-			row_str(row, "same as cpu", same ? "yes" : "NO");
-			free(out);
-			bench_data_free(&d);
+			measure_row(row, sec, o, g, gpu_why, &d, c == 0 && k == 0, &kernel);
 		}
 }
 

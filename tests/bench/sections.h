@@ -66,6 +66,10 @@
 	  "ids: the seed's Fig. 17 setting, q = 2..256, GPU and CPU (information bits)", 0)        \
 	X(ids, "ids_concat", "ids: the Davey-MacKay concatenation (dm-ldpc), throughput and FER",  \
 	  0)                                                                                       \
+	X(sim, "sim_cpu",                                                                          \
+	  "fecd-sim's CPU engine, one thread: the simulation beside the decoder alone, per "       \
+	  "CPU-second",                                                                            \
+	  0)                                                                                       \
 	X(sim, "sim",                                                                              \
 	  "fecd-sim's GPU engine: simulated information bits (bits, encoder, AWGN, decoder, "      \
 	  "counting) beside the decoder kernel alone",                                             \
@@ -87,6 +91,8 @@
 	X("fano_snr", "frames", "same as cpu", 5)                                                  \
 	X("nbldpc", "CPU all cores Mb/s", NULL, 3)                                                 \
 	X("nbldpc_seed", "CPU fr/s", NULL, 1)                                                      \
+	X("sim_cpu", "sim Gb/s", NULL, 1)                                                          \
+	X("sim_cpu", "decoder Gb/s", NULL, 1)                                                      \
 	X("sim", "sim Gb/s", NULL, 2)                                                              \
 	X("sim", "decoder Gb/s", NULL, 2)                                                          \
 	X("ids", "CPU 1 core kb/s", NULL, 1)                                                       \

@@ -93,6 +93,15 @@ FECD_CODES_DIR=$CODES "$FEED" --code bds-b1c-sf2 --binary-image "$IT_TMP/img.ali
 	>"$IT_TMP/img.log" 2>&1 || fail "--binary-image: $(cat "$IT_TMP/img.log")"
 expect_eq "$(head -n 1 "$IT_TMP/img.alist")" "1200 600" "image alist: N M"
 expect_eq "$(wc -l <"$IT_TMP/img.alist")" $((4 + 1200 + 600)) "image alist: lines"
+case $(cat "$IT_TMP/img.log") in *"note:"*) fail "B1C's image: $(cat "$IT_TMP/img.log")" ;; esac
+# A generated code too large for the ldpc encoder to keep its information first is told apart.
+"$FEED" --code nbldpc,code=regular,q=64,n=6000,dv=2,dc=4,seed=1 \
+	--binary-image "$IT_TMP/big.alist" >"$IT_TMP/big.log" 2>&1 ||
+	fail "--binary-image n=6000: $(cat "$IT_TMP/big.log")"
+case $(cat "$IT_TMP/big.log") in
+*"information bits on it are not nbldpc's"*) ;;
+*) fail "n=6000 image without the note: $(cat "$IT_TMP/big.log")" ;;
+esac
 out=$("$FEED" --code ccsds --binary-image "$IT_TMP/no.alist" 2>&1) &&
 	fail "--binary-image of a convolutional code was accepted"
 case $out in *"is no nbldpc code"*) ;; *) fail "message: $out" ;; esac

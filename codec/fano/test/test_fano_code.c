@@ -11,6 +11,9 @@
  *   - nasa-k32: Karn's encoder as libfec's fano.c and WSJT-X's encode232 define it (the register
  *     shifts left taking the new bit in bit 0; each output is the parity of the register and its
  *     polynomial, POLY1 first), with the polynomials 0xbbef6bb7, 0xbbef6bb5.
+ * And every preset, at frame lengths around the encoder's 64-stage words, against the textbook
+ * encoder written here (code bit r of stage t: the XOR of the inputs u[t - d] that Karn's
+ * polynomial r taps at bit d, the tail zero).
  */
 #include <stdio.h>
 #include <string.h>
@@ -177,8 +180,57 @@ static void test_bad(void)
 	refused("fano,k=7,polys=132:130", "polys", "oldest");
 }
 
+/* Every preset of the family, and a code of 4 outputs, at frame lengths 1..200 (steps of 7)
+ * against the textbook encoder. */
+static void test_textbook(void)
+{
+	static uint8_t bits[256], got[4 * 320], ref[4 * 320];
+	struct fec_prng p;
+	unsigned codes = 0;
+
+	fec_prng_seed(&p, 17);
+	for (unsigned i = 0; i <= fec_preset_count(); i++) {
+		/* the presets, then a code of four outputs (the encoder's widest spreading) */
+		const struct fec_preset *pr = i < fec_preset_count() ? fec_preset_at(i) : NULL;
+		const char *name = pr ? pr->name : "fano,k=7,polys=171:133:165:117";
+		struct fec_spec spec;
+		char text[96];
+
+		if (pr && pr->family != FECD_FAMILY_FANO)
+			continue;
+		codes++;
+		for (uint32_t fb = 1; fb <= 200; fb += 7) {
+			const struct fano_spec *f = &spec.u.fano;
+			char err[256] = "";
+
+			snprintf(text, sizeof(text), "%s,frame_bits=%u", name, fb);
+			if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
+				CHECK(0, "%s: %s", text, err);
+				continue;
+			}
+			for (uint32_t t = 0; t < fb; t++)
+				bits[t] = (uint8_t)(fec_prng_next(&p) & 1);
+			size_t n = encode(text, bits, fb, got), o = 0;
+
+			for (uint32_t t = 0; t < fb + f->k - 1; t++)
+				for (unsigned r = 0; r < f->n; r++) {
+					unsigned x = 0;
+
+					for (unsigned d = 0; d < f->k && d <= t; d++)
+						if (f->polys_karn[r] >> d & 1u && t - d < fb)
+							x ^= bits[t - d];
+					ref[o++] = (uint8_t)x;
+				}
+			CHECK(n == o && memcmp(got, ref, o) == 0, "%s: not the textbook code bits",
+			      text);
+		}
+	}
+	CHECK(codes >= 4, "%u fano codes", codes);
+}
+
 int main(void)
 {
+	test_textbook();
 	test_wspr();
 	test_whd();
 	test_nasa();

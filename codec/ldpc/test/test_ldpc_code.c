@@ -14,6 +14,7 @@
 #include "check.h"
 #include "fec.h"
 #include "ldpc.h"
+#include "ldpc_code_impl.h"
 #include "prng.h"
 
 /* ---- properties every code must have ---- */
@@ -118,11 +119,15 @@ static uint32_t count_4cycles(const struct ldpc_code *c)
 	return cycles;
 }
 
-/* Random information -> codeword: valid, information where info_cols says; a flip breaks it. */
+/* Codes whose encoder took each form (enum ldpc_enc_form). */
+static unsigned forms[4];
+
+/* Random information -> codeword: valid, information where info_cols says; a flip breaks it; the
+ * same codeword as the plan's reference encoder (ldpc_encode takes a faster form where it can). */
 static void check_encode(struct ldpc_code *c, uint64_t seed, int frames)
 {
 	struct fec_prng p;
-	uint8_t *info = malloc(c->k + 1), *cw = malloc(c->h.n);
+	uint8_t *info = malloc(c->k + 1), *cw = malloc(c->h.n), *ref = malloc(c->h.n);
 	uint32_t wrong = 0;
 
 	fec_prng_seed(&p, seed);
@@ -137,14 +142,24 @@ static void check_encode(struct ldpc_code *c, uint64_t seed, int frames)
 		CHECK(ldpc_codeword_valid(c, cw), "%s: frame %d not a codeword", c->name, f);
 		for (uint32_t i = 0; i < c->k; i++)
 			wrong += cw[c->info_cols[i]] != info[i];
+		ret = ldpc__encode_plan(c, info, ref);
+		CHECK(ret == 0, "%s: the reference encoder %d", c->name, ret);
+		for (uint32_t i = 0; ret == 0 && i < c->h.n; i++)
+			if (cw[i] != ref[i]) {
+				CHECK(0, "%s: frame %d: code bit %u is %u, the reference's %u",
+				      c->name, f, i, cw[i], ref[i]);
+				break;
+			}
 		flip = (uint32_t)(fec_prng_next(&p) % c->h.n);
 		/* a column of weight 0 would not show; every code here has none */
 		cw[flip] ^= 1;
 		CHECK(!ldpc_codeword_valid(c, cw), "%s: bit %u flipped still valid", c->name, flip);
 	}
 	CHECK(wrong == 0, "%s: %u information bits not where info_cols says", c->name, wrong);
+	forms[ldpc__encode_form(c)]++;
 	free(info);
 	free(cw);
+	free(ref);
 }
 
 /* The cyclic structure, when found, describes every row: row t of group g meets exactly its
@@ -540,6 +555,9 @@ static void test_files(void)
 		      c->cyc ? "found" : "not found");
 		if (strcmp(f->code, "DVB-S2_64800x32400.alist") == 0)
 			check_dvbs2_layers(c, 1, 11);
+		CHECK((ldpc__encode_form(c) == LDPC_ENC_IRA_CYCLIC) ==
+		          (strncmp(f->code, "DVB-S2", 6) == 0),
+		      "%s: encoder form %d", c->name, ldpc__encode_form(c));
 		ldpc_code_free(c);
 	}
 	/* every lifting size of both base graphs: sizes, and one codeword each */
@@ -600,5 +618,10 @@ int main(void)
 		printf("SKIPPED (FECD_CODES_DIR %s%s): the standard matrices' sizes, encoders and "
 		       "layers; the rest ran\n",
 		       dir && *dir ? dir : "unset", dir && *dir ? " is not a folder" : "");
+	printf("encoders checked against the reference: %u IRA cyclic, %u IRA, %u flat peeling, "
+	       "%u other\n",
+	       forms[LDPC_ENC_IRA_CYCLIC], forms[LDPC_ENC_IRA], forms[LDPC_ENC_FLAT],
+	       forms[LDPC_ENC_PLAN]);
+	CHECK(forms[LDPC_ENC_PLAN] == 0, "%u codes without a faster encoder", forms[LDPC_ENC_PLAN]);
 	return check_done();
 }

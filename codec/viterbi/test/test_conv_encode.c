@@ -3,7 +3,7 @@
  * (G2 inverted) and the family's defaults the same polynomials uninverted (the textbook code), a
  * short vector is worked out by hand below, punctured presets keep the standard symbol order and
  * rate, and every preset agrees with a second encoder written here from the textbook definition
- * (code bit = XOR of the taps over past inputs u[t-i]).
+ * (code bit = XOR of the taps over past inputs u[t-i]), as a stream in calls of any length.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -143,6 +143,19 @@ static void against_reference(void)
 		fec_encoder_reset(enc);
 		fec_encode(enc, bits, NBITS, got, &n);
 		CHECK(n == nref && memcmp(got, ref, nref) == 0, "%s after reset", name);
+		/* Stream, in calls of 0 to 150 bits: the packed path's words cut anywhere (of a
+		 * punctured code, whole periods) */
+		fec_encoder_reset(enc);
+		n = 0;
+		for (size_t at = 0, len; at < NBITS; at += len) {
+			len = (size_t)(fec_prng_next(&prng) % 151);
+			len -= len % spec.u.conv.punct_period;
+			if (len > NBITS - at)
+				len = NBITS - at;
+			CHECK(fec_encode(enc, bits + at, len, got + n, &part) == 0, "%s", name);
+			n += part;
+		}
+		CHECK(n == nref && memcmp(got, ref, nref) == 0, "%s stream in short calls", name);
 		fec_encoder_destroy(enc);
 
 		/* Terminated: the same input followed by K-1 zeros. */
