@@ -149,13 +149,22 @@ unsigned fecd_cuda_lane_pending(const struct fecd_cuda_lane *lane);
  * has it. */
 
 struct fecd_cuda_sim;
+/* frames_wrong_bits: frames with a wrong bit (the literature's frame errors), of frame_errors;
+ * bit_errors_sq: the sum over frames of their bit errors squared (the frame-level BER
+ * interval's variance). */
 struct fecd_cuda_sim_tally {
 	uint64_t frames, frame_errors, bits, bit_errors, unconverged;
+	uint64_t frames_wrong_bits, bit_errors_sq;
 };
-/* True when the family has a GPU encoder and decoder for the spec's code (ldpc: of the DVB-S2
- * form; this loads the code to look) and the channel is one the engine has ("awgn"); false: the
+/* True when the family has a GPU encoder and decoder for the spec's code (ldpc: every code but
+ * output=codeword where the information bits are not the first k columns; this loads such a code
+ * to look) and the channel is one the engine has ("awgn"); false: the
  * caller simulates on the CPU. open refuses what this refuses (-FEC_ENOTSUP, with the reason). */
 bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *channel);
+/* The same for the all-zero codeword (open's all_zero): where the family's device encoder does
+ * not take the code, the engine sends all-zero code bits without one (a frame code of fixed
+ * frames whose family declares the all-zero codeword valid; open refuses others). */
+bool fecd_cuda_sim_supports_all_zero(const struct fec_spec *spec, const char *channel);
 /* channel: the channel table's text form ("awgn"); all_zero: send the all-zero codeword (the
  * information bits all 0, through the encoder). cpu_dec must outlive the simulator. */
 int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
@@ -165,6 +174,17 @@ int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
  * ebn0_db INFINITY: noiseless (LLRs +-1, as fecd-feed --noiseless). */
 int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
                       uint64_t count, struct fecd_cuda_sim_tally *t, char *err, size_t errlen);
+/* run in two halves, so that a caller keeps the device busy while it reads tallies: submit
+ * enqueues frames [first, first + count) and returns at once; wait waits for the oldest run
+ * submitted and not yet waited for and adds its tally to *t. At most FECD_CUDA_SIM_RUNS_MAX runs
+ * are pending (submit refuses more, -FEC_EINVAL); run refuses while any is. A run's frames are
+ * the same whatever was submitted before or after it. */
+#define FECD_CUDA_SIM_RUNS_MAX 4
+int fecd_cuda_sim_submit(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
+                         uint64_t count, char *err, size_t errlen);
+int fecd_cuda_sim_wait(struct fecd_cuda_sim *sim, struct fecd_cuda_sim_tally *t, char *err,
+                       size_t errlen);
+unsigned fecd_cuda_sim_pending(const struct fecd_cuda_sim *sim);
 void fecd_cuda_sim_close(struct fecd_cuda_sim *sim);
 /* Where the code's frames vary (a terminated or truncated viterbi code): frames of frame_bits
  * information bits from now on (fecd-sim --frame-bits). open's default is the longest of at most

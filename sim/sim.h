@@ -30,10 +30,11 @@
 
 /* Counts of one point; integer sums, so that they add up in any order. wrong_frames: frames
  * with a wrong information bit, the literature's frame errors (frame_errors adds those whose
- * status says the decoder failed, as fecd-sink counts them); the CPU engine's alone (UINT64_MAX
- * from the GPU engine, which does not count them). */
+ * status says the decoder failed, as fecd-sink counts them); bit_errors_sq: the sum over frames
+ * of their bit errors squared, for the frame-level BER interval (sim_ber_frames95). */
 struct sim_tally {
 	uint64_t frames, frame_errors, bits, bit_errors, unconverged, wrong_frames;
+	uint64_t bit_errors_sq;
 };
 
 static inline void sim_tally_add(struct sim_tally *t, const struct sim_tally *a)
@@ -44,6 +45,7 @@ static inline void sim_tally_add(struct sim_tally *t, const struct sim_tally *a)
 	t->bit_errors += a->bit_errors;
 	t->unconverged += a->unconverged;
 	t->wrong_frames += a->wrong_frames;
+	t->bit_errors_sq += a->bit_errors_sq;
 }
 
 /* A code under simulation: built once, shared read-only by the engine's threads. */
@@ -144,5 +146,10 @@ void sim_cpu_close(struct sim_cpu *e);
 
 /* The Wilson score interval at 95 % for k successes in n trials; [0, 1] for n = 0. */
 void sim_wilson95(uint64_t k, uint64_t n, double *lo, double *hi);
+/* The BER's 95 % interval with frames as the trials (bit errors come a frame at a time, so
+ * bits are no independent trials): each frame's bit errors over its bits, their mean (the BER)
+ * and its normal interval from their variance over the frames (the Student t quantile below
+ * 30 frames), clipped to [0, 1]; [0, 1] for fewer than 2 frames. */
+void sim_ber_frames95(const struct sim_tally *t, double *lo, double *hi);
 
 #endif

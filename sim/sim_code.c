@@ -379,6 +379,29 @@ void sim_wilson95(uint64_t k, uint64_t n, double *lo, double *hi)
 	*hi = k == n ? 1.0 : fmin(1.0, centre + half);
 }
 
+void sim_ber_frames95(const struct sim_tally *t, double *lo, double *hi)
+{
+	/* Student t's 97.5 % quantiles for 1 .. 29 degrees of freedom */
+	static const double t975[30] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+	                                2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+	                                2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+	                                2.064, 2.060,  2.056, 2.052, 2.048, 2.045};
+
+	*lo = 0.0;
+	*hi = 1.0;
+	if (t->frames < 2 || t->bits == 0)
+		return;
+	double n = (double)t->frames, per = (double)t->bits / n; /* bits per frame */
+	double e = (double)t->bit_errors, mean = e / (double)t->bits;
+	/* the frames' bit errors: sum of squares less n times the squared mean, over n - 1 */
+	double var = ((double)t->bit_errors_sq - e * e / n) / (n - 1.0) / (per * per);
+	double q = t->frames < 30 ? t975[t->frames - 1] : 1.959963984540054;
+	double half = q * sqrt(fmax(var, 0.0) / n);
+
+	*lo = fmax(0.0, mean - half);
+	*hi = fmin(1.0, mean + half);
+}
+
 const char *sim_stop_name(enum sim_stop_why why)
 {
 	switch (why) {

@@ -421,6 +421,7 @@ static int run_batch(struct worker *w, uint64_t bi, struct sim_tally *t)
 			t->frame_errors++;
 		if (errs)
 			t->wrong_frames++;
+		t->bit_errors_sq += (uint64_t)errs * errs;
 		if (job->status == FECD_STATUS_NOT_CONVERGED)
 			t->unconverged++;
 	}

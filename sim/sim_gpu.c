@@ -1,9 +1,16 @@
 /*
  * fecd-sim's GPU engine adapter (sim_gpu.h) over cuda/fecd_cuda.h's fecd_cuda_sim: the device
  * makes, decodes and counts the frames; here a point is cut into batches of frames, in frame
- * order, each handed to fecd_cuda_sim_run, with the stop rules applied between them as the CPU
- * engine applies them between its batches. The point's seed for the device is derived from
- * (seed, point), so that points draw independent numbers as they do on the CPU.
+ * order, with the stop rules applied between them as the CPU engine applies them between its
+ * batches. The point's seed for the device is derived from (seed, point), so that points draw
+ * independent numbers as they do on the CPU.
+ *
+ * The device never waits for the rules: AHEAD batches are submitted (fecd_cuda_sim_submit)
+ * before the first is waited for, and each batch waited for is replaced by the next, so that
+ * while the host reads a batch's tally and applies the rules the lanes hold the next batches'
+ * work. A rule met at batch b ends the point with batches 0..b; those submitted after it are
+ * waited for and dropped (the counts do not depend on them, as on the CPU). The point's seconds
+ * end when its last counted batch is in.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,8 +21,9 @@
 #include "fecd_cuda.h"
 #include "sim_gpu.h"
 
-#define GPU_BATCH_BITS (1ull << 28) /* information bits per call: milliseconds of device work */
+#define GPU_BATCH_BITS (1ull << 28) /* information bits per batch: milliseconds of device work */
 #define GPU_BATCH_MIN  256u
+#define AHEAD          2 /* batches submitted and not yet waited for */
 
 struct sim_gpu {
 	const struct sim_code *code;
@@ -40,9 +48,17 @@ bool sim_gpu_usable(const struct sim_code *code, char *why, size_t whylen)
 		snprintf(why, whylen, "no CUDA device%s%s", msg[0] ? ": " : "", msg);
 		return false;
 	}
-	if (!fecd_cuda_sim_supports(&code->spec, code->channel)) {
-		snprintf(why, whylen, "the GPU simulator does not take this code over channel %s",
-		         code->channel);
+	if (code->all_zero ? !fecd_cuda_sim_supports_all_zero(&code->spec, code->channel)
+	                   : !fecd_cuda_sim_supports(&code->spec, code->channel)) {
+		bool az = !code->all_zero && code->info.all_zero_valid &&
+		          fecd_cuda_sim_supports_all_zero(&code->spec, code->channel);
+
+		snprintf(
+		    why, whylen, "the GPU simulator does not take this code over channel %s%s",
+		    code->channel,
+		    az ? " (it has no device encoder for it: --all-zero simulates the all-zero "
+		         "codeword without one)"
+		       : "");
 		return false;
 	}
 	return true;
@@ -70,18 +86,48 @@ int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, s
 		sim_gpu_close(g);
 		return -1;
 	}
-	/* each call ends waiting for the device: give it every lane's batch twice over, so that the
-	 * lanes' copies, making and decoding overlap for most of the call */
+	/* a batch gives every lane one of the engine's batches, AHEAD batches in flight two; and
+	 * one frame simulated and dropped, so that the kernels' first launches (module loading)
+	 * fall outside the first point's time */
 	fecd_cuda_sim_geometry(g->sim, &geo);
-	if (g->batch_frames < 2ull * geo.batch * geo.lanes)
-		g->batch_frames = 2ull * geo.batch * geo.lanes;
+	if (g->batch_frames < (uint64_t)geo.batch * geo.lanes)
+		g->batch_frames = (uint64_t)geo.batch * geo.lanes;
+	{
+		struct fecd_cuda_sim_tally warm = {0};
+
+		if (fecd_cuda_sim_run(g->sim, 0.0, 0, 0, 1, &warm, err, errlen)) {
+			sim_gpu_close(g);
+			return -1;
+		}
+	}
 	*out = g;
 	return 0;
+}
+
+uint64_t sim_gpu_batch_frames(const struct sim_gpu *g)
+{
+	return g->batch_frames;
 }
 
 const char *sim_gpu_device_name(const struct sim_gpu *g)
 {
 	return fecd_cuda_device_info(g->ctx)->name;
+}
+
+/* Submits the point's next batch (frames from *next, up to max-frames), where one is left. */
+static int submit_next(struct sim_gpu *g, double ebn0_db, uint64_t seed,
+                       const struct sim_stop *stop, uint64_t *next, char *err, size_t errlen)
+{
+	uint64_t count = g->batch_frames;
+
+	if (stop->max_frames && *next >= stop->max_frames)
+		return 0;
+	if (stop->max_frames && *next + count > stop->max_frames)
+		count = stop->max_frames - *next;
+	if (fecd_cuda_sim_submit(g->sim, ebn0_db, seed, *next, count, err, errlen))
+		return -1;
+	*next += count;
+	return 0;
 }
 
 int sim_gpu_run(struct sim_gpu *g, double ebn0_db, uint64_t seed, uint32_t point,
@@ -90,49 +136,58 @@ int sim_gpu_run(struct sim_gpu *g, double ebn0_db, uint64_t seed, uint32_t point
 {
 	const uint64_t point_seed = sim_frame_seed(seed, point, UINT64_MAX);
 	double t0 = now_secs(), last = t0;
-	uint64_t first = 0;
+	uint64_t next = 0;
+	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
-	res->t.wrong_frames = UINT64_MAX; /* not counted on the device */
-	for (;;) {
-		uint64_t count = g->batch_frames;
+	for (unsigned i = 0; i < AHEAD && !rc; i++)
+		rc = submit_next(g, ebn0_db, point_seed, stop, &next, err, errlen);
+	while (!rc && fecd_cuda_sim_pending(g->sim)) {
 		struct fecd_cuda_sim_tally t = {0};
 		double now;
 
-		if (stop->max_frames && first + count > stop->max_frames)
-			count = stop->max_frames - first;
-		if (fecd_cuda_sim_run(g->sim, ebn0_db, point_seed, first, count, &t, err, errlen))
-			return -1;
-		first += count;
+		if (fecd_cuda_sim_wait(g->sim, &t, err, errlen)) {
+			rc = -1;
+			break;
+		}
 		res->t.frames += t.frames;
 		res->t.frame_errors += t.frame_errors;
 		res->t.bits += t.bits;
 		res->t.bit_errors += t.bit_errors;
 		res->t.unconverged += t.unconverged;
+		res->t.wrong_frames += t.frames_wrong_bits;
+		res->t.bit_errors_sq += t.bit_errors_sq;
 		now = now_secs();
 		res->secs = now - t0;
-		if (stop->min_fe && res->t.frame_errors >= stop->min_fe) {
+		if (stop->min_fe && res->t.frame_errors >= stop->min_fe)
 			res->why = SIM_STOP_MIN_FE;
-			break;
-		}
-		if (stop->max_frames && res->t.frames >= stop->max_frames) {
+		else if (stop->max_frames && res->t.frames >= stop->max_frames)
 			res->why = SIM_STOP_MAX_FRAMES;
-			break;
-		}
-		if (stop->seconds > 0 && res->secs >= stop->seconds) {
+		else if (stop->seconds > 0 && res->secs >= stop->seconds)
 			res->why = SIM_STOP_SECONDS;
-			break;
-		}
-		if (*stop_flag) {
+		else if (*stop_flag)
 			res->why = SIM_STOP_SIGNAL;
+		if (res->why)
 			break;
-		}
 		if (progress && now - last >= 0.5) {
 			progress(arg, &res->t, res->secs);
 			last = now;
 		}
+		rc = submit_next(g, ebn0_db, point_seed, stop, &next, err, errlen);
 	}
-	return 0;
+	/* batches submitted past the one that ended the point: waited for, not counted */
+	while (fecd_cuda_sim_pending(g->sim)) {
+		struct fecd_cuda_sim_tally drop = {0};
+		char why[256];
+
+		if (fecd_cuda_sim_wait(g->sim, &drop, why, sizeof(why))) {
+			if (!rc)
+				snprintf(err, errlen, "%s", why);
+			rc = -1;
+			break;
+		}
+	}
+	return rc ? -1 : 0;
 }
 
 int sim_gpu_decoder_only(struct sim_gpu *g, double ebn0_db, uint64_t seed, double secs,
@@ -143,20 +198,33 @@ int sim_gpu_decoder_only(struct sim_gpu *g, double ebn0_db, uint64_t seed, doubl
 	double t0;
 	int rc;
 
-	/* one batch made, so that the lanes hold frames; then decoded again and again */
+	/* one batch made, so that the lanes hold frames; then decoded again and again, AHEAD
+	 * batches in flight as in a run */
 	rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
 	if (rc)
 		return -1;
 	fecd_cuda_sim_mode(g->sim, FECD_CUDA_SIM_DECODE_ONLY);
 	t0 = now_secs();
-	do {
-		rc = fecd_cuda_sim_run(g->sim, ebn0_db, seed, 0, g->batch_frames, &t, err, errlen);
+	for (unsigned i = 0; i < AHEAD && !rc; i++)
+		rc = fecd_cuda_sim_submit(g->sim, ebn0_db, seed, 0, g->batch_frames, err, errlen);
+	while (!rc) {
+		rc = fecd_cuda_sim_wait(g->sim, &t, err, errlen);
 		frames += g->batch_frames;
-	} while (!rc && now_secs() - t0 < secs);
+		if (rc || now_secs() - t0 >= secs)
+			break;
+		rc = fecd_cuda_sim_submit(g->sim, ebn0_db, seed, 0, g->batch_frames, err, errlen);
+	}
+	double dt = now_secs() - t0;
+	while (fecd_cuda_sim_pending(g->sim)) {
+		char why[256];
+
+		if (fecd_cuda_sim_wait(g->sim, &t, why, sizeof(why)))
+			break;
+	}
 	fecd_cuda_sim_mode(g->sim, FECD_CUDA_SIM_FULL);
 	if (rc)
 		return -1;
-	*bits_per_sec = (double)frames * g->code->info_bits / (now_secs() - t0);
+	*bits_per_sec = (double)frames * g->code->info_bits / dt;
 	return 0;
 }
 

@@ -21,6 +21,8 @@ struct sim_gpu;
 bool sim_gpu_usable(const struct sim_code *code, char *why, size_t whylen);
 int sim_gpu_open(const struct sim_code *code, struct sim_gpu **out, char *err, size_t errlen);
 const char *sim_gpu_device_name(const struct sim_gpu *g);
+/* Frames per batch, the stop rules' step (every lane's batch of the engine's geometry). */
+uint64_t sim_gpu_batch_frames(const struct sim_gpu *g);
 int sim_gpu_run(struct sim_gpu *g, double ebn0_db, uint64_t seed, uint32_t point,
                 const struct sim_stop *stop, volatile int *stop_flag, sim_progress_fn progress,
                 void *arg, struct sim_result *res, char *err, size_t errlen);

@@ -420,8 +420,10 @@ static int run_curve(const struct opts *o, struct sim_code *code, struct sim_cur
 		goto out;
 	}
 #ifdef FECD_SIM_GPU
-	if (on_gpu)
+	if (on_gpu) {
 		snprintf(why, sizeof(why), "device %s", sim_gpu_device_name(gpu));
+		curve->batch = (uint32_t)sim_gpu_batch_frames(gpu);
+	}
 #endif
 	sim_table_heading(stdout, curve, o->seed,
 	                  o->backend == BACKEND_AUTO || on_gpu ? why : NULL);

@@ -1,9 +1,10 @@
 /*
  * fecd-sim's table, CSV and JSON (sim_out.h). Error rates carry 95 % Wilson score intervals:
  * exact enough at the counts a stop rule leaves (it never leaves [0, 1] and stays sensible at 0
- * errors, where the normal approximation collapses). The BER interval treats bits as independent,
- * which decoded errors are not (they come in bursts): it is narrower than the truth, and the FER
- * interval is the one to trust.
+ * errors, where the normal approximation collapses). The Wilson BER interval treats bits as
+ * independent, which decoded errors are not (they come in bursts): it is narrower than the
+ * truth. The files also give the BER's interval with frames as the trials (sim_ber_frames95),
+ * which is the one to compare BERs by (sim_gpu_agree.sh does).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ void sim_row_finish(struct sim_row *row)
 	row->fer = t->frames ? (double)t->frame_errors / (double)t->frames : 0.0;
 	sim_wilson95(t->bit_errors, t->bits, &row->ber_lo, &row->ber_hi);
 	sim_wilson95(t->frame_errors, t->frames, &row->fer_lo, &row->fer_hi);
+	sim_ber_frames95(t, &row->ber_frames_lo, &row->ber_frames_hi);
 	row->info_gbps = row->res.secs > 0 ? (double)t->bits / row->res.secs * 1e-9 : 0.0;
 }
 
@@ -41,25 +43,27 @@ void sim_table_heading(FILE *f, const struct sim_curve *c, uint64_t seed, const 
 	if (c->threads)
 		fprintf(f, "; backend %s, %u threads, batches of %u frames", c->backend, c->threads,
 		        c->batch);
+	else if (c->batch)
+		fprintf(f, "; backend %s, batches of %u frames", c->backend, c->batch);
 	else
 		fprintf(f, "; backend %s", c->backend);
 	fprintf(f, "; seed %llu%s%s\n", (unsigned long long)seed,
 	        why_backend && *why_backend ? "; " : "", why_backend ? why_backend : "");
-	fprintf(f, "%6s %6s %11s %10s %9s %9s %19s %9s %19s %7s %7s %s\n", "Eb/N0", "Es/N0",
-	        "frames", "bit_err", "frame_err", "BER", "BER 95% CI", "FER", "FER 95% CI", "Gb/s",
-	        "secs", "stop");
+	fprintf(f, "%6s %6s %11s %10s %9s %9s %9s %19s %9s %19s %7s %7s %s\n", "Eb/N0", "Es/N0",
+	        "frames", "bit_err", "frame_err", "wrong_bit", "BER", "BER 95% CI", "FER",
+	        "FER 95% CI", "Gb/s", "secs", "stop");
 	fflush(f);
 }
 
 static void row_text(FILE *f, const struct sim_row *r, const char *stop)
 {
 	fprintf(f,
-	        "%6.2f %6.2f %11llu %10llu %9llu %9.3e [%8.2e,%8.2e] %9.3e [%8.2e,%8.2e] %7.4f "
-	        "%7.1f %s",
+	        "%6.2f %6.2f %11llu %10llu %9llu %9llu %9.3e [%8.2e,%8.2e] %9.3e [%8.2e,%8.2e] "
+	        "%7.4f %7.1f %s",
 	        r->ebn0_db, r->esn0_db, (unsigned long long)r->res.t.frames,
 	        (unsigned long long)r->res.t.bit_errors, (unsigned long long)r->res.t.frame_errors,
-	        r->ber, r->ber_lo, r->ber_hi, r->fer, r->fer_lo, r->fer_hi, r->info_gbps,
-	        r->res.secs, stop);
+	        (unsigned long long)r->res.t.wrong_frames, r->ber, r->ber_lo, r->ber_hi, r->fer,
+	        r->fer_lo, r->fer_hi, r->info_gbps, r->res.secs, stop);
 }
 
 void sim_table_row(FILE *f, const struct sim_row *row, bool in_place)
@@ -105,7 +109,7 @@ int sim_write_csv(const char *path, const struct sim_curve *curves, unsigned n, 
 	}
 	fputs("code,family,rate,channel,all_zero,backend,seed,frame_info_bits,ebn0_db,esn0_db,"
 	      "frames,bits,bit_errors,frame_errors,unconverged,ber,ber_lo,ber_hi,fer,fer_lo,fer_hi,"
-	      "info_gbps,seconds,stop,frames_wrong_bits\n",
+	      "info_gbps,seconds,stop,frames_wrong_bits,ber_frames_lo,ber_frames_hi\n",
 	      f);
 	for (unsigned i = 0; i < n; i++) {
 		const struct sim_curve *c = &curves[i];
@@ -129,9 +133,8 @@ int sim_write_csv(const char *path, const struct sim_curve *curves, unsigned n, 
 			        (unsigned long long)t->unconverged, r->ber, r->ber_lo, r->ber_hi,
 			        r->fer, r->fer_lo, r->fer_hi, r->info_gbps, r->res.secs,
 			        sim_stop_name(r->res.why));
-			if (t->wrong_frames != UINT64_MAX)
-				fprintf(f, "%llu", (unsigned long long)t->wrong_frames);
-			fputc('\n', f);
+			fprintf(f, "%llu,%.6e,%.6e\n", (unsigned long long)t->wrong_frames,
+			        r->ber_frames_lo, r->ber_frames_hi);
 		}
 	}
 	if (fclose(f)) {
@@ -153,13 +156,13 @@ static cJSON *row_json(const struct sim_row *r)
 	cJSON_AddNumberToObject(o, "bit_errors", (double)t->bit_errors);
 	cJSON_AddNumberToObject(o, "frame_errors", (double)t->frame_errors);
 	cJSON_AddNumberToObject(o, "unconverged", (double)t->unconverged);
-	if (t->wrong_frames != UINT64_MAX)
-		cJSON_AddNumberToObject(o, "frames_wrong_bits", (double)t->wrong_frames);
-	else
-		cJSON_AddNullToObject(o, "frames_wrong_bits");
+	cJSON_AddNumberToObject(o, "frames_wrong_bits", (double)t->wrong_frames);
 	cJSON_AddNumberToObject(o, "ber", r->ber);
 	cJSON_AddItemToObject(o, "ber_ci95",
 	                      cJSON_CreateDoubleArray((const double[]){r->ber_lo, r->ber_hi}, 2));
+	cJSON_AddItemToObject(
+	    o, "ber_frames_ci95",
+	    cJSON_CreateDoubleArray((const double[]){r->ber_frames_lo, r->ber_frames_hi}, 2));
 	cJSON_AddNumberToObject(o, "fer", r->fer);
 	cJSON_AddItemToObject(o, "fer_ci95",
 	                      cJSON_CreateDoubleArray((const double[]){r->fer_lo, r->fer_hi}, 2));

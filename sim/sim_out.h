@@ -16,6 +16,7 @@ struct sim_row {
 	double ebn0_db, esn0_db;
 	struct sim_result res;
 	double ber, ber_lo, ber_hi, fer, fer_lo, fer_hi; /* Wilson 95 % intervals */
+	double ber_frames_lo, ber_frames_hi; /* the BER's with frames as trials (sim_ber_frames95) */
 	double info_gbps; /* information bits simulated per second, in 10^9 */
 };
 
@@ -24,7 +25,7 @@ struct sim_curve {
 	const struct sim_code *code;
 	const char *backend; /* "cpu" or "cuda" */
 	unsigned threads;    /* CPU threads (0 on the GPU) */
-	uint32_t batch;      /* CPU: frames per batch, the stop rules' step (0 on the GPU) */
+	uint32_t batch;      /* frames per batch, the stop rules' step */
 	struct sim_row *rows;
 	unsigned nrows;
 };

@@ -176,6 +176,32 @@ bool ldpc_nr_lifting_valid(uint32_t z);
 /* Systematic encoding: info (k bits, one per byte) -> codeword (n bits, one per byte, all
  * columns including punctured ones). */
 int ldpc_encode(struct ldpc_code *code, const uint8_t *info, uint8_t *codeword);
+/* The systematic encoder's plan as tables, for an encoder elsewhere (the GPU simulator's,
+ * cuda/ldpc/ldpc_gpu_sim.cu). ldpc_encode computes the codeword c (n bits) as:
+ *   1. c = 0, then c[info_cols[i]] = info[i];
+ *   2. c[q2_cols[j]] = parity(q2_rows[j] & c) for j < nq2, every j from step 1's c (q2_rows:
+ *      nq2 rows of nw 64-bit words over the n columns, column v at bit v % 64 of word v / 64);
+ *   3. for i < t in order, c[peel_col[i]] = the xor of row peel_row[i]'s other columns (a
+ *      peeled row's other columns are information, step 2's, step 4's or earlier steps' of 3);
+ *   4. where nq1 > 0: s[j] = the parity of row left_rows[j] over c for j < nleft, then
+ *      c[q1_cols[j]] = parity(q1_rows[j] & s) for j < nq1 (rows of lw words over the nleft
+ *      values), then step 3 again.
+ * The pointers are the code's own (valid while it lives; the plan is built when the code is
+ * loaded). -FEC_EINVAL where the code has none. */
+struct ldpc_enc_tables {
+	uint32_t t;
+	const uint32_t *peel_row, *peel_col;
+	uint32_t nleft, lw;
+	const uint32_t *left_rows;
+	uint32_t nq1;
+	const uint32_t *q1_cols;
+	const uint64_t *q1_rows;
+	uint32_t nq2, nw;
+	const uint32_t *q2_cols;
+	const uint64_t *q2_rows;
+};
+int ldpc_enc_tables_get(const struct ldpc_code *code, struct ldpc_enc_tables *out);
+
 /* Whether H * c = 0 (c: n bits, one per byte). */
 bool ldpc_codeword_valid(const struct ldpc_code *code, const uint8_t *c);
 

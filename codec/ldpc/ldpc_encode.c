@@ -488,6 +488,30 @@ out_free:
 	return ret;
 }
 
+int ldpc_enc_tables_get(const struct ldpc_code *code, struct ldpc_enc_tables *out)
+{
+	const struct ldpc_enc_plan *p = code->enc;
+
+	if (!p)
+		return -FEC_EINVAL;
+	*out = (struct ldpc_enc_tables){
+	    .t = p->t,
+	    .peel_row = p->peel_row,
+	    .peel_col = p->peel_col,
+	    .nleft = p->nleft,
+	    .lw = p->lw,
+	    .left_rows = p->left_rows,
+	    .nq1 = p->nq1,
+	    .q1_cols = p->q1_cols,
+	    .q1_rows = p->q1_rows,
+	    .nq2 = p->nq2,
+	    .nw = p->nw,
+	    .q2_cols = p->q2_cols,
+	    .q2_rows = p->q2_rows,
+	};
+	return 0;
+}
+
 /* The reference pass: each peeled row's edges, the peeled column skipped by a test. */
 static void peel_pass(const struct ldpc_matrix *h, const struct ldpc_enc_plan *p, uint8_t *cw)
 {

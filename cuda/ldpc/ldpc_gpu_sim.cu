@@ -1,12 +1,17 @@
 /*
  * The LDPC encoder on the device, for the simulator (cuda/sim/, gpu_family.h's
- * gpu_sim_encoder_ops): codes of the IRA form, as DVB-S2's are (ldpc_layers.c's "DVB-S2 form"):
+ * gpu_sim_encoder_ops). Every code: those of the IRA form here, the others by the CPU encoder's
+ * plan run on the device (ldpc_gpu_sim_peel.cu); both give the CPU encoder's code bits. The one
+ * thing refused is output=codeword on a code whose information bits are not its first k columns
+ * (the simulator compares the output's first k bits with the information): output=info, or the
+ * all-zero codeword (which the engine sends without an encoder), simulates those.
+ *
+ * Codes of the IRA form, as DVB-S2's are (ldpc_layers.c's "DVB-S2 form"):
  * the information bits are the first k = n - m columns and the parity part is a staircase, row r
  * holding parity columns k + r and, past row 0, k + r - 1. Then row r's check says
  * p[r] = p[r-1] ^ s[r], with s[r] the xor of the row's information bits, so the parity bits are
  * the prefix xor of s: the same code bits as the CPU encoder's (ldpc_encode), which is the unique
- * systematic codeword. Other codes have no device encoder (supports says so, loading the code
- * to look; the CLI then simulates on the CPU).
+ * systematic codeword. (The plan encoder would take them as one chain of m levels.)
  *
  * One block per frame: the frame's information bits to shared memory; s[r] for 32 consecutive
  * rows per warp (one row a lane, its information columns from a padded column-major copy of H's
@@ -19,26 +24,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ldpc_gpu.cuh"
+#include "ldpc_gpu_sim.cuh"
 
 #define LSIM_THREADS 1024
 #define LSIM_M_MAX   (64u * LSIM_THREADS) /* one 64-row chunk per thread */
 
 struct lsim_enc {
+	struct lpeel_enc *peel; /* not of the IRA form: the plan encoder, and nothing below */
 	uint32_t n, m, k;
 	uint32_t dmax; /* most information columns in a row */
 	uint32_t *ell; /* device: dmax x m, ell[d * m + r] row r's d-th information column, or a
 	                * column of the padding (a 0 bit) past the row's last */
 	size_t smem;
 };
-
-/* Bits pos .. pos+31 of a packed array (reads one word past the last used: arrays are padded). */
-__device__ static inline uint32_t bits32_at(const uint32_t *a, uint32_t pos)
-{
-	uint32_t w = pos >> 5, s = pos & 31;
-
-	return s ? (a[w] >> s) | (a[w + 1] << (32 - s)) : a[w];
-}
 
 __global__ void lsim_encode_kernel(uint32_t n, uint32_t m, uint32_t k, uint32_t dmax,
                                    const uint32_t *__restrict__ ell, const uint32_t *bits,
@@ -107,11 +105,11 @@ __global__ void lsim_encode_kernel(uint32_t n, uint32_t m, uint32_t k, uint32_t 
 		uint32_t pos = w * 32, out;
 
 		if (pos + 32 <= k)
-			out = bits32_at(info, pos);
+			out = lsim_bits32_at(info, pos);
 		else if (pos >= k)
-			out = bits32_at(par, pos - k);
+			out = lsim_bits32_at(par, pos - k);
 		else
-			out = (bits32_at(info, pos) & ((1u << (k - pos)) - 1)) |
+			out = (lsim_bits32_at(info, pos) & ((1u << (k - pos)) - 1)) |
 			      (par[0] << (k - pos));
 		if (pos + 32 > n)
 			out &= (1u << (n - pos)) - 1;
@@ -123,6 +121,7 @@ static void lsim_free(struct lsim_enc *l)
 {
 	if (!l)
 		return;
+	lpeel_destroy(l->peel);
 	cudaFree(l->ell);
 	free(l);
 }
@@ -157,9 +156,7 @@ static bool ira_form(const struct ldpc_code *code, char *err, size_t errlen)
 			have++;
 		}
 		if (have != want) {
-			snprintf(err, errlen,
-			         "ldpc: %s: the parity part is no staircase (row %u): the GPU "
-			         "simulator encodes codes of the DVB-S2 form only",
+			snprintf(err, errlen, "ldpc: %s: the parity part is no staircase (row %u)",
 			         code->name, r);
 			return false;
 		}
@@ -171,32 +168,27 @@ static bool ira_form(const struct ldpc_code *code, char *err, size_t errlen)
 	return true;
 }
 
-static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, void **enc,
-                       struct gpu_sim_code *sc, char *err, size_t errlen)
+/* Whether the decoder's first k output bits are the information bits (output=info; output=
+ * codeword where they are the first k columns); why not in err. */
+static bool output_comparable(const struct ldpc_code *code, const struct ldpc_spec *l, char *err,
+                              size_t errlen)
 {
-	const struct ldpc_code *code = ldpc_decoder_code(cpu_dec);
-	const struct ldpc_matrix *h;
-	uint32_t *ell = NULL;
-	struct lsim_enc *l;
+	if (l->output != LDPC_OUT_CODEWORD || code->info_cols[code->k - 1] == code->k - 1)
+		return true;
+	snprintf(err, errlen,
+	         "ldpc: %.60s: its information bits are not the first k of output=codeword, "
+	         "which the simulator compares: use output=info, or --all-zero",
+	         code->name);
+	return false;
+}
+
+/* The IRA form's tables (ell) on the device; the code is of that form. */
+static int ira_build(struct lsim_enc *l, const struct ldpc_code *code, char *err, size_t errlen)
+{
+	const struct ldpc_matrix *h = &code->h;
+	uint32_t *ell;
 	cudaError_t e;
 
-	if (!code) {
-		snprintf(err, errlen, "ldpc: not an ldpc decoder");
-		return -FEC_ENOTSUP;
-	}
-	if (!ira_form(code, err, errlen))
-		return -FEC_ENOTSUP;
-	if (frame_bits && frame_bits != code->k) {
-		snprintf(err, errlen, "ldpc: a frame of %s carries %u bits, not %u", code->name,
-		         code->k, frame_bits);
-		return -FEC_EINVAL;
-	}
-	h = &code->h;
-	l = (struct lsim_enc *)calloc(1, sizeof(*l));
-	if (!l) {
-		snprintf(err, errlen, "out of memory");
-		return -FEC_ENOMEM;
-	}
 	l->n = h->n;
 	l->m = h->m;
 	l->k = h->n - h->m;
@@ -213,7 +205,6 @@ static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, v
 
 	ell = (uint32_t *)malloc((cells ? cells : 1) * sizeof(uint32_t));
 	if (!ell) {
-		free(l);
 		snprintf(err, errlen, "out of memory");
 		return -FEC_ENOMEM;
 	}
@@ -230,23 +221,57 @@ static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, v
 	if (e == cudaSuccess)
 		e = cudaMemcpy(l->ell, ell, cells * sizeof(uint32_t), cudaMemcpyHostToDevice);
 	free(ell);
-	if (e != cudaSuccess) {
-		lsim_free(l);
+	if (e != cudaSuccess)
 		return gpu_error(e, "ldpc simulator encoder: uploading H", err, errlen);
-	}
 	l->smem = ((size_t)(l->k + 31) / 32 + 1 + (size_t)(l->m + 63) / 64 * 2 + 2) * 4;
 	e = cudaFuncSetAttribute(lsim_encode_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                         (int)l->smem);
-	if (e != cudaSuccess) {
-		lsim_free(l);
+	if (e != cudaSuccess)
 		return gpu_error(e, "ldpc simulator encoder: cudaFuncSetAttribute", err, errlen);
+	return 0;
+}
+
+static int lsim_create(const struct fec_decoder *cpu_dec, uint32_t frame_bits, void **enc,
+                       struct gpu_sim_code *sc, char *err, size_t errlen)
+{
+	const struct ldpc_code *code = ldpc_decoder_code(cpu_dec);
+	struct lsim_enc *l;
+	char why[256];
+	int rc;
+
+	if (!code) {
+		snprintf(err, errlen, "ldpc: not an ldpc decoder");
+		return -FEC_ENOTSUP;
+	}
+	if (!output_comparable(code, &fec_decoder_spec(cpu_dec)->u.ldpc, err, errlen))
+		return -FEC_ENOTSUP;
+	if (frame_bits && frame_bits != code->k) {
+		snprintf(err, errlen, "ldpc: a frame of %s carries %u bits, not %u", code->name,
+		         code->k, frame_bits);
+		return -FEC_EINVAL;
+	}
+	l = (struct lsim_enc *)calloc(1, sizeof(*l));
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return -FEC_ENOMEM;
+	}
+	if (ira_form(code, why, sizeof(why))) {
+		rc = ira_build(l, code, err, errlen);
+	} else {
+		rc = lpeel_create(code, &l->peel, err, errlen);
+		l->n = code->h.n;
+		l->k = code->k;
+	}
+	if (rc) {
+		lsim_free(l);
+		return rc;
 	}
 	memset(sc, 0, sizeof(*sc));
 	sc->gen_bits = l->k;
 	sc->cmp_bits = l->k; /* output info: k bits; codeword: its first k are the information */
-	sc->code_syms = l->n;
-	sc->job.in_len = l->n;
-	sc->job.own_len = l->n;
+	sc->code_syms = code->n_tx;
+	sc->job.in_len = code->n_tx;
+	sc->job.own_len = code->n_tx;
 	*enc = l;
 	return 0;
 }
@@ -258,6 +283,9 @@ static int lsim_encode(const void *enc, const uint32_t *bits, size_t bits_words,
 	unsigned threads = (l->m + 63) / 64;
 	cudaError_t e;
 
+	if (l->peel)
+		return lpeel_encode(l->peel, bits, bits_words, code, code_words, count, s, err,
+		                    errlen);
 	if (count == 0)
 		return 0;
 	threads = (threads + 31) / 32 * 32;
@@ -276,8 +304,9 @@ static void lsim_destroy(void *enc)
 	lsim_free((struct lsim_enc *)enc);
 }
 
-/* Loads the code (the decoder does too: this is a second load, once per code asked about) and
- * checks its form; the last answer is remembered for the same code text and parameters. */
+/* Every code with output=info; with output=codeword, this loads the code (the decoder does too:
+ * a second load, once per code asked about) to see where its information bits are; the last
+ * answer is remembered for the same code text and parameters. */
 static bool lsim_supports(const struct fec_spec *spec)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -288,6 +317,8 @@ static bool lsim_supports(const struct fec_spec *spec)
 	char err[256];
 	bool ok;
 
+	if (l->output != LDPC_OUT_CODEWORD)
+		return true;
 	pthread_mutex_lock(&lock);
 	if (have_last && !strcmp(last.code, l->code) && last.z == l->z && last.gen_n == l->gen_n &&
 	    last.gen_dv == l->gen_dv && last.gen_dc == l->gen_dc && last.seed == l->seed) {
@@ -296,7 +327,8 @@ static bool lsim_supports(const struct fec_spec *spec)
 		return ok;
 	}
 	pthread_mutex_unlock(&lock);
-	ok = ldpc_code_load(l, &code, err, sizeof(err)) == 0 && ira_form(code, err, sizeof(err));
+	ok = ldpc_code_load(l, &code, err, sizeof(err)) == 0 &&
+	     output_comparable(code, l, err, sizeof(err));
 	ldpc_code_free(code);
 	pthread_mutex_lock(&lock);
 	last = *l;

@@ -33,9 +33,12 @@ extern "C" {
 #define SIM_LANES       4
 #define SIM_BATCH_BYTES (512u << 20) /* input bytes of one lane's batch */
 #define SIM_BATCH_MAX   (1u << 17)
-#define SIM_FEED_MEAN   40.0 /* fecd-feed's automatic scale: mean |LLR| -> 40 */
+#define SIM_FEED_MEAN   40.0                   /* fecd-feed's automatic scale: mean |LLR| -> 40 */
+#define SIM_RUNS        FECD_CUDA_SIM_RUNS_MAX /* runs submitted and not yet waited for */
 
-enum { T_FRAME_ERRORS, T_BIT_ERRORS, T_UNCONVERGED, T_WORDS };
+/* A lane's tally words per run (T_BIT_ERRORS_SQ: the sum over frames of the square of their
+ * bit errors, for the frame-level BER interval) */
+enum { T_FRAME_ERRORS, T_BIT_ERRORS, T_UNCONVERGED, T_WRONG_BITS, T_BIT_ERRORS_SQ, T_WORDS };
 
 struct sim_lane {
 	cudaStream_t s;
@@ -45,7 +48,14 @@ struct sim_lane {
 	struct fec_job *jobs;
 	void *ws;
 	size_t ws_bytes;
-	unsigned long long *tally; /* T_WORDS */
+	unsigned long long *tally;  /* SIM_RUNS x T_WORDS: one row per run slot */
+	cudaEvent_t done[SIM_RUNS]; /* the slot's tally copied to the host */
+};
+
+/* A run submitted and not yet waited for: its frames, mode and tally slot. */
+struct sim_pending {
+	uint64_t count;
+	enum fecd_cuda_sim_mode mode;
 };
 
 struct fecd_cuda_sim {
@@ -53,6 +63,7 @@ struct fecd_cuda_sim {
 	struct fecd_cuda_decoder *dec;
 	const struct gpu_sim_encoder_ops *eops;
 	void *enc;
+	bool laid_out, zero_code; /* zero_code: all-zero code bits, no encoder (sim_zero_layout) */
 	struct gpu_sim_code code;
 	bool all_zero, f32;
 	enum fecd_cuda_sim_mode mode;
@@ -63,6 +74,11 @@ struct fecd_cuda_sim {
 	struct fec_job *jobs_tpl; /* device: batch copies of code.job */
 	unsigned nlanes, next_lane;
 	struct sim_lane lane[SIM_LANES];
+	/* runs submitted: slot (head + i) % SIM_RUNS for the i-th pending; their tallies land in
+	 * host_tally[slot][lane] (pinned) */
+	struct sim_pending runs[SIM_RUNS];
+	unsigned head, pending;
+	unsigned long long (*host_tally)[SIM_LANES][T_WORDS];
 };
 
 /* ---- Kernels */
@@ -177,7 +193,7 @@ __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t coun
 /* Bit and frame errors: one warp per frame; the decoder's output (packed MSB first) against
  * generated bits cmp_first .. cmp_first + cmp_bits - 1. A job that wrote fewer bits counts the
  * missing ones as errors; a frame error is a frame with a wrong bit or a status other than
- * decoded (as fecd-sink counts them); unconverged, the latter. */
+ * decoded (as fecd-sink counts them); unconverged, the latter; wrong bits, the former. */
 __global__ void sim_count_kernel(uint32_t count, const uint8_t *out, size_t out_stride,
                                  const struct fec_job *jobs, const uint32_t *bits,
                                  size_t bits_words, uint32_t cmp_first, uint32_t cmp_bits,
@@ -211,8 +227,11 @@ __global__ void sim_count_kernel(uint32_t count, const uint8_t *out, size_t out_
 		bool decoded = jobs[f].status == FECD_STATUS_DECODED;
 
 		errs += cmp_bits - got;
-		if (errs)
+		if (errs) {
 			atomicAdd(&tally[T_BIT_ERRORS], errs);
+			atomicAdd(&tally[T_WRONG_BITS], 1ull);
+			atomicAdd(&tally[T_BIT_ERRORS_SQ], errs * errs);
+		}
 		if (errs || !decoded)
 			atomicAdd(&tally[T_FRAME_ERRORS], 1ull);
 		if (!decoded)
@@ -227,7 +246,8 @@ static int cuda_ok(cudaError_t e, const char *what, char *err, size_t errlen)
 	return e == cudaSuccess ? 0 : gpu_error(e, what, err, errlen);
 }
 
-static const struct gpu_sim_encoder_ops *sim_encoder_of(const struct fec_spec *spec)
+/* The GPU family whose decoder takes the spec, or NULL. */
+static const struct gpu_family_ops *sim_family_of(const struct fec_spec *spec)
 {
 	static const struct gpu_family_ops *const fams[] = {
 #define X(ops) &ops,
@@ -236,8 +256,15 @@ static const struct gpu_sim_encoder_ops *sim_encoder_of(const struct fec_spec *s
 	};
 	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
 		if (fams[i]->family == spec->family && fams[i]->supports(spec))
-			return fams[i]->sim_encoder;
+			return fams[i];
 	return NULL;
+}
+
+static const struct gpu_sim_encoder_ops *sim_encoder_of(const struct fec_spec *spec)
+{
+	const struct gpu_family_ops *f = sim_family_of(spec);
+
+	return f ? f->sim_encoder : NULL;
 }
 
 /* The channel's text form names the awgn model (with no parameters: it has none). */
@@ -269,6 +296,13 @@ extern "C" bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *
 	       sim_channel_check(channel, 0.5, err, sizeof(err)) == 0;
 }
 
+extern "C" bool fecd_cuda_sim_supports_all_zero(const struct fec_spec *spec, const char *channel)
+{
+	char err[256];
+
+	return sim_family_of(spec) && sim_channel_check(channel, 0.5, err, sizeof(err)) == 0;
+}
+
 static void lane_free(struct sim_lane *l)
 {
 	if (l->s)
@@ -280,6 +314,9 @@ static void lane_free(struct sim_lane *l)
 	cudaFree(l->jobs);
 	cudaFree(l->ws);
 	cudaFree(l->tally);
+	for (unsigned i = 0; i < SIM_RUNS; i++)
+		if (l->done[i])
+			cudaEventDestroy(l->done[i]);
 	if (l->s)
 		cudaStreamDestroy(l->s);
 	memset(l, 0, sizeof(*l));
@@ -313,11 +350,16 @@ static int lane_alloc(struct fecd_cuda_sim *sim, struct sim_lane *l, char *err, 
 		             "cudaMalloc (decoder workspace)", err, errlen);
 	}
 	if (!rc)
-		rc = cuda_ok(cudaMalloc((void **)&l->tally, T_WORDS * sizeof(unsigned long long)),
-		             "cudaMalloc (tally)", err, errlen);
+		rc = cuda_ok(
+		    cudaMalloc((void **)&l->tally, SIM_RUNS * T_WORDS * sizeof(unsigned long long)),
+		    "cudaMalloc (tally)", err, errlen);
 	if (!rc)
-		rc = cuda_ok(cudaMemset(l->tally, 0, T_WORDS * sizeof(unsigned long long)),
-		             "cudaMemset (tally)", err, errlen);
+		rc = cuda_ok(
+		    cudaMemset(l->tally, 0, SIM_RUNS * T_WORDS * sizeof(unsigned long long)),
+		    "cudaMemset (tally)", err, errlen);
+	for (unsigned i = 0; !rc && i < SIM_RUNS; i++)
+		rc = cuda_ok(cudaEventCreateWithFlags(&l->done[i], cudaEventDisableTiming),
+		             "cudaEventCreateWithFlags", err, errlen);
 	return rc;
 }
 
@@ -344,11 +386,42 @@ static void sim_unlayout(struct fecd_cuda_sim *sim)
 {
 	for (unsigned i = 0; i < SIM_LANES; i++)
 		lane_free(&sim->lane[i]);
+	sim->head = sim->pending = 0; /* runs under way are dropped with their lanes */
 	cudaFree(sim->jobs_tpl);
 	sim->jobs_tpl = NULL;
 	if (sim->enc)
 		sim->eops->destroy(sim->enc);
 	sim->enc = NULL;
+	sim->laid_out = sim->zero_code = false;
+}
+
+/* The all-zero codeword without an encoder (a code the family's device encoder does not take,
+ * or a family without one): a frame code of fixed frames whose family declares the all-zero
+ * codeword valid, its code bits 0, its frame the decoder's (fec_info). */
+static int sim_zero_layout(struct fecd_cuda_sim *sim, uint32_t frame_bits, char *err, size_t errlen)
+{
+	const struct fec_info *info = fec_decoder_info(sim->dec->cpu);
+	struct gpu_sim_code *c = &sim->code;
+
+	if (!info->all_zero_valid || info->kind != FEC_KIND_FRAME || !info->frame_info_bits ||
+	    !info->frame_syms) {
+		snprintf(err, errlen,
+		         "the GPU simulator has no encoder for this code, and sends the all-zero "
+		         "codeword without one only for frame codes of fixed frames whose family "
+		         "declares it valid");
+		return -FEC_ENOTSUP;
+	}
+	if (frame_bits && frame_bits != info->frame_info_bits) {
+		snprintf(err, errlen, "a frame of this code carries %u bits, not %u",
+		         info->frame_info_bits, frame_bits);
+		return -FEC_EINVAL;
+	}
+	memset(c, 0, sizeof(*c));
+	c->gen_bits = c->cmp_bits = info->frame_info_bits;
+	c->code_syms = info->frame_syms;
+	c->job.in_len = c->job.own_len = info->frame_syms;
+	sim->zero_code = true;
+	return 0;
 }
 
 /* The family's encoder for frames of frame_bits information bits (0: its default), the frame's
@@ -360,11 +433,15 @@ static int sim_layout(struct fecd_cuda_sim *sim, uint32_t frame_bits, char *err,
 	struct fec_job *tpl;
 	int rc;
 
-	rc = sim->eops->create(cpu_dec, frame_bits, &sim->enc, &sim->code, err, errlen);
-	if (rc) {
+	rc = sim->eops ? sim->eops->create(cpu_dec, frame_bits, &sim->enc, &sim->code, err, errlen)
+	               : -FEC_ENOTSUP;
+	if (rc)
 		sim->enc = NULL;
+	if (rc == -FEC_ENOTSUP && sim->all_zero)
+		rc = sim_zero_layout(sim, frame_bits, err, errlen);
+	if (rc)
 		return rc;
-	}
+	sim->laid_out = true;
 	/* Eb/N0 counts every code bit sent per information bit: a frame's rate is its bits over
 	 * its code bits (a terminated frame's tail included), a stream job's the code's rate
 	 * (fecd-sim's CPU engine counts the same) */
@@ -405,6 +482,7 @@ extern "C" void fecd_cuda_sim_close(struct fecd_cuda_sim *sim)
 		return;
 	gpu_use_device(sim->ctx, NULL, 0);
 	sim_unlayout(sim);
+	cudaFreeHost(sim->host_tally);
 	if (sim->dec)
 		fecd_cuda_decoder_destroy(sim->dec);
 	cudaGetLastError();
@@ -432,11 +510,14 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 	sim->all_zero = all_zero;
 	sim->llr_scale = info->frame.llr_scale;
 	sim->eops = sim_encoder_of(spec);
-	if (!sim->eops) {
+	if (!sim->eops && !(all_zero && sim_family_of(spec))) {
 		snprintf(err, errlen,
 		         "the GPU simulator has no encoder for this code (family %s): simulate "
-		         "it on the CPU",
-		         fecd_family_name(spec->family));
+		         "it on the CPU%s",
+		         fecd_family_name(spec->family),
+		         info->all_zero_valid && sim_family_of(spec)
+		             ? ", or send the all-zero codeword (--all-zero), which needs none"
+		             : "");
 		rc = -FEC_ENOTSUP;
 		goto fail;
 	}
@@ -450,7 +531,11 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 		goto fail;
 	}
 	sim->f32 = info->in_kind == FEC_IN_F32_LLR;
-	rc = fecd_cuda_decoder_create(ctx, cpu_dec, &sim->dec, err, errlen);
+	rc = cuda_ok(cudaHostAlloc((void **)&sim->host_tally, SIM_RUNS * sizeof(*sim->host_tally),
+	                           cudaHostAllocDefault),
+	             "cudaHostAlloc (tallies)", err, errlen);
+	if (!rc)
+		rc = fecd_cuda_decoder_create(ctx, cpu_dec, &sim->dec, err, errlen);
 	if (!rc)
 		rc = sim_layout(sim, 0, err, errlen);
 	if (rc)
@@ -524,8 +609,11 @@ static int sim_make_input(struct fecd_cuda_sim *sim, struct sim_lane *l, const s
 	    sim->bits_words);
 	rc = cuda_ok(cudaGetLastError(), "sim_bits_kernel", err, errlen);
 	if (!rc)
-		rc = sim->eops->encode(sim->enc, l->bits, sim->bits_words, l->code, sim->code_words,
-		                       count, l->s, err, errlen);
+		rc = sim->zero_code
+		         ? cuda_ok(cudaMemsetAsync(l->code, 0, count * sim->code_words * 4, l->s),
+		                   "cudaMemsetAsync (all-zero code bits)", err, errlen)
+		         : sim->eops->encode(sim->enc, l->bits, sim->bits_words, l->code,
+		                             sim->code_words, count, l->s, err, errlen);
 	if (rc)
 		return rc;
 	threads = (uint64_t)count * ((c->code_syms + 7) / 8);
@@ -568,18 +656,20 @@ static int sim_decode(struct fecd_cuda_sim *sim, struct sim_lane *l, uint32_t co
 	return sim->dec->ops->launch(sim->dec->impl, &gb, l->ws, l->ws_bytes, l->s, err, errlen);
 }
 
-extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
-                                 uint64_t first, uint64_t count, struct fecd_cuda_sim_tally *t,
-                                 char *err, size_t errlen)
+extern "C" int fecd_cuda_sim_submit(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
+                                    uint64_t first, uint64_t count, char *err, size_t errlen)
 {
 	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate, sim->llr_scale);
-	unsigned long long tally[SIM_LANES][T_WORDS];
-	const unsigned block = 256;
+	const unsigned block = 256, slot = (sim->head + sim->pending) % SIM_RUNS;
 	int rc;
 
-	if (!sim->enc) {
+	if (!sim->laid_out) {
 		snprintf(err, errlen,
 		         "the simulator has no frame layout (a failed set_frame_bits)");
+		return -FEC_EINVAL;
+	}
+	if (sim->pending == SIM_RUNS) {
+		snprintf(err, errlen, "%u runs pending: wait for one first", SIM_RUNS);
 		return -FEC_EINVAL;
 	}
 	rc = gpu_use_device(sim->ctx, err, errlen);
@@ -605,38 +695,88 @@ extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint
 			sim_count_kernel<<<(unsigned)((threads + block - 1) / block), block, 0,
 			                   l->s>>>(nb, l->out, sim->out_stride, l->jobs, l->bits,
 			                           sim->bits_words, sim->code.cmp_first,
-			                           sim->code.cmp_bits, l->tally);
+			                           sim->code.cmp_bits, l->tally + slot * T_WORDS);
 			rc = cuda_ok(cudaGetLastError(), "sim_count_kernel", err, errlen);
 		}
 		if (rc)
 			return rc;
 		done += nb;
 	}
+	/* each lane's tally of the run to the host, the slot cleared, and the point to wait on */
 	for (unsigned i = 0; i < sim->nlanes; i++) {
 		struct sim_lane *l = &sim->lane[i];
+		unsigned long long *dt = l->tally + slot * T_WORDS;
 
-		rc = cuda_ok(cudaMemcpyAsync(tally[i], l->tally, sizeof(tally[i]),
+		rc = cuda_ok(cudaMemcpyAsync(sim->host_tally[slot][i], dt,
+		                             sizeof(sim->host_tally[slot][i]),
 		                             cudaMemcpyDeviceToHost, l->s),
 		             "cudaMemcpyAsync (tally)", err, errlen);
 		if (!rc)
-			rc = cuda_ok(cudaMemsetAsync(l->tally, 0, sizeof(tally[i]), l->s),
+			rc = cuda_ok(cudaMemsetAsync(dt, 0, T_WORDS * sizeof(*dt), l->s),
 			             "cudaMemsetAsync (tally)", err, errlen);
 		if (!rc)
-			rc = cuda_ok(cudaStreamSynchronize(l->s),
-			             "simulating (cudaStreamSynchronize)", err, errlen);
+			rc = cuda_ok(cudaEventRecord(l->done[slot], l->s), "cudaEventRecord", err,
+			             errlen);
 		if (rc)
 			return rc;
 	}
-	if (sim->mode != FECD_CUDA_SIM_FULL)
+	sim->runs[slot].count = count;
+	sim->runs[slot].mode = sim->mode;
+	sim->pending++;
+	return 0;
+}
+
+extern "C" int fecd_cuda_sim_wait(struct fecd_cuda_sim *sim, struct fecd_cuda_sim_tally *t,
+                                  char *err, size_t errlen)
+{
+	const unsigned slot = sim->head;
+	int rc;
+
+	if (!sim->pending) {
+		snprintf(err, errlen, "no run pending");
+		return -FEC_EINVAL;
+	}
+	rc = gpu_use_device(sim->ctx, err, errlen);
+	for (unsigned i = 0; !rc && i < sim->nlanes; i++)
+		rc = cuda_ok(cudaEventSynchronize(sim->lane[i].done[slot]),
+		             "simulating (cudaEventSynchronize)", err, errlen);
+	if (rc)
+		return rc;
+	sim->head = (sim->head + 1) % SIM_RUNS;
+	sim->pending--;
+	if (sim->runs[slot].mode != FECD_CUDA_SIM_FULL)
 		return 0;
-	t->frames += count;
-	t->bits += count * sim->code.cmp_bits;
+	t->frames += sim->runs[slot].count;
+	t->bits += sim->runs[slot].count * sim->code.cmp_bits;
 	for (unsigned i = 0; i < sim->nlanes; i++) {
-		t->frame_errors += tally[i][T_FRAME_ERRORS];
-		t->bit_errors += tally[i][T_BIT_ERRORS];
-		t->unconverged += tally[i][T_UNCONVERGED];
+		const unsigned long long *h = sim->host_tally[slot][i];
+
+		t->frame_errors += h[T_FRAME_ERRORS];
+		t->bit_errors += h[T_BIT_ERRORS];
+		t->unconverged += h[T_UNCONVERGED];
+		t->frames_wrong_bits += h[T_WRONG_BITS];
+		t->bit_errors_sq += h[T_BIT_ERRORS_SQ];
 	}
 	return 0;
+}
+
+extern "C" unsigned fecd_cuda_sim_pending(const struct fecd_cuda_sim *sim)
+{
+	return sim->pending;
+}
+
+extern "C" int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
+                                 uint64_t first, uint64_t count, struct fecd_cuda_sim_tally *t,
+                                 char *err, size_t errlen)
+{
+	int rc;
+
+	if (sim->pending) {
+		snprintf(err, errlen, "run: %u runs submitted and not waited for", sim->pending);
+		return -FEC_EINVAL;
+	}
+	rc = fecd_cuda_sim_submit(sim, ebn0_db, seed, first, count, err, errlen);
+	return rc ? rc : fecd_cuda_sim_wait(sim, t, err, errlen);
 }
 
 /* ---- For the tests and the bench */

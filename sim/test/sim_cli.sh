@@ -65,7 +65,7 @@ refused --code ccsds --ebn0 1 --backend cuda --scale 2 "--scale"
 	--frame-bits 200 --ebn0 1.5:2.5:1 --max-frames 200 --min-fe 0 --seed 9 --threads 3 \
 	--csv "$TMP/b.csv" >/dev/null || fail "run b: exit $?"
 grep -q '^"ccsds,decode_len=256",viterbi,' "$TMP/a.csv" || fail "CSV: the code not quoted"
-head -1 "$TMP/a.csv" | grep -qx 'code,family,rate,channel,all_zero,backend,seed,frame_info_bits,ebn0_db,esn0_db,frames,bits,bit_errors,frame_errors,unconverged,ber,ber_lo,ber_hi,fer,fer_lo,fer_hi,info_gbps,seconds,stop,frames_wrong_bits' ||
+head -1 "$TMP/a.csv" | grep -qx 'code,family,rate,channel,all_zero,backend,seed,frame_info_bits,ebn0_db,esn0_db,frames,bits,bit_errors,frame_errors,unconverged,ber,ber_lo,ber_hi,fer,fer_lo,fer_hi,info_gbps,seconds,stop,frames_wrong_bits,ber_frames_lo,ber_frames_hi' ||
 	fail "CSV header: $(head -1 "$TMP/a.csv")"
 [ "$(wc -l <"$TMP/a.csv")" -eq 5 ] || fail "CSV: $(wc -l <"$TMP/a.csv") lines, expected 1 + 4"
 # counts (frames..unconverged) equal across thread counts
@@ -85,6 +85,7 @@ awk -F, 'NR > 1 {
 	if (fer - $19 > 1e-6 || $19 - fer > 1e-6) { print "row " NR ": fer " $19 " vs " fer; bad = 1 }
 	if (!($17 <= $16 && $16 <= $18 && $20 <= $19 && $19 <= $21)) { print "row " NR ": interval"; bad = 1 }
 	if ($25 > $14 || ($13 > 0) != ($25 > 0)) { print "row " NR ": frames_wrong_bits " $25 " of " $14 " frame errors, " $13 " bit errors"; bad = 1 }
+	if ($26 > $16 || $16 > $27 || ($13 > 0 && $26 >= $27)) { print "row " NR ": BER " $16 " outside its interval by frames [" $26 ", " $27 "]"; bad = 1 }
 	if ($13 == 0 || $14 == 0) { print "row " NR ": no errors at 1.5-2.5 dB over 200 frames"; bad = 1 }
 	if ($5 != 0 || $6 != "cpu" || $7 != 9 || $4 != "awgn") { print "row " NR ": fields " $4 "," $5 "," $6 "," $7; bad = 1 }
 } END { exit bad }' "$TMP/a.csv" || fail "CSV rows"
@@ -99,11 +100,15 @@ awk -F, 'NR == 4 && $8 != 200 { exit 1 }' "$TMP/a.csv" || fail "CSV: --frame-bit
 [ "$("$JQ" curves.1.points.0.stop <"$TMP/a.json")" = max-frames ] || fail "JSON: stop"
 "$JQ" curves.0.points.0.fer_ci95.1 <"$TMP/a.json" >/dev/null || fail "JSON: no fer_ci95"
 [ "$("$JQ" interval <"$TMP/a.json")" = wilson95 ] || fail "JSON: interval"
+"$JQ" curves.0.points.0.ber_frames_ci95.1 <"$TMP/a.json" >/dev/null || fail "JSON: no ber_frames_ci95"
 [ "$("$JQ" curves.1.points.1.frames_wrong_bits <"$TMP/a.json")" = "$(awk -F, 'NR == 5 { print $25 }' "$TMP/a.csv")" ] ||
 	fail "JSON frames_wrong_bits differ from the CSV's"
 # the table: two headings, four rows
 [ "$(grep -c '^# frame:' "$TMP/a.txt")" -eq 2 ] || fail "table: $(cat "$TMP/a.txt")"
 [ "$(grep -c 'max-frames$' "$TMP/a.txt")" -eq 4 ] || fail "table rows: $(cat "$TMP/a.txt")"
+# the table's wrong_bit column (6th) is the CSV's frames_wrong_bits, row by row
+[ "$(awk '$NF == "max-frames" { print $6 }' "$TMP/a.txt")" = "$(awk -F, 'NR > 1 { print $25 }' "$TMP/a.csv")" ] ||
+	fail "table wrong_bit against the CSV: $(cat "$TMP/a.txt")"
 
 # --esn0: Eb/N0 = Es/N0 - 10 log10(R), the same frames as --ebn0 at that value
 "$SIM" --code ccsds,decode_len=256 --esn0 -1 --max-frames 64 --min-fe 0 --csv "$TMP/e.csv" \

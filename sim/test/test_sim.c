@@ -39,6 +39,36 @@ static void test_wilson(void)
 	CHECK(lo == 0.0 && hi == 1.0, "0/0: [%g, %g]", lo, hi);
 }
 
+/* The BER interval with frames as the trials, against values worked by hand; an engine's
+ * tally of squares against its bit errors. */
+static void test_ber_frames(void)
+{
+	/* 4 frames of 100 bits with 0, 2, 4, 6 bit errors: mean 0.03, variance of the frames'
+	 * BER 6.667e-4, t(3) = 3.182: 0.03 +- 0.04108, clipped at 0 */
+	struct sim_tally a = {.frames = 4, .bits = 400, .bit_errors = 12, .bit_errors_sq = 56};
+	/* 100 frames of 100 bits, 10 of them with 50 errors: 0.05 +- 1.96 * 0.015076 */
+	struct sim_tally b = {
+	    .frames = 100, .bits = 10000, .bit_errors = 500, .bit_errors_sq = 25000};
+	/* every frame alike: no spread, a point */
+	struct sim_tally c = {.frames = 50, .bits = 5000, .bit_errors = 100, .bit_errors_sq = 200};
+	struct sim_tally d = {.frames = 1, .bits = 100, .bit_errors = 3, .bit_errors_sq = 9};
+	double lo, hi, wlo, whi;
+
+	sim_ber_frames95(&a, &lo, &hi);
+	CHECK(lo == 0.0 && fabs(hi - 0.07108) < 1e-4, "4 frames: [%g, %g]", lo, hi);
+	sim_ber_frames95(&b, &lo, &hi);
+	sim_wilson95(b.bit_errors, b.bits, &wlo, &whi);
+	CHECK(fabs(lo - 0.020451) < 1e-5 && fabs(hi - 0.079549) < 1e-5, "100 frames: [%g, %g]", lo,
+	      hi);
+	/* the bits' Wilson interval takes the 500 errors as independent: far narrower */
+	CHECK(whi - wlo < (hi - lo) / 4, "Wilson [%g, %g] against frames [%g, %g]", wlo, whi, lo,
+	      hi);
+	sim_ber_frames95(&c, &lo, &hi);
+	CHECK(fabs(lo - 0.02) < 1e-12 && fabs(hi - 0.02) < 1e-12, "equal frames: [%g, %g]", lo, hi);
+	sim_ber_frames95(&d, &lo, &hi);
+	CHECK(lo == 0.0 && hi == 1.0, "1 frame: [%g, %g]", lo, hi);
+}
+
 /* |count - expected| within 5 standard deviations of a binomial count. */
 static bool near_count(double count, double n, double p)
 {
@@ -356,7 +386,7 @@ static bool same_tally(const struct sim_tally *a, const struct sim_tally *b)
 {
 	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
 	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged &&
-	       a->wrong_frames == b->wrong_frames;
+	       a->wrong_frames == b->wrong_frames && a->bit_errors_sq == b->bit_errors_sq;
 }
 
 static void test_engine(void)
@@ -386,6 +416,13 @@ static void test_engine(void)
 	      "min-fe: %llu errors in %llu frames, stopped by %s",
 	      (unsigned long long)r1.t.frame_errors, (unsigned long long)r1.t.frames,
 	      sim_stop_name(r1.why));
+	/* each wrong frame has 1 .. 512 wrong bits: their squares lie between */
+	CHECK(r1.t.wrong_frames > 0 && r1.t.bit_errors_sq >= r1.t.bit_errors &&
+	          r1.t.bit_errors_sq <= 512 * r1.t.bit_errors &&
+	          r1.t.bit_errors_sq * r1.t.wrong_frames >= r1.t.bit_errors * r1.t.bit_errors,
+	      "squares %llu for %llu bit errors in %llu wrong frames",
+	      (unsigned long long)r1.t.bit_errors_sq, (unsigned long long)r1.t.bit_errors,
+	      (unsigned long long)r1.t.wrong_frames);
 	CHECK(r1.t.bits == r1.t.frames * 512, "bits %llu for %llu frames of 512",
 	      (unsigned long long)r1.t.bits, (unsigned long long)r1.t.frames);
 	/* it stopped at the first batch that reached 40: one batch fewer has fewer */
@@ -471,6 +508,7 @@ static void test_paths(void)
 int main(void)
 {
 	test_wilson();
+	test_ber_frames();
 	test_noise();
 	test_qawgn();
 	test_qawgn_levels();

@@ -7,7 +7,9 @@
  * Its "sim" section: fecd-sim's GPU engine (fecd_cuda.h, fecd_cuda_sim_*) on the
  * issue's two targets, CCSDS K=7 r=1/2 (stream, 2048-bit blocks) at 4 dB and DVB-S2 r=1/2
  * layered normalized min-sum with 10 iterations (no early stop), at 1.5 dB (FER near 0.8); and
- * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it. Each
+ * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it; and
+ * two codes of the ldpc plan encoder (cuda/ldpc/ldpc_gpu_sim_peel.cu): 5G NR BG1 z=384 and WiMAX
+ * 576, offset / normalized min-sum, 10 iterations. Each
  * row gives the simulated information bits per second (random bits, encoding, BPSK/AWGN,
  * quantization, decoding and counting, all on the device) and, from the same simulator's buffers,
  * the decoder kernel alone on the same frames and batches (fecd_cuda_sim_decode_only), with the BER
@@ -194,9 +196,9 @@ out:
 
 void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
-	static const char *const cols[] = {"code",        "Eb/N0",  "sim Gb/s", "decoder Gb/s",
-	                                   "sim/decoder", "frames", "BER",      "FER",
-	                                   "note",        NULL};
+	static const char *const cols[] = {"code",      "Eb/N0",       "sim Gb/s", "decoder Gb/s",
+	                                   "make Gb/s", "sim/decoder", "frames",   "BER",
+	                                   "FER",       "note",        NULL};
 	cJSON *sec;
 	struct fecd_cuda *ctx = bench_gpu_context(c->g);
 	char path[4096];
@@ -223,6 +225,10 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", 1.5);
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it, early stop",
 	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", 1.8);
+	sim_row(sec, ctx, o, "5G NR BG1 z=384 oms 10 it (plan encoder)",
+	        "ldpc,code=nr-bg1,z=384,algo=oms,offset=0.5,iters=10,early_stop=false", 1.0);
+	sim_row(sec, ctx, o, "WiMAX 576 nms 10 it (plan encoder)",
+	        "ldpc,code=WIMAX_288_576.alist,algo=nms,iters=10,early_stop=false", 2.0);
 }
 
 #else

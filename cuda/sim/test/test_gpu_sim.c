@@ -2,11 +2,16 @@
  * The GPU simulator (fecd_cuda_sim_*) against the CPU, label gpu:
  *   - encoders: the device's code bits equal fec_encode's for the same information bits
  *     (viterbi: CCSDS stream, terminated and truncated frames, punctured DVB-S and 802.11
- *     rates; ldpc: the DVB-S2 codes), and noiseless frames reach the decoder as fecd-feed
- *     --noiseless sends them (+-40); an ldpc code of another form is refused (-FEC_ENOTSUP);
+ *     rates; ldpc: every ldpc preset (the DVB-S2 form's encoder and the plan encoder), generated
+ *     regular and PEG codes and an alist file by name), and noiseless frames reach the decoder
+ *     as fecd-feed --noiseless sends them (+-40); output=codeword on a code whose information
+ *     bits are not its first k is refused (-FEC_ENOTSUP, naming --all-zero) and simulated with
+ *     the all-zero codeword;
  *   - noiseless frames decode with no error;
  *   - determinism: the same seed's frames split differently over runs and batches give the
- *     same tally;
+ *     same tally, and runs submitted ahead (submit, wait) the tallies of run;
+ *   - the tally's frames_wrong_bits (frames with a wrong bit) and bit_errors_sq (against a
+ *     per-frame recount where frames err one at a time);
  *   - frame lengths where frames vary (fecd-sim's default, --frame-bits, refusals);
  *   - statistics: BER and FER against a CPU simulation of the same frames' kind (fec_prng bits,
  *     fec_encode, BPSK/AWGN at the frame's rate, fecd-feed's quantizer, fec_decode; a frame
@@ -283,15 +288,18 @@ static void check_noiseless(const char *text, uint64_t frames)
 static bool tally_eq(const struct fecd_cuda_sim_tally *a, const struct fecd_cuda_sim_tally *b)
 {
 	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
-	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged;
+	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged &&
+	       a->frames_wrong_bits == b->frames_wrong_bits && a->bit_errors_sq == b->bit_errors_sq;
 }
 
 static void print_tally(const char *what, const struct fecd_cuda_sim_tally *t)
 {
-	printf("  %-28s frames %llu fe %llu bits %llu be %llu unconverged %llu\n", what,
-	       (unsigned long long)t->frames, (unsigned long long)t->frame_errors,
+	printf("  %-28s frames %llu fe %llu bits %llu be %llu unconverged %llu wrong %llu "
+	       "be_sq %llu\n",
+	       what, (unsigned long long)t->frames, (unsigned long long)t->frame_errors,
 	       (unsigned long long)t->bits, (unsigned long long)t->bit_errors,
-	       (unsigned long long)t->unconverged);
+	       (unsigned long long)t->unconverged, (unsigned long long)t->frames_wrong_bits,
+	       (unsigned long long)t->bit_errors_sq);
 }
 
 /* One run of count frames against three runs over the same frames, and against a simulator
@@ -311,6 +319,36 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 	CHECK(sim_run(&c, ebn0, 11, 500, a, &three) == 0, "run");
 	CHECK(sim_run(&c, ebn0, 11, 500 + a, b, &three) == 0, "run");
 	CHECK(sim_run(&c, ebn0, 11, 500 + a + b, count - a - b, &three) == 0, "run");
+	{
+		/* the same three runs submitted ahead, waited for one by one */
+		struct fecd_cuda_sim_tally ahead = {0};
+		char err[512];
+		int rc = fecd_cuda_sim_submit(c.sim, ebn0, 11, 500, a, err, sizeof(err));
+
+		if (!rc)
+			rc = fecd_cuda_sim_submit(c.sim, ebn0, 11, 500 + a, b, err, sizeof(err));
+		if (!rc)
+			rc = fecd_cuda_sim_submit(c.sim, ebn0, 11, 500 + a + b, count - a - b, err,
+			                          sizeof(err));
+		CHECK(rc == 0 && fecd_cuda_sim_pending(c.sim) == 3, "%s: submit: %s", text, err);
+		CHECK(fecd_cuda_sim_run(c.sim, ebn0, 11, 0, 1, &ahead, err, sizeof(err)) ==
+		          -FEC_EINVAL,
+		      "%s: run with runs pending", text);
+		while (rc == 0 && fecd_cuda_sim_pending(c.sim))
+			rc = fecd_cuda_sim_wait(c.sim, &ahead, err, sizeof(err));
+		CHECK(rc == 0, "%s: wait: %s", text, err);
+		print_tally("three runs submitted ahead", &ahead);
+		CHECK(tally_eq(&one, &ahead), "%s: runs submitted ahead differ", text);
+	}
+	CHECK(one.frames_wrong_bits <= one.frame_errors &&
+	          one.frame_errors - one.frames_wrong_bits <= one.unconverged &&
+	          (one.bit_errors == 0) == (one.frames_wrong_bits == 0) &&
+	          one.bit_errors_sq >= one.bit_errors,
+	      "%s: wrong-bit frames %llu, frame errors %llu, unconverged %llu, bit errors %llu, "
+	      "squares %llu: inconsistent",
+	      text, (unsigned long long)one.frames_wrong_bits, (unsigned long long)one.frame_errors,
+	      (unsigned long long)one.unconverged, (unsigned long long)one.bit_errors,
+	      (unsigned long long)one.bit_errors_sq);
 	setenv("FECD_SIM_BATCH", "37", 1);
 	int rc = code_open(&d, text);
 	unsetenv("FECD_SIM_BATCH");
@@ -327,6 +365,92 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 	CHECK(tally_eq(&one, &small), "%s: batches of %u and of 37 differ", text, c.g.batch);
 	code_close(&d);
 	code_close(&c);
+}
+
+/* bit_errors_sq against frames run one at a time (each run's bit errors squared, summed), with
+ * frames_wrong_bits against the runs with a wrong bit. */
+static void check_squares(const char *text, double ebn0, uint64_t frames)
+{
+	struct fecd_cuda_sim_tally all = {0};
+	uint64_t sq = 0, wrong = 0, be = 0;
+	struct code c;
+
+	if (code_open(&c, text)) {
+		CHECK(0, "%s: cannot open", text);
+		code_close(&c);
+		return;
+	}
+	CHECK(sim_run(&c, ebn0, 5, 0, frames, &all) == 0, "%s: run", text);
+	for (uint64_t f = 0; f < frames; f++) {
+		struct fecd_cuda_sim_tally one = {0};
+
+		if (sim_run(&c, ebn0, 5, f, 1, &one))
+			break;
+		sq += one.bit_errors * one.bit_errors;
+		be += one.bit_errors;
+		wrong += one.bit_errors > 0;
+		CHECK(one.bit_errors_sq == one.bit_errors * one.bit_errors &&
+		          one.frames_wrong_bits == (one.bit_errors > 0),
+		      "%s frame %llu: %llu bit errors, squares %llu, wrong-bit frames %llu", text,
+		      (unsigned long long)f, (unsigned long long)one.bit_errors,
+		      (unsigned long long)one.bit_errors_sq,
+		      (unsigned long long)one.frames_wrong_bits);
+	}
+	printf("squares %s at %.2f dB: %llu frames, %llu with wrong bits (run: %llu), sum of "
+	       "squares %llu (run: %llu), frame errors %llu\n",
+	       text, ebn0, (unsigned long long)frames, (unsigned long long)wrong,
+	       (unsigned long long)all.frames_wrong_bits, (unsigned long long)sq,
+	       (unsigned long long)all.bit_errors_sq, (unsigned long long)all.frame_errors);
+	CHECK(wrong > 0 && wrong < frames, "%s at %.2f dB: %llu of %llu frames wrong: no test",
+	      text, ebn0, (unsigned long long)wrong, (unsigned long long)frames);
+	CHECK(all.bit_errors == be && all.bit_errors_sq == sq && all.frames_wrong_bits == wrong,
+	      "%s: one run and frames one at a time differ", text);
+	code_close(&c);
+}
+
+/* output=codeword on a code whose information bits are not the first k columns: refused with
+ * the reason and --all-zero named; with the all-zero codeword simulated without an encoder. */
+static void check_all_zero_only(const char *text)
+{
+	struct fecd_cuda_sim_tally quiet = {0}, noisy = {0};
+	struct fec_spec spec;
+	struct fec_decoder *dec = NULL;
+	struct fecd_cuda_sim *sim = NULL;
+	char err[512] = "";
+	int rc;
+
+	CHECK(fec_spec_from_string(text, &spec, err, sizeof(err)) == 0 &&
+	          fec_decoder_create(&spec, &dec) == 0,
+	      "%s: %s", text, err);
+	if (!dec)
+		return;
+	rc = fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err));
+	CHECK(rc == -FEC_ENOTSUP && strstr(err, "--all-zero"), "%s: open returned %d: %s", text, rc,
+	      err);
+	printf("refused %s: %s\n", text, err);
+	fecd_cuda_sim_close(sim);
+	sim = NULL;
+	CHECK(!fecd_cuda_sim_supports(fec_decoder_spec(dec), "awgn"), "%s: supported", text);
+	CHECK(fecd_cuda_sim_supports_all_zero(fec_decoder_spec(dec), "awgn"),
+	      "%s: not supported with the all-zero codeword", text);
+	rc = fecd_cuda_sim_open(ctx, dec, "awgn", true, &sim, err, sizeof(err));
+	CHECK(rc == 0, "%s all-zero: open: %s", text, err);
+	if (rc == 0) {
+		CHECK(fecd_cuda_sim_run(sim, INFINITY, 1, 0, 500, &quiet, err, sizeof(err)) == 0 &&
+		          fecd_cuda_sim_run(sim, 1.5, 1, 0, 500, &noisy, err, sizeof(err)) == 0,
+		      "%s all-zero: run: %s", text, err);
+		CHECK(quiet.frames == 500 && quiet.frame_errors == 0,
+		      "%s all-zero noiseless: %llu frame errors", text,
+		      (unsigned long long)quiet.frame_errors);
+		CHECK(noisy.frame_errors > 0 && noisy.frame_errors < noisy.frames,
+		      "%s all-zero at 1.5 dB: %llu of %llu frames wrong", text,
+		      (unsigned long long)noisy.frame_errors, (unsigned long long)noisy.frames);
+		printf("all-zero %s: noiseless %llu/%llu, 1.5 dB %llu/%llu frame errors\n", text,
+		       (unsigned long long)quiet.frame_errors, (unsigned long long)quiet.frames,
+		       (unsigned long long)noisy.frame_errors, (unsigned long long)noisy.frames);
+	}
+	fecd_cuda_sim_close(sim);
+	fec_decoder_destroy(dec);
 }
 
 /* ---- Statistics */
@@ -548,10 +672,19 @@ int main(int argc, char **argv)
 	    "is95-fwd,mode=terminated,max_frame_bits=500",
 	    "gsm,decode_len=512",
 	};
-	static const char *const ldpc_codes[] = {
-	    "dvbs2-1/2",
-	    "ldpc,code=DVB-S2_64800x16200.alist",
-	    "ldpc,code=DVB-S2_64800x6480.alist",
+	/* every ldpc preset (from the codec's table) and codes no preset names */
+	static const char *const ldpc_more[] = {
+	    "ldpc,code=DVB-S2_64800x6480.alist,output=codeword",
+	    "ldpc,code=WIMAX_288_576.alist,output=codeword",
+	    "ldpc,code=AR4JA_4096_8192.qc",
+	    "ldpc,code=nr-bg1,z=16",
+	    "ldpc,code=nr-bg2,z=52",
+	};
+	static const char *const ldpc_generated[] = {
+	    "ldpc,code=regular,n=576,dv=3,dc=6",
+	    "ldpc,code=regular,n=1000,dv=3,dc=6,seed=7",
+	    "ldpc,code=peg,n=2000,dv=3",
+	    "ldpc,code=peg,n=1200,dv=3,dc=4",
 	};
 	const char *dvb = "dvbs2-1/2,algo=nms,schedule=layered,iters=10,early_stop=false";
 
@@ -560,30 +693,16 @@ int main(int argc, char **argv)
 	check_encoder("ccsds,mode=terminated", 2000);
 	check_encoder("dvbs-3/4,mode=terminated", 300);
 	check_frame_bits();
-	for (size_t i = 0; files && i < sizeof(ldpc_codes) / sizeof(ldpc_codes[0]); i++)
-		check_encoder(ldpc_codes[i], 0);
-	if (files) {
-		/* a code of another form has no device encoder: refused, with a reason */
-		struct fec_spec spec;
-		struct fec_decoder *dec = NULL;
-		struct fecd_cuda_sim *sim = NULL;
-
-		CHECK(fec_spec_from_string("ldpc,code=WIMAX_288_576.alist", &spec, err,
-		                           sizeof(err)) == 0 &&
-		          fec_decoder_create(&spec, &dec) == 0,
-		      "WiMAX code: %s", err);
-		if (dec) {
-			int rc =
-			    fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err));
-
-			CHECK(rc == -FEC_ENOTSUP, "WiMAX code: open returned %d", rc);
-			CHECK(!fecd_cuda_sim_supports(fec_decoder_spec(dec), "awgn"),
-			      "WiMAX code: supported");
-			printf("WiMAX 576: %s\n", err);
-			fecd_cuda_sim_close(sim);
-			fec_decoder_destroy(dec);
-		}
-	}
+	for (unsigned i = 0; files && i < fec_preset_count(); i++)
+		if (fec_preset_at(i)->family == FECD_FAMILY_LDPC)
+			check_encoder(fec_preset_at(i)->name, 0);
+	for (size_t i = 0; files && i < sizeof(ldpc_more) / sizeof(ldpc_more[0]); i++)
+		check_encoder(ldpc_more[i], 0);
+	for (size_t i = 0; i < sizeof(ldpc_generated) / sizeof(ldpc_generated[0]); i++)
+		check_encoder(ldpc_generated[i], 0);
+	check_all_zero_only("ldpc,code=regular,n=576,dv=3,dc=6,output=codeword");
+	if (files)
+		check_all_zero_only("ldpc,code=MACKAY_504_1008.alist,output=codeword");
 	{
 		struct fec_spec spec;
 
@@ -594,25 +713,42 @@ int main(int argc, char **argv)
 			CHECK(fec_spec_from_string("dvbs2-1/2", &spec, err, sizeof(err)) == 0, "%s",
 			      err);
 			CHECK(fecd_cuda_sim_supports(&spec, "awgn"), "DVB-S2 r1/2 over awgn");
+			CHECK(fec_spec_from_string("wimax-576", &spec, err, sizeof(err)) == 0, "%s",
+			      err);
+			CHECK(fecd_cuda_sim_supports(&spec, "awgn"), "WiMAX 576 over awgn");
 		}
 	}
 
 	check_noiseless("ccsds", 20000);
 	check_noiseless("dvbs-7/8,mode=terminated,max_frame_bits=1002", 5000);
-	if (files)
+	check_noiseless("ldpc,code=peg,n=2000,dv=3", 3000);
+	if (files) {
 		check_noiseless(dvb, 300);
+		check_noiseless("wimax-576", 3000);
+		check_noiseless("ar4ja-4096,iters=20", 1000);
+		check_noiseless("ldpc,code=nr-bg1,z=32,algo=oms,offset=0.5,iters=20", 1000);
+		check_noiseless("mackay-8000", 1000);
+	}
 
 	check_split("ccsds", 2.5, 3000);
 	check_split("dvbs-3/4,mode=terminated,max_frame_bits=1002", 4.0, 3000);
-	if (files)
+	check_split("ldpc,code=peg,n=2000,dv=3", 1.6, 3000);
+	if (files) {
 		check_split(dvb, 1.6, 300);
+		check_split("wimax-576", 1.5, 3000);
+	}
+	check_squares("ccsds", 3.0, 300);
+	if (files)
+		check_squares("wimax-576", 1.5, 300);
 
 	check_stats("ccsds", 2.5, 20000, 4000);
 	check_stats("ccsds", 3.0, 20000, 4000);
 	check_stats("dvbs-3/4,mode=terminated,max_frame_bits=1002", 4.0, 20000, 4000);
+	check_stats("ldpc,code=peg,n=2000,dv=3", 1.6, 20000, 4000);
 	if (files) {
 		check_stats(dvb, 1.55, 4000, 1280);
 		check_stats(dvb, 1.7, 4000, 1280);
+		check_stats("wimax-576", 2.0, 20000, 4000);
 	}
 	fecd_cuda_close(ctx);
 	return check_done();
