@@ -110,17 +110,6 @@ uint64_t fec_pack_word_lsb(const uint8_t *bits, size_t n)
 	return u;
 }
 
-/* A word's bytes in little-endian order on any machine. */
-static inline void store_le64(uint8_t *dst, uint64_t w)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(dst, &w, 8);
-#else
-	for (unsigned k = 0; k < 8; k++)
-		dst[k] = (uint8_t)(w >> 8 * k);
-#endif
-}
-
 /* nib2[v]: the 4 bits of v at bytes 0, 2, 4, 6 (two words' bits interleaved a byte each) */
 static const uint64_t nib2[16] = {
     0x0000000000000000ull, 0x0000000000000001ull, 0x0000000000010000ull, 0x0000000000010001ull,
@@ -157,14 +146,14 @@ void fec_spread_words_lsb(const uint64_t *w, unsigned nw, size_t n, uint8_t *out
 #endif
 	if (nw == 2)
 		for (; j + 4 <= n; j += 4, o += 8)
-			store_le64(out + o, nib2[w[0] >> j & 15] | nib2[w[1] >> j & 15] << 8);
+			fec_store_le64(out + o, nib2[w[0] >> j & 15] | nib2[w[1] >> j & 15] << 8);
 	/* three or four words: two stages' 6 or 8 bytes in one store of 8, while 8 remain */
 	for (; (nw == 3 || nw == 4) && j + 2 <= n && (n - j) * nw >= 8; j += 2, o += 2 * nw) {
 		uint64_t x = 0;
 
 		for (unsigned r = 0; r < nw; r++)
 			x |= pair[nw - 3][w[r] >> j & 3] << (8 * r);
-		store_le64(out + o, x);
+		fec_store_le64(out + o, x);
 	}
 	for (; j < n; j++)
 		for (unsigned r = 0; r < nw; r++)

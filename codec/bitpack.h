@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* bits: one bit per byte (0 or nonzero). packed: (n + 7) / 8 bytes; trailing bits are zero. */
 void fec_pack_bits(const uint8_t *bits, size_t n, uint8_t *packed);
@@ -18,5 +19,16 @@ size_t fec_count_bit_errors(const uint8_t *a, const uint8_t *b, size_t n);
  * out[j * nw + r] = bit j of w[r] for j < n (two words 4 bits at a time, three or four 2). */
 uint64_t fec_pack_word_lsb(const uint8_t *bits, size_t n);
 void fec_spread_words_lsb(const uint64_t *w, unsigned nw, size_t n, uint8_t *out);
+
+/* A word's bytes in little-endian order (a vector register's order on x86) on any machine. */
+static inline void fec_store_le64(uint8_t *dst, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, &w, 8);
+#else
+	for (unsigned k = 0; k < 8; k++)
+		dst[k] = (uint8_t)(w >> 8 * k);
+#endif
+}
 
 #endif

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bitpack.h"
 #include "cpu_simd.h"
 #include "sim_qawgn.h"
 
@@ -119,17 +120,6 @@ static inline void lanes_step(struct sim_qawgn_lanes *ln, uint64_t *out)
 	}
 }
 
-/* A word's bytes in little-endian order (a vector register's order on x86) on any machine. */
-static inline void store_le64(uint8_t *dst, uint64_t w)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(dst, &w, 8);
-#else
-	for (unsigned k = 0; k < 8; k++)
-		dst[k] = (uint8_t)(w >> 8 * k);
-#endif
-}
-
 static void apply_portable(const struct sim_qawgn *t, struct sim_qawgn_lanes *ln,
                            struct fec_prng *p, const uint8_t *bits, size_t n, int8_t *out)
 {
@@ -143,7 +133,7 @@ static void apply_portable(const struct sim_qawgn *t, struct sim_qawgn_lanes *ln
 		for (unsigned k = 0; k < 3; k++) {
 			lanes_step(ln, w);
 			for (unsigned l = 0; l < SIM_QAWGN_LANES; l++)
-				store_le64(by[k] + 8 * l, w[l]);
+				fec_store_le64(by[k] + 8 * l, w[l]);
 		}
 		for (size_t j = 0; j < m; j++) {
 			const unsigned b = by[0][j], u = (unsigned)by[1][j] << 8 | by[2][j];

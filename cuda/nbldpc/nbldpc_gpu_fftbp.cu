@@ -70,34 +70,12 @@ __device__ __forceinline__ void gnorm(float (&r)[nbgpu_geo<Q>::V], unsigned mask
 	}
 }
 
-/* The unnormalised Walsh-Hadamard transform over the group: value a = ln V + v in r[v]. A
- * butterfly across lanes is one fused multiply-add with +1 or -1 (the lane holding a gets
- * a + b, the one holding b gets a - b, each rounded once as the CPU's sum and difference). */
+/* The unnormalised Walsh-Hadamard transform over the group (nbldpc_gpu_group.cuh): value
+ * a = ln V + v in r[v]. */
 template <int Q>
 __device__ __forceinline__ void gwht(float (&r)[nbgpu_geo<Q>::V], unsigned ln, unsigned mask)
 {
-	constexpr int V = nbgpu_geo<Q>::V;
-
-#pragma unroll
-	for (int h = 1; h < Q; h <<= 1) {
-		if (h < V) {
-#pragma unroll
-			for (int j = 0; j < V; j++)
-				if (!(j & h)) {
-					const float a = r[j], b = r[j + h];
-
-					r[j] = a + b;
-					r[j + h] = a - b;
-				}
-		} else {
-			const int d = h / V;
-			const float sg = (ln & d) ? -1.0f : 1.0f;
-
-#pragma unroll
-			for (int v = 0; v < V; v++)
-				r[v] = fmaf(r[v], sg, __shfl_xor_sync(mask, r[v], d));
-		}
-	}
+	group_wht<Q, nbgpu_geo<Q>::V>(r, ln, mask);
 }
 
 /* a + b for signed logarithms: nbldpc_decode.c slog_add's values without its library calls

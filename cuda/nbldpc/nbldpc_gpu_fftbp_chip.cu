@@ -86,33 +86,6 @@ template <int L, int V> __device__ __forceinline__ void chip_norm_log(float (&r)
 	}
 }
 
-/* The unnormalised Walsh-Hadamard transform: a butterfly across lanes is one fma with +1 or -1
- * (the lane holding a gets a + b, the one holding b gets a - b, each rounded once as the CPU's). */
-template <int Q, int V>
-__device__ __forceinline__ void chip_wht(float (&r)[V], unsigned ln, unsigned mask)
-{
-#pragma unroll
-	for (int h = 1; h < Q; h <<= 1) {
-		if (h < V) {
-#pragma unroll
-			for (int j = 0; j < V; j++)
-				if (!(j & h)) {
-					const float a = r[j], b = r[j + h];
-
-					r[j] = a + b;
-					r[j + h] = a - b;
-				}
-		} else {
-			const int d = h / V;
-			const float sg = (ln & d) ? -1.0f : 1.0f;
-
-#pragma unroll
-			for (int v = 0; v < V; v++)
-				r[v] = fmaf(r[v], sg, __shfl_xor_sync(mask, r[v], d));
-		}
-	}
-}
-
 /* V consecutive floats from (generic, possibly another block's) shared memory, and back. */
 template <int V> __device__ __forceinline__ void chip_load(float (&r)[V], const float *p)
 {
@@ -221,7 +194,7 @@ chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg
 #pragma unroll
 	for (int i = 0; i < D; i++)
 		if (i < (int)deg)
-			chip_wht<Q, V>(F[i], ln, mask);
+			group_wht<Q, V>(F[i], ln, mask);
 			/* each edge's product of the others, prefix times suffix as the CPU forms
 			 * them (its prefix products recomputed here rather than kept: fewer live
 			 * registers, the same roundings) */
@@ -245,7 +218,7 @@ chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg
 				t[v] = pre * acc[v];
 				acc[v] *= F[i][v];
 			}
-			chip_wht<Q, V>(t, ln, mask);
+			group_wht<Q, V>(t, ln, mask);
 			chip_norm_prob<L, V>(t, mask);
 			chip_quots<V>(ex, lgb, lgs, lgi[i], idx);
 #pragma unroll
