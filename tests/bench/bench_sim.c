@@ -2,7 +2,10 @@
  * fecd-bench's "sim" section: fecd-sim's GPU engine (fecd_cuda.h, fecd_cuda_sim_*) on the
  * issue's two targets, CCSDS K=7 r=1/2 (stream, 2048-bit blocks) at 4 dB and DVB-S2 r=1/2
  * layered normalized min-sum with 10 iterations (no early stop), at 1.5 dB (FER near 0.8); and
- * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it. Each
+ * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it; ids
+ * over the bsid channel: the seed's Fig. 17 setting (tvb-fig17: N = 840, q = 16, n = 8,
+ * Pi = Pd = 1e-3, Ps = 0, hard bits: 20 dB puts every value at +-127), and the concatenation
+ * dm-ldpc at Pi = Pd = 1e-2 (the bench's ids and ids_concat sections time their decoders). Each
  * row gives the simulated information bits per second (random bits, encoding, BPSK/AWGN,
  * quantization, decoding and counting, all on the device) and, from the same simulator's buffers,
  * the decoder kernel alone on the same frames and batches (fecd_cuda_sim_decode_only), with the BER
@@ -44,7 +47,7 @@ static double sim_rate(struct fecd_cuda_sim *sim, double ebn0, uint64_t chunk, d
 }
 
 static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *o,
-                    const char *label, const char *text, double ebn0)
+                    const char *label, const char *text, const char *channel, double ebn0)
 {
 	struct fecd_cuda_sim_tally t = {0}, none = {0};
 	struct fecd_cuda_sim_geometry g;
@@ -55,6 +58,8 @@ static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *
 	cJSON *row = report_row(sec, label);
 
 	row_str(row, "code", text);
+	if (strcmp(channel, "awgn"))
+		row_str(row, "channel", channel);
 	row_num(row, "Eb/N0", ebn0);
 	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
 		row_str(row, "note", err);
@@ -64,7 +69,7 @@ static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *
 		row_str(row, "note", "no decoder");
 		return;
 	}
-	if (fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err))) {
+	if (fecd_cuda_sim_open(ctx, dec, channel, false, &sim, err, sizeof(err))) {
 		row_str(row, "note", err);
 		goto out;
 	}
@@ -101,9 +106,9 @@ out:
 
 void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
-	static const char *const cols[] = {"code",        "Eb/N0",  "sim Gb/s", "decoder Gb/s",
-	                                   "sim/decoder", "frames", "BER",      "FER",
-	                                   "note",        NULL};
+	static const char *const cols[] = {"code",         "channel",     "Eb/N0",  "sim Gb/s",
+	                                   "decoder Gb/s", "sim/decoder", "frames", "BER",
+	                                   "FER",          "note",        NULL};
 	cJSON *sec = report_section(r, "sim", cols);
 	struct fecd_cuda *ctx = bench_gpu_context(c->g);
 	char path[4096];
@@ -117,7 +122,11 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 		fec_codes_dir_set(o->codes_dir);
 	report_note(sec, "sim: information bits simulated per second, everything on the device; "
 	                 "decoder: the decoder kernel alone on the same frames and batches");
-	sim_row(sec, ctx, o, "CCSDS K=7 r1/2 stream", "ccsds", 4.0);
+	sim_row(sec, ctx, o, "CCSDS K=7 r1/2 stream", "ccsds", "awgn", 4.0);
+	sim_row(sec, ctx, o, "ids Fig. 17 (hard bits)", "tvb-fig17", "bsid,pi=0.001,pd=0.001,ps=0",
+	        20.0);
+	sim_row(sec, ctx, o, "ids dm-ldpc, Pi = Pd = 0.01", "dm-ldpc", "bsid,pi=0.01,pd=0.01,ps=0",
+	        20.0);
 	snprintf(path, sizeof(path), "%s/%s", fec_codes_dir(), DVBS2);
 	if (stat(path, &st) != 0) {
 		report_note(sec, "%s not in the codes folder %s: DVB-S2 rows skipped", DVBS2,
@@ -125,9 +134,11 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 		return;
 	}
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it",
-	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", 1.5);
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", "awgn",
+	        1.5);
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it, early stop",
-	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", 1.8);
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", "awgn",
+	        1.8);
 }
 
 #else
