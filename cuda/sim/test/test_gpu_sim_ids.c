@@ -15,8 +15,8 @@
  *     and batches give the same tally;
  *   - GPU against fecd-sim's CPU engine (sim_cpu_run, the channel table's bsid): FER (Wilson)
  *     and BER (batch means over 20 runs) intervals overlap, at the Fig. 17 setting (tvb-fig17,
- *     Pi = Pd = 1e-3, Ps = 0, hard bits), with soft bits, at twice the edits, and for the
- *     concatenation dm-ldpc at 5 % edits;
+ *     Pi = Pd = 1e-3, Ps = 0, hard bits), with soft bits (int8 and float input), at twice the
+ *     edits, and for the concatenation dm-ldpc at 5 % edits;
  *   - refusals: a stream code over bsid, the all-zero codeword over bsid, a bad parameter.
  * A failing comparison names the code, the frame and the first differing index. Exits 77
  * without a GPU.
@@ -609,6 +609,7 @@ int main(void)
 	 * 5 % edits, past its waterfall (0.18) */
 	check_agree(fig17, fig17_ch, 20.0, 8000, 4000);
 	check_agree(fig17, fig17_ch, 10.0, 8000, 4000);
+	check_agree("tvb-fig17,in=f32", fig17_ch, 10.0, 4000, 2000);
 	check_agree("ids,code=random,N=200,q=16,n=8,seed=1,pi=0.002,pd=0.002",
 	            "bsid,pi=0.002,pd=0.002", 20.0, 8000, 4000);
 	check_agree("dm-ldpc,pi=0.05,pd=0.05", "bsid,pi=0.05,pd=0.05", 20.0, 4000, 2000);
