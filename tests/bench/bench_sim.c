@@ -7,9 +7,12 @@
  * Its "sim" section: fecd-sim's GPU engine (fecd_cuda.h, fecd_cuda_sim_*) on the
  * issue's two targets, CCSDS K=7 r=1/2 (stream, 2048-bit blocks) at 4 dB and DVB-S2 r=1/2
  * layered normalized min-sum with 10 iterations (no early stop), at 1.5 dB (FER near 0.8); and
- * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it; and
+ * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it;
  * two codes of the ldpc plan encoder (cuda/ldpc/ldpc_gpu_sim_peel.cu): 5G NR BG1 z=384 and WiMAX
- * 576, offset / normalized min-sum, 10 iterations. Each
+ * 576, offset / normalized min-sum, 10 iterations; ids over the bsid channel: the seed's Fig. 17
+ * setting (tvb-fig17: N = 840, q = 16, n = 8, Pi = Pd = 1e-3, Ps = 0, hard bits: 20 dB puts
+ * every value at +-127), and the concatenation dm-ldpc at Pi = Pd = 1e-2 (the bench's ids and
+ * ids_concat sections time their decoders). Each
  * row gives the simulated information bits per second (random bits, encoding, BPSK/AWGN,
  * quantization, decoding and counting, all on the device) and, from the same simulator's buffers,
  * the decoder kernel alone on the same frames and batches (fecd_cuda_sim_decode_only), with the BER
@@ -139,7 +142,7 @@ static double sim_rate(struct fecd_cuda_sim *sim, double ebn0, uint64_t chunk, d
 }
 
 static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *o,
-                    const char *label, const char *text, double ebn0)
+                    const char *label, const char *text, const char *channel, double ebn0)
 {
 	struct fecd_cuda_sim_tally t = {0}, none = {0};
 	struct fecd_cuda_sim_geometry g;
@@ -150,6 +153,8 @@ static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *
 	cJSON *row = report_row(sec, label);
 
 	row_str(row, "code", text);
+	if (strcmp(channel, "awgn"))
+		row_str(row, "channel", channel);
 	row_num(row, "Eb/N0", ebn0);
 	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
 		row_str(row, "note", err);
@@ -159,7 +164,7 @@ static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *
 		row_str(row, "note", "no decoder");
 		return;
 	}
-	if (fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err))) {
+	if (fecd_cuda_sim_open(ctx, dec, channel, false, &sim, err, sizeof(err))) {
 		row_str(row, "note", err);
 		goto out;
 	}
@@ -196,9 +201,9 @@ out:
 
 void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
-	static const char *const cols[] = {"code",      "Eb/N0",       "sim Gb/s", "decoder Gb/s",
-	                                   "make Gb/s", "sim/decoder", "frames",   "BER",
-	                                   "FER",       "note",        NULL};
+	static const char *const cols[] = {"code",         "channel",   "Eb/N0",       "sim Gb/s",
+	                                   "decoder Gb/s", "make Gb/s", "sim/decoder", "frames",
+	                                   "BER",          "FER",       "note",        NULL};
 	cJSON *sec;
 	struct fecd_cuda *ctx = bench_gpu_context(c->g);
 	char path[4096];
@@ -214,7 +219,11 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 		fec_codes_dir_set(o->codes_dir);
 	report_note(sec, "sim: information bits simulated per second, everything on the device; "
 	                 "decoder: the decoder kernel alone on the same frames and batches");
-	sim_row(sec, ctx, o, "CCSDS K=7 r1/2 stream", "ccsds", 4.0);
+	sim_row(sec, ctx, o, "CCSDS K=7 r1/2 stream", "ccsds", "awgn", 4.0);
+	sim_row(sec, ctx, o, "ids Fig. 17 (hard bits)", "tvb-fig17", "bsid,pi=0.001,pd=0.001,ps=0",
+	        20.0);
+	sim_row(sec, ctx, o, "ids dm-ldpc, Pi = Pd = 0.01", "dm-ldpc", "bsid,pi=0.01,pd=0.01,ps=0",
+	        20.0);
 	snprintf(path, sizeof(path), "%s/%s", fec_codes_dir(), DVBS2);
 	if (stat(path, &st) != 0) {
 		report_note(sec, "%s not in the codes folder %s: DVB-S2 rows skipped", DVBS2,
@@ -222,13 +231,16 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 		return;
 	}
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it",
-	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", 1.5);
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", "awgn",
+	        1.5);
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it, early stop",
-	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", 1.8);
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", "awgn",
+	        1.8);
 	sim_row(sec, ctx, o, "5G NR BG1 z=384 oms 10 it (plan encoder)",
-	        "ldpc,code=nr-bg1,z=384,algo=oms,offset=0.5,iters=10,early_stop=false", 1.0);
+	        "ldpc,code=nr-bg1,z=384,algo=oms,offset=0.5,iters=10,early_stop=false", "awgn",
+	        1.0);
 	sim_row(sec, ctx, o, "WiMAX 576 nms 10 it (plan encoder)",
-	        "ldpc,code=WIMAX_288_576.alist,algo=nms,iters=10,early_stop=false", 2.0);
+	        "ldpc,code=WIMAX_288_576.alist,algo=nms,iters=10,early_stop=false", "awgn", 2.0);
 }
 
 #else
