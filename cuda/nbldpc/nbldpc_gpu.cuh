@@ -157,4 +157,7 @@ int nbgpu_fftbp_prepare(const struct nbgpu_code *c, const struct fecd_cuda_devic
 int nbgpu_fftbp_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                        const struct gpu_batch *b, void *ws, cudaStream_t s);
 
+/* The simulator's encoder (nbldpc_gpu_sim.cu), nbldpc_gpu_family's sim_encoder. */
+extern "C" const struct gpu_sim_encoder_ops nbldpc_gpu_sim_encoder;
+
 #endif
