@@ -17,7 +17,8 @@
  * a combination of the k information symbols). Over a field every form gives exactly the CPU's
  * symbols.
  *
- * The peeling is a chain (a zigzag parity part: each symbol needs the one before), so a frame is
+ * The peeling is sequential (a zigzag parity part: two interleaved chains, each step needing the
+ * step two before; 420 dependent steps of GF64_5040's 839), so a frame is
  * one thread's: a warp runs 32 frames through the program in step. Their symbols lie in a
  * scratch area in device memory (per CUDA stream, as lanes encode at once), interleaved (symbol
  * x of lane i at x 32 + i: one 32-byte sector per symbol a warp reads), as logarithms (0xff for
@@ -111,20 +112,32 @@ __global__ void nbsim_encode_kernel(const struct nbsim_dev d, const uint32_t *bi
 		}
 		__syncwarp();
 
-		/* the program, a frame a lane (lanes past the frames run it on zeros) */
+		/* the program, a frame a lane (lanes past the frames run it on zeros). The symbols
+		 * the last two steps set come from registers, not read back: a read after a store
+		 * waits for the device memory round trip, and the peeling of the generated codes
+		 * and the BeiDou files is two interleaved chains, each step needing the step two
+		 * before */
+		uint32_t dst1 = UINT32_MAX, dst2 = UINT32_MAX, v1 = NBSIM_ZERO, v2 = NBSIM_ZERO;
+
 		for (uint32_t i = 0; i < d.prog_len;) {
 			const uint32_t dst = __ldg(d.prog + i), nt = __ldg(d.prog + i + 1);
 			uint32_t acc = 0;
 
 			i += 2;
 			for (uint32_t e = 0; e < nt; e++, i++) {
-				const uint32_t t = __ldg(d.prog + i);
-				const uint32_t l = cw[(t & 0xffffffu) * 32 + lane];
+				const uint32_t t = __ldg(d.prog + i), src = t & 0xffffffu;
+				const uint32_t l = src == dst1   ? v1
+				                   : src == dst2 ? v2
+				                                 : cw[src * 32 + lane];
 
 				if (l != NBSIM_ZERO)
 					acc ^= ex[l + (t >> 24)];
 			}
-			cw[dst * 32 + lane] = lg[acc];
+			dst2 = dst1;
+			v2 = v1;
+			dst1 = dst;
+			v1 = lg[acc];
+			cw[dst * 32 + lane] = (uint8_t)v1;
 		}
 		__syncwarp();
 
