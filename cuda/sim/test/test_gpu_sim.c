@@ -13,8 +13,9 @@
  *   - frame lengths where frames vary (fecd-sim's default, --frame-bits, refusals);
  *   - statistics: BER and FER against a CPU simulation of the same frames' kind (fec_prng bits,
  *     fec_encode, BPSK/AWGN at the frame's rate, fecd-feed's quantizer, fec_decode; a frame
- *     error is a wrong bit or a status other than decoded) at 2 points per code: the 95%
- *     confidence intervals must overlap (FER: Wilson; BER: batch means over 20 runs).
+ *     error is a wrong bit or a status other than decoded) at 2 points per code (fano and
+ *     nbldpc: one): the 95% confidence intervals must overlap (FER: Wilson; BER: batch means
+ *     over 20 runs).
  *   - the all-zero codeword (fano, nbldpc): all bits 0, its FER within random bits' interval.
  * Arguments (fano, nbldpc) run only those families' cases.
  * A failing comparison names the code, the frame and the first differing index. Exits 77
@@ -592,6 +593,7 @@ static void check_fano(void)
 		check_encoder(codes[i], 0);
 	check_noiseless("whd-k7", 3000);
 	check_noiseless("nasa-k32,algo=bfa", 2000);
+	check_noiseless("whd-k7,in=f32", 1000);
 	check_noiseless("fano,k=64,polys_karn=8000000000000001:ffffffffffffffff:c3a5f00f12345679,"
 	                "frame_bits=777",
 	                1000);
@@ -685,6 +687,7 @@ static void check_nbldpc(bool files)
 	check_noiseless("gf64-5040", 2000);
 	check_noiseless("gf64-5040,algo=tms", 2000);
 	check_noiseless("gf256-5040", 500);
+	check_noiseless("gf16-5040,in=f32", 500);
 	check_noiseless("nbldpc,code=regular,q=16,n=120,dv=3,dc=6", 2000);
 	if (files)
 		check_noiseless("bds-b1c-sf2,algo=tms", 5000);
