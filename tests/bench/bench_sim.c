@@ -137,9 +137,9 @@ static void sim_fam_rows(cJSON *sec, struct fecd_cuda *ctx, const struct bench_o
 
 void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
-	static const char *const cols[] = {"code",        "Eb/N0",  "sim Gb/s", "decoder Gb/s",
-	                                   "sim/decoder", "frames", "BER",      "FER",
-	                                   "note",        NULL};
+	static const char *const cols[] = {"code",        "Eb/N0",     "sim Gb/s", "decoder Gb/s",
+	                                   "sim/decoder", "make Gb/s", "frames",   "BER",
+	                                   "FER",         "note",      NULL};
 	cJSON *sec = report_section(r, "sim", cols);
 	struct fecd_cuda *ctx = bench_gpu_context(c->g);
 	char path[4096];
