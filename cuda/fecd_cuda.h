@@ -138,8 +138,10 @@ unsigned fecd_cuda_lane_pending(const struct fecd_cuda_lane *lane);
  *
  * Monte Carlo frames of a code made, sent and decoded on the device: random information bits
  * (cuRAND Philox, counter-based: frame i of a seed is the same whatever the runs' splits), the
- * family's encoder on the device, BPSK over AWGN at Eb/N0 for the code's rate, quantization to
- * the decoder's input as fecd-feed does it (int8: mean |LLR| -> 40), the family's GPU decoder,
+ * family's encoder on the device, the channel (awgn: BPSK over AWGN at Eb/N0 for the code's
+ * rate; bsid: insertions, deletions and substitutions first, for decoders of frames of varying
+ * length), quantization to the decoder's input as fecd-feed does it (int8: mean |LLR| -> 40, or
+ * the code's llr_scale), the family's GPU decoder,
  * and error counting; only the tally comes back. A frame is one decoder job: a frame code's
  * frame (max_frame_bits bits where frames vary), or one block of a stream code (decode_len bits)
  * decoded from a random stream with the head and tail symbols the job takes. bits and
@@ -158,20 +160,22 @@ struct fecd_cuda_sim_tally {
 };
 /* True when the family has a GPU encoder and decoder for the spec's code (ldpc: every code but
  * output=codeword where the information bits are not the first k columns; this loads such a code
- * to look) and the channel is one the engine has ("awgn"); false: the
- * caller simulates on the CPU. open refuses what this refuses (-FEC_ENOTSUP, with the reason). */
+ * to look) and the channel is one the engine has ("awgn"; "bsid" for a decoder of frames of
+ * varying length: this builds the decoder to look); false: the caller simulates on the CPU. open
+ * refuses what this refuses (-FEC_ENOTSUP, with the reason). */
 bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *channel);
-/* The same for the all-zero codeword (open's all_zero): where the family's device encoder does
- * not take the code, the engine sends all-zero code bits without one (a frame code of fixed
- * frames whose family declares the all-zero codeword valid; open refuses others). */
+/* The same for the all-zero codeword (open's all_zero; awgn only): where the family's device
+ * encoder does not take the code, the engine sends all-zero code bits without one (a frame code
+ * of fixed frames whose family declares the all-zero codeword valid; open refuses others). */
 bool fecd_cuda_sim_supports_all_zero(const struct fec_spec *spec, const char *channel);
-/* channel: the channel table's text form ("awgn"); all_zero: send the all-zero codeword (the
- * information bits all 0, through the encoder). cpu_dec must outlive the simulator. */
+/* channel: the channel table's text form ("awgn", "bsid,pi=..."); all_zero: send the all-zero
+ * codeword (the information bits all 0, through the encoder; awgn only). cpu_dec must outlive
+ * the simulator. */
 int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decoder *cpu_dec,
                        const char *channel, bool all_zero, struct fecd_cuda_sim **out,
                        char *err, size_t errlen);
 /* Simulates frames [first, first + count) of the point's random sequence (seeded), adding to *t.
- * ebn0_db INFINITY: noiseless (LLRs +-1, as fecd-feed --noiseless). */
+ * ebn0_db INFINITY: noiseless (LLRs +-1, as fecd-feed --noiseless; bsid: hard bits, +-127). */
 int fecd_cuda_sim_run(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
                       uint64_t count, struct fecd_cuda_sim_tally *t, char *err, size_t errlen);
 /* run in two halves, so that a caller keeps the device busy while it reads tallies: submit
@@ -205,6 +209,8 @@ struct fecd_cuda_sim_geometry {
 	size_t in_stride;
 	uint32_t batch, lanes;
 	double rate; /* Eb/N0's rate: cmp_bits / code_syms for frames, the code's for streams */
+	uint32_t max_rx; /* received values a frame at most: code_syms, or a channel's bound that
+	                  * changes the length (bsid), cut at the decoder's input bound */
 };
 void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim, struct fecd_cuda_sim_geometry *g);
 /* Frames [first, first + count) (count <= batch) made as run makes them, copied back: the
@@ -213,6 +219,12 @@ void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim, struct fecd_cuda_si
 int fecd_cuda_sim_peek(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed, uint64_t first,
                        uint32_t count, uint8_t *bits, uint8_t *code, void *in, char *err,
                        size_t errlen);
+/* The channel's side of frames [first, first + count) made as run makes them: each frame's
+ * received length (rx_len[f]: code_syms where the channel keeps it) and the edits the channel
+ * drew (edits[3 f ..]: insertions, deletions, substitutions; 0 where it makes none). */
+int fecd_cuda_sim_peek_channel(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
+                               uint64_t first, uint32_t count, uint32_t *rx_len, uint32_t *edits,
+                               char *err, size_t errlen);
 /* What run does (fecd-bench's comparisons; counting nothing but in FULL): FULL, everything;
  * DECODE_ONLY, the decoder again on what the lanes hold from an earlier run (the decoder kernel
  * alone on the same frames and batches); MAKE_ONLY, the frames made (bits, encoder, channel)

@@ -55,7 +55,12 @@ struct gpu_sim_code {
 	uint32_t gen_bits, zero_head, zero_tail;
 	uint32_t cmp_first, cmp_bits;
 	uint32_t code_syms;
-	struct fec_job job; /* the input fields of the job every frame is decoded as */
+	struct fec_job job; /* the input fields of the job every frame is decoded as (a channel
+	                     * that changes the length sets in_len and own_len per frame) */
+	/* Most frames a batch should hold, 0: the engine's rule (512 MB of input). A decoder that
+	 * takes milliseconds a frame (ids) keeps batches to a fraction of a second, so that a
+	 * run of a few batches still spreads over the lanes and ends soon. */
+	uint32_t batch_max;
 };
 
 /* A family's encoder on the device, for the simulator (NULL in gpu_family_ops: none). */
@@ -78,6 +83,7 @@ struct gpu_sim_encoder_ops {
 };
 
 extern const struct gpu_sim_encoder_ops viterbi_gpu_sim_encoder, ldpc_gpu_sim_encoder;
+extern const struct gpu_sim_encoder_ops ids_gpu_sim_encoder;
 
 struct gpu_family_ops {
 	enum fecd_family family;

@@ -125,6 +125,17 @@ int nbldpc__enc_plan_build(const struct nbldpc_code *code, struct nbldpc_enc_pla
 void nbldpc__enc_plan_encode(const struct nbldpc_code *code, const struct nbldpc_enc_plan *plan,
                              const uint8_t *info, uint8_t *codeword);
 void nbldpc__enc_plan_free(struct nbldpc_enc_plan *plan);
+/* The plan's steps, read-only, for an encoder elsewhere that must give its codewords (the GPU
+ * simulator's, cuda/nbldpc/nbldpc_gpu_sim.cu): with the inactivated columns at 0, column
+ * peel_col[i] is solved from check peel_row[i] for i = 0..npeel-1 in order; the inactivated
+ * columns are then ainv (g x g, row-major) times the sums of the left-over checks left_row; the
+ * peeling is done again with them. */
+struct nbldpc_enc_plan_view {
+	uint32_t npeel, g;
+	const uint32_t *peel_row, *peel_col, *inact_col, *left_row;
+	const uint8_t *ainv;
+};
+void nbldpc__enc_plan_view(const struct nbldpc_enc_plan *plan, struct nbldpc_enc_plan_view *v);
 
 /* A generated rate-1/2 code over GF(q) of n symbols (even, >= 16) with the seed thesis's degree
  * profile for q and a zigzag parity part (nbldpc_gen.c says which and why), no 4-cycles. */

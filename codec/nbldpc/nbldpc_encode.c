@@ -43,6 +43,17 @@ void nbldpc__enc_plan_free(struct nbldpc_enc_plan *p)
 	free(p);
 }
 
+void nbldpc__enc_plan_view(const struct nbldpc_enc_plan *p, struct nbldpc_enc_plan_view *v)
+{
+	v->npeel = p->npeel;
+	v->g = p->g;
+	v->peel_row = p->peel_row;
+	v->peel_col = p->peel_col;
+	v->inact_col = p->inact_col;
+	v->left_row = p->left_row;
+	v->ainv = p->ainv;
+}
+
 /* Fills cw's peeled columns in order from its information and inactivated ones. */
 static void peel_pass(const struct nbldpc_code *c, const struct nbldpc_enc_plan *p, uint8_t *cw)
 {

@@ -218,5 +218,5 @@ static void fgpu_destroy(void *impl)
 
 extern "C" const struct gpu_family_ops fano_gpu_family = {
     FECD_FAMILY_FANO, fgpu_supports, fgpu_create,  fgpu_workspace_bytes,
-    fgpu_launch_ops,  fgpu_describe, fgpu_destroy,
+    fgpu_launch_ops,  fgpu_describe, fgpu_destroy, &fano_gpu_sim_encoder,
 };

@@ -83,4 +83,7 @@ unsigned fgpu_rungs(const struct fgpu_code *c, bool ladder, uint32_t rung[FGPU_R
 int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_base, int threads,
                 int grid, const uint32_t *rung, unsigned nrungs, cudaStream_t s);
 
+/* The simulator's encoder (fano_gpu_sim.cu), fano_gpu_family's sim_encoder. */
+extern "C" const struct gpu_sim_encoder_ops fano_gpu_sim_encoder;
+
 #endif

@@ -362,5 +362,5 @@ static void idsg_destroy(void *impl)
 
 extern "C" const struct gpu_family_ops ids_gpu_family = {
     FECD_FAMILY_IDS, idsg_supports, idsg_create,  idsg_workspace_bytes,
-    idsg_launch,     idsg_describe, idsg_destroy,
+    idsg_launch,     idsg_describe, idsg_destroy, &ids_gpu_sim_encoder,
 };

@@ -414,5 +414,5 @@ static void nbgpu_destroy(void *impl)
 
 extern "C" const struct gpu_family_ops nbldpc_gpu_family = {
     FECD_FAMILY_NBLDPC, nbgpu_supports, nbgpu_create,  nbgpu_workspace_bytes,
-    nbgpu_launch,       nbgpu_describe, nbgpu_destroy,
+    nbgpu_launch,       nbgpu_describe, nbgpu_destroy, &nbldpc_gpu_sim_encoder,
 };

@@ -201,4 +201,7 @@ int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_
 int nbgpu_fftbp_chip_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                             const struct gpu_batch *b, cudaStream_t s);
 
+/* The simulator's encoder (nbldpc_gpu_sim.cu), nbldpc_gpu_family's sim_encoder. */
+extern "C" const struct gpu_sim_encoder_ops nbldpc_gpu_sim_encoder;
+
 #endif

@@ -29,6 +29,7 @@ extern "C" {
 #include "fec.h"
 }
 #include "gpu_core.h"
+#include "sim_channel.cuh"
 
 #define SIM_LANES       4
 #define SIM_BATCH_BYTES (512u << 20) /* input bytes of one lane's batch */
@@ -43,6 +44,7 @@ enum { T_FRAME_ERRORS, T_BIT_ERRORS, T_UNCONVERGED, T_WRONG_BITS, T_BIT_ERRORS_S
 struct sim_lane {
 	cudaStream_t s;
 	uint32_t *bits, *code;
+	uint32_t *rx, *rx_len, *edits; /* a channel that edits: received bits, lengths, edits */
 	void *in;
 	uint8_t *out;
 	struct fec_job *jobs;
@@ -69,7 +71,12 @@ struct fecd_cuda_sim {
 	enum fecd_cuda_sim_mode mode;
 	double rate;
 	float llr_scale; /* the code's (frame families), the int8 scale; 0: fecd-feed's */
-	size_t bits_words, code_words, in_stride, out_stride; /* in_stride: elements */
+	float noiseless_scale; /* noiseless: 40 / the model's mean LLR (awgn 40, bsid 127) */
+	struct fec_channel ch; /* the channel table's model and parameters */
+	const struct sim_channel_ops *chan;
+	uint32_t max_in; /* values of the decoder's input a frame at most (0: any) */
+	uint32_t max_rx; /* received values a frame at most: code_syms, or the edit's bound */
+	size_t bits_words, code_words, rx_words, in_stride, out_stride; /* in_stride: elements */
 	uint32_t batch;
 	struct fec_job *jobs_tpl; /* device: batch copies of code.job */
 	unsigned nlanes, next_lane;
@@ -82,16 +89,6 @@ struct fecd_cuda_sim {
 };
 
 /* ---- Kernels */
-
-/* Philox4x32-10 keyed by seed at block `block` of subsequence subseq: the four 32-bit values
- * cuRAND's curand_init(seed, subseq, 4 * block) state gives first, computed once (a state would
- * compute its next block too). */
-__device__ static inline uint4 philox_block(uint64_t seed, uint64_t subseq, uint64_t block)
-{
-	return curand_Philox4x32_10(make_uint4((uint32_t)block, (uint32_t)(block >> 32),
-	                                       (uint32_t)subseq, (uint32_t)(subseq >> 32)),
-	                            make_uint2((uint32_t)seed, (uint32_t)(seed >> 32)));
-}
 
 /* Two standard normals from two 32-bit values by Box-Muller, as curand_normal4 makes them. */
 __device__ static inline float2 box_muller(uint32_t a, uint32_t b)
@@ -130,7 +127,7 @@ __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, u
 	if (f >= count)
 		return;
 	if (!all_zero)
-		r = philox_block(seed, 2 * (first + f), q);
+		r = sim_philox(seed, 2 * (first + f), q);
 	uint32_t v[4] = {r.x, r.y, r.z, r.w};
 	const uint32_t keep_end = gen_bits - zero_tail;
 
@@ -141,12 +138,14 @@ __global__ void sim_bits_kernel(uint64_t seed, uint64_t first, uint32_t count, u
 
 /* BPSK, noise and quantization: one thread per 8 symbols of a frame (two Philox blocks); the
  * noise of symbol j is the normal of subsequence 2(first + f) + 1 at offset j (Box-Muller on
- * the values at offsets j and j + 1 rounded down to even, as curand_normal4). */
+ * the values at offsets j and j + 1 rounded down to even, as curand_normal4). The frame's
+ * symbols are its code_syms code bits, or with rx_len its rx_len[f] received bits (of at most
+ * code_syms), the slot's values past them 0. */
 template <bool F32>
 __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t count,
-                                    uint32_t code_syms, const uint32_t *code, size_t code_words,
-                                    float sigma, float gain, float scale, void *in,
-                                    size_t in_stride)
+                                    uint32_t code_syms, const uint32_t *rx_len,
+                                    const uint32_t *code, size_t code_words, float sigma,
+                                    float gain, float scale, void *in, size_t in_stride)
 {
 	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, octs = (code_syms + 7) / 8;
 	const uint32_t f = g / octs, j0 = g % octs * 8;
@@ -154,10 +153,12 @@ __global__ void sim_modulate_kernel(uint64_t seed, uint64_t first, uint32_t coun
 
 	if (f >= count)
 		return;
+	if (rx_len)
+		code_syms = rx_len[f];
 	uint32_t cb = ((const uint8_t *)(code + f * code_words))[j0 / 8];
-	if (sigma > 0.0f) {
+	if (sigma > 0.0f && j0 < code_syms) {
 		for (uint32_t h = 0; h < 2; h++) {
-			uint4 r = philox_block(seed, 2 * (first + f) + 1, j0 / 4 + h);
+			uint4 r = sim_philox(seed, 2 * (first + f) + 1, j0 / 4 + h);
 			float2 a = box_muller(r.x, r.y), b = box_muller(r.z, r.w);
 
 			nz[4 * h] = a.x, nz[4 * h + 1] = a.y, nz[4 * h + 2] = b.x,
@@ -267,20 +268,37 @@ static const struct gpu_sim_encoder_ops *sim_encoder_of(const struct fec_spec *s
 	return f ? f->sim_encoder : NULL;
 }
 
-/* The channel's text form names the awgn model (with no parameters: it has none). */
-static int sim_channel_check(const char *channel, double rate, char *err, size_t errlen)
+/* Whether the model changes the received length (its bound on n bits is not n). */
+static bool channel_varies(const struct fec_channel *ch)
 {
-	struct fec_channel ch;
+	return fec_channel_max_out_len(ch, 1000) != 1000;
+}
+
+/* The channel from its text form into *ch and the device's model into *ops: one of the
+ * channel table's models the device makes (sim_channel.cuh), and where it changes the received
+ * length, a decoder of frames of varying length (fec_info.frame_syms 0: ids) that takes it. */
+static int sim_channel_open(const char *channel, double rate, const struct fec_info *info,
+                            struct fec_channel *ch, const struct sim_channel_ops **ops,
+                            char *err, size_t errlen)
+{
 	const struct fec_channel_link link = {.ebn0_db = 0.0, .rate = rate, .noiseless = false};
 	char why[256];
 
-	if (fec_channel_open(channel ? channel : "awgn", &link, &ch, why, sizeof(why))) {
+	if (fec_channel_open(channel ? channel : "awgn", &link, ch, why, sizeof(why))) {
 		snprintf(err, errlen, "channel: %.200s", why);
 		return -FEC_EINVAL;
 	}
-	if (strcmp(ch.model->name, "awgn")) {
-		snprintf(err, errlen, "the GPU simulator has the awgn channel only, not %s",
-		         ch.model->name);
+	*ops = sim_channel_by_name(ch->model->name);
+	if (!*ops) {
+		snprintf(err, errlen, "the GPU simulator has no channel %s: simulate it on the CPU",
+		         ch->model->name);
+		return -FEC_ENOTSUP;
+	}
+	if (channel_varies(ch) && (info->kind != FEC_KIND_FRAME || info->frame_syms != 0)) {
+		snprintf(err, errlen,
+		         "channel %s changes the received length: the GPU simulator takes it for "
+		         "decoders of frames of varying length (ids), not this code's",
+		         ch->model->name);
 		return -FEC_ENOTSUP;
 	}
 	return 0;
@@ -288,19 +306,42 @@ static int sim_channel_check(const char *channel, double rate, char *err, size_t
 
 extern "C" bool fecd_cuda_sim_supports(const struct fec_spec *spec, const char *channel)
 {
-	char err[256];
-
 	const struct gpu_sim_encoder_ops *e = sim_encoder_of(spec);
+	const struct fec_channel_link link = {.ebn0_db = 0.0, .rate = 0.5, .noiseless = false};
+	const struct sim_channel_ops *ops;
+	struct fec_decoder *dec = NULL;
+	struct fec_channel ch;
+	struct fec_info info = {};
+	char err[256];
+	bool ok;
 
-	return e && (!e->supports || e->supports(spec)) &&
-	       sim_channel_check(channel, 0.5, err, sizeof(err)) == 0;
+	if (!e || (e->supports && !e->supports(spec)) ||
+	    fec_channel_open(channel ? channel : "awgn", &link, &ch, err, sizeof(err)))
+		return false;
+	/* only a channel that changes the length asks the decoder (building it) */
+	info.kind = FEC_KIND_FRAME;
+	if (channel_varies(&ch)) {
+		if (fec_decoder_create(spec, &dec))
+			return false;
+		info = *fec_decoder_info(dec);
+	}
+	ok = sim_channel_open(channel, 0.5, &info, &ch, &ops, err, sizeof(err)) == 0;
+	fec_decoder_destroy(dec);
+	return ok;
 }
 
+/* All-zero is awgn only (open refuses it over a channel that treats bits unequally). */
 extern "C" bool fecd_cuda_sim_supports_all_zero(const struct fec_spec *spec, const char *channel)
 {
+	const struct sim_channel_ops *ops;
+	struct fec_channel ch;
+	struct fec_info info = {};
 	char err[256];
 
-	return sim_family_of(spec) && sim_channel_check(channel, 0.5, err, sizeof(err)) == 0;
+	info.kind = FEC_KIND_FRAME; /* awgn keeps the length: the decoder is not asked */
+	return sim_family_of(spec) &&
+	       sim_channel_open(channel, 0.5, &info, &ch, &ops, err, sizeof(err)) == 0 &&
+	       !strcmp(ch.model->name, "awgn");
 }
 
 static void lane_free(struct sim_lane *l)
@@ -309,6 +350,9 @@ static void lane_free(struct sim_lane *l)
 		cudaStreamSynchronize(l->s);
 	cudaFree(l->bits);
 	cudaFree(l->code);
+	cudaFree(l->rx);
+	cudaFree(l->rx_len);
+	cudaFree(l->edits);
 	cudaFree(l->in);
 	cudaFree(l->out);
 	cudaFree(l->jobs);
@@ -335,6 +379,15 @@ static int lane_alloc(struct fecd_cuda_sim *sim, struct sim_lane *l, char *err, 
 	if (!rc)
 		rc = cuda_ok(cudaMalloc((void **)&l->code, B * sim->code_words * 4),
 		             "cudaMalloc (code bits)", err, errlen);
+	if (!rc && sim->chan->edit)
+		rc = cuda_ok(cudaMalloc((void **)&l->rx, B * sim->rx_words * 4),
+		             "cudaMalloc (received bits)", err, errlen);
+	if (!rc && sim->chan->edit)
+		rc = cuda_ok(cudaMalloc((void **)&l->rx_len, B * 4), "cudaMalloc (received lengths)",
+		             err, errlen);
+	if (!rc && sim->chan->edit)
+		rc = cuda_ok(cudaMalloc((void **)&l->edits, B * SIM_EDITS * 4),
+		             "cudaMalloc (channel edits)", err, errlen);
 	if (!rc)
 		rc = cuda_ok(cudaMalloc(&l->in, B * sim->in_stride * el), "cudaMalloc (input)", err,
 		             errlen);
@@ -363,12 +416,15 @@ static int lane_alloc(struct fecd_cuda_sim *sim, struct sim_lane *l, char *err, 
 	return rc;
 }
 
-/* Frames per batch: SIM_BATCH_BYTES of input, or $FECD_SIM_BATCH (for measurements). */
-static uint32_t sim_batch_size(size_t in_bytes)
+/* Frames per batch: SIM_BATCH_BYTES of input, at most the encoder's batch_max (where it has
+ * one), or $FECD_SIM_BATCH (for measurements). */
+static uint32_t sim_batch_size(size_t in_bytes, uint32_t batch_max)
 {
 	const char *ev = getenv("FECD_SIM_BATCH");
 	size_t b = SIM_BATCH_BYTES / (in_bytes ? in_bytes : 1);
 
+	if (batch_max && b > batch_max)
+		b = batch_max;
 	if (ev && atol(ev) > 0)
 		b = (size_t)atol(ev);
 	if (b > SIM_BATCH_MAX)
@@ -450,10 +506,21 @@ static int sim_layout(struct fecd_cuda_sim *sim, uint32_t frame_bits, char *err,
 	                : (double)sim->code.cmp_bits / (double)sim->code.code_syms;
 	sim->bits_words = (sim->code.gen_bits + 31) / 32 + 1; /* one more: windows read past */
 	sim->code_words = (sim->code.code_syms + 31) / 32;
-	sim->in_stride = (sim->code.code_syms + 15) / 16 * 16;
+	/* a channel that edits: its bound on the received length, cut at the decoder's input
+	 * bound (the CPU engine decodes the first values of a longer frame) */
+	sim->max_rx = sim->code.code_syms;
+	if (sim->chan->edit) {
+		size_t m = fec_channel_max_out_len(&sim->ch, sim->code.code_syms);
+
+		if (sim->max_in && m > sim->max_in)
+			m = sim->max_in;
+		sim->max_rx = (uint32_t)m;
+	}
+	sim->rx_words = (sim->max_rx + 31) / 32 + 1;
+	sim->in_stride = (sim->max_rx + 15) / 16 * 16;
 	sim->out_stride = ((size_t)info->max_out_bits + 7) / 8;
 	sim->out_stride = (sim->out_stride + 15) / 16 * 16;
-	sim->batch = sim_batch_size(sim->in_stride * (sim->f32 ? 4 : 1));
+	sim->batch = sim_batch_size(sim->in_stride * (sim->f32 ? 4 : 1), sim->code.batch_max);
 	sim->nlanes = SIM_LANES;
 	sim->next_lane = 0;
 
@@ -521,9 +588,26 @@ extern "C" int fecd_cuda_sim_open(struct fecd_cuda *ctx, const struct fec_decode
 		rc = -FEC_ENOTSUP;
 		goto fail;
 	}
-	rc = sim_channel_check(channel, fec_spec_rate(spec), err, errlen);
+	rc = sim_channel_open(channel, fec_spec_rate(spec), info, &sim->ch, &sim->chan, err,
+	                      errlen);
 	if (rc)
 		goto fail;
+	if (all_zero && strcmp(sim->ch.model->name, "awgn")) {
+		snprintf(err, errlen, "all_zero: only over awgn (channel %s treats the bits it "
+		         "carries unequally)", sim->ch.model->name);
+		rc = -FEC_EINVAL;
+		goto fail;
+	}
+	{
+		/* noiseless, the values are the model's without noise, at 40 / their mean LLR */
+		const struct fec_channel_link nl = {.ebn0_db = 0.0, .rate = 0.5, .noiseless = true};
+		struct fec_channel q;
+
+		sim->noiseless_scale = (float)SIM_FEED_MEAN;
+		if (fec_channel_open(channel ? channel : "awgn", &nl, &q, err, errlen) == 0)
+			sim->noiseless_scale = (float)(SIM_FEED_MEAN / fec_channel_llr_mean(&q));
+	}
+	sim->max_in = info->max_frame_syms;
 	if (info->in_kind != FEC_IN_S8_LLR && info->in_kind != FEC_IN_F32_LLR) {
 		snprintf(err, errlen, "the GPU simulator sends bit LLRs: this decoder takes %s",
 		         "q-ary symbols");
@@ -576,20 +660,20 @@ struct sim_noise {
 
 /* sigma, the LLR gain 2 / sigma^2 and the int8 scale at ebn0 (dB): the code's llr_scale where it
  * has one (the scale its decoder reads int8 LLRs at, as fecd-sim's CPU engine takes it), else
- * fecd-feed's 40 / mean LLR; an infinite ebn0 is noiseless: LLR +-1, scale 40, as fecd-feed
- * --noiseless. */
-static struct sim_noise sim_noise_at(double ebn0_db, double rate, float llr_scale)
+ * fecd-feed's 40 / mean LLR; an infinite ebn0 is noiseless: LLR +-1 at 40 / the model's mean
+ * noiseless LLR (awgn: 40, as fecd-feed --noiseless; bsid: 127, hard bits). */
+static struct sim_noise sim_noise_at(const struct fecd_cuda_sim *sim, double ebn0_db)
 {
-	struct sim_noise n = {0.0f, 1.0f, (float)SIM_FEED_MEAN};
+	struct sim_noise n = {0.0f, 1.0f, sim->noiseless_scale};
 
 	if (isinf(ebn0_db) && ebn0_db > 0)
 		return n;
-	double sigma = sqrt(1.0 / (2.0 * rate * pow(10.0, ebn0_db / 10.0)));
+	double sigma = sqrt(1.0 / (2.0 * sim->rate * pow(10.0, ebn0_db / 10.0)));
 	double gain = 2.0 / (sigma * sigma);
 
 	n.sigma = (float)sigma;
 	n.gain = (float)gain;
-	n.scale = llr_scale > 0 ? llr_scale : (float)(SIM_FEED_MEAN / gain);
+	n.scale = sim->llr_scale > 0 ? sim->llr_scale : (float)(SIM_FEED_MEAN / gain);
 	return n;
 }
 
@@ -614,20 +698,38 @@ static int sim_make_input(struct fecd_cuda_sim *sim, struct sim_lane *l, const s
 		                   "cudaMemsetAsync (all-zero code bits)", err, errlen)
 		         : sim->eops->encode(sim->enc, l->bits, sim->bits_words, l->code,
 		                             sim->code_words, count, l->s, err, errlen);
+	if (!rc && sim->chan->edit)
+		rc = sim->chan->edit(&sim->ch, seed, first, count, c->code_syms, l->code,
+		                     sim->code_words, sim->max_rx, l->rx, sim->rx_words, l->rx_len,
+		                     l->edits, l->s, err, errlen);
 	if (rc)
 		return rc;
-	threads = (uint64_t)count * ((c->code_syms + 7) / 8);
+	/* BPSK and noise on what arrives: the code bits, or the edited ones */
+	const uint32_t *sent = sim->chan->edit ? l->rx : l->code;
+	const size_t sent_words = sim->chan->edit ? sim->rx_words : sim->code_words;
+	const uint32_t *len = sim->chan->edit ? l->rx_len : NULL;
+
+	threads = (uint64_t)count * ((sim->max_rx + 7) / 8);
 	if (sim->f32)
 		sim_modulate_kernel<true>
 		    <<<(unsigned)((threads + block - 1) / block), block, 0, l->s>>>(
-		        seed, first, count, c->code_syms, l->code, sim->code_words, n->sigma,
-		        n->gain, n->scale, l->in, sim->in_stride);
+		        seed, first, count, sim->max_rx, len, sent, sent_words, n->sigma, n->gain,
+		        n->scale, l->in, sim->in_stride);
 	else
 		sim_modulate_kernel<false>
 		    <<<(unsigned)((threads + block - 1) / block), block, 0, l->s>>>(
-		        seed, first, count, c->code_syms, l->code, sim->code_words, n->sigma,
-		        n->gain, n->scale, l->in, sim->in_stride);
+		        seed, first, count, sim->max_rx, len, sent, sent_words, n->sigma, n->gain,
+		        n->scale, l->in, sim->in_stride);
 	return cuda_ok(cudaGetLastError(), "sim_modulate_kernel", err, errlen);
+}
+
+/* The received lengths into the jobs (a channel that changes them): in_len = own_len. */
+__global__ void sim_job_len_kernel(uint32_t count, const uint32_t *rx_len, struct fec_job *jobs)
+{
+	const uint32_t f = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (f < count)
+		jobs[f].in_len = jobs[f].own_len = rx_len[f];
 }
 
 /* Enqueues the decode of the lane's count frames. */
@@ -639,6 +741,10 @@ static int sim_decode(struct fecd_cuda_sim *sim, struct sim_lane *l, uint32_t co
 	rc = cuda_ok(cudaMemcpyAsync(l->jobs, sim->jobs_tpl, count * sizeof(struct fec_job),
 	                             cudaMemcpyDeviceToDevice, l->s),
 	             "cudaMemcpyAsync (jobs)", err, errlen);
+	if (!rc && sim->chan->edit) {
+		sim_job_len_kernel<<<(count + 255) / 256, 256, 0, l->s>>>(count, l->rx_len, l->jobs);
+		rc = cuda_ok(cudaGetLastError(), "sim_job_len_kernel", err, errlen);
+	}
 	if (rc)
 		return rc;
 	struct gpu_batch gb = {
@@ -659,7 +765,7 @@ static int sim_decode(struct fecd_cuda_sim *sim, struct sim_lane *l, uint32_t co
 extern "C" int fecd_cuda_sim_submit(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
                                     uint64_t first, uint64_t count, char *err, size_t errlen)
 {
-	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate, sim->llr_scale);
+	const struct sim_noise n = sim_noise_at(sim, ebn0_db);
 	const unsigned block = 256, slot = (sim->head + sim->pending) % SIM_RUNS;
 	int rc;
 
@@ -797,6 +903,7 @@ extern "C" void fecd_cuda_sim_geometry(const struct fecd_cuda_sim *sim,
 	g->rate = sim->rate;
 	g->batch = sim->batch;
 	g->lanes = sim->nlanes;
+	g->max_rx = sim->max_rx;
 }
 
 extern "C" void fecd_cuda_sim_mode(struct fecd_cuda_sim *sim, enum fecd_cuda_sim_mode mode)
@@ -817,7 +924,7 @@ extern "C" int fecd_cuda_sim_peek(struct fecd_cuda_sim *sim, double ebn0_db, uin
                                   uint64_t first, uint32_t count, uint8_t *bits, uint8_t *code,
                                   void *in, char *err, size_t errlen)
 {
-	const struct sim_noise n = sim_noise_at(ebn0_db, sim->rate, sim->llr_scale);
+	const struct sim_noise n = sim_noise_at(sim, ebn0_db);
 	struct sim_lane *l = &sim->lane[0];
 	const size_t el = sim->f32 ? sizeof(float) : 1;
 	uint32_t *hb = NULL, *hc = NULL;
@@ -864,5 +971,41 @@ extern "C" int fecd_cuda_sim_peek(struct fecd_cuda_sim *sim, double ebn0_db, uin
 out:
 	free(hb);
 	free(hc);
+	return rc;
+}
+
+extern "C" int fecd_cuda_sim_peek_channel(struct fecd_cuda_sim *sim, double ebn0_db, uint64_t seed,
+                                          uint64_t first, uint32_t count, uint32_t *rx_len,
+                                          uint32_t *edits, char *err, size_t errlen)
+{
+	const struct sim_noise n = sim_noise_at(sim, ebn0_db);
+	struct sim_lane *l = &sim->lane[0];
+	int rc;
+
+	if (count == 0 || count > sim->batch) {
+		snprintf(err, errlen, "peek: 1 to %u frames", sim->batch);
+		return -FEC_EINVAL;
+	}
+	rc = gpu_use_device(sim->ctx, err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaStreamSynchronize(l->s), "cudaStreamSynchronize", err, errlen);
+	if (!rc)
+		rc = sim_make_input(sim, l, &n, seed, first, count, err, errlen);
+	if (!rc && sim->chan->edit)
+		rc = cuda_ok(cudaMemcpyAsync(rx_len, l->rx_len, count * sizeof(uint32_t),
+		                             cudaMemcpyDeviceToHost, l->s),
+		             "cudaMemcpyAsync (received lengths)", err, errlen);
+	if (!rc && sim->chan->edit)
+		rc = cuda_ok(cudaMemcpyAsync(edits, l->edits, (size_t)count * SIM_EDITS * 4,
+		                             cudaMemcpyDeviceToHost, l->s),
+		             "cudaMemcpyAsync (edits)", err, errlen);
+	if (!rc)
+		rc = cuda_ok(cudaStreamSynchronize(l->s), "peek (cudaStreamSynchronize)", err,
+		             errlen);
+	if (!rc && !sim->chan->edit) {
+		for (uint32_t f = 0; f < count; f++)
+			rx_len[f] = sim->code.code_syms;
+		memset(edits, 0, (size_t)count * SIM_EDITS * 4);
+	}
 	return rc;
 }

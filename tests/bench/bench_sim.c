@@ -7,9 +7,13 @@
  * Its "sim" section: fecd-sim's GPU engine (fecd_cuda.h, fecd_cuda_sim_*) on the
  * issue's two targets, CCSDS K=7 r=1/2 (stream, 2048-bit blocks) at 4 dB and DVB-S2 r=1/2
  * layered normalized min-sum with 10 iterations (no early stop), at 1.5 dB (FER near 0.8); and
- * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it; and
+ * the same decoder with early stop at 1.8 dB (FER near 0.04), as a simulation would run it;
  * two codes of the ldpc plan encoder (cuda/ldpc/ldpc_gpu_sim_peel.cu): 5G NR BG1 z=384 and WiMAX
- * 576, offset / normalized min-sum, 10 iterations. Each
+ * 576, offset / normalized min-sum, 10 iterations; the fano and nbldpc families' device encoders
+ * under their decoders (sim_fam_rows); ids over the bsid channel: the seed's Fig. 17 setting
+ * (tvb-fig17: N = 840, q = 16, n = 8, Pi = Pd = 1e-3, Ps = 0, hard bits: 20 dB puts every value
+ * at +-127), and the concatenation dm-ldpc at Pi = Pd = 1e-2 (the bench's ids and ids_concat
+ * sections time their decoders). Each
  * row gives the simulated information bits per second (random bits, encoding, BPSK/AWGN,
  * quantization, decoding and counting, all on the device) and, from the same simulator's buffers,
  * the decoder kernel alone on the same frames and batches (fecd_cuda_sim_decode_only), with the BER
@@ -115,6 +119,8 @@ static void bench_sim_cpu(struct bench_report *r, const struct bench_opts *o)
 #ifdef FECD_HAVE_CUDA
 #include "fecd_cuda.h"
 
+#define BDS_B1C "BDS_B1C_200_100_GF64.alist"
+
 /* Runs sim (decode-only or not) in calls of `chunk` frames until min_secs have passed, after
  * one untimed call; frames per second, or < 0 (why in err). */
 static double sim_rate(struct fecd_cuda_sim *sim, double ebn0, uint64_t chunk, double min_secs,
@@ -138,8 +144,11 @@ static double sim_rate(struct fecd_cuda_sim *sim, double ebn0, uint64_t chunk, d
 	return (double)frames / dt;
 }
 
+/* batch: frames a lane's batch ($FECD_SIM_BATCH; 0: the engine's), for decoders slow enough
+ * that the engine's batches would make a call last seconds. */
 static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *o,
-                    const char *label, const char *text, double ebn0)
+                    const char *label, const char *text, const char *channel, double ebn0,
+                    uint32_t batch)
 {
 	struct fecd_cuda_sim_tally t = {0}, none = {0};
 	struct fecd_cuda_sim_geometry g;
@@ -150,6 +159,8 @@ static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *
 	cJSON *row = report_row(sec, label);
 
 	row_str(row, "code", text);
+	if (strcmp(channel, "awgn"))
+		row_str(row, "channel", channel);
 	row_num(row, "Eb/N0", ebn0);
 	if (fec_spec_from_string(text, &spec, err, sizeof(err))) {
 		row_str(row, "note", err);
@@ -159,7 +170,16 @@ static void sim_row(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *
 		row_str(row, "note", "no decoder");
 		return;
 	}
-	if (fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err))) {
+	if (batch) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "%u", batch);
+		setenv("FECD_SIM_BATCH", b, 1);
+	}
+	int rc = fecd_cuda_sim_open(ctx, dec, channel, false, &sim, err, sizeof(err));
+	if (batch)
+		unsetenv("FECD_SIM_BATCH");
+	if (rc) {
 		row_str(row, "note", err);
 		goto out;
 	}
@@ -194,11 +214,33 @@ out:
 	fec_decoder_destroy(dec);
 }
 
+/* The fano and nbldpc rows: 1024-bit Fano frames (UFA) at two points of whd-k7 and one of
+ * nasa-k32; BeiDou B1C subframe 2 with tms and FFT-BP and the seed's GF64_5040 size (generated)
+ * with tms, 20 iterations and early stop, near FER 1e-2 .. 1e-1. */
+static void sim_fam_rows(cJSON *sec, struct fecd_cuda *ctx, const struct bench_opts *o)
+{
+	char path[4096];
+	struct stat st;
+
+	sim_row(sec, ctx, o, "fano whd-k7 UFA", "whd-k7", "awgn", 4.0, 0);
+	sim_row(sec, ctx, o, "fano whd-k7 UFA", "whd-k7", "awgn", 6.0, 0);
+	sim_row(sec, ctx, o, "fano nasa-k32 UFA", "nasa-k32", "awgn", 5.0, 0);
+	sim_row(sec, ctx, o, "nbldpc GF64_5040 tms", "gf64-5040,algo=tms", "awgn", 1.6, 8192);
+	snprintf(path, sizeof(path), "%s/%s", fec_codes_dir(), BDS_B1C);
+	if (stat(path, &st) != 0) {
+		report_note(sec, "%s not in the codes folder %s: B1C rows skipped", BDS_B1C,
+		            fec_codes_dir());
+		return;
+	}
+	sim_row(sec, ctx, o, "nbldpc B1C sf2 tms", "bds-b1c-sf2,algo=tms", "awgn", 2.0, 32768);
+	sim_row(sec, ctx, o, "nbldpc B1C sf2 fft-bp", "bds-b1c-sf2", "awgn", 2.0, 32768);
+}
+
 void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_ctx *c)
 {
-	static const char *const cols[] = {"code",      "Eb/N0",       "sim Gb/s", "decoder Gb/s",
-	                                   "make Gb/s", "sim/decoder", "frames",   "BER",
-	                                   "FER",       "note",        NULL};
+	static const char *const cols[] = {"code",         "channel",   "Eb/N0",       "sim Gb/s",
+	                                   "decoder Gb/s", "make Gb/s", "sim/decoder", "frames",
+	                                   "BER",          "FER",       "note",        NULL};
 	cJSON *sec;
 	struct fecd_cuda *ctx = bench_gpu_context(c->g);
 	char path[4096];
@@ -214,7 +256,12 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 		fec_codes_dir_set(o->codes_dir);
 	report_note(sec, "sim: information bits simulated per second, everything on the device; "
 	                 "decoder: the decoder kernel alone on the same frames and batches");
-	sim_row(sec, ctx, o, "CCSDS K=7 r1/2 stream", "ccsds", 4.0);
+	sim_row(sec, ctx, o, "CCSDS K=7 r1/2 stream", "ccsds", "awgn", 4.0, 0);
+	sim_fam_rows(sec, ctx, o);
+	sim_row(sec, ctx, o, "ids Fig. 17 (hard bits)", "tvb-fig17", "bsid,pi=0.001,pd=0.001,ps=0",
+	        20.0, 0);
+	sim_row(sec, ctx, o, "ids dm-ldpc, Pi = Pd = 0.01", "dm-ldpc", "bsid,pi=0.01,pd=0.01,ps=0",
+	        20.0, 0);
 	snprintf(path, sizeof(path), "%s/%s", fec_codes_dir(), DVBS2);
 	if (stat(path, &st) != 0) {
 		report_note(sec, "%s not in the codes folder %s: DVB-S2 rows skipped", DVBS2,
@@ -222,13 +269,16 @@ void bench_sim(struct bench_report *r, const struct bench_opts *o, struct bench_
 		return;
 	}
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it",
-	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", 1.5);
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=false", "awgn",
+	        1.5, 0);
 	sim_row(sec, ctx, o, "DVB-S2 r1/2 nms 10 it, early stop",
-	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", 1.8);
+	        "ldpc,code=" DVBS2 ",algo=nms,schedule=layered,iters=10,early_stop=true", "awgn",
+	        1.8, 0);
 	sim_row(sec, ctx, o, "5G NR BG1 z=384 oms 10 it (plan encoder)",
-	        "ldpc,code=nr-bg1,z=384,algo=oms,offset=0.5,iters=10,early_stop=false", 1.0);
+	        "ldpc,code=nr-bg1,z=384,algo=oms,offset=0.5,iters=10,early_stop=false", "awgn", 1.0,
+	        0);
 	sim_row(sec, ctx, o, "WiMAX 576 nms 10 it (plan encoder)",
-	        "ldpc,code=WIMAX_288_576.alist,algo=nms,iters=10,early_stop=false", 2.0);
+	        "ldpc,code=WIMAX_288_576.alist,algo=nms,iters=10,early_stop=false", "awgn", 2.0, 0);
 }
 
 #else

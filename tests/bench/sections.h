@@ -74,7 +74,7 @@
 	  "CPU-second",                                                                            \
 	  0)                                                                                       \
 	X(sim, "sim",                                                                              \
-	  "fecd-sim's GPU engine: simulated information bits (bits, encoder, AWGN, decoder, "      \
+	  "fecd-sim's GPU engine: simulated information bits (bits, encoder, channel, decoder, "   \
 	  "counting) beside the decoder kernel alone",                                             \
 	  0)                                                                                       \
 	X(e2e, "e2e", "End to end: fecd-feed -> fecd -> fecd-sink (loopback)", BENCH_CI_RUNS)      \

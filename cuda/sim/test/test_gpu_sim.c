@@ -3,10 +3,12 @@
  *   - encoders: the device's code bits equal fec_encode's for the same information bits
  *     (viterbi: CCSDS stream, terminated and truncated frames, punctured DVB-S and 802.11
  *     rates; ldpc: every ldpc preset (the DVB-S2 form's encoder and the plan encoder), generated
- *     regular and PEG codes and an alist file by name), and noiseless frames reach the decoder
- *     as fecd-feed --noiseless sends them (+-40); output=codeword on a code whose information
- *     bits are not its first k is refused (-FEC_ENOTSUP, naming --all-zero) and simulated with
- *     the all-zero codeword;
+ *     regular and PEG codes and an alist file by name; fano: K 3..64, n 2..4, both notations,
+ *     frames of 1 to 5000 bits; nbldpc: q 2..256, files and generated codes, both bit orders,
+ *     each form of the device's program), and noiseless frames reach the decoder as fecd-feed
+ *     --noiseless sends them (+-40); output=codeword on a code whose information bits are not
+ *     its first k is refused (-FEC_ENOTSUP, naming --all-zero) and simulated with the all-zero
+ *     codeword; nbldpc's q-ary input is refused (-FEC_ENOTSUP);
  *   - noiseless frames decode with no error;
  *   - determinism: the same seed's frames split differently over runs and batches give the
  *     same tally, and runs submitted ahead (submit, wait) the tallies of run;
@@ -15,8 +17,11 @@
  *   - frame lengths where frames vary (fecd-sim's default, --frame-bits, refusals);
  *   - statistics: BER and FER against a CPU simulation of the same frames' kind (fec_prng bits,
  *     fec_encode, BPSK/AWGN at the frame's rate, fecd-feed's quantizer, fec_decode; a frame
- *     error is a wrong bit or a status other than decoded) at 2 points per code: the 95%
- *     confidence intervals must overlap (FER: Wilson; BER: batch means over 20 runs).
+ *     error is a wrong bit or a status other than decoded) at 2 points per code (fano and
+ *     nbldpc: one): the 95% confidence intervals must overlap (FER: Wilson; BER: batch means
+ *     over 20 runs).
+ *   - the all-zero codeword (fano, nbldpc): all bits 0, its FER within random bits' interval.
+ * Arguments (fano, nbldpc) run only those families' cases.
  * A failing comparison names the code, the frame and the first differing index. Exits 77
  * without a GPU; DVB-S2 cases are skipped, saying so, without the codes folder.
  */
@@ -30,6 +35,7 @@
 #include "check.h"
 #include "fec.h"
 #include "fecd_cuda.h"
+#include "nbldpc.h"
 #include "prng.h"
 #include "softbits.h"
 
@@ -47,8 +53,9 @@ struct code {
 	char text[160];
 };
 
-/* text's code and its simulator; frame_bits: fecd_cuda_sim_set_frame_bits (0: the default). */
-static int code_open_bits(struct code *c, const char *text, uint32_t frame_bits)
+/* text's code and its simulator (all_zero: sending the all-zero codeword); frame_bits:
+ * fecd_cuda_sim_set_frame_bits (0: the default). */
+static int code_open_az(struct code *c, const char *text, uint32_t frame_bits, bool all_zero)
 {
 	char err[512];
 	int rc;
@@ -66,7 +73,7 @@ static int code_open_bits(struct code *c, const char *text, uint32_t frame_bits)
 		fprintf(stderr, "%s: %s\n", text, fec_strerror(rc));
 		return -1;
 	}
-	rc = fecd_cuda_sim_open(ctx, c->dec, "awgn", false, &c->sim, err, sizeof(err));
+	rc = fecd_cuda_sim_open(ctx, c->dec, "awgn", all_zero, &c->sim, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "%s: fecd_cuda_sim_open: %s\n", text, err);
 		return rc;
@@ -80,6 +87,11 @@ static int code_open_bits(struct code *c, const char *text, uint32_t frame_bits)
 	}
 	fecd_cuda_sim_geometry(c->sim, &c->g);
 	return 0;
+}
+
+static int code_open_bits(struct code *c, const char *text, uint32_t frame_bits)
+{
+	return code_open_az(c, text, frame_bits, false);
 }
 
 static int code_open(struct code *c, const char *text)
@@ -164,15 +176,19 @@ static void check_encoder(const char *text, uint32_t frame_bits)
 		const uint8_t *fb = bits + (size_t)f * g->gen_bits;
 		const uint8_t *fc = code + (size_t)f * g->code_syms;
 		size_t n = cpu_encode(&c, fb, ref);
+		const uint32_t free_bits = g->gen_bits - g->zero_head - g->zero_tail;
 		unsigned ones = 0;
 
 		for (uint32_t j = 0; j < g->gen_bits; j++) {
-			ones += fb[j];
 			if ((j < g->zero_head || j >= g->gen_bits - g->zero_tail) && fb[j])
 				bad++;
+			else
+				ones += fb[j];
 		}
-		CHECK(ones > g->gen_bits / 4 && ones < g->gen_bits * 3 / 4,
-		      "%s frame %u: %u ones in %u bits: not random", text, f, ones, g->gen_bits);
+		/* a test of randomness where the frame has bits enough for one */
+		CHECK(free_bits < 32 || (ones > free_bits / 4 && ones < free_bits * 3 / 4),
+		      "%s frame %u: %u ones in %u random bits: not random", text, f, ones,
+		      free_bits);
 		CHECK(n == g->code_syms, "%s frame %u: CPU encoder gave %zu code bits, device %u",
 		      text, f, n, g->code_syms);
 		for (uint32_t j = 0; j < g->code_syms && n == g->code_syms; j++)
@@ -630,14 +646,187 @@ static void check_stats(const char *text, double ebn0, uint64_t gpu_frames, uint
 	code_close(&c);
 }
 
+/* ---- fano and nbldpc */
+
+/* The all-zero codeword (--all-zero): generated and code bits all 0, and its FER at ebn0 within
+ * the interval of random information bits' (the code is linear, the decoder symmetric). */
+static void check_all_zero(const char *text, double ebn0, uint64_t frames)
+{
+	struct fecd_cuda_sim_tally tr = {0}, tz = {0};
+	struct code r, z;
+	char err[512];
+
+	if (code_open(&r, text) || code_open_az(&z, text, 0, true)) {
+		CHECK(0, "%s: cannot open", text);
+		code_close(&r);
+		code_close(&z);
+		return;
+	}
+	uint8_t *bits = malloc((size_t)PEEK_FRAMES * z.g.gen_bits);
+	uint8_t *code = malloc((size_t)PEEK_FRAMES * z.g.code_syms);
+	unsigned ones = 0;
+
+	CHECK(bits && code, "out of memory");
+	CHECK(fecd_cuda_sim_peek(z.sim, INFINITY, 7, 0, PEEK_FRAMES, bits, code, NULL, err,
+	                         sizeof(err)) == 0,
+	      "%s: peek: %s", text, err);
+	for (size_t i = 0; i < (size_t)PEEK_FRAMES * z.g.gen_bits; i++)
+		ones += bits[i];
+	for (size_t i = 0; i < (size_t)PEEK_FRAMES * z.g.code_syms; i++)
+		ones += code[i];
+	CHECK(ones == 0, "%s all-zero: %u ones among the bits and code bits", text, ones);
+	CHECK(sim_run(&r, ebn0, 5, 0, frames, &tr) == 0 &&
+	          sim_run(&z, ebn0, 5, 0, frames, &tz) == 0,
+	      "%s: runs", text);
+	double rlo, rhi, zlo, zhi;
+	wilson(tr.frame_errors, tr.frames, &rlo, &rhi);
+	wilson(tz.frame_errors, tz.frames, &zlo, &zhi);
+	printf("all-zero %s at %.2f dB: FER %.4g [%.4g, %.4g], random bits %.4g [%.4g, %.4g]\n",
+	       text, ebn0, (double)tz.frame_errors / tz.frames, zlo, zhi,
+	       (double)tr.frame_errors / tr.frames, rlo, rhi);
+	CHECK(tz.frame_errors >= 10 && tr.frame_errors >= 10,
+	      "%s at %.2f dB: too few frame errors to compare (%llu, %llu)", text, ebn0,
+	      (unsigned long long)tz.frame_errors, (unsigned long long)tr.frame_errors);
+	CHECK(overlap(rlo, rhi, zlo, zhi), "%s at %.2f dB: all-zero FER interval apart", text,
+	      ebn0);
+	free(bits);
+	free(code);
+	code_close(&r);
+	code_close(&z);
+}
+
+/* fano: codes of every K the GPU decoder takes, both notations, n = 2..4, short and long frames;
+ * the statistics at one point. */
+static void check_fano(void)
+{
+	static const char *const codes[] = {
+	    "whd-k7",
+	    "nasa-k32",
+	    "wspr",
+	    "nasa-k32,frame_bits=5000",
+	    "fano,k=3,polys=7:5,frame_bits=1",
+	    "fano,k=64,polys_karn=f2d05351e4613c47:b1a2c3d4e5f60789,frame_bits=300",
+	    "fano,k=64,polys_karn=8000000000000001:ffffffffffffffff:c3a5f00f12345679,"
+	    "frame_bits=777",
+	    "fano,k=40,polys=17654321076543:12345670123457:13572461357247:11111111111111,"
+	    "frame_bits=1000",
+	    "fano,k=33,polys_karn=1deadbeef:1f0f0f0f1:12468ace1,frame_bits=64,algo=bfa",
+	};
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		check_encoder(codes[i], 0);
+	check_noiseless("whd-k7", 3000);
+	check_noiseless("nasa-k32,algo=bfa", 2000);
+	check_noiseless("whd-k7,in=f32", 1000);
+	check_noiseless("fano,k=64,polys_karn=8000000000000001:ffffffffffffffff:c3a5f00f12345679,"
+	                "frame_bits=777",
+	                1000);
+	check_split("whd-k7", 3.0, 3000);
+	check_stats("whd-k7", 3.0, 20000, 4000);
+	check_all_zero("whd-k7", 3.0, 20000);
+}
+
+enum nb_form { NB_DENSE, NB_PEEL, NB_GAP_MAP, NB_GAP_TWICE, NB_FORMS };
+
+/* The device program's form for the code (nbldpc_gpu_sim.cu's choice, from how codec/nbldpc
+ * encodes it): the dense rows, the peeling, or with a gap, its dense map where g k <= nnz, else
+ * two peelings. */
+static enum nb_form nb_form(const struct code *c, char *buf, size_t len)
+{
+	const struct nbldpc_code *nc = nbldpc_decoder_code(c->dec);
+	struct nbldpc_enc_plan_view v;
+
+	if (!nc->plan) {
+		snprintf(buf, len, "the dense rows, k=%u rank=%u", nc->k, nc->rank);
+		return NB_DENSE;
+	}
+	nbldpc__enc_plan_view(nc->plan, &v);
+	snprintf(buf, len, "the peeling, g=%u k=%u nnz=%u", v.g, nc->k, nc->nnz);
+	return !v.g ? NB_PEEL : (uint64_t)v.g * nc->k <= nc->nnz ? NB_GAP_MAP : NB_GAP_TWICE;
+}
+
+/* nbldpc: q = 2..256, files and generated codes, both bit orders, float input, each of the
+ * encoder's forms; q-ary input refused; the statistics at one point. */
+static void check_nbldpc(bool files)
+{
+	static const struct {
+		const char *text;
+		bool file;
+	} codes[] = {
+	    {"nb60-gf64", true},
+	    {"bds-b1c-sf2", true},
+	    {"bds-b2a,bit_order=lsb", true},
+	    {"gf64-5040", false},
+	    {"gf256-5040", false},
+	    {"gf8-5040,bit_order=lsb", false},
+	    {"gf16-5040,in=f32", false},
+	    {"nbldpc,code=regular,q=2,n=1000,dv=3,dc=6", false},
+	    {"nbldpc,code=regular,q=2,n=96,dv=2,dc=4", false},
+	    {"nbldpc,code=regular,q=16,n=120,dv=3,dc=6", false},
+	    {"nbldpc,code=regular,q=64,n=200,dv=2,dc=4", false},
+	    {"nbldpc,code=regular,q=128,n=96,dv=2,dc=3", false},
+	    {"nbldpc,code=regular,q=4,n=600,dv=3,dc=6,seed=3", false},
+	};
+	unsigned forms[NB_FORMS] = {0};
+	char err[512], form[128];
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		struct code c;
+
+		if (codes[i].file && !files)
+			continue;
+		check_encoder(codes[i].text, 0);
+		if (code_open(&c, codes[i].text) == 0) {
+			forms[nb_form(&c, form, sizeof(form))]++;
+			printf("  %s: codec/nbldpc encodes by %s\n", codes[i].text, form);
+		}
+		code_close(&c);
+	}
+	CHECK(forms[NB_DENSE] && forms[NB_GAP_MAP] && forms[NB_GAP_TWICE],
+	      "nbldpc: the cases cover %u codes of dense rows, %u of a gap's map, %u of two "
+	      "peelings: each form must be checked",
+	      forms[NB_DENSE], forms[NB_GAP_MAP], forms[NB_GAP_TWICE]);
+	{
+		/* q-ary input: the GPU simulator sends bit LLRs */
+		struct fec_spec spec;
+		struct fec_decoder *dec = NULL;
+		struct fecd_cuda_sim *sim = NULL;
+
+		CHECK(fec_spec_from_string("nbldpc,code=regular,q=16,n=120,dv=3,dc=6,in=f32v",
+		                           &spec, err, sizeof(err)) == 0 &&
+		          fec_decoder_create(&spec, &dec) == 0,
+		      "f32v code: %s", err);
+		if (dec) {
+			int rc =
+			    fecd_cuda_sim_open(ctx, dec, "awgn", false, &sim, err, sizeof(err));
+
+			CHECK(rc == -FEC_ENOTSUP, "f32v: open returned %d", rc);
+			CHECK(!fecd_cuda_sim_supports(fec_decoder_spec(dec), "awgn"),
+			      "f32v: supported");
+			printf("in=f32v: %s\n", err);
+			fecd_cuda_sim_close(sim);
+			fec_decoder_destroy(dec);
+		}
+	}
+	check_noiseless("gf64-5040", 2000);
+	check_noiseless("gf64-5040,algo=tms", 2000);
+	check_noiseless("gf256-5040", 500);
+	check_noiseless("gf16-5040,in=f32", 500);
+	check_noiseless("nbldpc,code=regular,q=16,n=120,dv=3,dc=6", 2000);
+	if (files)
+		check_noiseless("bds-b1c-sf2,algo=tms", 5000);
+	const char *small = "nbldpc,code=regular,q=64,n=200,dv=2,dc=4,algo=tms";
+	check_split(small, 1.5, 3000);
+	check_stats(small, 1.5, 20000, 1280);
+	check_all_zero(small, 1.5, 20000);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("FECD_CODES_DIR");
 	bool files = false;
 	char msg[256], err[512];
 
-	(void)argc;
-	(void)argv;
 	if (fecd_cuda_device_count(msg, sizeof(msg)) <= 0)
 		check_skip(msg);
 	if (fecd_cuda_open(0, &ctx, err, sizeof(err))) {
@@ -658,6 +847,18 @@ int main(int argc, char **argv)
 	if (!files)
 		printf("codes folder absent (FECD_CODES_DIR=%s): DVB-S2 cases skipped\n",
 		       dir ? dir : "");
+	if (argc > 1) {
+		/* only the families named */
+		for (int i = 1; i < argc; i++)
+			if (!strcmp(argv[i], "fano"))
+				check_fano();
+			else if (!strcmp(argv[i], "nbldpc"))
+				check_nbldpc(files);
+			else
+				CHECK(0, "usage: test_gpu_sim [fano|nbldpc ...]: no %s", argv[i]);
+		fecd_cuda_close(ctx);
+		return check_done();
+	}
 
 	static const char *const viterbi_codes[] = {
 	    "ccsds",
@@ -708,7 +909,8 @@ int main(int argc, char **argv)
 
 		CHECK(fec_spec_from_string("ccsds", &spec, err, sizeof(err)) == 0, "%s", err);
 		CHECK(fecd_cuda_sim_supports(&spec, "awgn"), "ccsds over awgn");
-		CHECK(!fecd_cuda_sim_supports(&spec, "bsid"), "the bsid channel is not the GPU's");
+		CHECK(!fecd_cuda_sim_supports(&spec, "bsid"),
+		      "bsid (lengths vary) with a decoder of fixed frames");
 		if (files) {
 			CHECK(fec_spec_from_string("dvbs2-1/2", &spec, err, sizeof(err)) == 0, "%s",
 			      err);
@@ -750,6 +952,8 @@ int main(int argc, char **argv)
 		check_stats(dvb, 1.7, 4000, 1280);
 		check_stats("wimax-576", 2.0, 20000, 4000);
 	}
+	check_fano();
+	check_nbldpc(files);
 	fecd_cuda_close(ctx);
 	return check_done();
 }
