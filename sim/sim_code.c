@@ -244,6 +244,20 @@ static int pick_frame_bits(struct sim_code *c, uint32_t want, char *err, size_t 
 	return rc;
 }
 
+/* Whether a frame code's output starts with its information bits, which the engines compare:
+ * true where the output is the information alone, or a codeword whose information is its first
+ * info_bits bits, all sent (fec_decoder_info_ranges). */
+static bool output_info_first(const struct sim_code *c)
+{
+	struct fec_info_range r[2];
+	uint32_t unsent = 0;
+
+	if (c->info.max_out_bits <= c->info_bits)
+		return true;
+	return fec_decoder_info_ranges(c->dec, r, 2, &unsent) == 1 && !unsent && r[0].first == 0 &&
+	       r[0].last + 1 >= c->info_bits;
+}
+
 /* Stream geometry: a random prefix (encoder state), the head, the counted bits, the tail. */
 static int stream_geometry(struct sim_code *c, char *err, size_t errlen)
 {
@@ -317,6 +331,15 @@ int sim_code_open(struct sim_code *c, const char *text, const char *channel, boo
 	} else if (c->info.frame_info_bits) {
 		c->frame_bits = c->info_bits = c->info.frame_info_bits;
 		c->code_syms = (uint32_t)fec_encoded_len(&c->spec, c->frame_bits);
+		if (!output_info_first(c)) {
+			snprintf(err, errlen,
+			         "code '%s': its decoder outputs whole codewords whose first %u bits "
+			         "are not the information bits (ldpc output=codeword on a code whose "
+			         "information columns are not the first k); simulate it with "
+			         "output=info",
+			         c->text, c->info_bits);
+			goto fail;
+		}
 	} else {
 		c->frames_vary = true;
 		if (pick_frame_bits(c, frame_bits, err, errlen))

@@ -54,6 +54,11 @@ refused --code 'ccsds,polys=138:133' --ebn0 1 "polys"
 refused --code '{"preset": "ccsds", "k": ' --ebn0 1 "not a JSON object"
 refused --code tvb-fig17 --channel bsid --all-zero --ebn0 1 "--all-zero"
 refused --code ccsds --ebn0 1 --backend cuda --scale 2 "--scale"
+# a codeword output whose information is not its first k bits: the engines would compare the wrong
+# bits (MacKay's code: the ldpc encoder's information columns are spread)
+if [ -f "${FECD_CODES_DIR:-/nonexistent}/MACKAY_504_1008.alist" ]; then
+	refused --code mackay-1008,output=codeword --ebn0 3 --backend cpu "output=info"
+fi
 "$SIM" --help | grep -q -- "--decoder-only" || fail "--help does not document --decoder-only"
 "$SIM" --help >/dev/null || fail "--help exits $?"
 
