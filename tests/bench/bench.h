@@ -144,6 +144,12 @@ void bench_data_geometry(const struct bench_data *d, cJSON *geo);
  * passed; out gets the output (job layout of d). Returns information bits per second, or < 0. */
 double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t jobs, double min_secs,
                       uint8_t *out);
+/* CPU, the figure a one-core target is judged on: `rounds` rounds (at most 16) of at least
+ * min_secs each, batches of `jobs` jobs on one thread pinned to one core (the last the process
+ * may run on, or FECD_BENCH_CORE); returns the best round's information bits per second (< 0
+ * on failure), *median the median round's, *core the core it ran on (-1: not pinned). */
+double bench_cpu_best(const struct bench_data *d, uint32_t jobs, unsigned rounds, double min_secs,
+                      uint8_t *out, double *median, int *core);
 /* The CPU decoder's SIMD level in use (or "portable" where there is one code path). */
 const char *bench_simd_level(void);
 
