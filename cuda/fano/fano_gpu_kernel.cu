@@ -558,6 +558,42 @@ __global__ void fgpu_convert_kernel(const struct fgpu_code c, const struct gpu_b
 	}
 }
 
+/* A packed 4-bit value (two's complement) as softbits.c widens it: -8 -> -7, times 18. */
+__device__ __forceinline__ uint64_t s4_llr(unsigned nibble)
+{
+	const int v = nibble >= 8 ? (int)nibble - 16 : (int)nibble;
+
+	return (uint8_t)(int8_t)((v == -8 ? -7 : v) * 18);
+}
+
+/* Packed 4-bit input to int8 LLRs, 8 symbols a thread: four packed bytes in, one 8-byte word
+ * out (the int8 rows are 16-byte aligned and padded to 16 bytes, so a frame's last word stays
+ * in its row), the frame found by one 32-bit division per 8 symbols. The kernel above spends a
+ * 64-bit division and a byte store per symbol: it bounded 4-bit input with transfers at
+ * ~80 % of the host link (FANO_GPU.md). total = count x chunks < 2^32 (the launcher checks). */
+__global__ void fgpu_s4_kernel(const struct fgpu_code c, const struct gpu_batch b, int8_t *out,
+                               size_t ostride, uint32_t chunks, uint32_t total)
+{
+	const uint32_t nbytes = (c.frame_syms + 1) / 2;
+
+	for (uint32_t x = blockIdx.x * blockDim.x + threadIdx.x; x < total;
+	     x += gridDim.x * blockDim.x) {
+		const uint32_t f = x / chunks, k = x - f * chunks;
+		const uint8_t *slot = (const uint8_t *)b.in + (size_t)f * b.in_stride;
+		uint64_t word = 0;
+
+		if (b.jobs[f].in_len != c.frame_syms)
+			continue;
+		for (unsigned i = 0; i < 4; i++) {
+			const uint32_t at = 4 * k + i;
+			const unsigned byte = at < nbytes ? slot[at] : 0;
+
+			word |= s4_llr(byte >> 4) << (16 * i) | s4_llr(byte & 0xfu) << (16 * i + 8);
+		}
+		*(uint64_t *)(out + (size_t)f * ostride + 8 * (size_t)k) = word;
+	}
+}
+
 static size_t align256(size_t x)
 {
 	return (x + 255) & ~(size_t)255;
@@ -705,9 +741,18 @@ int fgpu_launch(const struct fgpu_code *c, const struct gpu_batch *b, void *ws_b
 		const uint32_t cgrid = cb < 65535u ? cb : 65535u;
 		const size_t in_stride8 = ws.in8_stride;
 
+		const uint64_t chunks = (c->frame_syms + 7) / 8, words = b->count * chunks;
 		int8_t *out = ws.in8;
 
-		fgpu_convert_kernel<<<cgrid, 256, 0, s>>>(*c, *b, c->llr_scale, out, in_stride8);
+		if (b->in_kind == GPU_IN_S4_LLR && words < UINT32_MAX) {
+			const uint64_t wb = (words + 255) / 256;
+
+			fgpu_s4_kernel<<<(unsigned)(wb < 65535 ? wb : 65535), 256, 0, s>>>(
+			    *c, *b, out, in_stride8, (uint32_t)chunks, (uint32_t)words);
+		} else {
+			fgpu_convert_kernel<<<cgrid, 256, 0, s>>>(*c, *b, c->llr_scale, out,
+			                                          in_stride8);
+		}
 		in = ws.in8;
 		in_stride = ws.in8_stride;
 	}

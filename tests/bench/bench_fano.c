@@ -33,6 +33,8 @@
 /* Kernel rows (UFA and BFA, whose threads take frames from a queue): frames per batch, in grids
  * of threads (FECD_BENCH_FANO_WAVES=1..16 instead, to compare) */
 #define FANO_UFA_WAVES  4
+#define FANO_XFER_GRIDS 4 /* transfer rows: grids' frames per batch, and lanes (main_rows) */
+#define FANO_XFER_LANES 3
 #define FANO_CPU_ROUNDS 5 /* one core: the best of 5 rounds, the median beside it */
 
 /* A data set and what its reference decode found. */
@@ -348,20 +350,23 @@ static void main_rows(cJSON *sec, const struct bench_opts *o, struct bench_gpu *
 		}
 		set_free_view(&b);
 	}
-	/* A transfer batch of a whole grid's frames (FECD_BENCH_FANO_XFER_GRIDS grids, 1 to 4):
-	 * the persistent kernel's grid is the device's, so a smaller batch leaves threads idle and
-	 * the kernel, not the link, bounds the 4-bit rows (65536 frames gave 87-90 % of the link
-	 * at whd-k7 6 dB, 48-58 % at 4 dB and on nasa-k32). Two lanes: one batch's copy in beside
-	 * the other's kernel. The pinned buffers hold lanes x 2 batches, 2.5 GB of 8-bit input
-	 * for whd-k7 on an H100. The link's bare copies of one 8-bit batch in this run: the figure
-	 * the transfer rows are a fraction of. */
+	/* Transfer batches of FANO_XFER_GRIDS grids' frames (FECD_BENCH_FANO_XFER_GRIDS=1..8 to
+	 * compare) over FANO_XFER_LANES lanes (--gpu-lanes): a lane runs its batches' copy in,
+	 * kernel and copy out in turn, so the link stays busy only while other lanes' copies fill
+	 * one lane's kernel, whose budget ladder's last rungs (the hard frames) take longer than
+	 * the frames' share; a batch smaller than the persistent kernel's grid leaves threads idle.
+	 * Measured on the H100 (FANO_GPU.md): 1 grid x 2 lanes gave 4-bit input 78 % of the link
+	 * at whd-k7 6 dB, 4 x 2 96 % but 61 % at 4 dB, 4 x 3 92 % and 84 %, 4 x 4 88 %. The pinned
+	 * buffers hold lanes x 2 batches: 2.4 GB of 8-bit input for whd-k7 at 4 x 3. The link's
+	 * bare copies of one 8-bit batch over as many lanes in this run: the figure the transfer
+	 * rows are a fraction of. */
 	struct bench_opts ot = *o;
 	const char *ev = getenv("FECD_BENCH_FANO_XFER_GRIDS");
-	const int grids = ev && atoi(ev) >= 1 && atoi(ev) <= 4 ? atoi(ev) : 1;
+	const int grids = ev && atoi(ev) >= 1 && atoi(ev) <= 8 ? atoi(ev) : FANO_XFER_GRIDS;
 	ot.gpu_jobs = gpu_frames(g, &s.d, (unsigned)grids, err, sizeof(err));
 	ot.gpu_jobs = ot.gpu_jobs > (1u << 20) ? 1u << 20 : ot.gpu_jobs < 64 ? 64 : ot.gpu_jobs;
 	if (!ot.gpu_lanes)
-		ot.gpu_lanes = 2;
+		ot.gpu_lanes = FANO_XFER_LANES;
 	progress("fano: %s, host link, bare copies in", what);
 	const double link = bench_gpu_copy_in_rate(g, &ot, (size_t)ot.gpu_jobs * s.d.in_stride);
 	snprintf(label, sizeof(label),
