@@ -11,7 +11,8 @@
  *     better, so that a node's two branches cost one load and no comparison;
  *   - int32 path metrics and threshold, where fano_fast_init finds that no sum or difference of
  *     them can leave int32 within the budget (else the reference's int64 path decodes);
- *   - a node's children's entries loaded while its own are compared;
+ *   - a node's children's entries loaded while its own are compared (BFA and the long codes;
+ *     the UFA lanes load the chosen child's alone, fano_lane.c);
  *   - the whole path's node history instead of the 8-entry queue (the queue is a cache of the
  *     same values): a 16-byte record per depth (gamma, the node's entry, its register) and the
  *     decided input, no read-modify-write of path words;
@@ -426,7 +427,7 @@ static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct slot
 		}
 		if (s)
 			s->res = base + at;
-		at += round64((size_t)c->info_bits + 8);
+		at += round64((size_t)c->stages + 8);
 	}
 	if (total)
 		*total = at;
@@ -600,29 +601,19 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 }
 
 /* A UFA lane's frame, ended (reached: it reached its end) or out of budget (its decided inputs,
- * zeros after): the output packed straight from the blocks' records. */
+ * zeros after): the output packed from the lane's decided inputs. */
 static void ulane_finish(const struct fano_fast *f, const struct slot *s, const struct ulane *l,
                          bool reached)
 {
 	const unsigned n = f->code->n;
 	const uint32_t info = f->code->info_bits;
-	const size_t S = fano__ublock_bytes(n);
-	const uint32_t depth = (uint32_t)((size_t)(l->p - l->base) / S);
-	const uint32_t nbits = depth < info ? depth : info;
-	uint8_t *blk = l->base + S, *out = s->out;
+	const uint32_t depth = (uint32_t)(l->bp - s->res);
 	struct fec_job *job = s->job;
-	uint32_t t = 0;
 
-	for (; t + 8 <= nbits; t += 8, blk += 8 * S) {
-		unsigned v = 0;
-
-		for (unsigned j = 0; j < 8; j++)
-			v = v << 1 | fano__ublock_rec(blk + j * S, n)->bit;
-		out[t >> 3] = (uint8_t)v;
-	}
-	memset(out + (t >> 3), 0, (info + 7) / 8 - (t >> 3));
-	for (; t < nbits; t++, blk += S)
-		out[t >> 3] |= (uint8_t)(fano__ublock_rec(blk, n)->bit << (7 - (t & 7)));
+	/* the decided inputs, zeros after */
+	if (depth < info)
+		memset(s->res + depth, 0, info - depth);
+	pack_bits(s->res, info, s->out);
 	job->out_bits = info;
 	job->soft_count = 0;
 	job->work = (uint32_t)(f->budget - l->left);
@@ -646,6 +637,7 @@ static bool ulane_start(const struct fano_fast *f, struct slot *s, struct ulane 
 	memset(s->blk + (size_t)c->stages * S, 0, words * sizeof(uint32_t)); /* no children */
 	memset(l, 0, sizeof(*l));
 	l->p = l->base = s->blk;
+	l->bp = s->res; /* stages + 8 bytes: the decided inputs */
 	l->info_at = s->blk + (size_t)c->info_bits * S;
 	l->end = s->blk + (size_t)c->stages * S;
 	l->left = f->budget;
@@ -660,8 +652,7 @@ void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_f
 	const struct fano_code *c = f->code;
 	const uint64_t g = lane_g(c, 0);
 	const struct ulane_k k = {.dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
-	                          .g = g,
-	                          .g1 = (uint32_t)g & ((1u << c->n) - 1)};
+	                          .g = g};
 	struct slot s[2];
 	struct ulane l[2];
 	bool busy[2];
