@@ -492,6 +492,8 @@ struct outcome {
 	const uint8_t *fd_bits, *bd_bits;
 	uint32_t fd_depth, bd_depth;
 	int32_t fd_gamma;
+	bool has_path_gamma; /* decoded on lanes: path_gamma is the output path's */
+	int64_t path_gamma;
 	uint64_t used;
 	int done; /* 0: the budget ran out; 1: FD complete, 2: BD complete, 3: merged at `at` */
 	int64_t at;
@@ -529,10 +531,34 @@ static void finish(const struct fano_fast *f, const struct slot *s, const struct
 	for (uint32_t t = bd_from; t < info; t++)
 		s->res[t] = o->bd_bits[info - 1 - t];
 	pack_bits(s->res, info, out);
-	job->metric = (float)(!o->done      ? (int64_t)o->fd_gamma
+	job->metric = (float)(!o->done            ? (int64_t)o->fd_gamma
+	                      : o->has_path_gamma ? o->path_gamma
 	                      : acc_fits(c) ? path_metric_acc(c, s->tab[0], s->res, lane_g(c, 0))
 	                                    : path_metric(c, s->tab[0], s->res)) /
 	              MET_SCALE;
+}
+
+/* The gamma of the BFA's output path from the lanes' records (done, at: fano__bfa's), not
+ * summed again along the path: merged, the FD's path and the output agree below the run's start
+ * at plus K - 1 (the run's first K - 1 inputs are both decoders'), so that the branches there
+ * are the FD's, up to its node of depth at + K - 1, and the branches from there on have the
+ * BD's inputs, as the BD's node of depth info - at has them (a branch's code word depends on the
+ * K inputs it spans alone, and the BD's code gives the same word for them). Both nodes are on
+ * the decoders' current paths: the run lies within what both decided, and is K - 1 inputs long
+ * at least. */
+static int64_t bfa_path_gamma(const struct fano_code *c, const struct lane *fd,
+                              const struct lane *bd, int done, int64_t at)
+{
+	switch (done) {
+	case 1:
+		return fd->rec[fd->depth].gamma;
+	case 2:
+		return bd->rec[bd->depth].gamma;
+	case 3:
+		return (int64_t)fd->rec[at + c->k - 1].gamma + bd->rec[c->info_bits - at].gamma;
+	default:
+		return 0;
+	}
 }
 
 /* The stage tables of the frame in (not on UFA lanes). */
@@ -573,7 +599,9 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 		lane_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
 		lane_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
 		o.used = fano__bfa(&lk, &fd, &bd, c->n, &o.done, &o.at);
-		o = (struct outcome){.fd_bits = fd.bits,
+		o = (struct outcome){.has_path_gamma = o.done != 0,
+		                     .path_gamma = bfa_path_gamma(c, &fd, &bd, o.done, o.at),
+		                     .fd_bits = fd.bits,
 		                     .bd_bits = bd.bits,
 		                     .fd_depth = fd.depth,
 		                     .bd_depth = bd.depth,
