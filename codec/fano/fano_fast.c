@@ -253,7 +253,6 @@ static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, c
 	memset(l, 0, sizeof(*l));
 	l->crow = dir ? tab + (ptrdiff_t)(c->stages - 2) * words : tab + words;
 	l->g = lane_g(c, dir);
-	l->g1 = (uint32_t)l->g & (uint32_t)(words - 1);
 	l->rec = rec;
 	l->bits = bits;
 	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */

@@ -30,7 +30,6 @@ struct lane {
 	struct rec *rec;      /* rec[t]: node t of the current path, written on arrival */
 	uint8_t *bits;        /* bits[t]: the input decided at depth t */
 	uint64_t g;           /* the code words of an input at lags 1..K-1 */
-	uint32_t g1;          /* g's lowest code word: from input 0's child's index to input 1's */
 	uint32_t tr; /* the branch to try next: its metric in bits 0..15, its input in 31 */
 	int32_t T;   /* (gamma and the register are in the node's record) */
 	uint32_t depth;
