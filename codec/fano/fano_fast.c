@@ -505,7 +505,7 @@ static void finish(const struct fano_fast *f, const struct slot *s, const struct
 	const uint32_t fd_n = fd_end < info ? fd_end : info; /* the FD's first */
 	const uint32_t bd_from = bd_start > fd_n ? bd_start : fd_n;
 
-	memcpy(s->res, o->fd_bits, fd_n); /* decided inputs are 0 or 1 */
+	memcpy(s->res, o->fd_bits, fd_n); /* decided inputs: the input in bit 0 */
 	memset(s->res + fd_n, 0, bd_from - fd_n);
 	for (uint32_t t = bd_from; t < info; t++)
 		s->res[t] = o->bd_bits[info - 1 - t];

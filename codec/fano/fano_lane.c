@@ -72,7 +72,7 @@ INLINE void ulane_back(const struct ulane_k *k, struct ulane *l, unsigned n)
 	bool stop = false;
 
 	while (p != l->base && fano__ublock_rec(p - S, n)->gamma >= l->T) {
-		b = *--bp;
+		b = *--bp & 1u;
 		p -= S;
 		if (p < l->info_at &&
 		    b == entry_best(((const uint32_t *)p)[fano__ublock_rec(p, n)->reg & mask])) {
@@ -114,7 +114,7 @@ INLINE int ulane_cycle(const struct ulane_k *k, struct ulane *l, unsigned n, boo
 	const uint64_t nreg = (reg >> n) ^ (k->g & take);
 
 	l->T = tighten(&k->dk, gamma, ng, l->T, pow2);
-	*l->bp++ = (uint8_t)entry_best(l->tr);
+	*l->bp++ = (uint8_t)take; /* 0 or 0xff: the input in every bit */
 	l->p += S;
 	fano__ublock_rec(l->p, n)->gamma = ng;
 	fano__ublock_rec(l->p, n)->reg = nreg;
@@ -223,7 +223,7 @@ INLINE void blane_back(const struct blane_k *k, struct blane *l, unsigned n, boo
 	bool stop = false;
 
 	while (fano__bblock_recp(p - step, n, two, dir)->gamma >= l->T) {
-		b = *--bp;
+		b = *--bp & 1u;
 		p -= step;
 		if (binfo(k, p, dir) && b == entry_best(bentry(p, n, two, dir))) {
 			stop = true; /* left by its better branch: the other one next */
@@ -262,7 +262,7 @@ INLINE int blane_cycle(const struct blane_k *k, struct blane *l, unsigned n, boo
 	const uint64_t nreg = (reg >> n) ^ (k->g[dir] & take);
 
 	l->T = tighten(&k->dk, gamma, ng, l->T, pow2);
-	*l->bp++ = (uint8_t)entry_best(l->tr);
+	*l->bp++ = (uint8_t)take; /* as ulane_cycle's */
 	l->p += step;
 	*fano__bblock_recp(l->p, n, two, dir) = (struct ublock_rec){.gamma = ng, .reg = nreg};
 	if (__builtin_expect(l->p == (dir ? k->bd_end : k->fd_end), 0))

@@ -53,7 +53,7 @@ static inline struct ublock_rec *fano__ublock_rec(uint8_t *blk, unsigned n)
 struct ulane {
 	uint8_t *p;                    /* the current node's block */
 	uint8_t *base, *info_at, *end; /* the blocks of depth 0, frame_bits and stages */
-	uint8_t *bp;   /* bits + the current node's depth (bits[t]: the input decided at depth t) */
+	uint8_t *bp;   /* bits + the node's depth (bits[t]: depth t's input, 0 or 0xff) */
 	uint64_t left; /* cycles left of the frame's budget */
 	uint32_t tr;   /* the branch to try next: its metric in bits 0..15, its input in 31 */
 	int32_t T;     /* (gamma and the register are in the node's record) */
