@@ -676,7 +676,8 @@ void fano_fast_frames(const struct fano_fast *f, void *scratch, fano_fast_next_f
 	const struct fano_code *c = f->code;
 	const uint64_t g = lane_g(c, 0);
 	const struct ulane_k k = {.dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
-	                          .g = g};
+	                          .g = g,
+	                          .g1 = (uint32_t)g & ((1u << c->n) - 1)};
 	struct slot s[2];
 	struct ulane l[2];
 	bool busy[2];
