@@ -210,12 +210,16 @@ INLINE bool binfo(const struct blane_k *k, const uint8_t *p, unsigned dir)
 	return dir ? p >= k->bd_info : p < k->fd_info;
 }
 
+/* Direction dir's row in block p. */
+INLINE const uint32_t *brow(const uint8_t *p, unsigned n, bool two, unsigned dir)
+{
+	return (const uint32_t *)(p + (dir && two ? (size_t)4 << n : 0));
+}
+
 /* The entry of the node at block p of direction dir. */
 INLINE uint32_t bentry(uint8_t *p, unsigned n, bool two, unsigned dir)
 {
-	const uint32_t *row = (const uint32_t *)(p + (dir && two ? (size_t)4 << n : 0));
-
-	return row[fano__bblock_recp(p, n, two, dir)->reg & ((1u << n) - 1)];
+	return brow(p, n, two, dir)[fano__bblock_recp(p, n, two, dir)->reg & ((1u << n) - 1)];
 }
 
 /* A BFA lane's look back (ulane_back's, with the tail's rows as built and a sentinel record
@@ -239,6 +243,7 @@ INLINE void blane_back(const struct blane_k *k, struct blane *l, unsigned n, boo
 
 	l->p = p;
 	l->bp = bp;
+	l->reg = fano__bblock_recp(p, n, two, dir)->reg;
 	if (stop) {
 		l->tr = other_try(e, b ^ 1u);
 		return;
@@ -254,9 +259,8 @@ INLINE int blane_cycle(const struct blane_k *k, struct blane *l, unsigned n, boo
                        bool pow2)
 {
 	const ptrdiff_t step = (dir ? -1 : 1) * (ptrdiff_t)fano__bblock_bytes(n, two);
-	const struct ublock_rec *r = fano__bblock_recp(l->p, n, two, dir);
-	const int32_t gamma = r->gamma;
-	const uint64_t reg = r->reg;
+	const int32_t gamma = fano__bblock_recp(l->p, n, two, dir)->gamma;
+	const uint64_t reg = l->reg;
 	const int32_t ng = gamma + (int16_t)(uint16_t)l->tr;
 
 	if (__builtin_expect(ng < l->T, 0)) {
@@ -270,9 +274,10 @@ INLINE int blane_cycle(const struct blane_k *k, struct blane *l, unsigned n, boo
 	*l->bp++ = (uint8_t)take; /* as ulane_cycle's */
 	l->p += step;
 	*fano__bblock_recp(l->p, n, two, dir) = (struct ublock_rec){.gamma = ng, .reg = nreg};
+	l->reg = nreg;
 	if (__builtin_expect(l->p == (dir ? k->bd_end : k->fd_end), 0))
 		return REACHED_END;
-	const uint32_t e = bentry(l->p, n, two, dir);
+	const uint32_t e = brow(l->p, n, two, dir)[nreg & ((1u << n) - 1)];
 
 	l->tr = binfo(k, l->p, dir) ? e : tail_try(e);
 	return FORWARD;

@@ -101,7 +101,8 @@ static inline struct ublock_rec *fano__bblock_recp(uint8_t *p, unsigned n, bool 
  * ulane's). */
 struct blane {
 	uint8_t *p;
-	uint8_t *bp; /* bits + the node's depth */
+	uint8_t *bp;  /* bits + the node's depth */
+	uint64_t reg; /* the node's register (also in its record) */
 	uint32_t tr;
 	int32_t T;
 };
