@@ -55,9 +55,10 @@ struct ulane {
 	uint8_t *base, *info_at, *end; /* the blocks of depth 0, frame_bits and stages */
 	uint8_t *bp;   /* bits + the node's depth (bits[t]: depth t's input, 0 or 0xff) */
 	uint64_t left; /* cycles left of the frame's budget */
-	uint64_t reg;  /* the node's register (also in its record) */
-	uint32_t tr;   /* the branch to try next: its metric in bits 0..15, its input in 31 */
-	int32_t T;     /* (gamma is in the node's record) */
+	uint64_t reg;  /* the node's register and gamma (also in its record) */
+	int32_t gamma;
+	uint32_t tr; /* the branch to try next: its metric in bits 0..15, its input in 31 */
+	int32_t T;
 };
 
 struct ulane_k {
