@@ -11,7 +11,8 @@
  *     better, so that a node's two branches cost one load and no comparison;
  *   - int32 path metrics and threshold, where fano_fast_init finds that no sum or difference of
  *     them can leave int32 within the budget (else the reference's int64 path decodes);
- *   - a node's children's entries loaded while its own are compared;
+ *   - a node's children's entries loaded while its own are compared (BFA and the long codes;
+ *     the UFA lanes load the chosen child's alone, fano_lane.c);
  *   - the whole path's node history instead of the 8-entry queue (the queue is a cache of the
  *     same values): a 16-byte record per depth (gamma, the node's entry, its register) and the
  *     decided input, no read-modify-write of path words;
@@ -56,6 +57,13 @@ static inline int32_t entry_m0(uint32_t e)
 {
 	return entry_best(e) ? entry_tm1(e) : entry_tm0(e);
 }
+
+/* A node on a walker's current path: what a move back to it needs. */
+struct rec {
+	int32_t gamma;
+	uint32_t entry; /* its stage table entry */
+	uint64_t reg;   /* its state */
+};
 
 /* The frame's constants (struct fw). */
 struct fk {
@@ -242,24 +250,6 @@ static uint64_t lane_g(const struct fano_code *c, unsigned dir)
 	return g;
 }
 
-/* A BFA lane at the root of direction dir (fano_lane.h). */
-static void lane_init(struct lane *l, const struct fano_fast *f, unsigned dir, const uint32_t *tab,
-                      struct rec *rec, uint8_t *bits)
-{
-	const struct fano_code *c = f->code;
-	const ptrdiff_t words = (ptrdiff_t)1 << c->n;
-
-	memset(l, 0, sizeof(*l));
-	l->crow = dir ? tab + (ptrdiff_t)(c->stages - 2) * words : tab + words;
-	l->g = lane_g(c, dir);
-	l->g1 = (uint32_t)l->g & (uint32_t)(words - 1);
-	l->rec = rec;
-	l->bits = bits;
-	/* the root: every register bit zero, code word 0; not a tail node (info >= 1) */
-	l->tr = (dir ? l->crow + words : l->crow - words)[0];
-	rec[0] = (struct rec){.gamma = 0, .entry = l->tr, .reg = 0};
-}
-
 /* The UFA on a code too long for the lanes: cycles until the end or the budget; the cycles
  * used. */
 static __attribute__((noinline)) uint64_t ufa_lut(const struct fk *k, struct fw *fd,
@@ -351,30 +341,11 @@ static int64_t path_metric(const struct fano_code *c, const uint32_t *tab, const
 	return g;
 }
 
-/* path_metric for the codes on lanes: the register of accumulated code words (fano_lane.h) gives
- * each node's entry, whose sorted metrics give the branch taken's. */
-static int64_t path_metric_acc(const struct fano_code *c, const uint32_t *tab, const uint8_t *bits,
-                               uint64_t g)
-{
-	const unsigned n = c->n, mask = (1u << n) - 1;
-	uint64_t reg = 0;
-	int64_t sum = 0;
-
-	for (uint32_t t = 0; t < c->stages; t++, tab += (size_t)1 << n) {
-		const uint32_t e = tab[reg & mask];
-		const unsigned b = t < c->info_bits ? bits[t] & 1u : 0u;
-
-		sum += b == entry_best(e) ? entry_tm0(e) : entry_tm1(e);
-		reg = (reg >> n) ^ (g & (0 - (uint64_t)b));
-	}
-	return sum;
-}
-
-/* One frame's scratch: a slot. The UFA's lanes keep the table and the records in blocks
- * (fano_lane.h); the others in a table per direction (each with a zero row before and after) and
- * a record and a decided input per depth. */
+/* One frame's scratch: a slot. The lanes keep the table and the records in blocks (fano_lane.h)
+ * and a decided input per depth (the BFA's in bits); the walkers a table per direction (each with
+ * a zero row before and after) and a record and a decided input per depth. */
 struct slot {
-	uint8_t *blk;     /* UFA lanes: the blocks */
+	uint8_t *blk;     /* lanes: the blocks (the BFA's: block 0) */
 	uint32_t *tab[2]; /* each direction's stage table (one, where both have the same c1) */
 	struct rec *rec[2];
 	uint8_t *bits[2];
@@ -394,9 +365,9 @@ static bool ufa_lanes(const struct fano_fast *f)
 	return !f->bfa && acc_fits(f->code);
 }
 
-/* The scratch's parts, per slot (two for UFA lanes): the blocks (UFA lanes) or the stage tables
- * (the backward decoder's only where its c1 differs), each direction's records and decided inputs
- * (the backward's for BFA); the output's inputs. */
+/* The scratch's parts, per slot (two for UFA lanes): the blocks (UFA lanes; BFA lanes and their
+ * decided inputs) or the stage tables (the backward decoder's only where its c1 differs), each
+ * direction's records and decided inputs (the backward's for BFA); the output's inputs. */
 static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct slot *s, size_t *total)
 {
 	const struct fano_code *c = f->code;
@@ -410,6 +381,15 @@ static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct slot
 			if (s)
 				s->blk = base + at;
 			at += round64(((size_t)c->stages + 1) * fano__ublock_bytes(c->n));
+		} else if (acc_fits(c)) { /* BFA lanes: blocks -1..stages */
+			const size_t S = fano__bblock_bytes(c->n, f->two_tabs);
+
+			if (s)
+				s->blk = base + at + S;
+			at += round64(((size_t)c->stages + 2) * S);
+			for (unsigned d = 0; d < 2; d++, at += round64((size_t)c->stages + 8))
+				if (s)
+					s->bits[d] = base + at;
 		} else {
 			for (unsigned d = 0; d < (f->two_tabs ? 2u : 1u); d++, at += tab_bytes)
 				if (s) /* a zero row before and after */
@@ -426,7 +406,7 @@ static void scratch_layout(const struct fano_fast *f, uint8_t *base, struct slot
 		}
 		if (s)
 			s->res = base + at;
-		at += round64((size_t)c->info_bits + 8);
+		at += round64((size_t)c->stages + 8);
 	}
 	if (total)
 		*total = at;
@@ -491,6 +471,8 @@ struct outcome {
 	const uint8_t *fd_bits, *bd_bits;
 	uint32_t fd_depth, bd_depth;
 	int32_t fd_gamma;
+	bool has_path_gamma; /* decoded on lanes: path_gamma is the output path's */
+	int64_t path_gamma;
 	uint64_t used;
 	int done; /* 0: the budget ran out; 1: FD complete, 2: BD complete, 3: merged at `at` */
 	int64_t at;
@@ -523,15 +505,76 @@ static void finish(const struct fano_fast *f, const struct slot *s, const struct
 	const uint32_t fd_n = fd_end < info ? fd_end : info; /* the FD's first */
 	const uint32_t bd_from = bd_start > fd_n ? bd_start : fd_n;
 
-	memcpy(s->res, o->fd_bits, fd_n); /* decided inputs are 0 or 1 */
+	memcpy(s->res, o->fd_bits, fd_n); /* decided inputs: the input in bit 0 */
 	memset(s->res + fd_n, 0, bd_from - fd_n);
 	for (uint32_t t = bd_from; t < info; t++)
 		s->res[t] = o->bd_bits[info - 1 - t];
 	pack_bits(s->res, info, out);
-	job->metric = (float)(!o->done      ? (int64_t)o->fd_gamma
-	                      : acc_fits(c) ? path_metric_acc(c, s->tab[0], s->res, lane_g(c, 0))
-	                                    : path_metric(c, s->tab[0], s->res)) /
+	job->metric = (float)(!o->done            ? (int64_t)o->fd_gamma
+	                      : o->has_path_gamma ? o->path_gamma
+	                                          : path_metric(c, s->tab[0], s->res)) /
 	              MET_SCALE;
+}
+
+/* The BFA on lanes: the frame's blocks (fano_lane.h), the search, and what it left. The output
+ * path's gamma comes from the lanes' records, not summed along the path again: merged at `at`,
+ * the FD's path and the output agree below at + K - 1 (the run's first K - 1 inputs are both
+ * decoders'), so that the branches there are the FD's, up to its node of depth at + K - 1, and
+ * the branches from there on have the BD's inputs, as the BD's node of depth info - at has them
+ * (a branch's code word depends on the K inputs it spans alone, and the BD's code gives the same
+ * word for them). Both nodes are on the decoders' current paths: the run lies within what both
+ * decided, and is K - 1 inputs long at least. */
+static void bfa_blocks(const struct fano_fast *f, const struct slot *s, const int8_t *in,
+                       struct outcome *o)
+{
+	const struct fano_code *c = f->code;
+	const unsigned n = c->n;
+	const bool two = f->two_tabs;
+	const size_t S = fano__bblock_bytes(n, two), R = fano__bblock_rec(n, two);
+	uint8_t *const blk = s->blk, *const last = blk + (size_t)c->stages * S;
+	const struct blane_k k = {.dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
+	                          .g = {lane_g(c, 0), lane_g(c, 1)},
+	                          .fd_end = last,
+	                          .bd_end = blk - S,
+	                          .fd_info = blk + (size_t)c->info_bits * S,
+	                          .bd_info = blk + (size_t)(c->k - 1) * S,
+	                          .fd_bits = s->bits[0],
+	                          .bd_bits = s->bits[1],
+	                          .meet =
+	                              (uintptr_t)s->bits[0] + (uintptr_t)s->bits[1] + c->info_bits,
+	                          .info = c->info_bits,
+	                          .merge_len = f->merge_len,
+	                          .budget = f->budget};
+	struct blane fd = {.p = blk, .bp = s->bits[0]}, bd = {.p = last - S, .bp = s->bits[1]};
+
+	for (unsigned d = 0; d < (two ? 2u : 1u); d++)
+		stage_table(f, d, in, (uint32_t *)(blk + ((size_t)d << n << 2)), S / 4);
+	/* zero rows past each end, a sentinel before each root, the roots' records */
+	memset(blk - S, 0, R);
+	memset(last, 0, R);
+	fano__bblock_recp(blk - S, n, two, 0)->gamma = INT32_MIN;
+	fano__bblock_recp(last, n, two, 1)->gamma = INT32_MIN;
+	*fano__bblock_recp(blk, n, two, 0) = (struct ublock_rec){0};
+	*fano__bblock_recp(last - S, n, two, 1) = (struct ublock_rec){0};
+	/* the roots: every register bit zero, code word 0; not tail nodes (info >= 1) */
+	fd.tr = ((const uint32_t *)blk)[0];
+	bd.tr = ((const uint32_t *)(last - S + (two ? (size_t)4 << n : 0)))[0];
+	o->used = fano__bfa(&k, &fd, &bd, n, two, &o->done, &o->at);
+	o->fd_bits = s->bits[0];
+	o->bd_bits = s->bits[1];
+	o->fd_depth = (uint32_t)(fd.bp - s->bits[0]);
+	o->bd_depth = (uint32_t)(bd.bp - s->bits[1]);
+	o->fd_gamma = fano__bblock_recp(fd.p, n, two, 0)->gamma;
+	o->has_path_gamma = o->done != 0;
+	if (o->done == 1)
+		o->path_gamma = o->fd_gamma;
+	else if (o->done == 2)
+		o->path_gamma = fano__bblock_recp(bd.p, n, two, 1)->gamma;
+	else if (o->done == 3)
+		o->path_gamma =
+		    (int64_t)fano__bblock_recp(blk + (size_t)(o->at + c->k - 1) * S, n, two, 0)
+		        ->gamma +
+		    fano__bblock_recp(blk + (size_t)(o->at + c->k - 2) * S, n, two, 1)->gamma;
 }
 
 /* The stage tables of the frame in (not on UFA lanes). */
@@ -559,30 +602,12 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 	                     .smask = (1ull << (c->k - 1)) - 1};
 	struct outcome o = {.at = -1};
 
-	build_tables(f, s, in);
 	if (acc_fits(c)) { /* BFA on lanes */
-		const struct lane_k lk = {
-		    .dk = {f->delta, 0u - (uint32_t)f->delta, f->dshift, f->dmul},
-		    .stages = c->stages,
-		    .info = c->info_bits,
-		    .merge_len = f->merge_len,
-		    .budget = f->budget};
-		struct lane fd, bd;
-
-		lane_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
-		lane_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
-		o.used = fano__bfa(&lk, &fd, &bd, c->n, &o.done, &o.at);
-		o = (struct outcome){.fd_bits = fd.bits,
-		                     .bd_bits = bd.bits,
-		                     .fd_depth = fd.depth,
-		                     .bd_depth = bd.depth,
-		                     .fd_gamma = fd.rec[fd.depth].gamma,
-		                     .used = o.used,
-		                     .done = o.done,
-		                     .at = o.at};
+		bfa_blocks(f, s, in, &o);
 	} else {
 		struct fw fd, bd = {0};
 
+		build_tables(f, s, in);
 		walker_init(&fd, f, 0, s->tab[0], s->rec[0], s->bits[0]);
 		if (f->bfa) {
 			walker_init(&bd, f, 1, s->tab[1], s->rec[1], s->bits[1]);
@@ -600,29 +625,19 @@ static void one_frame(const struct fano_fast *f, const struct slot *s, const int
 }
 
 /* A UFA lane's frame, ended (reached: it reached its end) or out of budget (its decided inputs,
- * zeros after): the output packed straight from the blocks' records. */
+ * zeros after): the output packed from the lane's decided inputs. */
 static void ulane_finish(const struct fano_fast *f, const struct slot *s, const struct ulane *l,
                          bool reached)
 {
 	const unsigned n = f->code->n;
 	const uint32_t info = f->code->info_bits;
-	const size_t S = fano__ublock_bytes(n);
-	const uint32_t depth = (uint32_t)((size_t)(l->p - l->base) / S);
-	const uint32_t nbits = depth < info ? depth : info;
-	uint8_t *blk = l->base + S, *out = s->out;
+	const uint32_t depth = (uint32_t)(l->bp - s->res);
 	struct fec_job *job = s->job;
-	uint32_t t = 0;
 
-	for (; t + 8 <= nbits; t += 8, blk += 8 * S) {
-		unsigned v = 0;
-
-		for (unsigned j = 0; j < 8; j++)
-			v = v << 1 | fano__ublock_rec(blk + j * S, n)->bit;
-		out[t >> 3] = (uint8_t)v;
-	}
-	memset(out + (t >> 3), 0, (info + 7) / 8 - (t >> 3));
-	for (; t < nbits; t++, blk += S)
-		out[t >> 3] |= (uint8_t)(fano__ublock_rec(blk, n)->bit << (7 - (t & 7)));
+	/* the decided inputs, zeros after */
+	if (depth < info)
+		memset(s->res + depth, 0, info - depth);
+	pack_bits(s->res, info, s->out);
 	job->out_bits = info;
 	job->soft_count = 0;
 	job->work = (uint32_t)(f->budget - l->left);
@@ -646,6 +661,7 @@ static bool ulane_start(const struct fano_fast *f, struct slot *s, struct ulane 
 	memset(s->blk + (size_t)c->stages * S, 0, words * sizeof(uint32_t)); /* no children */
 	memset(l, 0, sizeof(*l));
 	l->p = l->base = s->blk;
+	l->bp = s->res; /* stages + 8 bytes: the decided inputs */
 	l->info_at = s->blk + (size_t)c->info_bits * S;
 	l->end = s->blk + (size_t)c->stages * S;
 	l->left = f->budget;

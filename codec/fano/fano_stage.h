@@ -102,18 +102,58 @@ FANO_STAGE_INLINE __m256i stage_sum8(const int16_t *vt, const uint16_t *o)
 	return _mm256_add_epi16(sum, _mm256_loadu_si256((const __m256i *)(v + 16384 + o[2])));
 }
 
-/* The byte offsets of count LLRs' rows (32 bytes a row): 16 at a time. */
-FANO_STAGE_INLINE void row_offsets(const int8_t *in, uint16_t *o, uint32_t count)
+/* The byte offsets of count LLRs' rows (2^shift bytes a row): 16 at a time. */
+FANO_STAGE_INLINE void row_offsets(const int8_t *in, uint16_t *o, uint32_t count, int shift)
 {
 	uint32_t j = 0;
 
 	for (; j + 16 <= count; j += 16) {
 		const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(in + j)));
 
-		_mm256_storeu_si256((__m256i *)(o + j), _mm256_slli_epi16(q, 5));
+		_mm256_storeu_si256((__m256i *)(o + j), _mm256_slli_epi16(q, shift));
 	}
 	for (; j < count; j++)
-		o[j] = (uint16_t)((uint8_t)in[j] << 5);
+		o[j] = (uint16_t)((uint8_t)in[j] << shift);
+}
+
+/* n = 2, two stages at a time: each stage's row (input 0's 4 metrics, then input 1's: 16 bytes
+ * for each output's LLR) in one 128-bit half of a vector, sorted and packed once for both; the
+ * rows' offsets computed first, as for n = 3. Returns the stages done. */
+FANO_STAGE_INLINE uint32_t stage_rows4_pairs(const int16_t *vt, const int8_t *in, uint32_t *out,
+                                             uint32_t stages, size_t stride)
+{
+	const char *v = (const char *)vt;
+	uint16_t off[2 * 64];
+	uint32_t s = 0;
+
+	while (s + 2 <= stages) {
+		const uint32_t chunk = stages - s >= 64 ? 64 : (stages - s) & ~1u;
+
+		row_offsets(in + (size_t)2 * s, off, 2 * chunk, 4);
+		for (uint32_t c = 0; c < chunk; c += 2, out += 2 * stride) {
+			const uint16_t *o = off + 2 * c;
+			const __m256i r0 = _mm256_inserti128_si256(
+			    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(v + o[0]))),
+			    _mm_loadu_si128((const __m128i *)(v + o[2])), 1);
+			const __m256i r1 = _mm256_inserti128_si256(
+			    _mm256_castsi128_si256(
+			        _mm_loadu_si128((const __m128i *)(v + 4096 + o[1]))),
+			    _mm_loadu_si128((const __m128i *)(v + 4096 + o[3])), 1);
+			const __m256i m0 = _mm256_add_epi16(r0, r1), m1 = _mm256_srli_si256(m0, 8);
+			const __m256i best = _mm256_cmpgt_epi16(m1, m0);
+			const __m256i lo = _mm256_max_epi16(m0, m1);
+			const __m256i hi = _mm256_or_si256(
+			    _mm256_and_si256(_mm256_min_epi16(m0, m1), _mm256_set1_epi16(0x7fff)),
+			    _mm256_slli_epi16(best, 15));
+			/* in each 128-bit lane: a stage's 4 entries (the upper lanes unused) */
+			const __m256i x = _mm256_unpacklo_epi16(lo, hi);
+
+			_mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(x));
+			_mm_storeu_si128((__m128i *)(out + stride), _mm256_extracti128_si256(x, 1));
+		}
+		s += chunk;
+	}
+	return s;
 }
 
 /* n = 3, two stages at a time: the two rows' input-0 halves in one vector, their input-1 halves
@@ -128,7 +168,7 @@ FANO_STAGE_INLINE uint32_t stage_rows8_pairs(const int16_t *vt, const int8_t *in
 	while (s + 2 <= stages) {
 		const uint32_t chunk = stages - s >= 64 ? 64 : (stages - s) & ~1u;
 
-		row_offsets(in + (size_t)3 * s, off, 3 * chunk);
+		row_offsets(in + (size_t)3 * s, off, 3 * chunk, 5);
 		for (uint32_t c = 0; c < chunk; c += 2, out += 2 * stride) {
 			const __m256i a = stage_sum8(vt, off + 3 * c),
 			              b = stage_sum8(vt, off + 3 * c + 3);
@@ -157,15 +197,17 @@ FANO_STAGE_INLINE uint32_t stage_rows8_pairs(const int16_t *vt, const int8_t *in
 }
 
 /* The AVX2 build's: n = 3's row (16 lanes) and each half of n = 4's (input 0's metrics, input
- * 1's) are one 256-bit vector, a stage's entries one or two 256-bit stores (n = 3: two stages at
- * a time); n = 2 as in SSE2. */
+ * 1's) are one 256-bit vector, a stage's entries one or two 256-bit stores (n = 2 and 3: two
+ * stages at a time). */
 FANO_STAGE_INLINE void stage_rows_avx2(const int16_t *vt, const int8_t *in, uint32_t *out,
                                        uint32_t stages, unsigned n, unsigned words, size_t stride)
 {
 	uint32_t s = 0;
 
 	if (words == 4) {
-		stage_rows_sse2(vt, in, out, stages, n, words, stride);
+		s = stage_rows4_pairs(vt, in, out, stages, stride);
+		stage_rows_sse2(vt, in + (size_t)s * n, out + s * stride, stages - s, n, words,
+		                stride);
 		return;
 	}
 	if (words == 8) {

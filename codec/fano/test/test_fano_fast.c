@@ -5,7 +5,8 @@
  * or AVX2) must give the same status, work (cycles), metric and bits. Cases: the three presets at
  * 2..6 dB, UFA and BFA, budgets that run out and budgets that do not, deltas that are powers of
  * two and deltas that are not (up to 65521), merge lengths and LLR scales, a code whose backward
- * current-input word differs from the forward one's, frames of 1, 2 and 65536 bits, then random
+ * current-input word differs from the forward one's, frames of 1, 2 and 65536 bits and of 5, 13
+ * and 21 bits on a K=20 code (shorter and longer than its register), then random
  * codes over K 3..64, n 2..4 and frame lengths 1..300 at random Eb/N0 (in a quarter of them all
  * polynomials but the first need not tap either end; batches of 11..14 frames). Then batches of
  * 9 frames decoded whole, in sub-ranges and with erased jobs among them (the fast UFA decodes two
@@ -172,6 +173,15 @@ static void test_presets(void)
 		compare(t, 1.0, 41, 23, true);
 		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=2,cycles=2", algos[a]);
 		compare(t, 1.0, 41, 24, true);
+		/* frames shorter than, as long as and longer than the register: the BFA's
+		 * decoders meet in the other's tail, or one of them completes first (its blocks'
+		 * information limits cross) */
+		for (unsigned fb = 5; fb <= 21; fb += 8) {
+			snprintf(t, sizeof(t),
+			         "fano,k=20,polys_karn=d3a71:b5c93,frame_bits=%u,merge=%u,algo=%s",
+			         fb, fb % 3 + 1, algos[a]);
+			compare(t, 2.0, 41, 25 + fb, true);
+		}
 		/* the longest frames */
 		snprintf(t, sizeof(t), "whd-k7,algo=%s,frame_bits=65536,cycles=100", algos[a]);
 		compare(t, 4.0, 2, 19, true);
