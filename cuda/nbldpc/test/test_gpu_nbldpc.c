@@ -461,18 +461,19 @@ static void test_presets(struct gpu_test *g)
  * (dram), on chip with 2 and 8 values a lane (v2, v8; the default is 4) and in clusters of 2, 8
  * and 16 blocks (c2, c8, c16: a frame's rows partitioned across the blocks' shared memory, some
  * of the variables' messages in another block's; c8,p0: rows split in order, most of them in
- * another block's), and the on-chip kernel's variants: the code's tables read from device memory
- * (s0), a cluster barrier after each phase (b0), both (s0,b0: the kernel before the variants),
- * and c8 with b0 (the default's split barrier against the one it replaced on the same shape).
+ * another block's; c6: a size not a power of 2), and the on-chip kernel's variants: the code's
+ * tables read from device memory (s0), a cluster barrier after each phase (b0), per-edge degree
+ * tests (d0), all three (old: the kernel before the variants), and c8 with b0 (the default's
+ * split barrier against the one it replaced on the same shape).
  * c16 needs a non-portable cluster size: where
  * the device declines it the kernel in device memory runs (the line names it). The seed's
  * GF64_5040 size (a cluster of 8 by default) and the presets as well (s0 and b0 exist for rows of
  * at most 4 only: the presets with longer rows run in device memory under them). */
 static void test_fftbp_kernels(struct gpu_test *g, bool presets)
 {
-	static const char *const kernels[] = {"dram",    "chip,v2",    "chip,v8",    "chip,c2",
-	                                      "chip,c8", "chip,c16",   "chip,c8,p0", "chip,s0",
-	                                      "chip,b0", "chip,s0,b0", "chip,c8,b0"};
+	static const char *const kernels[] = {
+	    "dram",       "chip,v2", "chip,v8", "chip,c2", "chip,c6",  "chip,c8",   "chip,c16",
+	    "chip,c8,p0", "chip,s0", "chip,b0", "chip,d0", "chip,old", "chip,c8,b0"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
 	char text[256];
@@ -482,6 +483,9 @@ static void test_fftbp_kernels(struct gpu_test *g, bool presets)
 	              "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=1,soft=bit,iters=10,"
 	              "early_stop=false",
 	              24, 1.5, true, FLIP_MAX, "cluster of 8 blocks");
+	/* early stop: the decisions and syndrome across the cluster every iteration */
+	run_case_want(g, "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=3,soft=sym", 12, 1.5, true,
+	              FLIP_MAX, "cluster of 8 blocks");
 	if (presets)
 		run_case_want(g, "bds-b1c-sf2,iters=10,early_stop=false", 64, 1.5, false, FLIP_MAX,
 		              "cluster of 1 blocks");
