@@ -181,7 +181,9 @@ __device__ __forceinline__ void chip_quots(const uint8_t *ex, int lgb,
 }
 
 /* Whether the kernel with the staged tables reads its slot indices from the quotient table:
- * entry (h, ln) holds the V indices (ln V + v) / h as bytes, whole 32-bit words of them. */
+ * entry (h, ln) holds the V indices (ln V + v) / h as bytes, whole 32-bit words of them; for
+ * q <= 64 as byte offsets (4 (ln V + v) / h), so that an address is one byte permute and one
+ * add from the slot's start. */
 template <int Q, int V> __host__ __device__ constexpr bool chip_uses_qt()
 {
 	return Q <= 128 && V % 4 == 0;
@@ -200,9 +202,23 @@ __device__ void chip_qt_fill(uint8_t *qt, const uint8_t *ex, const uint8_t *lg, 
 		for (int v = 0; v < V; v++) {
 			const unsigned y = ln * V + v;
 
-			qt[e * V + v] = h && y ? ex[lg[y] + Q - 1 - lg[h]] : 0;
+			qt[e * V + v] =
+			    (Q <= 64 ? 4 : 1) * (h && y ? ex[lg[y] + Q - 1 - lg[h]] : 0);
 		}
 	}
+}
+
+/* Value v's place in an edge's slot e: from the edge's quotient words (QT; byte offsets where
+ * q <= 64) or its indices idx. */
+template <int Q, int V, bool QT>
+__device__ __forceinline__ float *chip_at(float *e, const unsigned (&key)[QT ? V / 4 : 1],
+                                          const unsigned (&idx)[V], int v)
+{
+	if (QT && Q <= 64)
+		return (float *)((char *)e + __byte_perm(key[v / 4], 0, 0x4440 + v % 4));
+	if (QT)
+		return e + __byte_perm(key[v / 4], 0, 0x4440 + v % 4);
+	return e + idx[v];
 }
 
 /* One check of deg <= D edges whose slots start at s (row-major, q floats each, local shared
@@ -244,16 +260,13 @@ __device__ __forceinline__ void chip_check(const uint8_t *ex, const uint8_t *lg,
 #pragma unroll
 				for (int k = 0; k < W; k++)
 					key[i][k] = w[k];
-#pragma unroll
-				for (int v = 0; v < V; v++)
-					idx[v] = (key[i][v / 4] >> (8 * (v % 4))) & 0xffu;
 			} else {
 				key[i][0] = Q - 1 - lg[h[i]];
 				chip_quots<V>(ex, lgb, lgs, key[i][0], idx);
 			}
 #pragma unroll
 			for (int v = 0; v < V; v++)
-				F[i][v] = s[i * Q + idx[v]];
+				F[i][v] = *chip_at<Q, V, QT>(s + i * Q, key[i], idx, v);
 		}
 #pragma unroll
 	for (int i = 0; i < D; i++)
@@ -284,16 +297,11 @@ __device__ __forceinline__ void chip_check(const uint8_t *ex, const uint8_t *lg,
 			}
 			group_wht<Q, V>(t, ln, mask);
 			chip_norm_prob<L, V>(t, mask);
-			if (QT) {
-#pragma unroll
-				for (int v = 0; v < V; v++)
-					idx[v] = (key[i][v / 4] >> (8 * (v % 4))) & 0xffu;
-			} else {
+			if (!QT)
 				chip_quots<V>(ex, lgb, lgs, key[i][0], idx);
-			}
 #pragma unroll
 			for (int v = 0; v < V; v++)
-				s[i * Q + idx[v]] = t[v];
+				*chip_at<Q, V, QT>(s + i * Q, key[i], idx, v) = t[v];
 		}
 }
 
