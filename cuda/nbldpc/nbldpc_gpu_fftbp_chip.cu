@@ -657,17 +657,18 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 				chip_sync<F>(cl, C); /* the variable messages, for every block */
 				continue;
 			}
-			/* BAR, C > 1: the variables whose slots are both here (the first nloc)
-			 * while the other blocks finish their checks; those with a slot elsewhere
-			 * once they have; the arrive after them lets the next iteration's rows of
-			 * this block's variables start before the other blocks are done */
+			/* BAR, C > 1: the variables whose slots are both here (the first nloc,
+			 * after a block barrier) while the other blocks finish their checks; those
+			 * with a slot elsewhere once they have; the arrive after them (and a block
+			 * barrier) lets the next iteration's rows of this block's variables start
+			 * before the other blocks are done */
+			chip_arrive(); /* before the block barrier: the others wait on it */
 			__syncthreads();
-			chip_arrive();
 			chip_vars<Q, V, F, true>(c, x, rk, 0, x.nloc);
 			chip_wait();
 			chip_vars<Q, V, F, false>(c, x, rk, x.nloc, x.nv);
-			__syncthreads();
 			chip_arrive();
+			__syncthreads();
 			pending = true;
 		}
 		nbgpu_out_bits(c, b, f, hard, tid + rank * nt, nt * C);
