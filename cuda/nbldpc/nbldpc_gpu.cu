@@ -167,10 +167,11 @@ out:
  * ",v2" / ",v8" (values a lane, q = 64), ",c<N>" (blocks a cluster, 1 to 16, not only the
  * powers of 2 tried without it), ",t<N>" (threads a block),
  * ",p0" (rows split in order, not partitioned), ",s0" (the code's tables read from device
- * memory, not staged in shared memory), ",b0" (a cluster barrier after each phase, not the
- * split one), ",d0" (per-edge degree tests in every check) and ",old" (all three: the kernel
- * before them) tunes the former; those four exist for q = 64 with 4 values a lane and rows of 4
- * (GF64_5040, BeiDou B1C), elsewhere the kernel in device memory runs under them. */
+ * memory, not staged in shared memory), ",b0" (cluster barriers where a cluster is one block,
+ * not block barriers), ",d0" (per-edge degree tests in every check), ",old" (all three: the
+ * kernel before them) and ",split" (the split cluster barrier where C > 1) tunes the former;
+ * those five exist for q = 64 with 4 values a lane and rows of 4 (GF64_5040, BeiDou B1C),
+ * elsewhere the kernel in device memory runs under them. */
 static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *code,
                                const struct fecd_cuda_device *dev, bool *ok)
 {
@@ -343,11 +344,12 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		    "variable's): %d threads/block (%d groups of %u lanes), grid %d (%d frames in "
 		    "flight), %d regs, %zu B shared a block",
 		    c->q, g->shape.chip_v, g->shape.chip_d,
-		    g->shape.chip_f == 0   ? ",old"
-		    : g->shape.chip_f == 6 ? ",tables in device memory"
-		    : g->shape.chip_f == 5 ? ",a cluster barrier a phase"
-		    : g->shape.chip_f == 3 ? ",degree tests"
-		                           : "",
+		    g->shape.chip_f == 0    ? ",old"
+		    : g->shape.chip_f == 6  ? ",tables in device memory"
+		    : g->shape.chip_f == 5  ? ",cluster barriers at C = 1"
+		    : g->shape.chip_f == 3  ? ",degree tests"
+		    : g->shape.chip_f == 15 ? ",split cluster barrier"
+		                            : "",
 		    g->shape.chip_c, g->chip_remote, c->nnz, g->shape.threads, g->shape.groups,
 		    c->q / (unsigned)g->shape.chip_v, g->shape.grid,
 		    g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);

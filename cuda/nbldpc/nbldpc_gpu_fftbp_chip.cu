@@ -361,13 +361,15 @@ __device__ __forceinline__ void chip_app(const struct chip_ranks &rk, const stru
 
 /* The kernel's variants (FECD_FFTBP_KERNEL, nbldpc_gpu.cu): CHIP_F_TAB, the code's tables
  * staged in shared memory once a launch (",s0": read from device memory); CHIP_F_BAR, block
- * barriers where C = 1, else the variable phase around a split cluster barrier (",b0": a cluster
- * barrier after each phase); CHIP_F_FULL, rows of D edges checked without per-edge degree tests
- * (",d0": with them). */
-#define CHIP_F_TAB  1
-#define CHIP_F_BAR  2
-#define CHIP_F_FULL 4
-#define CHIP_F_ALL  (CHIP_F_TAB | CHIP_F_BAR | CHIP_F_FULL)
+ * barriers where C = 1 (",b0": the cluster's); CHIP_F_FULL, rows of D edges checked without
+ * per-edge degree tests (",d0": with them); CHIP_F_SPLIT (",split", not in the default: 2 %
+ * slower on GF64_5040, NBLDPC_GPU.md), where C > 1 the variable phase around a split cluster
+ * barrier, a block's interior rows and local variables before its waits. */
+#define CHIP_F_TAB   1
+#define CHIP_F_BAR   2
+#define CHIP_F_FULL  4
+#define CHIP_F_SPLIT 8
+#define CHIP_F_ALL   (CHIP_F_TAB | CHIP_F_BAR | CHIP_F_FULL)
 
 /* The cluster barrier in halves: the arrive releases this thread's earlier writes (its own
  * block's slots the other blocks read, or theirs it wrote), the wait acquires the others'. Not
@@ -538,7 +540,7 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
     nbldpc_fftbp_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
 	constexpr int L = Q / V;
-	constexpr bool TAB = (F & CHIP_F_TAB) != 0, BAR = (F & CHIP_F_BAR) != 0;
+	constexpr bool TAB = (F & CHIP_F_TAB) != 0, SPLIT = (F & CHIP_F_SPLIT) != 0;
 	extern __shared__ float4 smem4[];
 	__shared__ struct chip_ranks rk;
 	char *sm = (char *)smem4;
@@ -639,13 +641,13 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 		}
 		chip_sync<F>(cl, C);
 		while (it < c.max_iters) {
-			/* the rows whose slots only this block's variables write (BAR: the first
+			/* the rows whose slots only this block's variables write (SPLIT: the first
 			 * nint; all rows otherwise) before the rest, which wait for the other
 			 * blocks' variables where their writes are pending */
-			chip_checks<Q, V, D, F>(c, x, lgs, BAR ? x.nint : x.nr, pending);
+			chip_checks<Q, V, D, F>(c, x, lgs, SPLIT ? x.nint : x.nr, pending);
 			pending = false;
 			it++;
-			if (c.early_stop || it == c.max_iters || !BAR || C == 1) {
+			if (c.early_stop || it == c.max_iters || !SPLIT || C == 1) {
 				chip_sync<F>(cl, C); /* the check messages, for every block */
 				if (c.early_stop || it == c.max_iters) {
 					bad =
@@ -657,7 +659,7 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 				chip_sync<F>(cl, C); /* the variable messages, for every block */
 				continue;
 			}
-			/* BAR, C > 1: the variables whose slots are both here (the first nloc,
+			/* SPLIT, C > 1: the variables whose slots are both here (the first nloc,
 			 * after a block barrier) while the other blocks finish their checks; those
 			 * with a slot elsewhere once they have; the arrive after them (and a block
 			 * barrier) lets the next iteration's rows of this block's variables start
@@ -900,8 +902,8 @@ typedef void (*chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
 
 /* The kernels built: every q with its default values a lane (nbgpu_chip_default_v), rows of up
  * to 4 and (q <= 128) 8 edges; q = 64 also with 2 and 8 values a lane, rows of 4; for q = 64, 4
- * values a lane, rows of 4 also the variants (flags f, CHIP_F_) without one of the levers and
- * without all three; the others with all of them. */
+ * values a lane, rows of 4 also the variants (flags f, CHIP_F_) without one of the default's
+ * levers, without all three, and with the split barrier; the others are the default. */
 static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 {
 	if (f != CHIP_F_ALL) {
@@ -916,6 +918,8 @@ static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL & ~CHIP_F_BAR>;
 		case CHIP_F_ALL & ~CHIP_F_FULL:
 			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL & ~CHIP_F_FULL>;
+		case CHIP_F_ALL | CHIP_F_SPLIT:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_SPLIT>;
 		}
 		return NULL;
 	}
@@ -941,14 +945,15 @@ static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 }
 
 /* ",s0" in FECD_FFTBP_KERNEL's options: the code's tables read from device memory (not
- * staged); ",b0": a cluster barrier after each phase (not BAR); ",d0": per-edge degree tests
- * (not FULL); ",old": all three, the kernel before the variants. */
+ * staged); ",b0": cluster barriers where C = 1 (not BAR); ",d0": per-edge degree tests (not
+ * FULL); ",old": all three, the kernel before the variants; ",split": the split cluster barrier
+ * where C > 1 (SPLIT). */
 int nbgpu_chip_flags(const char *opt)
 {
 	if (strstr(opt, ",old"))
 		return 0;
 	return (strstr(opt, ",s0") ? 0 : CHIP_F_TAB) | (strstr(opt, ",b0") ? 0 : CHIP_F_BAR) |
-	       (strstr(opt, ",d0") ? 0 : CHIP_F_FULL);
+	       (strstr(opt, ",d0") ? 0 : CHIP_F_FULL) | (strstr(opt, ",split") ? CHIP_F_SPLIT : 0);
 }
 
 int nbgpu_chip_default_v(unsigned q)
