@@ -169,9 +169,9 @@ out:
  * ",p0" (rows split in order, not partitioned), ",s0" (the code's tables read from device
  * memory, not staged in shared memory), ",b0" (cluster barriers where a cluster is one block,
  * not block barriers), ",d0" (per-edge degree tests in every check), ",old" (all three: the
- * kernel before them) and ",split" (the split cluster barrier where C > 1) tunes the former;
- * those five exist for q = 64 with 4 values a lane and rows of 4 (GF64_5040, BeiDou B1C),
- * elsewhere the kernel in device memory runs under them. */
+ * kernel before them), ",split" (the split cluster barrier where C > 1) and ",al" (.aligned
+ * cluster barriers) tunes the former; those six exist for q = 64 with 4 values a lane and rows of 4
+ * (GF64_5040, BeiDou B1C), elsewhere the kernel in device memory runs under them. */
 static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *code,
                                const struct fecd_cuda_device *dev, bool *ok)
 {
@@ -349,6 +349,7 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		    : g->shape.chip_f == 5  ? ",cluster barriers at C = 1"
 		    : g->shape.chip_f == 3  ? ",degree tests"
 		    : g->shape.chip_f == 15 ? ",split cluster barrier"
+		    : g->shape.chip_f == 23 ? ",aligned cluster barriers"
 		                            : "",
 		    g->shape.chip_c, g->chip_remote, c->nnz, g->shape.threads, g->shape.groups,
 		    c->q / (unsigned)g->shape.chip_v, g->shape.grid,

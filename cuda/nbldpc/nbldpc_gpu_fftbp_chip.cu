@@ -364,11 +364,14 @@ __device__ __forceinline__ void chip_app(const struct chip_ranks &rk, const stru
  * barriers where C = 1 (",b0": the cluster's); CHIP_F_FULL, rows of D edges checked without
  * per-edge degree tests (",d0": with them); CHIP_F_SPLIT (",split", not in the default: 2 %
  * slower on GF64_5040, NBLDPC_GPU.md), where C > 1 the variable phase around a split cluster
- * barrier, a block's interior rows and local variables before its waits. */
+ * barrier, a block's interior rows and local variables before its waits; CHIP_F_ALIGN (",al",
+ * not in the default), the whole cluster's barriers as .aligned arrive and wait after a
+ * __syncwarp (cooperative groups' cluster.sync() is not .aligned). */
 #define CHIP_F_TAB   1
 #define CHIP_F_BAR   2
 #define CHIP_F_FULL  4
 #define CHIP_F_SPLIT 8
+#define CHIP_F_ALIGN 16
 #define CHIP_F_ALL   (CHIP_F_TAB | CHIP_F_BAR | CHIP_F_FULL)
 
 /* The cluster barrier in halves: the arrive releases this thread's earlier writes (its own
@@ -480,10 +483,16 @@ __device__ __forceinline__ void chip_vars(const struct nbgpu_code &c, const stru
 /* The whole cluster's barrier; a block's where the cluster is one block (BAR). */
 template <int F> __device__ __forceinline__ void chip_sync(cg::cluster_group &cl, uint32_t C)
 {
-	if ((F & CHIP_F_BAR) && C == 1)
+	if ((F & CHIP_F_BAR) && C == 1) {
 		__syncthreads();
-	else
+	} else if (F & CHIP_F_ALIGN) {
+		__syncwarp();
+		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		             "barrier.cluster.wait.acquire.aligned;" ::
+		                 : "memory");
+	} else {
 		cl.sync();
+	}
 }
 
 /* A-posteriori values and hard decisions of the block's variables into every block's copy, then
@@ -903,7 +912,8 @@ typedef void (*chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
 /* The kernels built: every q with its default values a lane (nbgpu_chip_default_v), rows of up
  * to 4 and (q <= 128) 8 edges; q = 64 also with 2 and 8 values a lane, rows of 4; for q = 64, 4
  * values a lane, rows of 4 also the variants (flags f, CHIP_F_) without one of the default's
- * levers, without all three, and with the split barrier; the others are the default. */
+ * levers, without all three, with the split barrier and with .aligned cluster barriers; the
+ * others are the default. */
 static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 {
 	if (f != CHIP_F_ALL) {
@@ -920,6 +930,8 @@ static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL & ~CHIP_F_FULL>;
 		case CHIP_F_ALL | CHIP_F_SPLIT:
 			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_SPLIT>;
+		case CHIP_F_ALL | CHIP_F_ALIGN:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_ALIGN>;
 		}
 		return NULL;
 	}
@@ -947,13 +959,14 @@ static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 /* ",s0" in FECD_FFTBP_KERNEL's options: the code's tables read from device memory (not
  * staged); ",b0": cluster barriers where C = 1 (not BAR); ",d0": per-edge degree tests (not
  * FULL); ",old": all three, the kernel before the variants; ",split": the split cluster barrier
- * where C > 1 (SPLIT). */
+ * where C > 1 (SPLIT); ",al": .aligned cluster barriers (ALIGN). */
 int nbgpu_chip_flags(const char *opt)
 {
 	if (strstr(opt, ",old"))
 		return 0;
 	return (strstr(opt, ",s0") ? 0 : CHIP_F_TAB) | (strstr(opt, ",b0") ? 0 : CHIP_F_BAR) |
-	       (strstr(opt, ",d0") ? 0 : CHIP_F_FULL) | (strstr(opt, ",split") ? CHIP_F_SPLIT : 0);
+	       (strstr(opt, ",d0") ? 0 : CHIP_F_FULL) | (strstr(opt, ",split") ? CHIP_F_SPLIT : 0) |
+	       (strstr(opt, ",al") ? CHIP_F_ALIGN : 0);
 }
 
 int nbgpu_chip_default_v(unsigned q)

@@ -465,7 +465,8 @@ static void test_presets(struct gpu_test *g)
  * another block's; c6: a size not a power of 2), and the on-chip kernel's variants: the code's
  * tables read from device memory (s0), cluster barriers in a cluster of one block (b0), per-edge
  * degree tests (d0), all three (old: the kernel before the variants), and the split cluster
- * barrier (split: on GF64_5040's cluster of 8; c8,split: on the small code's too).
+ * barrier (split: on GF64_5040's cluster of 8; c8,split: on the small code's too), .aligned
+ * cluster barriers (al).
  * c16 needs a non-portable cluster size: where
  * the device declines it the kernel in device memory runs (the line names it). The seed's
  * GF64_5040 size (a cluster of 8 by default) and the presets as well (s0 and b0 exist for rows of
@@ -473,9 +474,9 @@ static void test_presets(struct gpu_test *g)
 static void test_fftbp_kernels(struct gpu_test *g, bool presets)
 {
 	static const char *const kernels[] = {
-	    "dram",    "chip,v2",  "chip,v8",    "chip,c2",      "chip,c6",
-	    "chip,c8", "chip,c16", "chip,c8,p0", "chip,s0",      "chip,b0",
-	    "chip,d0", "chip,old", "chip,split", "chip,c8,split"};
+	    "dram",    "chip,v2",  "chip,v8",    "chip,c2",       "chip,c6",
+	    "chip,c8", "chip,c16", "chip,c8,p0", "chip,s0",       "chip,b0",
+	    "chip,d0", "chip,old", "chip,split", "chip,c8,split", "chip,al"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
 	char text[256];
