@@ -20,7 +20,7 @@ extern "C" {
 #include "nbldpc_decoder.h"
 }
 
-#define NBGPU_MAX_BUFS 20
+#define NBGPU_MAX_BUFS 24
 
 struct nbgpu_impl {
 	struct nbgpu_code code;
@@ -164,8 +164,14 @@ out:
  * suits it and the smallest cluster (1, 2, 4, 8 or 16 blocks) whose shared memory holds a frame
  * runs on the device, else in device memory (nbldpc_gpu_fftbp.cu). FECD_FFTBP_KERNEL in the
  * environment compares them on one card: "dram" forces the latter; "chip" followed by options
- * ",v2" / ",v8" (values a lane, q = 64), ",c<N>" (blocks a cluster), ",t<N>" (threads a block)
- * and ",p0" (rows split in order, not partitioned) tunes the former. */
+ * ",v2" / ",v8" (values a lane, q = 64), ",c<N>" (blocks a cluster, 1 to 16, not only the
+ * powers of 2 tried without it), ",t<N>" (threads a block),
+ * ",p0" (rows split in order, not partitioned), ",s0" (the code's tables read from device
+ * memory, not staged in shared memory), ",b0" (cluster barriers where a cluster is one block,
+ * not block barriers), ",d0" (per-edge degree tests in every check), ",old" (all three: the
+ * kernel before them), ",split" (the split cluster barrier where C > 1) and ",al" (.aligned
+ * cluster barriers) tunes the former; those six exist for q = 64 with 4 values a lane and rows of 4
+ * (GF64_5040, BeiDou B1C), elsewhere the kernel in device memory runs under them. */
 static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *code,
                                const struct fecd_cuda_device *dev, bool *ok)
 {
@@ -175,23 +181,26 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 	const char *cv = strstr(opt, ",v"), *cc = strstr(opt, ",c");
 	const int v = cv ? atoi(cv + 2) : nbgpu_chip_default_v(c->q);
 	const unsigned force_c = cc ? (unsigned)atoi(cc + 2) : 0;
+	const int flags = nbgpu_chip_flags(opt);
 	const size_t smem_max =
 	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
 	cudaError_t e = cudaSuccess;
 
 	*ok = false;
 	if (!(env && !strcmp(env, "dram")) && nbgpu_chip_takes(c))
-		for (unsigned cs = 1; cs <= 16 && !*ok; cs *= 2) {
+		for (unsigned cs = force_c ? force_c : 1; cs <= 16 && !*ok;
+		     cs = force_c ? 17 : cs * 2) {
 			struct nbgpu_chip_plan plan;
 
-			if ((force_c && cs != force_c) ||
-			    (size_t)(c->nnz + c->n) * c->q * 4 > cs * smem_max)
-				continue; /* not asked for, or the slots and priors cannot fit */
+			if ((size_t)(c->nnz + c->n) * c->q * 4 > cs * smem_max)
+				continue; /* the slots and priors cannot fit */
 			if (nbgpu_chip_plan_make(code, c->q, cs, !strstr(opt, ",p0"), &plan))
 				continue;
-			e = (cudaError_t)nbgpu_fftbp_chip_prepare(c, dev, &plan, v, &g->shape, ok);
+			e = (cudaError_t)nbgpu_fftbp_chip_prepare(c, dev, &plan, v, flags,
+			                                          &g->shape, ok);
 			if (e == cudaSuccess && *ok) {
 				c->chip_vmax = plan.vmax;
+				c->chip_rmax = plan.rmax;
 				e = UPLOAD(g, plan.var, c->n, c->chip_var);
 				if (e == cudaSuccess)
 					e = UPLOAD(g, plan.var_start, cs + 1, c->chip_var_start);
@@ -205,6 +214,10 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 					e = UPLOAD(g, plan.row_start, cs + 1, c->chip_row_start);
 				if (e == cudaSuccess)
 					e = UPLOAD(g, plan.row_slot, c->m, c->chip_row_slot);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.row_nint, cs, c->chip_row_nint);
+				if (e == cudaSuccess)
+					e = UPLOAD(g, plan.var_nloc, cs, c->chip_var_nloc);
 				g->chip_remote = plan.remote;
 			}
 			nbgpu_chip_plan_free(&plan);
@@ -325,14 +338,22 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 	else if (g->shape.chip_c)
 		snprintf(
 		    g->desc, sizeof(g->desc),
-		    "nbldpc_fftbp_chip_kernel<q=%u,V=%d,D=%d> (prob, flooding, a frame's "
+		    "nbldpc_fftbp_chip_kernel<q=%u,V=%d,D=%d%s> (prob, flooding, a frame's "
 		    "messages (one copy: columns of degree 2) and priors in the shared memory of "
 		    "a cluster of %d blocks, %u of %u slots in another block than their "
 		    "variable's): %d threads/block (%d groups of %u lanes), grid %d (%d frames in "
 		    "flight), %d regs, %zu B shared a block",
-		    c->q, g->shape.chip_v, g->shape.chip_d, g->shape.chip_c, g->chip_remote, c->nnz,
-		    g->shape.threads, g->shape.groups, c->q / (unsigned)g->shape.chip_v,
-		    g->shape.grid, g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
+		    c->q, g->shape.chip_v, g->shape.chip_d,
+		    g->shape.chip_f == 0    ? ",old"
+		    : g->shape.chip_f == 6  ? ",tables in device memory"
+		    : g->shape.chip_f == 5  ? ",cluster barriers at C = 1"
+		    : g->shape.chip_f == 3  ? ",degree tests"
+		    : g->shape.chip_f == 15 ? ",split cluster barrier"
+		    : g->shape.chip_f == 23 ? ",aligned cluster barriers"
+		                            : "",
+		    g->shape.chip_c, g->chip_remote, c->nnz, g->shape.threads, g->shape.groups,
+		    c->q / (unsigned)g->shape.chip_v, g->shape.grid,
+		    g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
 	else
 		snprintf(g->desc, sizeof(g->desc),
 		         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, "

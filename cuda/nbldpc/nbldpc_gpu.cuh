@@ -46,7 +46,10 @@ struct nbgpu_code {
 	const uint32_t *chip_var, *chip_var_start, *chip_slot, *chip_pos;
 	/* the rows by block (chip_row[chip_row_start[r] ..]) and each one's first slot there */
 	const uint32_t *chip_row, *chip_row_start, *chip_row_slot;
-	uint32_t chip_vmax;
+	/* per block: its first chip_row_nint rows have every variable in the block (only it
+	 * writes their slots), its first chip_var_nloc variables both slots in it */
+	const uint32_t *chip_row_nint, *chip_var_nloc;
+	uint32_t chip_vmax, chip_rmax; /* the most variables, rows of a block */
 	const uint8_t *row_val;
 	int algo; /* enum nbldpc_algo */
 	bool log; /* fft-bp: log domain */
@@ -80,6 +83,7 @@ struct nbgpu_shape {
 	bool tms_chip;       /* tms: the frame on chip, a block a frame (nbldpc_tms_chip_kernel) */
 	int chip_c;         /* fft-bp on chip: blocks of a cluster (a frame); 0: in device memory */
 	int chip_v, chip_d; /* fft-bp on chip: values a lane, largest row of the kernel */
+	int chip_f;         /* fft-bp on chip: the kernel's variant (nbldpc_gpu_fftbp_chip.cu) */
 };
 
 /* Whether job f is decodable (codec/nbldpc/nbldpc_coder.c: the right length, no head); an unusable
@@ -181,13 +185,15 @@ int nbgpu_fftbp_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
  * and the shared memory a block needs. nbgpu_chip_takes: whether the code and decoder suit the
  * kernel at all (probability domain, columns of degree 2, rows of at most 8); plan_make returns
  * -FEC_ENOTSUP where a column's degree is not 2. prepare: false in *ok where the device cannot
- * hold the plan's cluster. part: rows partitioned across the blocks (else m / C in order). */
+ * hold the plan's cluster. part: rows partitioned across the blocks (else m / C in order).
+ * nbgpu_chip_flags: the variant FECD_FFTBP_KERNEL's options ask for. */
 struct nbgpu_chip_plan {
 	unsigned c;
-	uint32_t vmax, emax; /* most variables, edges of a block */
-	uint32_t remote;     /* variables' slots in another block than theirs */
+	uint32_t vmax, emax, rmax; /* most variables, edges, rows of a block */
+	uint32_t remote;           /* variables' slots in another block than theirs */
 	size_t smem;
 	uint32_t *var, *var_start, *slot, *pos, *row, *row_start, *row_slot;
+	uint32_t *row_nint, *var_nloc; /* per block (nbgpu_code.chip_row_nint, chip_var_nloc) */
 };
 
 bool nbgpu_chip_takes(const struct nbgpu_code *c);
@@ -195,8 +201,9 @@ int nbgpu_chip_default_v(unsigned q);
 int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
                          struct nbgpu_chip_plan *p);
 void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p);
+int nbgpu_chip_flags(const char *opt);
 int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
-                             const struct nbgpu_chip_plan *p, int v, struct nbgpu_shape *sh,
+                             const struct nbgpu_chip_plan *p, int v, int f, struct nbgpu_shape *sh,
                              bool *ok);
 int nbgpu_fftbp_chip_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                             const struct gpu_batch *b, cudaStream_t s);

@@ -385,36 +385,15 @@ __device__ static void fbp_prior(const struct nbgpu_code &c, const struct gpu_ba
 		w.pr[(size_t)x * Q + ln * V + v] = r_[v];
 }
 
-/* log of the sum of exp(r) over the group's values a with (a & msk) == want (nbldpc_coder.c
- * logsumexp); msk 0: all. */
-template <int Q>
-__device__ __forceinline__ float glogsumexp(const float (&r)[nbgpu_geo<Q>::V], unsigned ln,
-                                            unsigned msk, unsigned want, unsigned mask)
-{
-	constexpr int L = nbgpu_geo<Q>::L, V = nbgpu_geo<Q>::V;
-	float mx = -INFINITY, s = 0.0f;
-
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		if (((ln * V + v) & msk) == want)
-			mx = fmaxf(mx, r[v]);
-	mx = gmax<L>(mx, mask);
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		if (((ln * V + v) & msk) == want)
-			s += expf(r[v] - mx);
-	return mx + logf(gsum<L>(s, mask));
-}
-
 /* Information symbol i's soft output: the a-posteriori log-probabilities normalised as the CPU
- * normalises them (nbldpc__fftbp's end, then nbldpc_coder.c), as they are (sym) or as bit LLRs. */
+ * normalises them (nbldpc__fftbp's end, then nbldpc_coder.c; group_soft), as they are (sym) or as
+ * bit LLRs. */
 template <int Q, bool LOG>
 __device__ static void fbp_soft(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
                                 const struct fbp_ws &w, uint32_t i, unsigned ln, unsigned mask)
 {
 	constexpr int V = nbgpu_geo<Q>::V;
 	const uint32_t x = c.info_cols[i];
-	float *o = b.soft + (size_t)f * b.soft_stride;
 	float r_[V];
 
 #pragma unroll
@@ -424,36 +403,8 @@ __device__ static void fbp_soft(const struct nbgpu_code &c, const struct gpu_bat
 			r_[v] = logf(r_[v]);
 	}
 	gnorm<Q, true>(r_, mask);
-	{
-		float s = 0.0f;
-
-#pragma unroll
-		for (int v = 0; v < V; v++)
-			s += expf(r_[v]);
-		s = logf(gsum<nbgpu_geo<Q>::L>(s, mask));
-#pragma unroll
-		for (int v = 0; v < V; v++)
-			r_[v] -= s;
-	}
-	const float norm = glogsumexp<Q>(r_, ln, 0, 0, mask);
-
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		r_[v] -= norm;
-	if (!c.soft_bit) {
-#pragma unroll
-		for (int v = 0; v < V; v++)
-			o[(size_t)i * Q + ln * V + v] = r_[v];
-		return;
-	}
-	for (unsigned t = 0; t < c.p; t++) {
-		const unsigned m = 1u << c.bit_shift[t];
-		const float l0 = glogsumexp<Q>(r_, ln, m, 0, mask);
-		const float l1 = glogsumexp<Q>(r_, ln, m, m, mask);
-
-		if (ln == 0)
-			o[(size_t)i * c.p + t] = l0 - l1;
-	}
+	group_soft<nbgpu_geo<Q>::L, V>(r_, b.soft + (size_t)f * b.soft_stride, i, Q, c.p,
+	                               c.soft_bit, c.bit_shift, ln, mask);
 }
 
 /* Whether some check fails on the hard decision: every thread takes rows, the block ORs. */

@@ -121,16 +121,28 @@ template <int V> __device__ __forceinline__ void chip_store(float *p, const floa
 
 /* ---- A frame's layout in each block of its cluster (the same offsets in every block). */
 
+/* the quotient table (chip_qt) where q <= 128: q x q bytes */
+static __host__ __device__ size_t chip_qt_bytes(uint32_t q)
+{
+	return q <= 128 ? (size_t)q * q : 0;
+}
+
 struct chip_layout {
-	size_t hard, pr, msg; /* byte offsets: the hard decisions (n), priors (vmax q), slots */
+	/* byte offsets: the hard decisions (n), the staged rows (rmax x 16 B) and variables
+	 * (vmax x 8 B), the quotient table, the priors (vmax q floats), the slots */
+	size_t hard, rows, vars, qt, pr, msg;
 };
 
-static __host__ __device__ struct chip_layout chip_layout_of(uint32_t n, uint32_t q, uint32_t vmax)
+static __host__ __device__ struct chip_layout chip_layout_of(uint32_t n, uint32_t q, uint32_t vmax,
+                                                             uint32_t rmax)
 {
 	struct chip_layout l;
 
 	l.hard = CHIP_HEAD_BYTES;
-	l.pr = l.hard + chip_align16(n);
+	l.rows = l.hard + chip_align16(n);
+	l.vars = l.rows + (size_t)rmax * 16;
+	l.qt = l.vars + chip_align16((size_t)vmax * 8);
+	l.pr = l.qt + chip_align16(chip_qt_bytes(q));
 	l.msg = l.pr + (size_t)vmax * q * 4;
 	return l;
 }
@@ -168,32 +180,97 @@ __device__ __forceinline__ void chip_quots(const uint8_t *ex, int lgb,
 	}
 }
 
-/* One check of deg <= D edges whose slots start at s (row-major, q floats each, local shared
- * memory) and whose coefficients are hv: the slots' variable-to-check messages in, the
- * check-to-variable messages out (nbldpc__fft_check, probability domain). */
-template <int Q, int V, int D>
-__device__ __forceinline__ void
-chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg, float *s, int lgb,
-           const unsigned (&lgs)[chip_log2(V)], unsigned ln, unsigned mask)
+/* Whether the kernel with the staged tables reads its slot indices from the quotient table:
+ * entry (h, ln) holds the V indices (ln V + v) / h as bytes, whole 32-bit words of them; for
+ * q <= 64 as byte offsets (4 (ln V + v) / h), so that an address is one byte permute and one
+ * add from the slot's start. */
+template <int Q, int V> __host__ __device__ constexpr bool chip_uses_qt()
+{
+	return Q <= 128 && V % 4 == 0;
+}
+
+/* Fills the quotient table from the field's tables (shared memory), once a launch. */
+template <int Q, int V>
+__device__ void chip_qt_fill(uint8_t *qt, const uint8_t *ex, const uint8_t *lg, unsigned tid,
+                             unsigned nt)
 {
 	constexpr int L = Q / V;
-	float F[D][V], acc[V];
-	unsigned lgi[D]; /* the logarithms of the coefficients' inverses */
 
+	for (unsigned e = tid; e < (unsigned)(Q * L); e += nt) {
+		const unsigned h = e / L, ln = e % L;
+
+		for (int v = 0; v < V; v++) {
+			const unsigned y = ln * V + v;
+
+			qt[e * V + v] =
+			    (Q <= 64 ? 4 : 1) * (h && y ? ex[lg[y] + Q - 1 - lg[h]] : 0);
+		}
+	}
+}
+
+/* Value v's place in an edge's slot e: from the edge's quotient words (QT; byte offsets where
+ * q <= 64) or its indices idx. */
+template <int Q, int V, bool QT>
+__device__ __forceinline__ float *chip_at(float *e, const unsigned (&key)[QT ? V / 4 : 1],
+                                          const unsigned (&idx)[V], int v)
+{
+	if (QT && Q <= 64)
+		return (float *)((char *)e + __byte_perm(key[v / 4], 0, 0x4440 + v % 4));
+	if (QT)
+		return e + __byte_perm(key[v / 4], 0, 0x4440 + v % 4);
+	return e + idx[v];
+}
+
+/* One check of deg <= D edges whose slots start at s (row-major, q floats each, local shared
+ * memory) and whose coefficients are hv[0 .. deg) (TAB: the bytes of hw, from the staged row):
+ * the slots' variable-to-check messages in, the check-to-variable messages out
+ * (nbldpc__fft_check, probability domain). TAB: the indices come from the quotient table qt
+ * where chip_uses_qt, else from chip_quots. FULL: deg is D (no per-edge tests: the D transforms
+ * interleave). */
+template <int Q, int V, int D, bool TAB, bool FULL>
+__device__ __forceinline__ void chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *qt,
+                                           const uint8_t *hv, uint2 hw, unsigned deg, float *s,
+                                           int lgb, const unsigned (&lgs)[chip_log2(V)],
+                                           unsigned ln, unsigned mask)
+{
+	constexpr int L = Q / V;
+	constexpr bool QT = TAB && chip_uses_qt<Q, V>();
+	constexpr int W = QT ? V / 4 : 1;
+	float F[D][V], acc[V];
+	unsigned key[D][W]; /* per edge: its quotient words (QT), else log(1 / h) */
+	unsigned h[D];
+
+	if (TAB) {
+#pragma unroll
+		for (int i = 0; i < D; i++)
+			h[i] = ((i < 4 ? hw.x : hw.y) >> (8 * (i % 4))) & 0xffu;
+	} else {
+#pragma unroll
+		for (int i = 0; i < D; i++)
+			h[i] = FULL || i < (int)deg ? hv[i] : 0u;
+	}
 #pragma unroll
 	for (int i = 0; i < D; i++)
-		if (i < (int)deg) {
+		if (FULL || i < (int)deg) {
 			unsigned idx[V];
 
-			lgi[i] = Q - 1 - lg[hv[i]];
-			chip_quots<V>(ex, lgb, lgs, lgi[i], idx);
+			if (QT) {
+				const uint32_t *w = (const uint32_t *)(qt + (h[i] * L + ln) * V);
+
+#pragma unroll
+				for (int k = 0; k < W; k++)
+					key[i][k] = w[k];
+			} else {
+				key[i][0] = Q - 1 - lg[h[i]];
+				chip_quots<V>(ex, lgb, lgs, key[i][0], idx);
+			}
 #pragma unroll
 			for (int v = 0; v < V; v++)
-				F[i][v] = s[i * Q + idx[v]];
+				F[i][v] = *chip_at<Q, V, QT>(s + i * Q, key[i], idx, v);
 		}
 #pragma unroll
 	for (int i = 0; i < D; i++)
-		if (i < (int)deg)
+		if (FULL || i < (int)deg)
 			group_wht<Q, V>(F[i], ln, mask);
 			/* each edge's product of the others, prefix times suffix as the CPU forms
 			 * them (its prefix products recomputed here rather than kept: fewer live
@@ -204,7 +281,7 @@ chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg
 	__syncwarp(mask); /* every lane has read the slots before any is overwritten */
 #pragma unroll
 	for (int i = D - 1; i >= 0; i--)
-		if (i < (int)deg) {
+		if (FULL || i < (int)deg) {
 			float t[V];
 			unsigned idx[V];
 
@@ -220,72 +297,26 @@ chip_check(const uint8_t *ex, const uint8_t *lg, const uint8_t *hv, unsigned deg
 			}
 			group_wht<Q, V>(t, ln, mask);
 			chip_norm_prob<L, V>(t, mask);
-			chip_quots<V>(ex, lgb, lgs, lgi[i], idx);
+			if (!QT)
+				chip_quots<V>(ex, lgb, lgs, key[i][0], idx);
 #pragma unroll
 			for (int v = 0; v < V; v++)
-				s[i * Q + idx[v]] = t[v];
+				*chip_at<Q, V, QT>(s + i * Q, key[i], idx, v) = t[v];
 		}
 }
 
-/* log of the sum of exp(r) over the group's values a with (a & msk) == want; msk 0: all. */
-template <int L, int V>
-__device__ __forceinline__ float chip_logsumexp(const float (&r)[V], unsigned ln, unsigned msk,
-                                                unsigned want, unsigned mask)
-{
-	float mx = -INFINITY, s = 0.0f;
-
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		if (((ln * V + v) & msk) == want)
-			mx = fmaxf(mx, r[v]);
-	mx = gmax<L>(mx, mask);
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		if (((ln * V + v) & msk) == want)
-			s += expf(r[v] - mx);
-	return mx + logf(gsum<L>(s, mask));
-}
-
 /* Information symbol i's soft output from its normalised a-posteriori probabilities r (as
- * nbldpc_gpu_fftbp.cu fbp_soft: nbldpc__fftbp's end, then nbldpc_coder.c). */
+ * nbldpc_gpu_fftbp.cu fbp_soft: nbldpc__fftbp's end, then nbldpc_coder.c; group_soft). */
 template <int Q, int V>
 __device__ static void chip_soft(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
                                  uint32_t i, float (&r)[V], unsigned ln, unsigned mask)
 {
-	constexpr int L = Q / V;
-	float *o = b.soft + (size_t)f * b.soft_stride;
-	float s = 0.0f;
-
 #pragma unroll
 	for (int v = 0; v < V; v++)
 		r[v] = logf(r[v]);
-	chip_norm_log<L, V>(r, mask);
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		s += expf(r[v]);
-	s = logf(gsum<L>(s, mask));
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		r[v] -= s;
-	const float norm = chip_logsumexp<L, V>(r, ln, 0, 0, mask);
-
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		r[v] -= norm;
-	if (!c.soft_bit) { /* scalar stores: the caller's stride need not keep 16-byte alignment */
-#pragma unroll
-		for (int v = 0; v < V; v++)
-			o[(size_t)i * Q + ln * V + v] = r[v];
-		return;
-	}
-	for (unsigned t = 0; t < c.p; t++) {
-		const unsigned m = 1u << c.bit_shift[t];
-		const float l0 = chip_logsumexp<L, V>(r, ln, m, 0, mask);
-		const float l1 = chip_logsumexp<L, V>(r, ln, m, m, mask);
-
-		if (ln == 0)
-			o[(size_t)i * c.p + t] = l0 - l1;
-	}
+	chip_norm_log<Q / V, V>(r, mask);
+	group_soft<Q / V, V>(r, b.soft + (size_t)f * b.soft_stride, i, Q, c.p, c.soft_bit,
+	                     c.bit_shift, ln, mask);
 }
 
 /* The cluster's shared memory bases (generic addresses of each block's dynamic shared memory). */
@@ -300,31 +331,225 @@ __device__ __forceinline__ float *chip_slot_ptr(const struct chip_ranks &rk, siz
 	return (float *)(rk.base[s >> 16] + msg) + (size_t)(s & 0xffffu) * Q;
 }
 
-/* Variable at position j of block rank's list: a-posteriori probabilities (prior times both
- * check messages, column order, normalised) into r. */
-template <int Q, int V>
-__device__ __forceinline__ void chip_app(const struct nbgpu_code &c, const struct chip_ranks &rk,
-                                         const struct chip_layout &ly, uint32_t rank, uint32_t j,
-                                         float (&r)[V], unsigned ln, unsigned mask)
+/* A variable's two slots: from the staged table (TAB) or the code's (position pos). */
+template <bool TAB>
+__device__ __forceinline__ uint2 chip_var_slots(const struct nbgpu_code &c, const uint2 *vart,
+                                                uint32_t v0, uint32_t j)
 {
-	const uint32_t pos = c.chip_var_start[rank] + j;
-	const uint32_t s0 = c.chip_slot[2 * pos], s1 = c.chip_slot[2 * pos + 1];
+	if (TAB)
+		return vart[j];
+	return make_uint2(c.chip_slot[2 * (v0 + j)], c.chip_slot[2 * (v0 + j) + 1]);
+}
+
+/* Variable at position j of block rank's list, slots sl: a-posteriori probabilities (prior
+ * times both check messages, column order, normalised) into r. */
+template <int Q, int V>
+__device__ __forceinline__ void chip_app(const struct chip_ranks &rk, const struct chip_layout &ly,
+                                         uint32_t rank, uint32_t j, uint2 sl, float (&r)[V],
+                                         unsigned ln, unsigned mask)
+{
 	float m0[V], m1[V];
 
 	chip_load<V>(r, (const float *)(rk.base[rank] + ly.pr) + (size_t)j * Q + ln * V);
-	chip_load<V>(m0, chip_slot_ptr<Q>(rk, ly.msg, s0) + ln * V);
-	chip_load<V>(m1, chip_slot_ptr<Q>(rk, ly.msg, s1) + ln * V);
+	chip_load<V>(m0, chip_slot_ptr<Q>(rk, ly.msg, sl.x) + ln * V);
+	chip_load<V>(m1, chip_slot_ptr<Q>(rk, ly.msg, sl.y) + ln * V);
 #pragma unroll
 	for (int v = 0; v < V; v++)
 		r[v] = r[v] * m0[v] * m1[v];
 	chip_norm_prob<Q / V, V>(r, mask);
 }
 
-template <int Q, int V, int D>
+/* The kernel's variants (FECD_FFTBP_KERNEL, nbldpc_gpu.cu): CHIP_F_TAB, the code's tables
+ * staged in shared memory once a launch (",s0": read from device memory); CHIP_F_BAR, block
+ * barriers where C = 1 (",b0": the cluster's); CHIP_F_FULL, rows of D edges checked without
+ * per-edge degree tests (",d0": with them); CHIP_F_SPLIT (",split", not in the default: 2 %
+ * slower on GF64_5040, NBLDPC_GPU.md), where C > 1 the variable phase around a split cluster
+ * barrier, a block's interior rows and local variables before its waits; CHIP_F_ALIGN (",al",
+ * not in the default), the whole cluster's barriers as .aligned arrive and wait after a
+ * __syncwarp (cooperative groups' cluster.sync() is not .aligned). */
+#define CHIP_F_TAB   1
+#define CHIP_F_BAR   2
+#define CHIP_F_FULL  4
+#define CHIP_F_SPLIT 8
+#define CHIP_F_ALIGN 16
+#define CHIP_F_ALL   (CHIP_F_TAB | CHIP_F_BAR | CHIP_F_FULL)
+
+/* The cluster barrier in halves: the arrive releases this thread's earlier writes (its own
+ * block's slots the other blocks read, or theirs it wrote), the wait acquires the others'. Not
+ * .aligned: the lanes of a warp may reach them apart (groups leave a loop after different
+ * counts of rows or variables). */
+__device__ __forceinline__ void chip_arrive()
+{
+	asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+}
+
+__device__ __forceinline__ void chip_wait()
+{
+	asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
+}
+
+/* Everything a block's phases need, formed once a launch. */
+struct chip_ctx {
+	const uint8_t *ex, *lg, *qt;
+	const uint4 *rows; /* staged rows: slot | deg << 16, coefficient bytes (2 words), row */
+	const uint2 *vars; /* staged variables: the two slots */
+	float *pr, *msg;
+	struct chip_layout ly;
+	uint32_t rank, r0, nr, nint, v0, nv, nloc;
+	unsigned gid, ngroups, ln, mask;
+	int lgb;
+};
+
+/* The checks of the block's rows, taken round-robin by its groups; where pending, the rows from
+ * split on wait for the cluster barrier (the other blocks' writes into their slots). FULL
+ * (CHIP_F_FULL): rows of D edges without per-edge tests. */
+template <int Q, int V, int D, int F>
+__device__ __forceinline__ void chip_checks(const struct nbgpu_code &c, const struct chip_ctx &x,
+                                            const unsigned (&lgs)[chip_log2(V)], uint32_t split,
+                                            bool pending)
+{
+	constexpr bool TAB = (F & CHIP_F_TAB) != 0, FULL = (F & CHIP_F_FULL) != 0;
+
+	for (uint32_t k = x.gid; k < x.nr; k += x.ngroups) {
+		uint2 hw = make_uint2(0, 0);
+		const uint8_t *hv = NULL;
+		unsigned deg;
+		float *s;
+
+		if (pending && k >= split) {
+			chip_wait();
+			pending = false;
+		}
+		if (TAB) {
+			const uint4 rw = x.rows[k];
+
+			hw = make_uint2(rw.y, rw.z);
+			deg = rw.x >> 16;
+			s = x.msg + (size_t)(rw.x & 0xffffu) * Q;
+		} else {
+			const uint32_t r = c.chip_row[x.r0 + k], e0 = c.row_start[r];
+
+			hv = c.row_val + e0;
+			deg = c.row_start[r + 1] - e0;
+			s = x.msg + (size_t)c.chip_row_slot[x.r0 + k] * Q;
+		}
+		if (FULL && deg == D)
+			chip_check<Q, V, D, TAB, true>(x.ex, x.lg, x.qt, hv, hw, deg, s, x.lgb, lgs,
+			                               x.ln, x.mask);
+		else
+			chip_check<Q, V, D, TAB, false>(x.ex, x.lg, x.qt, hv, hw, deg, s, x.lgb,
+			                                lgs, x.ln, x.mask);
+	}
+	if (pending)
+		chip_wait();
+}
+
+/* The next variable-to-check messages of the block's variables j in [j0, j1) (the prior times
+ * the other edge's check message), taken round-robin by the groups from j0 on. LOCAL: both slots
+ * of each in this block (addressed as its own shared memory). */
+template <int Q, int V, int F, bool LOCAL>
+__device__ __forceinline__ void chip_vars(const struct nbgpu_code &c, const struct chip_ctx &x,
+                                          const struct chip_ranks &rk, uint32_t j0, uint32_t j1)
+{
+	constexpr int L = Q / V;
+	uint32_t j = j0 + (x.gid + x.ngroups - j0 % x.ngroups) % x.ngroups;
+
+	for (; j < j1; j += x.ngroups) {
+		const uint2 sl = chip_var_slots<(F & CHIP_F_TAB) != 0>(c, x.vars, x.v0, j);
+		float *p0 = (LOCAL ? x.msg + (size_t)(sl.x & 0xffffu) * Q
+		                   : chip_slot_ptr<Q>(rk, x.ly.msg, sl.x)) +
+		            x.ln * V;
+		float *p1 = (LOCAL ? x.msg + (size_t)(sl.y & 0xffffu) * Q
+		                   : chip_slot_ptr<Q>(rk, x.ly.msg, sl.y)) +
+		            x.ln * V;
+		float p[V], m0[V], m1[V];
+
+		chip_load<V>(p, x.pr + (size_t)j * Q + x.ln * V);
+		chip_load<V>(m0, p0);
+		chip_load<V>(m1, p1);
+		/* edge 1's: the prior times edge 0's message, and the other way */
+#pragma unroll
+		for (int v = 0; v < V; v++) {
+			m0[v] *= p[v];
+			m1[v] *= p[v];
+		}
+		chip_norm_prob<L, V>(m1, x.mask);
+		chip_norm_prob<L, V>(m0, x.mask);
+		chip_store<V>(p0, m1);
+		chip_store<V>(p1, m0);
+	}
+}
+
+/* The whole cluster's barrier; a block's where the cluster is one block (BAR). */
+template <int F> __device__ __forceinline__ void chip_sync(cg::cluster_group &cl, uint32_t C)
+{
+	if ((F & CHIP_F_BAR) && C == 1) {
+		__syncthreads();
+	} else if (F & CHIP_F_ALIGN) {
+		__syncwarp();
+		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		             "barrier.cluster.wait.acquire.aligned;" ::
+		                 : "memory");
+	} else {
+		cl.sync();
+	}
+}
+
+/* A-posteriori values and hard decisions of the block's variables into every block's copy, then
+ * the syndrome of its rows, every block's flag to every block: whether some check fails. */
+template <int Q, int V, int F>
+__device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip_ctx &x,
+                                   const struct chip_ranks &rk, cg::cluster_group &cl, uint32_t C,
+                                   unsigned it, uint8_t *hard, int *flags)
+{
+	constexpr int L = Q / V;
+	const unsigned tid = threadIdx.x, nt = blockDim.x;
+	int my_bad = 0;
+	bool bad = false;
+
+	for (uint32_t j = x.gid; j < x.nv; j += x.ngroups) {
+		const uint2 sl = chip_var_slots<(F & CHIP_F_TAB) != 0>(c, x.vars, x.v0, j);
+		float r[V];
+		float best;
+		unsigned bi;
+
+		chip_app<Q, V>(rk, x.ly, x.rank, j, sl, r, x.ln, x.mask);
+		best = r[0];
+		bi = x.ln * V;
+#pragma unroll
+		for (int v = 1; v < V; v++)
+			if (r[v] > best) {
+				best = r[v];
+				bi = x.ln * V + v;
+			}
+		bi = gargmax<L>(best, bi, x.mask);
+		for (uint32_t k = x.ln; k < C; k += L)
+			rk.base[k][x.ly.hard + c.chip_var[x.v0 + j]] = (uint8_t)bi;
+	}
+	chip_sync<F>(cl, C);
+	for (uint32_t k = tid; k < x.nr; k += nt) {
+		const uint32_t r = (F & CHIP_F_TAB) ? x.rows[k].w : c.chip_row[x.r0 + k];
+		unsigned s = 0;
+
+		for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1]; e++)
+			s ^= nbgpu_mul(x.ex, x.lg, c.row_val[e], hard[c.row_col[e]]);
+		my_bad |= s != 0;
+	}
+	my_bad = __syncthreads_or(my_bad);
+	if (tid < C)
+		((int *)(rk.base[tid] + 768))[(it & 1) * CHIP_MAX_C + x.rank] = my_bad;
+	chip_sync<F>(cl, C);
+	for (uint32_t k = 0; k < C; k++)
+		bad |= flags[(it & 1) * CHIP_MAX_C + k] != 0;
+	return bad;
+}
+
+template <int Q, int V, int D, int F>
 __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
     nbldpc_fftbp_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
 	constexpr int L = Q / V;
+	constexpr bool TAB = (F & CHIP_F_TAB) != 0, SPLIT = (F & CHIP_F_SPLIT) != 0;
 	extern __shared__ float4 smem4[];
 	__shared__ struct chip_ranks rk;
 	char *sm = (char *)smem4;
@@ -333,16 +558,30 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 	cg::cluster_group cl = cg::this_cluster();
 	const uint32_t C = cl.num_blocks(), rank = cl.block_rank();
 	const unsigned tid = threadIdx.x, nt = blockDim.x;
-	const unsigned ln = tid % L, gid = tid / L, ngroups = nt / L;
-	const unsigned mask = gmask<L>(tid);
-	const uint32_t vmax = c.chip_vmax;
-	const struct chip_layout ly = chip_layout_of(c.n, Q, vmax);
-	uint8_t *hard = (uint8_t *)(sm + ly.hard);
-	float *pr = (float *)(sm + ly.pr), *msg = (float *)(sm + ly.msg);
-	const uint32_t r0 = c.chip_row_start[rank], nr = c.chip_row_start[rank + 1] - r0;
-	const uint32_t v0 = c.chip_var_start[rank], nv = c.chip_var_start[rank + 1] - v0;
-	int lgb;                    /* the logarithm of ln V (-1 for 0) */
-	unsigned lgs[chip_log2(V)]; /* of 2^t */
+	struct chip_ctx x;
+	uint8_t *hard;
+	unsigned lgs[chip_log2(V)]; /* the logarithms of 2^t */
+
+	x.ly = chip_layout_of(c.n, Q, c.chip_vmax, c.chip_rmax);
+	x.ex = ex;
+	x.lg = lg;
+	x.qt = (const uint8_t *)(sm + x.ly.qt);
+	x.rows = (const uint4 *)(sm + x.ly.rows);
+	x.vars = (const uint2 *)(sm + x.ly.vars);
+	x.pr = (float *)(sm + x.ly.pr);
+	x.msg = (float *)(sm + x.ly.msg);
+	x.rank = rank;
+	x.r0 = c.chip_row_start[rank];
+	x.nr = c.chip_row_start[rank + 1] - x.r0;
+	x.nint = c.chip_row_nint[rank];
+	x.v0 = c.chip_var_start[rank];
+	x.nv = c.chip_var_start[rank + 1] - x.v0;
+	x.nloc = c.chip_var_nloc[rank];
+	x.ln = tid % L;
+	x.gid = tid / L;
+	x.ngroups = nt / L;
+	x.mask = gmask<L>(tid);
+	hard = (uint8_t *)(sm + x.ly.hard);
 
 	for (unsigned i = tid; i < 512; i += nt)
 		ex[i] = c.gf_exp[i];
@@ -350,8 +589,30 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 		lg[i] = c.gf_log[i];
 	if (tid < C)
 		rk.base[tid] = (char *)cl.map_shared_rank((void *)sm, tid);
+	if (TAB) { /* the block's rows and variables from the code's tables */
+		for (uint32_t k = tid; k < x.nr; k += nt) {
+			const uint32_t r = c.chip_row[x.r0 + k], e0 = c.row_start[r];
+			const uint32_t deg = c.row_start[r + 1] - e0;
+			uint32_t lo = 0, hi = 0;
+
+			for (uint32_t i = 0; i < deg; i++) {
+				const uint32_t h = (uint32_t)c.row_val[e0 + i] << (8 * (i % 4));
+
+				if (i < 4)
+					lo |= h;
+				else
+					hi |= h;
+			}
+			((uint4 *)x.rows)[k] =
+			    make_uint4(c.chip_row_slot[x.r0 + k] | deg << 16, lo, hi, r);
+		}
+		for (uint32_t j = tid; j < x.nv; j += nt)
+			((uint2 *)x.vars)[j] = chip_var_slots<false>(c, x.vars, x.v0, j);
+	}
 	__syncthreads();
-	lgb = ln ? (int)lg[ln * V] : -1;
+	if (TAB && chip_uses_qt<Q, V>())
+		chip_qt_fill<Q, V>((uint8_t *)x.qt, ex, lg, tid, nt);
+	x.lgb = x.ln ? (int)lg[x.ln * V] : -1;
 #pragma unroll
 	for (int k = 0; k < chip_log2(V); k++)
 		lgs[k] = lg[1u << k];
@@ -359,10 +620,10 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 	for (uint32_t f = blockIdx.x / C; f < b.count; f += gridDim.x / C) {
 		struct fec_job *job = &b.jobs[f];
 		const bool usable = job->in_len == c.in_syms && job->head_len == 0;
-		bool bad = true;
+		bool bad = true, pending = false;
 		unsigned it = 0;
 
-		cl.sync(); /* the cluster is done with the last frame's arrays */
+		cl.sync(); /* the cluster is done with the last frame's arrays (and the tables) */
 		if (!usable) {
 			if (rank == 0 && tid == 0)
 				nbgpu_job_ok(c, job);
@@ -370,115 +631,69 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 		}
 		/* the priors (nbldpc_gpu_fftbp.cu fbp_prior), and the first variable-to-check
 		 * messages: the priors themselves */
-		for (uint32_t j = gid; j < nv; j += ngroups) {
-			const uint32_t x = c.chip_var[v0 + j];
+		for (uint32_t j = x.gid; j < x.nv; j += x.ngroups) {
+			const uint2 sl = chip_var_slots<TAB>(c, x.vars, x.v0, j);
+			const uint32_t xv = c.chip_var[x.v0 + j];
 			float r[V];
 
 #pragma unroll
 			for (int v = 0; v < V; v++)
-				r[v] = nbgpu_prior(c, b, f, x, ln * V + v);
-			chip_norm_log<L, V>(r, mask);
+				r[v] = nbgpu_prior(c, b, f, xv, x.ln * V + v);
+			chip_norm_log<L, V>(r, x.mask);
 #pragma unroll
 			for (int v = 0; v < V; v++)
 				r[v] = expf(r[v]);
-			chip_norm_prob<L, V>(r, mask);
-			chip_store<V>(pr + (size_t)j * Q + ln * V, r);
-			chip_store<V>(
-			    chip_slot_ptr<Q>(rk, ly.msg, c.chip_slot[2 * (v0 + j)]) + ln * V, r);
-			chip_store<V>(chip_slot_ptr<Q>(rk, ly.msg, c.chip_slot[2 * (v0 + j) + 1]) +
-			                  ln * V,
-			              r);
+			chip_norm_prob<L, V>(r, x.mask);
+			chip_store<V>(x.pr + (size_t)j * Q + x.ln * V, r);
+			chip_store<V>(chip_slot_ptr<Q>(rk, x.ly.msg, sl.x) + x.ln * V, r);
+			chip_store<V>(chip_slot_ptr<Q>(rk, x.ly.msg, sl.y) + x.ln * V, r);
 		}
-		cl.sync();
+		chip_sync<F>(cl, C);
 		while (it < c.max_iters) {
-			for (uint32_t k = gid; k < nr; k += ngroups) {
-				const uint32_t r = c.chip_row[r0 + k], e0 = c.row_start[r];
-
-				chip_check<Q, V, D>(ex, lg, c.row_val + e0, c.row_start[r + 1] - e0,
-				                    msg + (size_t)c.chip_row_slot[r0 + k] * Q, lgb,
-				                    lgs, ln, mask);
-			}
+			/* the rows whose slots only this block's variables write (SPLIT: the first
+			 * nint; all rows otherwise) before the rest, which wait for the other
+			 * blocks' variables where their writes are pending */
+			chip_checks<Q, V, D, F>(c, x, lgs, SPLIT ? x.nint : x.nr, pending);
+			pending = false;
 			it++;
-			cl.sync(); /* the check messages, for the variables of every block */
-			if (c.early_stop || it == c.max_iters) {
-				/* a-posteriori values and hard decisions, into every block's copy
-				 */
-				for (uint32_t j = gid; j < nv; j += ngroups) {
-					float r[V];
-					float best;
-					unsigned bi;
-
-					chip_app<Q, V>(c, rk, ly, rank, j, r, ln, mask);
-					best = r[0];
-					bi = ln * V;
-#pragma unroll
-					for (int v = 1; v < V; v++)
-						if (r[v] > best) {
-							best = r[v];
-							bi = ln * V + v;
-						}
-					bi = gargmax<L>(best, bi, mask);
-					for (uint32_t k = ln; k < C; k += L)
-						rk.base[k][ly.hard + c.chip_var[v0 + j]] =
-						    (uint8_t)bi;
+			if (c.early_stop || it == c.max_iters || !SPLIT || C == 1) {
+				chip_sync<F>(cl, C); /* the check messages, for every block */
+				if (c.early_stop || it == c.max_iters) {
+					bad =
+					    chip_decide<Q, V, F>(c, x, rk, cl, C, it, hard, flags);
+					if ((!bad && c.early_stop) || it == c.max_iters)
+						break;
 				}
-				cl.sync();
-				/* the syndrome of this block's rows; every block gets every flag */
-				int my_bad = 0;
-
-				for (uint32_t k = tid; k < nr; k += nt) {
-					const uint32_t r = c.chip_row[r0 + k];
-					unsigned s = 0;
-
-					for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1];
-					     e++)
-						s ^= nbgpu_mul(ex, lg, c.row_val[e],
-						               hard[c.row_col[e]]);
-					my_bad |= s != 0;
-				}
-				my_bad = __syncthreads_or(my_bad);
-				if (tid < C)
-					((int *)(rk.base[tid] +
-					         768))[(it & 1) * CHIP_MAX_C + rank] = my_bad;
-				cl.sync();
-				bad = false;
-				for (uint32_t k = 0; k < C; k++)
-					bad |= flags[(it & 1) * CHIP_MAX_C + k] != 0;
-				if ((!bad && c.early_stop) || it == c.max_iters)
-					break;
+				chip_vars<Q, V, F, false>(c, x, rk, 0, x.nv);
+				chip_sync<F>(cl, C); /* the variable messages, for every block */
+				continue;
 			}
-			/* the next variable-to-check messages: the prior times the other edge's */
-			for (uint32_t j = gid; j < nv; j += ngroups) {
-				const uint32_t s0 = c.chip_slot[2 * (v0 + j)];
-				const uint32_t s1 = c.chip_slot[2 * (v0 + j) + 1];
-				float *p0 = chip_slot_ptr<Q>(rk, ly.msg, s0) + ln * V;
-				float *p1 = chip_slot_ptr<Q>(rk, ly.msg, s1) + ln * V;
-				float p[V], m0[V], m1[V];
-
-				chip_load<V>(p, pr + (size_t)j * Q + ln * V);
-				chip_load<V>(m0, p0);
-				chip_load<V>(m1, p1);
-				/* edge 1's: the prior times edge 0's message, and the other way */
-#pragma unroll
-				for (int v = 0; v < V; v++) {
-					m0[v] *= p[v];
-					m1[v] *= p[v];
-				}
-				chip_norm_prob<L, V>(m1, mask);
-				chip_norm_prob<L, V>(m0, mask);
-				chip_store<V>(p0, m1);
-				chip_store<V>(p1, m0);
-			}
-			cl.sync(); /* the variable messages, for the checks of every block */
+			/* SPLIT, C > 1: the variables whose slots are both here (the first nloc,
+			 * after a block barrier) while the other blocks finish their checks; those
+			 * with a slot elsewhere once they have; the arrive after them (and a block
+			 * barrier) lets the next iteration's rows of this block's variables start
+			 * before the other blocks are done */
+			chip_arrive(); /* before the block barrier: the others wait on it */
+			__syncthreads();
+			chip_vars<Q, V, F, true>(c, x, rk, 0, x.nloc);
+			chip_wait();
+			chip_vars<Q, V, F, false>(c, x, rk, x.nloc, x.nv);
+			chip_arrive();
+			__syncthreads();
+			pending = true;
 		}
 		nbgpu_out_bits(c, b, f, hard, tid + rank * nt, nt * C);
 		if (b.soft)
-			for (uint32_t i = rank * ngroups + gid; i < c.k; i += C * ngroups) {
+			for (uint32_t i = rank * x.ngroups + x.gid; i < c.k; i += C * x.ngroups) {
 				const uint32_t ps = c.chip_pos[c.info_cols[i]];
+				const uint32_t vr = ps >> 16, vj = ps & 0xffffu;
+				const uint2 sl =
+				    make_uint2(c.chip_slot[2 * (c.chip_var_start[vr] + vj)],
+				               c.chip_slot[2 * (c.chip_var_start[vr] + vj) + 1]);
 				float r[V];
 
-				chip_app<Q, V>(c, rk, ly, ps >> 16, ps & 0xffffu, r, ln, mask);
-				chip_soft<Q, V>(c, b, f, i, r, ln, mask);
+				chip_app<Q, V>(rk, x.ly, vr, vj, sl, r, x.ln, x.mask);
+				chip_soft<Q, V>(c, b, f, i, r, x.ln, x.mask);
 			}
 		if (rank == 0 && tid == 0)
 			nbgpu_job_done(c, b, job, it, !bad);
@@ -497,6 +712,8 @@ void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p)
 	free(p->row);
 	free(p->row_start);
 	free(p->row_slot);
+	free(p->var_nloc);
+	free(p->row_nint);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -554,6 +771,17 @@ static void chip_partition(const struct nbldpc_code *code, const uint32_t *erow,
 	}
 }
 
+/* Whether every column of row r has its variable in the row's block (vrank, rrank): then only
+ * that block's variables write the row's slots. */
+static bool chip_row_interior(const struct nbldpc_code *code, const uint32_t *vrank,
+                              const uint32_t *rrank, uint32_t r)
+{
+	for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++)
+		if (vrank[code->row_col[e]] != rrank[r])
+			return false;
+	return true;
+}
+
 int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
                          struct nbgpu_chip_plan *p)
 {
@@ -571,13 +799,16 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	p->c = cs;
 	p->var = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
 	p->var_start = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
+	p->var_nloc = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
 	p->slot = (uint32_t *)malloc((2 * (size_t)n + 1) * sizeof(uint32_t));
 	p->pos = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
 	p->row = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
 	p->row_start = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
+	p->row_nint = (uint32_t *)calloc(cs + 1, sizeof(uint32_t));
 	p->row_slot = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
 	if (!erow || !erank || !eloc || !vrank || !rrank || !tmp || !p->var || !p->var_start ||
-	    !p->slot || !p->pos || !p->row || !p->row_start || !p->row_slot)
+	    !p->var_nloc || !p->slot || !p->pos || !p->row || !p->row_start || !p->row_nint ||
+	    !p->row_slot)
 		goto out;
 	rc = -FEC_ENOTSUP;
 	if (cs < 1 || cs > CHIP_MAX_C || m < cs || code->max_row_deg > CHIP_MAX_D)
@@ -588,8 +819,7 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	for (uint32_t r = 0; r < m; r++)
 		for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++)
 			erow[e] = r;
-	/* the rows of each block: partitioned, or m / C in order; a block's slots follow its rows
-	 */
+	/* the rows of each block: partitioned, or m / C in order */
 	if (part && cs > 1)
 		chip_partition(code, erow, cs, rrank, tmp, tmp + m);
 	else
@@ -597,26 +827,14 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 			rrank[r] = (uint32_t)((uint64_t)r * cs / m);
 	for (uint32_t r = 0; r < m; r++)
 		p->row_start[rrank[r] + 1]++;
-	for (uint32_t k = 0; k < cs; k++)
-		p->row_start[k + 1] += p->row_start[k];
-	for (uint32_t k = 0; k < cs; k++)
-		cnt[k] = 0;
-	for (uint32_t r = 0; r < m; r++) {
-		const uint32_t k = rrank[r], i = p->row_start[k] + cnt[k]++;
-
-		p->row[i] = r;
-		p->row_slot[i] = ecnt[k];
-		for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++) {
-			erank[e] = k;
-			eloc[e] = ecnt[k]++;
-		}
-	}
 	for (uint32_t k = 0; k < cs; k++) {
-		if (ecnt[k] > 0xffffu)
-			goto out;
-		p->emax = ecnt[k] > p->emax ? ecnt[k] : p->emax;
-		cnt[k] = 0;
+		p->row_start[k + 1] += p->row_start[k];
+		p->rmax = p->row_start[k + 1] - p->row_start[k] > p->rmax
+		              ? p->row_start[k + 1] - p->row_start[k]
+		              : p->rmax;
 	}
+	for (uint32_t e = 0; e < code->nnz; e++)
+		erank[e] = rrank[erow[e]];
 	/* each variable to the block of one of its edges, the one with fewer variables so far */
 	for (uint32_t x = 0; x < n; x++) {
 		const uint32_t a = erank[code->col_edge[code->col_start[x]]];
@@ -630,21 +848,52 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 		p->vmax = cnt[k] > p->vmax ? cnt[k] : p->vmax;
 		cnt[k] = 0;
 	}
-	for (uint32_t x = 0; x < n; x++) {
-		const uint32_t k = vrank[x], j = cnt[k]++, ps = p->var_start[k] + j;
+	/* a block's rows: those only its own variables write first (the kernel checks them
+	 * before the other blocks are done), each row's slots after the last row's */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t r = 0; r < m; r++) {
+			const uint32_t k = rrank[r];
+			uint32_t i;
 
-		p->var[ps] = x;
-		p->pos[x] = k << 16 | j;
-		for (uint32_t t = 0; t < 2; t++) {
-			const uint32_t e = code->col_edge[code->col_start[x] + t];
-
-			p->slot[2 * ps + t] = erank[e] << 16 | eloc[e];
-			p->remote += erank[e] != k;
+			if (chip_row_interior(code, vrank, rrank, r) != (pass == 0))
+				continue;
+			i = p->row_start[k] + cnt[k]++;
+			p->row[i] = r;
+			p->row_slot[i] = ecnt[k];
+			p->row_nint[k] += pass == 0;
+			for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++)
+				eloc[e] = ecnt[k]++;
 		}
+	for (uint32_t k = 0; k < cs; k++) {
+		if (ecnt[k] > 0xffffu)
+			goto out;
+		p->emax = ecnt[k] > p->emax ? ecnt[k] : p->emax;
+		cnt[k] = 0;
 	}
+	/* a block's variables: those whose two slots are both in it first (the kernel updates
+	 * them while the other blocks finish their checks) */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t x = 0; x < n; x++) {
+			const uint32_t k = vrank[x];
+			const uint32_t e0 = code->col_edge[code->col_start[x]];
+			const uint32_t e1 = code->col_edge[code->col_start[x] + 1];
+			const bool local = erank[e0] == k && erank[e1] == k;
+			uint32_t j, ps;
+
+			if (local != (pass == 0))
+				continue;
+			j = cnt[k]++;
+			ps = p->var_start[k] + j;
+			p->var_nloc[k] += local;
+			p->var[ps] = x;
+			p->pos[x] = k << 16 | j;
+			p->slot[2 * ps] = erank[e0] << 16 | eloc[e0];
+			p->slot[2 * ps + 1] = erank[e1] << 16 | eloc[e1];
+			p->remote += (erank[e0] != k) + (erank[e1] != k);
+		}
 	if (p->vmax > 0xffffu)
 		goto out;
-	p->smem = chip_layout_of(n, q, p->vmax).msg + (size_t)p->emax * q * 4;
+	p->smem = chip_layout_of(n, q, p->vmax, p->rmax).msg + (size_t)p->emax * q * 4;
 	rc = 0;
 out:
 	free(erow);
@@ -661,13 +910,35 @@ out:
 typedef void (*chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
 
 /* The kernels built: every q with its default values a lane (nbgpu_chip_default_v), rows of up
- * to 4 and (q <= 128) 8 edges; q = 64 also with 2 and 8 values a lane, rows of 4. */
-static chip_kernel_t chip_kernel(unsigned q, int v, int d)
+ * to 4 and (q <= 128) 8 edges; q = 64 also with 2 and 8 values a lane, rows of 4; for q = 64, 4
+ * values a lane, rows of 4 also the variants (flags f, CHIP_F_) without one of the default's
+ * levers, without all three, with the split barrier and with .aligned cluster barriers; the
+ * others are the default. */
+static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 {
+	if (f != CHIP_F_ALL) {
+		if (q != 64 || v != 4 || d != 4)
+			return NULL;
+		switch (f) {
+		case 0:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, 0>;
+		case CHIP_F_ALL & ~CHIP_F_TAB:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL & ~CHIP_F_TAB>;
+		case CHIP_F_ALL & ~CHIP_F_BAR:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL & ~CHIP_F_BAR>;
+		case CHIP_F_ALL & ~CHIP_F_FULL:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL & ~CHIP_F_FULL>;
+		case CHIP_F_ALL | CHIP_F_SPLIT:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_SPLIT>;
+		case CHIP_F_ALL | CHIP_F_ALIGN:
+			return nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_ALIGN>;
+		}
+		return NULL;
+	}
 #define K(Q, V)                                                                                    \
 	if (q == Q && v == V)                                                                      \
-		return d == 4 ? nbldpc_fftbp_chip_kernel<Q, V, 4>                                  \
-		              : nbldpc_fftbp_chip_kernel<Q, V, 8>;
+		return d == 4 ? nbldpc_fftbp_chip_kernel<Q, V, 4, CHIP_F_ALL>                      \
+		              : nbldpc_fftbp_chip_kernel<Q, V, 8, CHIP_F_ALL>;
 	K(2, 2)
 	K(4, 4)
 	K(8, 4)
@@ -677,12 +948,25 @@ static chip_kernel_t chip_kernel(unsigned q, int v, int d)
 	K(128, 4)
 #undef K
 	if (q == 256 && v == 8 && d == 4)
-		return nbldpc_fftbp_chip_kernel<256, 8, 4>;
+		return nbldpc_fftbp_chip_kernel<256, 8, 4, CHIP_F_ALL>;
 	if (q == 64 && v == 2 && d == 4)
-		return nbldpc_fftbp_chip_kernel<64, 2, 4>;
+		return nbldpc_fftbp_chip_kernel<64, 2, 4, CHIP_F_ALL>;
 	if (q == 64 && v == 8 && d == 4)
-		return nbldpc_fftbp_chip_kernel<64, 8, 4>;
+		return nbldpc_fftbp_chip_kernel<64, 8, 4, CHIP_F_ALL>;
 	return NULL;
+}
+
+/* ",s0" in FECD_FFTBP_KERNEL's options: the code's tables read from device memory (not
+ * staged); ",b0": cluster barriers where C = 1 (not BAR); ",d0": per-edge degree tests (not
+ * FULL); ",old": all three, the kernel before the variants; ",split": the split cluster barrier
+ * where C > 1 (SPLIT); ",al": .aligned cluster barriers (ALIGN). */
+int nbgpu_chip_flags(const char *opt)
+{
+	if (strstr(opt, ",old"))
+		return 0;
+	return (strstr(opt, ",s0") ? 0 : CHIP_F_TAB) | (strstr(opt, ",b0") ? 0 : CHIP_F_BAR) |
+	       (strstr(opt, ",d0") ? 0 : CHIP_F_FULL) | (strstr(opt, ",split") ? CHIP_F_SPLIT : 0) |
+	       (strstr(opt, ",al") ? CHIP_F_ALIGN : 0);
 }
 
 int nbgpu_chip_default_v(unsigned q)
@@ -698,7 +982,7 @@ static int chip_d(const struct nbgpu_code *c)
 bool nbgpu_chip_takes(const struct nbgpu_code *c)
 {
 	return c->algo == NBLDPC_ALGO_FFTBP && !c->log && c->max_col_deg == 2 && c->max_iters > 0 &&
-	       chip_kernel(c->q, nbgpu_chip_default_v(c->q), chip_d(c)) != NULL;
+	       chip_kernel(c->q, nbgpu_chip_default_v(c->q), chip_d(c), CHIP_F_ALL) != NULL;
 }
 
 static cudaLaunchConfig_t chip_config(int grid, int threads, size_t smem, cudaStream_t s,
@@ -720,10 +1004,10 @@ static cudaLaunchConfig_t chip_config(int grid, int threads, size_t smem, cudaSt
 }
 
 int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
-                             const struct nbgpu_chip_plan *p, int v, struct nbgpu_shape *sh,
+                             const struct nbgpu_chip_plan *p, int v, int f, struct nbgpu_shape *sh,
                              bool *ok)
 {
-	const chip_kernel_t k = chip_kernel(c->q, v, chip_d(c));
+	const chip_kernel_t k = chip_kernel(c->q, v, chip_d(c), f);
 	const size_t smem_max =
 	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
 	const char *env = getenv("FECD_FFTBP_KERNEL");
@@ -772,6 +1056,7 @@ int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_
 	sh->chip_c = (int)p->c;
 	sh->chip_v = v;
 	sh->chip_d = d;
+	sh->chip_f = f;
 	sh->threads = threads;
 	sh->groups = threads / ((int)c->q / v);
 	sh->smem = p->smem;
@@ -786,7 +1071,7 @@ int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_
 int nbgpu_fftbp_chip_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
                             const struct gpu_batch *b, cudaStream_t s)
 {
-	const chip_kernel_t k = chip_kernel(c->q, sh->chip_v, sh->chip_d);
+	const chip_kernel_t k = chip_kernel(c->q, sh->chip_v, sh->chip_d, sh->chip_f);
 	const uint32_t clusters = (uint32_t)(sh->grid / sh->chip_c);
 	const uint32_t frames = b->count < clusters ? b->count : clusters;
 	cudaLaunchAttribute attr;

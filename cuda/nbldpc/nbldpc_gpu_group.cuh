@@ -2,7 +2,8 @@
  * Reductions over a group of L lanes (a warp or an aligned part of one) for the FFT-BP kernels
  * (nbldpc_gpu_fftbp.cu, nbldpc_gpu_fftbp_chip.cu): sums, maxima and the first index of the
  * largest value, and the Walsh-Hadamard transform across such a group. The reductions are xor
- * butterflies, which combine commutatively, so every lane of the group gets the same bits.
+ * butterflies, which combine commutatively, so every lane of the group gets the same bits. And
+ * the soft output both kernels write from a symbol's a-posteriori log-probabilities.
  */
 #ifndef NBLDPC_GPU_GROUP_CUH
 #define NBLDPC_GPU_GROUP_CUH
@@ -70,6 +71,67 @@ __device__ __forceinline__ void group_wht(float (&r)[V], unsigned ln, unsigned m
 			for (int v = 0; v < V; v++)
 				r[v] = fmaf(r[v], sg, __shfl_xor_sync(mask, r[v], d));
 		}
+	}
+}
+
+/* log of the sum of exp(r) over the group's values a = ln V + v with (a & msk) == want
+ * (nbldpc_coder.c logsumexp); msk 0: all. */
+template <int L, int V>
+__device__ __forceinline__ float group_logsumexp(const float (&r)[V], unsigned ln, unsigned msk,
+                                                 unsigned want, unsigned mask)
+{
+	float mx = -INFINITY, s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		if (((ln * V + v) & msk) == want)
+			mx = fmaxf(mx, r[v]);
+	mx = gmax<L>(mx, mask);
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		if (((ln * V + v) & msk) == want)
+			s += expf(r[v] - mx);
+	return mx + logf(gsum<L>(s, mask));
+}
+
+/* Information symbol i's soft output into the frame's soft slot o, from its a-posteriori
+ * log-probabilities r normalised as the CPU's normalise_log leaves them (the largest 0, floored):
+ * nbldpc__fftbp's end (less the log of the sum of their exponentials), then nbldpc_coder.c (less
+ * their log-sum-exp again, then as they are, q values a symbol, or as p bit LLRs, bit t of value a
+ * being (a >> bit_shift[t]) & 1). Scalar stores: the caller's stride need not keep 16-byte
+ * alignment. */
+template <int L, int V>
+__device__ __forceinline__ void group_soft(float (&r)[V], float *o, uint32_t i, unsigned q,
+                                           unsigned p, bool soft_bit, const uint8_t *bit_shift,
+                                           unsigned ln, unsigned mask)
+{
+	float s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		s += expf(r[v]);
+	s = logf(gsum<L>(s, mask));
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] -= s;
+	const float norm = group_logsumexp<L, V>(r, ln, 0, 0, mask);
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] -= norm;
+	if (!soft_bit) {
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			o[(size_t)i * q + ln * V + v] = r[v];
+		return;
+	}
+	for (unsigned t = 0; t < p; t++) {
+		const unsigned m = 1u << bit_shift[t];
+		const float l0 = group_logsumexp<L, V>(r, ln, m, 0, mask);
+		const float l1 = group_logsumexp<L, V>(r, ln, m, m, mask);
+
+		if (ln == 0)
+			o[(size_t)i * p + t] = l0 - l1;
 	}
 }
 

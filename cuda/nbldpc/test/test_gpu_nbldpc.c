@@ -9,7 +9,8 @@
  * degree 2, the kernel with the messages on chip (nbldpc_gpu_fftbp_chip.cu; the case must name
  * it), and test_fftbp_kernels runs GF(64) under each FECD_FFTBP_KERNEL choice (in device memory;
  * on chip with 2, 4 or 8 values a lane, clusters of 1 to 16 blocks) and the seed's GF64_5040
- * size. `test_gpu_nbldpc fftbp` runs the FFT-BP cases alone. Frames are seeded codewords through
+ * size. `test_gpu_nbldpc fftbp` runs the FFT-BP cases alone, `test_gpu_nbldpc chip` the
+ * kernel choices alone. Frames are seeded codewords through
  * BPSK over AWGN at a point where some frames fail, plus jobs of the wrong length that must come
  * back ERASED.
  *
@@ -461,13 +462,21 @@ static void test_presets(struct gpu_test *g)
  * (dram), on chip with 2 and 8 values a lane (v2, v8; the default is 4) and in clusters of 2, 8
  * and 16 blocks (c2, c8, c16: a frame's rows partitioned across the blocks' shared memory, some
  * of the variables' messages in another block's; c8,p0: rows split in order, most of them in
- * another block's). c16 needs a non-portable cluster size: where
+ * another block's; c6: a size not a power of 2), and the on-chip kernel's variants: the code's
+ * tables read from device memory (s0), cluster barriers in a cluster of one block (b0), per-edge
+ * degree tests (d0), all three (old: the kernel before the variants), and the split cluster
+ * barrier (split: on GF64_5040's cluster of 8; c8,split: on the small code's too), .aligned
+ * cluster barriers (al).
+ * c16 needs a non-portable cluster size: where
  * the device declines it the kernel in device memory runs (the line names it). The seed's
- * GF64_5040 size (a cluster of 8 by default) and the presets as well. */
+ * GF64_5040 size (a cluster of 8 by default) and the presets as well (s0 and b0 exist for rows of
+ * at most 4 only: the presets with longer rows run in device memory under them). */
 static void test_fftbp_kernels(struct gpu_test *g, bool presets)
 {
-	static const char *const kernels[] = {"dram",    "chip,v2",  "chip,v8",   "chip,c2",
-	                                      "chip,c8", "chip,c16", "chip,c8,p0"};
+	static const char *const kernels[] = {
+	    "dram",    "chip,v2",  "chip,v8",    "chip,c2",       "chip,c6",
+	    "chip,c8", "chip,c16", "chip,c8,p0", "chip,s0",       "chip,b0",
+	    "chip,d0", "chip,old", "chip,split", "chip,c8,split", "chip,al"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
 	char text[256];
@@ -477,6 +486,9 @@ static void test_fftbp_kernels(struct gpu_test *g, bool presets)
 	              "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=1,soft=bit,iters=10,"
 	              "early_stop=false",
 	              24, 1.5, true, FLIP_MAX, "cluster of 8 blocks");
+	/* early stop: the decisions and syndrome across the cluster every iteration */
+	run_case_want(g, "nbldpc,code=regular,q=64,n=1680,dv=2,dc=4,seed=3,soft=sym", 12, 1.5, true,
+	              FLIP_MAX, "cluster of 8 blocks");
 	if (presets)
 		run_case_want(g, "bds-b1c-sf2,iters=10,early_stop=false", 64, 1.5, false, FLIP_MAX,
 		              "cluster of 1 blocks");
@@ -533,12 +545,15 @@ int main(int argc, char **argv)
 		          !fecd_cuda_supports(&spec),
 		      "soft=code: the GPU backend should decline it (%s)", err);
 	}
-	/* test_gpu_nbldpc tms: the tms cases alone; test_gpu_nbldpc fftbp: FFT-BP's alone */
-	if (!(argc > 1 && !strcmp(argv[1], "fftbp")))
+	/* test_gpu_nbldpc tms: the tms cases alone; test_gpu_nbldpc fftbp: FFT-BP's alone;
+	 * test_gpu_nbldpc chip: FFT-BP's kernel choices alone (test_fftbp_kernels) */
+	if (!(argc > 1 && (!strcmp(argv[1], "fftbp") || !strcmp(argv[1], "chip"))))
 		test_tms(&g, have_dir);
 	if (argc > 1 && !strcmp(argv[1], "tms"))
 		goto out;
 	test_fftbp_kernels(&g, have_dir);
+	if (argc > 1 && !strcmp(argv[1], "chip"))
+		goto out;
 	test_generated(&g);
 	if (have_dir)
 		test_presets(&g);
