@@ -26,6 +26,7 @@
 #include "nbldpc_gpu_tms.h"
 #include "nbldpc_gpu_tms_reg.cuh"
 #include "nbldpc_gpu_tms_reg2.cuh"
+#include "nbldpc_gpu_tms_reg3.cuh"
 
 #define TMS_WARPS     4   /* warps (frames) per block */
 #define GF_SMEM_BYTES 768 /* the field's exponent (512) and logarithm (256) tables */
@@ -71,8 +72,8 @@ __device__ __forceinline__ unsigned wmin(unsigned x)
 	return __reduce_min_sync(FULL, x);
 }
 
-/* The register check of form F (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh; NS: dev2
- * fixed at compile time, form 2 only) on check r. */
+/* The register check of form F (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh, 3:
+ * nbldpc_gpu_tms_reg3.cuh; NS: dev2 fixed at compile time, forms 2 and 3) on check r. */
 template <int D, int F, int NS, bool PF>
 __device__ __forceinline__ void tms_reg_any(const struct nbgpu_code &c, const uint8_t *mul,
                                             const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
@@ -80,8 +81,10 @@ __device__ __forceinline__ void tms_reg_any(const struct nbgpu_code &c, const ui
 {
 	if constexpr (F == 1)
 		tms_reg_check<D, PF>(c, mul, inv, P, R, r, ln);
-	else
+	else if constexpr (F == 2)
 		tms_reg2_check<D, NS, PF>(c, mul, inv, P, R, r, ln);
+	else
+		tms_reg3_check<D, NS, PF>(c, mul, inv, P, R, r, ln);
 }
 
 /* The channel costs of symbol x as nbldpc_coder.c forms tms's (map_in_s8_i16, or map_in_cost
@@ -499,8 +502,8 @@ __global__ void __launch_bounds__(TMS_WARPS * 32, MINB)
 			__syncwarp();
 			if (!c.early_stop && it < c.max_iters)
 				continue;
-			for (uint32_t x = 0; D > 0 && F == 2 && x < c.n; x++)
-				tms_reg2_norm(P, x, ln); /* form 2 leaves P unnormalised */
+			for (uint32_t x = 0; D > 0 && F >= 2 && x < c.n; x++)
+				tms_reg2_norm(P, x, ln); /* forms 2 and 3 leave P unnormalised */
 			__syncwarp();
 			ok = tms_decide<Q>(c, ex, lg, P, hard, ln);
 			if (ok && c.early_stop)
@@ -666,7 +669,7 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 			}
 			if (!c.early_stop && it < c.max_iters)
 				continue;
-			if constexpr (F == 2) { /* form 2 leaves P unnormalised */
+			if constexpr (F >= 2) { /* forms 2 and 3 leave P unnormalised */
 				for (uint32_t x = wid; x < c.n; x += nw)
 					tms_reg2_norm(P, x, ln);
 				__syncthreads();
@@ -706,10 +709,11 @@ struct tms_variant {
  * shared-memory check. FECD_TMS_KERNEL in the environment may name another, to compare them on
  * one card: "smem" (the shared-memory check), "reg" (the register check with the frame in device
  * memory), "chip4" (on chip, 4 warps a block) or "chip8", each register one followed by ",v1"
- * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled), ",bar" (on chip: barriers between
- * stages, not the flow form, which form 2 with rows of 4 takes by default; ",flow" names it) or,
- * in device memory with dev2 unrolled, ",lb8" (64 registers, 8 blocks an SM) if wanted:
- * "chip8,v1" is the kernel of before form 2. */
+ * (form 1, rows of 4 only), ",v3" (form 3, nbldpc_gpu_tms_reg3.cuh: rows of 4, fewer than 65536
+ * variables, the flow form on chip), ",dyn" (dev2 not unrolled), ",bar" (on chip: barriers
+ * between stages, not the flow form, which form 2 with rows of 4 takes by default; ",flow" names
+ * it) or, in device memory with dev2 unrolled, ",lb8" (64 registers, 8 blocks an SM, form 2) if
+ * wanted: "chip8,v1" is the kernel of before form 2. */
 #define TMS_NS(X) X(4) X(5) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
@@ -724,16 +728,18 @@ static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max
 	}
 	if (env && strstr(env, ",v1") && v.d == 4)
 		v.form = 1;
+	if (env && strstr(env, ",v3") && v.d == 4 && c.n < 65536)
+		v.form = 3;
 #define TMS_NS_PICK(N)                                                                             \
-	if (v.form == 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))               \
+	if (v.form >= 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))               \
 		v.ns = (N);
 	TMS_NS(TMS_NS_PICK)
 #undef TMS_NS_PICK
-	v.flow = !(env && strstr(env, ",bar")) && v.form == 2 && v.d == 4;
+	v.flow = (!(env && strstr(env, ",bar")) || v.form == 3) && v.form >= 2 && v.d == 4;
 	if (!(env && !strncmp(env, "reg", 3)) && tms_chip_bytes(c, v.flow) <= smem_max)
 		v.chip_warps = env && !strncmp(env, "chip4", 5) ? 4 : TMS_CHIP_WARPS;
 	v.flow = v.flow && v.chip_warps;
-	v.lb8 = env && strstr(env, ",lb8") && !v.chip_warps && v.ns;
+	v.lb8 = env && strstr(env, ",lb8") && !v.chip_warps && v.ns && v.form == 2;
 	return v;
 }
 
@@ -748,11 +754,15 @@ static tms_chip_kernel_t tms_chip_kernel(const struct tms_variant &v)
 	if (v.form == 1)
 		return nbldpc_tms_chip_kernel<4, 1, 0, false>;
 #define TMS_NS_CHIP(N)                                                                             \
+	if (v.ns == (N) && v.form == 3)                                                            \
+		return nbldpc_tms_chip_kernel<4, 3, (N), true>;                                    \
 	if (v.ns == (N))                                                                           \
 		return v.flow ? nbldpc_tms_chip_kernel<4, 2, (N), true>                            \
 		              : nbldpc_tms_chip_kernel<4, 2, (N), false>;
 	TMS_NS(TMS_NS_CHIP)
 #undef TMS_NS_CHIP
+	if (v.form == 3)
+		return nbldpc_tms_chip_kernel<4, 3, 0, true>;
 	return v.flow ? nbldpc_tms_chip_kernel<4, 2, 0, true>
 	              : nbldpc_tms_chip_kernel<4, 2, 0, false>;
 }
@@ -765,12 +775,15 @@ static tms_kernel_t tms_kernel(unsigned q, const struct tms_variant &v)
 		if (v.form == 1)
 			return nbldpc_tms_kernel<64, 4, 1, 0>;
 #define TMS_NS_DEV(N)                                                                              \
+	if (v.ns == (N) && v.form == 3)                                                            \
+		return nbldpc_tms_kernel<64, 4, 3, (N)>;                                           \
 	if (v.ns == (N))                                                                           \
 		return v.lb8 ? nbldpc_tms_kernel<64, 4, 2, (N), 8>                                 \
 		             : nbldpc_tms_kernel<64, 4, 2, (N)>;
 		TMS_NS(TMS_NS_DEV)
 #undef TMS_NS_DEV
-		return nbldpc_tms_kernel<64, 4, 2, 0>;
+		return v.form == 3 ? nbldpc_tms_kernel<64, 4, 3, 0>
+		                   : nbldpc_tms_kernel<64, 4, 2, 0>;
 	}
 	switch (q) {
 	case 2:

@@ -1,0 +1,284 @@
+/*
+ * The trellis min-sum check update for GF(64) in registers, third form (included by
+ * nbldpc_gpu_tms.cu only): form 2's result (nbldpc_gpu_tms_reg2.cuh, which is
+ * codec/nbldpc/nbldpc_tms.c's steps 1-9 bit for bit, step 9's normalisation deferred) in fewer
+ * instructions on the integer ALU pipe, the pipe that bounds form 2 (NBLDPC_GPU.md, "tms, form
+ * 3"). Same lane layout (values 2 ln and 2 ln + 1 in the 16-bit halves of a register); what
+ * changes:
+ *  - the candidate loop (steps 5-6): a lane's two keys m1 << 8 | eta (16 bits each) travel in one
+ *    word, the smaller in the high half, so that one reduction finds the warp's smallest key and
+ *    the lane holding it, and taking it out is a compare and a select (form 2: a minimum, two
+ *    compares and two selects); the candidate's parity is a warp-uniform branch between two
+ *    copies of the pair step instead of two selects a word; its value-only and keep words are
+ *    shuffled from its lane ready-made (one more shuffle, two fewer ALU operations a word). The
+ *    source lane is the key shifted (a shuffle reads the lane index's low 5 bits only);
+ *  - byte permutes with a computed selector are prmt.b32 as they stand (tms3_prmt): __byte_perm
+ *    masks its selector to 3 bits a nibble first, one more ALU operation a permute;
+ *  - a row's variable, coefficient and the coefficient's inverse travel in one word: one shuffle
+ *    an edge and no inverse lookup an edge (the lane of each edge looks its own up), which needs
+ *    variables below 65536 (tms_choose checks n).
+ * Everything else is form 2's, step for step: the comments there say why each step gives the
+ * CPU's values.
+ */
+#ifndef NBLDPC_GPU_TMS_REG3_CUH
+#define NBLDPC_GPU_TMS_REG3_CUH
+
+#include "nbldpc_gpu_tms_reg2.cuh"
+
+/* prmt.b32 with the selector as given (bit 3 of a nibble would replicate the chosen byte's sign:
+ * every selector here leaves it clear). The host form serves a host-side transcription. */
+__device__ __forceinline__ uint32_t tms3_prmt(uint32_t a, uint32_t b, uint32_t s)
+{
+#if defined(__CUDA_ARCH__)
+	uint32_t d;
+
+	asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(s));
+	return d;
+#else
+	const uint64_t v = (uint64_t)b << 32 | a;
+	uint32_t d = 0;
+
+	for (int i = 0; i < 4; i++) {
+		const unsigned n = (s >> (4 * i)) & 0xfu;
+		uint32_t byte = (uint32_t)(v >> (8 * (n & 7u))) & 0xffu;
+
+		if (n & 8u)
+			byte = byte & 0x80u ? 0xffu : 0u;
+		d |= byte << (8 * i);
+	}
+	return d;
+#endif
+}
+
+/* x & m and x | m, kept where they are written: the compiler would otherwise recompute the
+ * candidate loop's value-only and keep words in each candidate (two ALU operations a word and
+ * candidate, which is what form 3 takes out). */
+__device__ __forceinline__ uint32_t tms3_and(uint32_t x, uint32_t m)
+{
+#if defined(__CUDA_ARCH__)
+	uint32_t d;
+
+	asm volatile("and.b32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(m));
+	return d;
+#else
+	return x & m;
+#endif
+}
+
+__device__ __forceinline__ uint32_t tms3_or(uint32_t x, uint32_t m)
+{
+#if defined(__CUDA_ARCH__)
+	uint32_t d;
+
+	asm volatile("or.b32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(m));
+	return d;
+#else
+	return x | m;
+#endif
+}
+
+/* Step 6 for a candidate eta1 in lane src (its value-only words uv and keep words uk there; ODD:
+ * eta1 is odd, so value 2 ln pairs with value 2 (ln ^ src) + 1 and 2 ln + 1 with 2 (ln ^ src)):
+ * T = min(T, v1 + v2) where the deviations are on different edges (form 2's tms_reg2_pair). */
+template <int NW, bool ODD>
+__device__ __forceinline__ void tms_reg3_pair(unsigned src, const uint32_t (&uv)[2][NW],
+                                              const uint32_t (&uk)[2][NW],
+                                              const uint32_t (&uw)[2][NW], uint32_t (&t)[2][NW])
+{
+	constexpr unsigned FULLM = 0xffffffffu;
+
+#pragma unroll
+	for (int j = 0; j < NW; j++) {
+		const uint32_t v1 = __shfl_sync(FULLM, uv[ODD][j], (int)src);
+		const uint32_t keep = __shfl_sync(FULLM, uk[ODD][j], (int)src);
+		const uint32_t u20 = __shfl_xor_sync(FULLM, uw[ODD][j], (int)src);
+		const uint32_t u21 = __shfl_xor_sync(FULLM, uw[!ODD][j], (int)src);
+
+		t[0][j] = __viaddmin_u16x2(v1, u20 & keep, t[0][j]);
+		t[1][j] = __viaddmin_u16x2(v1, u21 & keep, t[1][j]);
+	}
+}
+
+/* The candidates, smallest key first, for at most nsel of them: kp holds the lane's keys left
+ * (high half the smaller; 0xffff: none). False where the loop ran out of candidates that could
+ * lower a T (m1 = 255). */
+template <int NW>
+__device__ __forceinline__ bool tms_reg3_next(uint32_t &kp, const uint32_t (&uv)[2][NW],
+                                              const uint32_t (&uk)[2][NW],
+                                              const uint32_t (&uw)[2][NW], uint32_t (&t)[2][NW])
+{
+	const uint32_t lk = __reduce_min_sync(0xffffffffu, kp);
+
+	if (lk >= 0xff000000u) /* m1 = 255, or no key left */
+		return false;
+	kp = kp == lk ? kp << 16 | 0xffffu : kp; /* the one lane whose smaller key it is */
+	if (lk & 0x10000u)
+		tms_reg3_pair<NW, true>(lk >> 17, uv, uk, uw, t);
+	else
+		tms_reg3_pair<NW, false>(lk >> 17, uv, uk, uw, t);
+	return true;
+}
+
+/* FR: the row has D edges (the caller has checked), so that no per-edge loop tests the degree. */
+template <int D, int NS, bool PF, bool FR>
+__device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *mul,
+                                    const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
+                                    unsigned ln)
+{
+	constexpr unsigned FULLM = 0xffffffffu;
+	constexpr int NW = D / 2;
+	const uint32_t e0 = c.row_start[r], deg = FR ? D : c.row_start[r + 1] - e0;
+	uint32_t mine = 0;
+
+	if (ln < deg) { /* the edge's variable, coefficient and inverse: one shuffle an edge */
+		const unsigned hv = c.row_val[e0 + ln];
+
+		mine = c.row_col[e0 + ln] << 16 | (uint32_t)inv[hv] << 8 | hv;
+	}
+	uint32_t x[D], pw[D], rw[D], w[D], qw[D], vv[D];
+	unsigned h[D], hinv[D], z[D], beta = 0;
+
+#pragma unroll
+	for (int i = 0; i < D; i++) {
+		const uint32_t xh = __shfl_sync(FULLM, mine, i);
+
+		x[i] = xh >> 16;
+		h[i] = xh & 0xffu;
+		hinv[i] = (xh >> 8) & 0xffu;
+		pw[i] = 0;
+		rw[i] = 0;
+		if (i < (int)deg) {
+			pw[i] = ((const uint32_t *)(P + (size_t)x[i] * TMS_REG_Q))[ln];
+			rw[i] = ((const uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln];
+		}
+	}
+	if (PF) {
+		const uint32_t rn = r + 1 < c.m ? r + 1 : 0, f0 = c.row_start[rn];
+		const uint32_t fd = c.row_start[rn + 1] - f0;
+
+		if (ln < fd)
+			tms_reg_prefetch(P + (size_t)c.row_col[f0 + ln] * TMS_REG_Q);
+		else if (ln >= 16 && ln - 16 < fd)
+			tms_reg_prefetch(R + (size_t)(f0 + ln - 16) * TMS_REG_Q);
+	}
+	/* steps 1 and 2 (form 2's): W = min(P - R - min, 32767) in halves; Q << 4 | edge */
+#pragma unroll
+	for (int i = 0; i < D; i++) {
+		w[i] = qw[i] = z[i] = 0;
+		if (i >= (int)deg)
+			continue;
+		const uint32_t wp = pw[i] + (0x00ff00ffu - __byte_perm(rw[i], 0, 0x4140));
+		const uint32_t klo = (wp & 0xffffu) * 128u + 2 * ln,
+		               khi = (wp >> 16) * 128u + (2 * ln + 1);
+		const uint32_t k = __reduce_min_sync(FULLM, min(klo, khi));
+
+		w[i] = tms2_min(wp - (k >> 7) * 0x10001u, 0x7fff7fffu);
+		qw[i] = tms2_min(w[i], 0x00ff00ffu) * 16u + (uint32_t)i * 0x10001u;
+		z[i] = mul[h[i] * TMS_REG_Q + (k & 63u)];
+		beta ^= z[i];
+	}
+	/* steps 3 and 4: keys D_e(eta) << 4 | e, the two smallest (m1, m2) for each value */
+	uint32_t m1 = 0x0ff70ff7u, m2 = 0x0ff70ff7u;
+
+#pragma unroll
+	for (int i = 0; i < D; i++) {
+		if (i >= (int)deg)
+			continue;
+		const uint8_t *dv = mul + hinv[i] * TMS_REG_Q; /* a / h_e = dv[a] */
+		const uint32_t u = tms3_prmt(*(const uint16_t *)(dv + 2 * (ln ^ (z[i] >> 1))), 0,
+		                             0x3210u ^ (z[i] & 1u) * 0x11u);
+		const uint32_t g0 = __shfl_sync(FULLM, qw[i], (int)(u >> 1));
+		const uint32_t g1 = __shfl_sync(FULLM, qw[i], (int)(u >> 9));
+		const uint32_t kk = tms3_prmt(g0, g1, (u & 0x101u) * 0x22u + 0x5410u);
+		const uint32_t hi = tms2_max(m1, kk);
+
+		m1 = tms2_min(m1, kk);
+		m2 = tms2_min(m2, hi);
+	}
+	/* steps 5 and 6: each edge's v | one-hot d << 8, regrouped two edges a word for each
+	 * value as in form 2, with the value-only and keep words of each */
+	const uint32_t e1f = m1 & 0x000f000fu, z0 = ln == 0 ? 0xffu : 0u;
+	uint32_t uw[2][NW], uv[2][NW], uk[2][NW], t[2][NW], uu[D];
+
+#pragma unroll
+	for (int i = 0; i < D; i++) {
+		uu[i] = vv[i] = 0;
+		if (i >= (int)deg)
+			continue;
+		const uint32_t y =
+		    (e1f ^ (uint32_t)i * 0x10001u) + 0x7fff7fffu; /* bit 15: e1 != i */
+		const uint32_t kk = tms2_min(m1 | (~y & 0x80008000u), m2);
+		const uint32_t s2 = kk >> 4, sel = ((kk << 4) & 0x0fffu) | (s2 & 0xf000u);
+		const uint32_t oh = tms3_prmt(0x08040201u, 0x80402010u, sel);
+
+		vv[i] = s2 & 0x00ff00ffu;
+		uu[i] = vv[i] | (oh & 0xff00ff00u) | z0; /* the value 0: v = 255, never a pair */
+	}
+#pragma unroll
+	for (int j = 0; j < NW; j++) {
+		uw[0][j] = __byte_perm(uu[2 * j], uu[2 * j + 1], 0x5410u);
+		uw[1][j] = __byte_perm(uu[2 * j], uu[2 * j + 1], 0x7632u);
+#pragma unroll
+		for (int s = 0; s < 2; s++) {
+			uv[s][j] = tms3_and(uw[s][j], 0x00ff00ffu);
+			uk[s][j] = tms3_or(uw[s][j], 0x00ff00ffu);
+		}
+		t[0][j] = t[1][j] = 0x00ff00ffu;
+	}
+	{
+		const uint32_t k0 = ln == 0 ? 0xffffu : (m1 & 0xff0u) << 4 | 2 * ln;
+		const uint32_t k1 = (m1 >> 12 & 0xff00u) | (2 * ln + 1);
+		uint32_t kp = min(k0, k1) << 16 | max(k0, k1);
+
+		if constexpr (NS > 0) {
+#pragma unroll
+			for (unsigned k = 0; k < NS; k++)
+				if (!tms_reg3_next<NW>(kp, uv, uk, uw, t))
+					break;
+		} else {
+			const unsigned nsel = c.dev2 < TMS_REG_Q - 1 ? c.dev2 : TMS_REG_Q - 1;
+
+#pragma unroll 1
+			for (unsigned k = 0; k < nsel; k++)
+				if (!tms_reg3_next<NW>(kp, uv, uk, uw, t))
+					break;
+		}
+	}
+	/* steps 7-9, edge by edge */
+	const uint32_t negoff = ((0x10000u - c.offset) & 0xffffu) * 0x10001u;
+
+#pragma unroll
+	for (int i = 0; i < D; i++) {
+		if (i >= (int)deg)
+			continue;
+		const uint32_t tp =
+		    __byte_perm(t[0][i / 2], t[1][i / 2], i & 1 ? 0x7632u : 0x5410u);
+		const uint32_t o16 = __viaddmax_s16x2(tms2_min(vv[i], tp), negoff, 0);
+		const uint32_t op =
+		    __byte_perm(o16, 0, 0x4420u); /* o(2 ln), o(2 ln + 1) as bytes */
+		const uint32_t mh = *(const uint16_t *)(mul + h[i] * TMS_REG_Q + 2 * ln);
+		const uint32_t idx =
+		    mh ^ (beta ^ z[i]) * 0x101u; /* h a ^ beta ^ z_e, a = 2 ln (+1) */
+		const uint32_t g0 = __shfl_sync(FULLM, op, (int)(idx >> 1));
+		const uint32_t g1 = __shfl_sync(FULLM, op, (int)(idx >> 9));
+		const uint32_t rn = tms3_prmt(g0, g1, 0x6420u | (idx & 0x101u));
+		/* P = min(W + R, 32767), not normalised (form 2's deferral) */
+		((uint32_t *)(P + (size_t)x[i] * TMS_REG_Q))[ln] =
+		    __viaddmin_u16x2(w[i], rn, 0x7fff7fffu);
+		((uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln] =
+		    (uint16_t)__byte_perm(rn, 0, 0x0020u);
+	}
+}
+
+template <int D, int NS, bool PF>
+__device__ __forceinline__ void tms_reg3_check(const struct nbgpu_code &c, const uint8_t *mul,
+                                               const uint8_t *inv, int16_t *P, uint8_t *R,
+                                               uint32_t r, unsigned ln)
+{
+	if (c.row_start[r + 1] - c.row_start[r] == D)
+		tms_reg3_row<D, NS, PF, true>(c, mul, inv, P, R, r, ln);
+	else
+		tms_reg3_row<D, NS, PF, false>(c, mul, inv, P, R, r, ln);
+}
+
+#endif
