@@ -50,6 +50,15 @@ __device__ __forceinline__ uint32_t tms3_prmt(uint32_t a, uint32_t b, uint32_t s
 #endif
 }
 
+/* The step-6 word of keys D << 4 | e in 16-bit halves: D | (1 << e) << 8 a half (the one-hot
+ * from a byte table of 1 << e, selected by the edge fields). */
+__device__ __forceinline__ uint32_t tms3_word(uint32_t m)
+{
+	const uint32_t sel = ((m << 4) & 0xf0u) | ((m >> 4) & 0xf000u); /* bytes 1, 3: 1 << e */
+
+	return ((m >> 4) & 0x00ff00ffu) | (tms3_prmt(0x08040201u, 0x80402010u, sel) & 0xff00ff00u);
+}
+
 /* x & m and x | m, kept where they are written: the compiler would otherwise recompute the
  * candidate loop's value-only and keep words in each candidate (two ALU operations a word and
  * candidate, which is what form 3 takes out). */
@@ -161,18 +170,22 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		else if (ln >= 16 && ln - 16 < fd)
 			tms_reg_prefetch(R + (size_t)(f0 + ln - 16) * TMS_REG_Q);
 	}
-	/* steps 1 and 2 (form 2's): W = min(P - R - min, 32767) in halves; Q << 4 | edge */
+	/* steps 1 and 2: W = min(P - R - min, 32767) in halves; Q << 4 | edge. The key of a value
+	 * is W + 255 in the high half and the value in the low (one multiply-add for the low value,
+	 * one mask for the high: W + 255 < 65536 as P <= 32767), so the warp's smallest key gives
+	 * the minimum and the first value reaching it, as form 2's */
+	const uint32_t aodd = 2 * ln + 1;
+
 #pragma unroll
 	for (int i = 0; i < D; i++) {
 		w[i] = qw[i] = z[i] = 0;
 		if (i >= (int)deg)
 			continue;
 		const uint32_t wp = pw[i] + (0x00ff00ffu - __byte_perm(rw[i], 0, 0x4140));
-		const uint32_t klo = (wp & 0xffffu) * 128u + 2 * ln,
-		               khi = (wp >> 16) * 128u + (2 * ln + 1);
+		const uint32_t klo = wp * 0x10000u + 2 * ln, khi = (wp & 0xffff0000u) | aodd;
 		const uint32_t k = __reduce_min_sync(FULLM, min(klo, khi));
 
-		w[i] = tms2_min(wp - (k >> 7) * 0x10001u, 0x7fff7fffu);
+		w[i] = tms2_min(wp - (k >> 16) * 0x10001u, 0x7fff7fffu);
 		qw[i] = tms2_min(w[i], 0x00ff00ffu) * 16u + (uint32_t)i * 0x10001u;
 		z[i] = mul[h[i] * TMS_REG_Q + (k & 63u)];
 		beta ^= z[i];
@@ -195,9 +208,11 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		m1 = tms2_min(m1, kk);
 		m2 = tms2_min(m2, hi);
 	}
-	/* steps 5 and 6: each edge's v | one-hot d << 8, regrouped two edges a word for each
-	 * value as in form 2, with the value-only and keep words of each */
-	const uint32_t e1f = m1 & 0x000f000fu, z0 = ln == 0 ? 0xffu : 0u;
+	/* steps 5 and 6: each edge's v | one-hot d << 8 (m1's unless e1 is the edge, else m2's):
+	 * both words formed once (a1 from m1, a2 from m2), then an edge's is a1 with a2's halves
+	 * where a1's one-hot bit of the edge is set; regrouped two edges a word for each value as
+	 * in form 2, with the value-only and keep words of each */
+	const uint32_t a1 = tms3_word(m1), a2 = tms3_word(m2), ax = a1 ^ a2;
 	uint32_t uw[2][NW], uv[2][NW], uk[2][NW], t[2][NW], uu[D];
 
 #pragma unroll
@@ -205,17 +220,17 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		uu[i] = vv[i] = 0;
 		if (i >= (int)deg)
 			continue;
-		const uint32_t y =
-		    (e1f ^ (uint32_t)i * 0x10001u) + 0x7fff7fffu; /* bit 15: e1 != i */
-		const uint32_t kk = tms2_min(m1 | (~y & 0x80008000u), m2);
-		const uint32_t s2 = kk >> 4, sel = ((kk << 4) & 0x0fffu) | (s2 & 0xf000u);
-		const uint32_t oh = tms3_prmt(0x08040201u, 0x80402010u, sel);
+		const uint32_t own = ((a1 >> (8 + i)) & 0x00010001u) * 0xffffu; /* e1 = i */
 
-		vv[i] = s2 & 0x00ff00ffu;
-		uu[i] = vv[i] | (oh & 0xff00ff00u) | z0; /* the value 0: v = 255, never a pair */
+		uu[i] = a1 ^ (ax & own);
+		vv[i] = uu[i] & 0x00ff00ffu;
 	}
 #pragma unroll
 	for (int j = 0; j < NW; j++) {
+		/* no guard on the value 0 (form 2 sets its v to 255): it pairs only with eta =
+		 * eta1, whose T it lowers at most to v(eta1) + v(0) >= v(eta1), which step 7's
+		 * min(v, T) already has, and with itself (eta = 0) on the same edge, which the mask
+		 * excludes */
 		uw[0][j] = __byte_perm(uu[2 * j], uu[2 * j + 1], 0x5410u);
 		uw[1][j] = __byte_perm(uu[2 * j], uu[2 * j + 1], 0x7632u);
 #pragma unroll
