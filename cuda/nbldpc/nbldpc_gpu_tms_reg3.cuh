@@ -145,7 +145,10 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		mine = c.row_col[e0 + ln] << 16 | (uint32_t)inv[hv] << 8 | hv;
 	}
 	uint32_t x[D], pw[D], rw[D], w[D], qw[D], vv[D];
-	unsigned h[D], hinv[D], z[D], beta = 0;
+	/* the lane's word of a symbol's costs and half-word of an edge's message */
+	uint32_t *Pl = (uint32_t *)P + ln;
+	uint16_t *Rl = (uint16_t *)R + ln;
+	unsigned h[D], hinv[D], z[D], beta2 = 0; /* beta2: beta in both bytes of a half */
 
 #pragma unroll
 	for (int i = 0; i < D; i++) {
@@ -157,8 +160,8 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		pw[i] = 0;
 		rw[i] = 0;
 		if (i < (int)deg) {
-			pw[i] = ((const uint32_t *)(P + (size_t)x[i] * TMS_REG_Q))[ln];
-			rw[i] = ((const uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln];
+			pw[i] = Pl[(size_t)x[i] * (TMS_REG_Q / 2)];
+			rw[i] = Rl[(size_t)(e0 + i) * (TMS_REG_Q / 2)];
 		}
 	}
 	if (PF) {
@@ -188,7 +191,7 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		w[i] = tms2_min(wp - (k >> 16) * 0x10001u, 0x7fff7fffu);
 		qw[i] = tms2_min(w[i], 0x00ff00ffu) * 16u + (uint32_t)i * 0x10001u;
 		z[i] = mul[h[i] * TMS_REG_Q + (k & 63u)];
-		beta ^= z[i];
+		beta2 ^= z[i] * 0x101u;
 	}
 	/* steps 3 and 4: keys D_e(eta) << 4 | e, the two smallest (m1, m2) for each value */
 	uint32_t m1 = 0x0ff70ff7u, m2 = 0x0ff70ff7u;
@@ -260,6 +263,7 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		}
 	}
 	/* steps 7-9, edge by edge */
+	const uint8_t *mul2 = mul + 2 * ln; /* the lane's pair of a product table row */
 	const uint32_t negoff = ((0x10000u - c.offset) & 0xffffu) * 0x10001u;
 
 #pragma unroll
@@ -271,17 +275,15 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		const uint32_t o16 = __viaddmax_s16x2(tms2_min(vv[i], tp), negoff, 0);
 		const uint32_t op =
 		    __byte_perm(o16, 0, 0x4420u); /* o(2 ln), o(2 ln + 1) as bytes */
-		const uint32_t mh = *(const uint16_t *)(mul + h[i] * TMS_REG_Q + 2 * ln);
-		const uint32_t idx =
-		    mh ^ (beta ^ z[i]) * 0x101u; /* h a ^ beta ^ z_e, a = 2 ln (+1) */
+		const uint32_t mh = *(const uint16_t *)(mul2 + h[i] * TMS_REG_Q);
+		/* h a ^ beta ^ z_e for a = 2 ln, 2 ln + 1 */
+		const uint32_t idx = mh ^ beta2 ^ z[i] * 0x101u;
 		const uint32_t g0 = __shfl_sync(FULLM, op, (int)(idx >> 1));
 		const uint32_t g1 = __shfl_sync(FULLM, op, (int)(idx >> 9));
 		const uint32_t rn = tms3_prmt(g0, g1, 0x6420u | (idx & 0x101u));
 		/* P = min(W + R, 32767), not normalised (form 2's deferral) */
-		((uint32_t *)(P + (size_t)x[i] * TMS_REG_Q))[ln] =
-		    __viaddmin_u16x2(w[i], rn, 0x7fff7fffu);
-		((uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln] =
-		    (uint16_t)__byte_perm(rn, 0, 0x0020u);
+		Pl[(size_t)x[i] * (TMS_REG_Q / 2)] = __viaddmin_u16x2(w[i], rn, 0x7fff7fffu);
+		Rl[(size_t)(e0 + i) * (TMS_REG_Q / 2)] = (uint16_t)__byte_perm(rn, 0, 0x0020u);
 	}
 }
 
