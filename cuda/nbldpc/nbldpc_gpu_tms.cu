@@ -652,6 +652,10 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 				uint32_t fx;
 				unsigned want;
 
+				if constexpr (F == 3 && D == 4) { /* the row's tables read once */
+					tms_reg3_flow<D, NS>(c, mul, inv, P, R, r, it - 1, cnt, ln);
+					continue;
+				}
 				tms_flow_wait(c, cnt, r, it - 1, ln, &fx, &want);
 				tms_reg_any<D, F, NS, false>(c, mul, inv, P, R, r, ln);
 				tms_flow_done(c, cnt, r, ln, fx, want);

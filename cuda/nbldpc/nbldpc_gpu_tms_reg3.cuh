@@ -128,22 +128,28 @@ __device__ __forceinline__ bool tms_reg3_next(uint32_t &kp, const uint32_t (&uv)
 	return true;
 }
 
-/* FR: the row has D edges (the caller has checked), so that no per-edge loop tests the degree. */
+/* The row's word a lane (lanes below deg, the row's edges from e0): the edge's variable (bits
+ * 16-31), the coefficient's inverse (8-15) and the coefficient (0-7). */
+__device__ __forceinline__ uint32_t tms_reg3_mine(const struct nbgpu_code &c, const uint8_t *inv,
+                                                  uint32_t e0, uint32_t deg, unsigned ln)
+{
+	if (ln >= deg)
+		return 0;
+	const unsigned hv = c.row_val[e0 + ln];
+
+	return c.row_col[e0 + ln] << 16 | (uint32_t)inv[hv] << 8 | hv;
+}
+
+/* Check r, whose edges are e0 .. e0 + deg - 1 and whose words a lane are mine (tms_reg3_mine).
+ * FR: deg is D (the caller has checked), so that no per-edge loop tests the degree. */
 template <int D, int NS, bool PF, bool FR>
-__device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *mul,
-                                    const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
-                                    unsigned ln)
+__device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *mul, int16_t *P,
+                                    uint8_t *R, uint32_t r, uint32_t e0, uint32_t degr,
+                                    uint32_t mine, unsigned ln)
 {
 	constexpr unsigned FULLM = 0xffffffffu;
 	constexpr int NW = D / 2;
-	const uint32_t e0 = c.row_start[r], deg = FR ? D : c.row_start[r + 1] - e0;
-	uint32_t mine = 0;
-
-	if (ln < deg) { /* the edge's variable, coefficient and inverse: one shuffle an edge */
-		const unsigned hv = c.row_val[e0 + ln];
-
-		mine = c.row_col[e0 + ln] << 16 | (uint32_t)inv[hv] << 8 | hv;
-	}
+	const uint32_t deg = FR ? D : degr;
 	uint32_t x[D], pw[D], rw[D], w[D], qw[D], vv[D];
 	/* the lane's word of a symbol's costs and half-word of an edge's message */
 	uint32_t *Pl = (uint32_t *)P + ln;
@@ -287,15 +293,50 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 	}
 }
 
+/* Check r, its tables read here. */
 template <int D, int NS, bool PF>
 __device__ __forceinline__ void tms_reg3_check(const struct nbgpu_code &c, const uint8_t *mul,
                                                const uint8_t *inv, int16_t *P, uint8_t *R,
                                                uint32_t r, unsigned ln)
 {
-	if (c.row_start[r + 1] - c.row_start[r] == D)
-		tms_reg3_row<D, NS, PF, true>(c, mul, inv, P, R, r, ln);
+	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
+	const uint32_t mine = tms_reg3_mine(c, inv, e0, deg, ln);
+
+	if (deg == D)
+		tms_reg3_row<D, NS, PF, true>(c, mul, P, R, r, e0, deg, mine, ln);
 	else
-		tms_reg3_row<D, NS, PF, false>(c, mul, inv, P, R, r, ln);
+		tms_reg3_row<D, NS, PF, false>(c, mul, P, R, r, e0, deg, mine, ln);
+}
+
+/* The chip kernel's flow form with form 3 (nbldpc_gpu_tms.cu's tms_flow_wait, the check and
+ * tms_flow_done in one): the row's tables read once, before the wait, for all three. it: the
+ * iteration from 0; cnt: the columns' update counts. */
+template <int D, int NS>
+__device__ __forceinline__ void
+tms_reg3_flow(const struct nbgpu_code &c, const uint8_t *mul, const uint8_t *inv, int16_t *P,
+              uint8_t *R, uint32_t r, unsigned it, volatile uint16_t *cnt, unsigned ln)
+{
+	const uint32_t e0 = c.row_start[r], deg = c.row_start[r + 1] - e0;
+	const uint32_t mine = tms_reg3_mine(c, inv, e0, deg, ln);
+	const uint32_t x = mine >> 16;
+	unsigned want = 0;
+
+	if (ln < deg) {
+		const uint32_t t = c.edge_turn[e0 + ln];
+
+		want = (it * (t >> 16) + (t & 0xffffu)) & 0xffffu;
+	}
+	while (__any_sync(0xffffffffu, ln < deg && cnt[x] != want))
+		__nanosleep(32);
+	__threadfence_block();
+	if (deg == D)
+		tms_reg3_row<D, NS, false, true>(c, mul, P, R, r, e0, deg, mine, ln);
+	else
+		tms_reg3_row<D, NS, false, false>(c, mul, P, R, r, e0, deg, mine, ln);
+	__syncwarp();
+	__threadfence_block();
+	if (ln < deg)
+		cnt[x] = (uint16_t)(want + 1);
 }
 
 #endif
