@@ -718,7 +718,7 @@ struct tms_variant {
  * between stages, not the flow form, which form 2 with rows of 4 takes by default; ",flow" names
  * it) or, in device memory with dev2 unrolled, ",lb8" (64 registers, 8 blocks an SM, form 2) if
  * wanted: "chip8,v1" is the kernel of before form 2. */
-#define TMS_NS(X) X(4) X(5) X(8)
+#define TMS_NS(X) X(3) X(4) X(5) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
 	const char *env = getenv("FECD_TMS_KERNEL");

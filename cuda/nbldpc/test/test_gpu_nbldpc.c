@@ -399,7 +399,8 @@ static void test_tms(struct gpu_test *g, bool presets, const char *only)
 			               "soft=bit",
 			               24, 1.5, true, 0);
 		}
-		/* dev2 = 4, 5 and 8 on rows of 4: the register check with dev2 unrolled (form 2) */
+		/* dev2 = 3, 4, 5 and 8 on rows of 4: the register check with dev2 unrolled (forms 2
+		 * and 3; dev2 3 also in the generated cases above) */
 		run_case_flips(g,
 		               "nbldpc,code=regular,q=64,n=96,dv=2,dc=4,seed=5,algo=tms,dev2=4,"
 		               "iters=10,early_stop=false",
@@ -410,6 +411,8 @@ static void test_tms(struct gpu_test *g, bool presets, const char *only)
 			               0);
 			run_case_flips(g, "bds-b1c-sf2,algo=tms,dev2=5,iters=10,early_stop=false",
 			               64, 1.75, true, 0);
+			run_case_flips(g, "bds-b1c-sf2,algo=tms,dev2=3,iters=10,early_stop=false",
+			               64, 1.75, false, 0);
 		}
 		for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
 			snprintf(text, sizeof(text), "%s,algo=tms,soft=%s", names[i],
