@@ -698,7 +698,8 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, char *, size_t);
 
 /* The register check's variant: D (4 or 8: the longest row; 0: the shared-memory check), form
- * (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh) and ns (dev2 unrolled, 0: not), and
+ * (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh, 3: nbldpc_gpu_tms_reg3.cuh) and ns
+ * (dev2 unrolled, 0: not), and
  * the chip kernel's warps a block (0: the frame in device memory). */
 struct tms_variant {
 	int d, form, ns, chip_warps;
