@@ -150,7 +150,7 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 	constexpr unsigned FULLM = 0xffffffffu;
 	constexpr int NW = D / 2;
 	const uint32_t deg = FR ? D : degr;
-	uint32_t x[D], pw[D], rw[D], w[D], qw[D], vv[D];
+	uint32_t x[D], pw[D], rw[D], w[D], qw[D];
 	/* the lane's word of a symbol's costs and half-word of an edge's message */
 	uint32_t *Pl = (uint32_t *)P + ln;
 	uint16_t *Rl = (uint16_t *)R + ln;
@@ -226,13 +226,12 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 
 #pragma unroll
 	for (int i = 0; i < D; i++) {
-		uu[i] = vv[i] = 0;
+		uu[i] = 0;
 		if (i >= (int)deg)
 			continue;
 		const uint32_t own = ((a1 >> (8 + i)) & 0x00010001u) * 0xffffu; /* e1 = i */
 
 		uu[i] = a1 ^ (ax & own);
-		vv[i] = uu[i] & 0x00ff00ffu;
 	}
 #pragma unroll
 	for (int j = 0; j < NW; j++) {
@@ -268,19 +267,26 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 					break;
 		}
 	}
-	/* steps 7-9, edge by edge */
-	const uint8_t *mul2 = mul + 2 * ln; /* the lane's pair of a product table row */
+	/* step 7 in the words of step 6 (v is the value-only word): o = max(min(v, T) - offset,
+	 * 0), two edges a word for each value */
 	const uint32_t negoff = ((0x10000u - c.offset) & 0xffffu) * 0x10001u;
+	uint32_t ow[2][NW];
+
+#pragma unroll
+	for (int j = 0; j < NW; j++)
+#pragma unroll
+		for (int s = 0; s < 2; s++)
+			ow[s][j] = __viaddmax_s16x2(tms2_min(uv[s][j], t[s][j]), negoff, 0);
+	/* steps 8-9, edge by edge */
+	const uint8_t *mul2 = mul + 2 * ln; /* the lane's pair of a product table row */
 
 #pragma unroll
 	for (int i = 0; i < D; i++) {
 		if (i >= (int)deg)
 			continue;
-		const uint32_t tp =
-		    __byte_perm(t[0][i / 2], t[1][i / 2], i & 1 ? 0x7632u : 0x5410u);
-		const uint32_t o16 = __viaddmax_s16x2(tms2_min(vv[i], tp), negoff, 0);
+		/* o(2 ln), o(2 ln + 1) of the edge as bytes 0 and 1 (2 and 3: a zero high byte) */
 		const uint32_t op =
-		    __byte_perm(o16, 0, 0x4420u); /* o(2 ln), o(2 ln + 1) as bytes */
+		    __byte_perm(ow[0][i / 2], ow[1][i / 2], i & 1 ? 0x1162u : 0x1140u);
 		const uint32_t mh = *(const uint16_t *)(mul2 + h[i] * TMS_REG_Q);
 		/* h a ^ beta ^ z_e for a = 2 ln, 2 ln + 1 */
 		const uint32_t idx = mh ^ beta2 ^ z[i] * 0x101u;
