@@ -707,18 +707,17 @@ struct tms_variant {
 	bool lb8;  /* the kernel in device memory held to 64 registers (dev2 unrolled only) */
 };
 
-/* Which kernel decodes the code. By default GF(64) codes with rows of at most 8 take the register
- * check of form 2, with the frame on chip (8 warps a block, the flow form for rows of at most 4)
- * where it fits a block, dev2
+/* Which kernel decodes the code. By default GF(64) codes with rows of at most 4 (and fewer than
+ * 65536 variables) take the register check of form 3, rows of 5-8 that of form 2, with the frame
+ * on chip (8 warps a block, the flow form for rows of at most 4) where it fits a block, dev2
  * unrolled where it is one of TMS_NS's values and rows have at most 4 edges; the rest the
  * shared-memory check. FECD_TMS_KERNEL in the environment may name another, to compare them on
  * one card: "smem" (the shared-memory check), "reg" (the register check with the frame in device
  * memory), "chip4" (on chip, 4 warps a block) or "chip8", each register one followed by ",v1"
- * (form 1, rows of 4 only), ",v3" (form 3, nbldpc_gpu_tms_reg3.cuh: rows of 4, fewer than 65536
- * variables, the flow form on chip), ",dyn" (dev2 not unrolled), ",bar" (on chip: barriers
- * between stages, not the flow form, which form 2 with rows of 4 takes by default; ",flow" names
- * it) or, in device memory with dev2 unrolled, ",lb8" (64 registers, 8 blocks an SM, form 2) if
- * wanted: "chip8,v1" is the kernel of before form 2. */
+ * (form 1, rows of 4 only), ",v2" (form 2), ",dyn" (dev2 not unrolled), ",bar" (on chip:
+ * barriers between stages, not the flow form; form 2) or, in device memory with dev2 unrolled,
+ * ",lb8" (64 registers, 8 blocks an SM; form 2) if wanted: "chip8,v1" is the kernel of before
+ * form 2, "chip8,v2" the default of before form 3. */
 #define TMS_NS(X) X(3) X(4) X(5) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
@@ -731,10 +730,11 @@ static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max
 		v.d = 0;
 		return v;
 	}
+	if (v.d == 4 && c.n < 65536 &&
+	    !(env && (strstr(env, ",v2") || strstr(env, ",bar") || strstr(env, ",lb8"))))
+		v.form = 3;
 	if (env && strstr(env, ",v1") && v.d == 4)
 		v.form = 1;
-	if (env && strstr(env, ",v3") && v.d == 4 && c.n < 65536)
-		v.form = 3;
 #define TMS_NS_PICK(N)                                                                             \
 	if (v.form >= 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))               \
 		v.ns = (N);

@@ -4,7 +4,7 @@
  * nb60-gf64 from the codes folder; FFT-BP in the probability and the log domain, and trellis
  * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; each of its
  * kernels on GF(64), see test_tms; run alone with `test_gpu_nbldpc tms`, under some kernels
- * only with `test_gpu_nbldpc tms v3`, the choices whose name holds "v3"); int8 and
+ * only with `test_gpu_nbldpc tms v2`, the choices whose name holds "v2"); int8 and
  * float32 bit LLRs and q-ary (f32v) input; soft output as symbol log-probabilities and as bit
  * LLRs; early stop on and off. FFT-BP in the probability domain runs, where every column has
  * degree 2, the kernel with the messages on chip (nbldpc_gpu_fftbp_chip.cu; the case must name
@@ -346,9 +346,9 @@ static void run_case(struct gpu_test *g, const char *text, uint32_t count, doubl
  * GF(64) (the presets, p = 6) runs once per kernel: FECD_TMS_KERNEL unset (the frame on chip where
  * it fits a block, else the register check in device memory), chip4 (on chip, 4 warps a block),
  * reg, smem (the shared-memory check), chip8,v1 (the first register check), reg,dyn (dev2
- * not unrolled), chip8,bar (barriers between stages, not the default flow form), reg,lb8
- * (64 registers) and form 3 (chip8,v3, reg,v3, chip8,v3,dyn); the case's line names the kernel
- * that ran. */
+ * not unrolled), chip8,bar (barriers between stages, not the default flow form; form 2), reg,lb8
+ * (64 registers; form 2) and form 2 where form 3 is the default (chip8,v2, reg,v2,
+ * chip8,v2,dyn); the case's line names the kernel that ran. */
 static void test_tms(struct gpu_test *g, bool presets, const char *only)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
@@ -356,7 +356,7 @@ static void test_tms(struct gpu_test *g, bool presets, const char *only)
 	                                    "nb60-gf64"};
 	static const char *const kernels[] = {NULL,       "chip4",   "reg",         "smem",
 	                                      "chip8,v1", "reg,dyn", "chip8,bar",   "reg,lb8",
-	                                      "chip8,v3", "reg,v3",  "chip8,v3,dyn"};
+	                                      "chip8,v2", "reg,v2",  "chip8,v2,dyn"};
 	char text[256];
 
 	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
