@@ -2,8 +2,8 @@
  * The trellis min-sum check update for GF(64) in registers, third form (included by
  * nbldpc_gpu_tms.cu only): form 2's result (nbldpc_gpu_tms_reg2.cuh, which is
  * codec/nbldpc/nbldpc_tms.c's steps 1-9 bit for bit, step 9's normalisation deferred) in fewer
- * instructions on the integer ALU pipe, the pipe that bounds form 2 (NBLDPC_GPU.md, "tms, form
- * 3"). Same lane layout (values 2 ln and 2 ln + 1 in the 16-bit halves of a register); what
+ * instructions on the integer ALU pipe, the pipe that bounds form 2 (NBLDPC_GPU.md, "tms toward
+ * 4 Gb/s"). Same lane layout (values 2 ln and 2 ln + 1 in the 16-bit halves of a register); what
  * changes:
  *  - the candidate loop (steps 5-6): a lane's two keys m1 << 8 | eta (16 bits each) travel in one
  *    word, the smaller in the high half, so that one reduction finds the warp's smallest key and
@@ -16,7 +16,12 @@
  *    masks its selector to 3 bits a nibble first, one more ALU operation a permute;
  *  - a row's variable, coefficient and the coefficient's inverse travel in one word: one shuffle
  *    an edge and no inverse lookup an edge (the lane of each edge looks its own up), which needs
- *    variables below 65536 (tms_choose checks n).
+ *    variables below 65536 (tms_choose checks n);
+ *  - steps 1-2's key is W + 255 in the high half and the value below; step 6's words are formed
+ *    once from m1 and from m2 and picked per edge by m1's one-hot edge bit; step 7 works on step
+ *    6's value-only words, two edges a word;
+ *  - in the chip kernel's flow form (tms_reg3_flow) the row's tables are read once for the
+ *    wait, the check and the count.
  * Everything else is form 2's, step for step: the comments there say why each step gives the
  * CPU's values.
  */
