@@ -11,14 +11,15 @@
  * exactly; soft output is float (expf, logf) and agrees to rounding.
  *
  * Two check updates. GF(64) codes with rows of at most 8 edges (every BeiDou code, the seed's
- * GF64 sizes) take the register check of nbldpc_gpu_tms_reg.cuh (two values a lane, GF
- * permutations and XOR shifts as shuffles, step 6 in 16-bit pairs; no shared memory for the check
- * and no __syncwarp); every other code the shared-memory check below (tms_check). Where such a
- * GF(64) frame's P, R and decision fit a block's shared memory (B1C: 56 kB), the chip kernel
- * keeps them there, a block a frame: the checks of a stage (nbgpu_code.sched_row: no two share a
- * variable) run on its warps at once, a barrier between stages. FECD_TMS_KERNEL in the
- * environment picks a kernel (tms_choose), to compare them on one card. NBLDPC_GPU.md has the
- * arithmetic against 4 Gb/s.
+ * GF64 sizes) take the register check (two values a lane, GF permutations and XOR shifts as
+ * shuffles, step 6 in 16-bit pairs; no shared memory for the check and no __syncwarp) in one of
+ * three forms: nbldpc_gpu_tms_reg.cuh, nbldpc_gpu_tms_reg2.cuh (rows of 5-8) and
+ * nbldpc_gpu_tms_reg3.cuh (rows of 4, the default); every other code the shared-memory check
+ * below (tms_check). Where such a GF(64) frame's P, R and decision fit a block's shared memory
+ * (B1C: 56 kB), the chip kernel keeps them there, a block a frame: the checks of a stage
+ * (nbgpu_code.sched_row: no two share a variable) run on its warps at once, a barrier between
+ * stages. FECD_TMS_KERNEL in the environment picks a kernel (tms_choose), to compare them on one
+ * card. NBLDPC_GPU.md has the arithmetic against 4 Gb/s.
  */
 #include <stdlib.h>
 #include <string.h>
