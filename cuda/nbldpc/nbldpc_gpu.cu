@@ -317,7 +317,8 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 	if (c->algo == NBLDPC_ALGO_TMS)
 		snprintf(
 		    g->desc, sizeof(g->desc),
-		    "nbldpc_tms_%s<q=%u> (layered, dev2 %u, offset %u, %s, the check in %s%s): %d "
+		    "nbldpc_tms_%s<q=%u> (layered, dev2 %u, offset %u, %s, the check in %s%s%s): "
+		    "%d "
 		    "threads/block, %d blocks/SM, %d frames in flight, %d regs, %zu B shared, %zu "
 		    "B "
 		    "workspace a frame",
@@ -327,12 +328,15 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		          "a stage on its warps"
 		        : "a warp a frame",
 		    g->shape.tms_d ? "registers" : "shared memory",
+		    !g->shape.tms_d          ? ""
+		    : g->shape.tms_form == 1 ? ", form 1"
+		    : g->shape.tms_form == 3 ? ", form 3"
+		                             : ", form 2",
 		    !g->shape.tms_d                        ? ""
-		    : g->shape.tms_form == 1               ? ", form 1"
-		    : g->shape.tms_ns && g->shape.tms_flow ? ", form 2, dev2 unrolled, flow"
-		    : g->shape.tms_ns                      ? ", form 2, dev2 unrolled"
-		    : g->shape.tms_flow                    ? ", form 2, flow"
-		                                           : ", form 2",
+		    : g->shape.tms_ns && g->shape.tms_flow ? ", dev2 unrolled, flow"
+		    : g->shape.tms_ns                      ? ", dev2 unrolled"
+		    : g->shape.tms_flow                    ? ", flow"
+		                                           : "",
 		    g->shape.threads, g->shape.blocks_per_sm, g->shape.grid, g->shape.regs,
 		    g->shape.smem, g->shape.ws_per_frame);
 	else if (g->shape.chip_c)

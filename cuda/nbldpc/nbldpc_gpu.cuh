@@ -76,7 +76,7 @@ struct nbgpu_shape {
 	size_t smem;         /* dynamic shared memory per block */
 	size_t ws_per_frame; /* workspace bytes one frame in flight needs */
 	int tms_d;           /* tms: largest row of the register check (tms_reg.cuh), 0: none */
-	int tms_form;        /* tms: the register check's form: 1 tms_reg.cuh, 2 tms_reg2.cuh */
+	int tms_form;        /* tms: the register check's form: 1 tms_reg.cuh, 2 tms_reg2.cuh, 3 */
 	int tms_ns;          /* tms: dev2 fixed at compile time (the loop unrolled), 0: not */
 	bool tms_flow;       /* tms, on chip: no barriers between stages (nbldpc_gpu_tms.cu) */
 	bool tms_lb8;        /* tms, in device memory: 64 registers, 8 blocks an SM */

@@ -11,14 +11,15 @@
  * exactly; soft output is float (expf, logf) and agrees to rounding.
  *
  * Two check updates. GF(64) codes with rows of at most 8 edges (every BeiDou code, the seed's
- * GF64 sizes) take the register check of nbldpc_gpu_tms_reg.cuh (two values a lane, GF
- * permutations and XOR shifts as shuffles, step 6 in 16-bit pairs; no shared memory for the check
- * and no __syncwarp); every other code the shared-memory check below (tms_check). Where such a
- * GF(64) frame's P, R and decision fit a block's shared memory (B1C: 56 kB), the chip kernel
- * keeps them there, a block a frame: the checks of a stage (nbgpu_code.sched_row: no two share a
- * variable) run on its warps at once, a barrier between stages. FECD_TMS_KERNEL in the
- * environment picks a kernel (tms_choose), to compare them on one card. NBLDPC_GPU.md has the
- * arithmetic against 4 Gb/s.
+ * GF64 sizes) take the register check (two values a lane, GF permutations and XOR shifts as
+ * shuffles, step 6 in 16-bit pairs; no shared memory for the check and no __syncwarp) in one of
+ * three forms: nbldpc_gpu_tms_reg.cuh, nbldpc_gpu_tms_reg2.cuh (rows of 5-8) and
+ * nbldpc_gpu_tms_reg3.cuh (rows of 4, the default); every other code the shared-memory check
+ * below (tms_check). Where such a GF(64) frame's P, R and decision fit a block's shared memory
+ * (B1C: 56 kB), the chip kernel keeps them there, a block a frame: the checks of a stage
+ * (nbgpu_code.sched_row: no two share a variable) run on its warps at once, a barrier between
+ * stages. FECD_TMS_KERNEL in the environment picks a kernel (tms_choose), to compare them on one
+ * card. NBLDPC_GPU.md has the arithmetic against 4 Gb/s.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "nbldpc_gpu_tms.h"
 #include "nbldpc_gpu_tms_reg.cuh"
 #include "nbldpc_gpu_tms_reg2.cuh"
+#include "nbldpc_gpu_tms_reg3.cuh"
 
 #define TMS_WARPS     4   /* warps (frames) per block */
 #define GF_SMEM_BYTES 768 /* the field's exponent (512) and logarithm (256) tables */
@@ -71,8 +73,8 @@ __device__ __forceinline__ unsigned wmin(unsigned x)
 	return __reduce_min_sync(FULL, x);
 }
 
-/* The register check of form F (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh; NS: dev2
- * fixed at compile time, form 2 only) on check r. */
+/* The register check of form F (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh, 3:
+ * nbldpc_gpu_tms_reg3.cuh; NS: dev2 fixed at compile time, forms 2 and 3) on check r. */
 template <int D, int F, int NS, bool PF>
 __device__ __forceinline__ void tms_reg_any(const struct nbgpu_code &c, const uint8_t *mul,
                                             const uint8_t *inv, int16_t *P, uint8_t *R, uint32_t r,
@@ -80,8 +82,10 @@ __device__ __forceinline__ void tms_reg_any(const struct nbgpu_code &c, const ui
 {
 	if constexpr (F == 1)
 		tms_reg_check<D, PF>(c, mul, inv, P, R, r, ln);
-	else
+	else if constexpr (F == 2)
 		tms_reg2_check<D, NS, PF>(c, mul, inv, P, R, r, ln);
+	else
+		tms_reg3_check<D, NS, PF>(c, mul, inv, P, R, r, ln);
 }
 
 /* The channel costs of symbol x as nbldpc_coder.c forms tms's (map_in_s8_i16, or map_in_cost
@@ -499,8 +503,8 @@ __global__ void __launch_bounds__(TMS_WARPS * 32, MINB)
 			__syncwarp();
 			if (!c.early_stop && it < c.max_iters)
 				continue;
-			for (uint32_t x = 0; D > 0 && F == 2 && x < c.n; x++)
-				tms_reg2_norm(P, x, ln); /* form 2 leaves P unnormalised */
+			for (uint32_t x = 0; D > 0 && F >= 2 && x < c.n; x++)
+				tms_reg2_norm(P, x, ln); /* forms 2 and 3 leave P unnormalised */
 			__syncwarp();
 			ok = tms_decide<Q>(c, ex, lg, P, hard, ln);
 			if (ok && c.early_stop)
@@ -649,6 +653,10 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 				uint32_t fx;
 				unsigned want;
 
+				if constexpr (F == 3 && D == 4) { /* the row's tables read once */
+					tms_reg3_flow<D, NS>(c, mul, inv, P, R, r, it - 1, cnt, ln);
+					continue;
+				}
 				tms_flow_wait(c, cnt, r, it - 1, ln, &fx, &want);
 				tms_reg_any<D, F, NS, false>(c, mul, inv, P, R, r, ln);
 				tms_flow_done(c, cnt, r, ln, fx, want);
@@ -666,7 +674,7 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 			}
 			if (!c.early_stop && it < c.max_iters)
 				continue;
-			if constexpr (F == 2) { /* form 2 leaves P unnormalised */
+			if constexpr (F >= 2) { /* forms 2 and 3 leave P unnormalised */
 				for (uint32_t x = wid; x < c.n; x += nw)
 					tms_reg2_norm(P, x, ln);
 				__syncthreads();
@@ -691,7 +699,8 @@ __global__ void __launch_bounds__(TMS_CHIP_WARPS_MAX * 32)
 typedef void (*tms_kernel_t)(const struct nbgpu_code, const struct gpu_batch, char *, size_t);
 
 /* The register check's variant: D (4 or 8: the longest row; 0: the shared-memory check), form
- * (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh) and ns (dev2 unrolled, 0: not), and
+ * (1: nbldpc_gpu_tms_reg.cuh, 2: nbldpc_gpu_tms_reg2.cuh, 3: nbldpc_gpu_tms_reg3.cuh) and ns
+ * (dev2 unrolled, 0: not), and
  * the chip kernel's warps a block (0: the frame in device memory). */
 struct tms_variant {
 	int d, form, ns, chip_warps;
@@ -699,18 +708,18 @@ struct tms_variant {
 	bool lb8;  /* the kernel in device memory held to 64 registers (dev2 unrolled only) */
 };
 
-/* Which kernel decodes the code. By default GF(64) codes with rows of at most 8 take the register
- * check of form 2, with the frame on chip (8 warps a block, the flow form for rows of at most 4)
- * where it fits a block, dev2
+/* Which kernel decodes the code. By default GF(64) codes with rows of at most 4 (and fewer than
+ * 65536 variables) take the register check of form 3, rows of 5-8 that of form 2, with the frame
+ * on chip (8 warps a block, the flow form for rows of at most 4) where it fits a block, dev2
  * unrolled where it is one of TMS_NS's values and rows have at most 4 edges; the rest the
  * shared-memory check. FECD_TMS_KERNEL in the environment may name another, to compare them on
  * one card: "smem" (the shared-memory check), "reg" (the register check with the frame in device
  * memory), "chip4" (on chip, 4 warps a block) or "chip8", each register one followed by ",v1"
- * (form 1, rows of 4 only), ",dyn" (dev2 not unrolled), ",bar" (on chip: barriers between
- * stages, not the flow form, which form 2 with rows of 4 takes by default; ",flow" names it) or,
- * in device memory with dev2 unrolled, ",lb8" (64 registers, 8 blocks an SM) if wanted:
- * "chip8,v1" is the kernel of before form 2. */
-#define TMS_NS(X) X(4) X(5) X(8)
+ * (form 1, rows of 4 only), ",v2" (form 2), ",dyn" (dev2 not unrolled), ",bar" (on chip:
+ * barriers between stages, not the flow form; form 2) or, in device memory with dev2 unrolled,
+ * ",lb8" (64 registers, 8 blocks an SM; form 2) if wanted: "chip8,v1" is the kernel of before
+ * form 2, "chip8,v2" the default of before form 3. */
+#define TMS_NS(X) X(3) X(4) X(5) X(8)
 static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max)
 {
 	const char *env = getenv("FECD_TMS_KERNEL");
@@ -722,18 +731,21 @@ static struct tms_variant tms_choose(const struct nbgpu_code &c, size_t smem_max
 		v.d = 0;
 		return v;
 	}
+	if (v.d == 4 && c.n < 65536 &&
+	    !(env && (strstr(env, ",v2") || strstr(env, ",bar") || strstr(env, ",lb8"))))
+		v.form = 3;
 	if (env && strstr(env, ",v1") && v.d == 4)
 		v.form = 1;
 #define TMS_NS_PICK(N)                                                                             \
-	if (v.form == 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))               \
+	if (v.form >= 2 && v.d == 4 && dev2 == (N) && !(env && strstr(env, ",dyn")))               \
 		v.ns = (N);
 	TMS_NS(TMS_NS_PICK)
 #undef TMS_NS_PICK
-	v.flow = !(env && strstr(env, ",bar")) && v.form == 2 && v.d == 4;
+	v.flow = (!(env && strstr(env, ",bar")) || v.form == 3) && v.form >= 2 && v.d == 4;
 	if (!(env && !strncmp(env, "reg", 3)) && tms_chip_bytes(c, v.flow) <= smem_max)
 		v.chip_warps = env && !strncmp(env, "chip4", 5) ? 4 : TMS_CHIP_WARPS;
 	v.flow = v.flow && v.chip_warps;
-	v.lb8 = env && strstr(env, ",lb8") && !v.chip_warps && v.ns;
+	v.lb8 = env && strstr(env, ",lb8") && !v.chip_warps && v.ns && v.form == 2;
 	return v;
 }
 
@@ -748,11 +760,15 @@ static tms_chip_kernel_t tms_chip_kernel(const struct tms_variant &v)
 	if (v.form == 1)
 		return nbldpc_tms_chip_kernel<4, 1, 0, false>;
 #define TMS_NS_CHIP(N)                                                                             \
+	if (v.ns == (N) && v.form == 3)                                                            \
+		return nbldpc_tms_chip_kernel<4, 3, (N), true>;                                    \
 	if (v.ns == (N))                                                                           \
 		return v.flow ? nbldpc_tms_chip_kernel<4, 2, (N), true>                            \
 		              : nbldpc_tms_chip_kernel<4, 2, (N), false>;
 	TMS_NS(TMS_NS_CHIP)
 #undef TMS_NS_CHIP
+	if (v.form == 3)
+		return nbldpc_tms_chip_kernel<4, 3, 0, true>;
 	return v.flow ? nbldpc_tms_chip_kernel<4, 2, 0, true>
 	              : nbldpc_tms_chip_kernel<4, 2, 0, false>;
 }
@@ -765,12 +781,15 @@ static tms_kernel_t tms_kernel(unsigned q, const struct tms_variant &v)
 		if (v.form == 1)
 			return nbldpc_tms_kernel<64, 4, 1, 0>;
 #define TMS_NS_DEV(N)                                                                              \
+	if (v.ns == (N) && v.form == 3)                                                            \
+		return nbldpc_tms_kernel<64, 4, 3, (N)>;                                           \
 	if (v.ns == (N))                                                                           \
 		return v.lb8 ? nbldpc_tms_kernel<64, 4, 2, (N), 8>                                 \
 		             : nbldpc_tms_kernel<64, 4, 2, (N)>;
 		TMS_NS(TMS_NS_DEV)
 #undef TMS_NS_DEV
-		return nbldpc_tms_kernel<64, 4, 2, 0>;
+		return v.form == 3 ? nbldpc_tms_kernel<64, 4, 3, 0>
+		                   : nbldpc_tms_kernel<64, 4, 2, 0>;
 	}
 	switch (q) {
 	case 2:

@@ -3,7 +3,8 @@
  * Cases: generated (2,4)-regular codes over GF(q) for every q = 2..256, the BeiDou presets and
  * nb60-gf64 from the codes folder; FFT-BP in the probability and the log domain, and trellis
  * min-sum (algo=tms: every frame's status, iterations and bits equal, being integer; each of its
- * kernels on GF(64), see test_tms; run alone with `test_gpu_nbldpc tms`); int8 and
+ * kernels on GF(64), see test_tms; run alone with `test_gpu_nbldpc tms`, under some kernels
+ * only with `test_gpu_nbldpc tms v2`, the choices whose name holds "v2"); int8 and
  * float32 bit LLRs and q-ary (f32v) input; soft output as symbol log-probabilities and as bit
  * LLRs; early stop on and off. FFT-BP in the probability domain runs, where every column has
  * degree 2, the kernel with the messages on chip (nbldpc_gpu_fftbp_chip.cu; the case must name
@@ -346,18 +347,22 @@ static void run_case(struct gpu_test *g, const char *text, uint32_t count, doubl
  * GF(64) (the presets, p = 6) runs once per kernel: FECD_TMS_KERNEL unset (the frame on chip where
  * it fits a block, else the register check in device memory), chip4 (on chip, 4 warps a block),
  * reg, smem (the shared-memory check), chip8,v1 (the first register check), reg,dyn (dev2
- * not unrolled), chip8,bar (barriers between stages, not the default flow form) and reg,lb8
- * (64 registers); the case's line names the kernel that ran. */
-static void test_tms(struct gpu_test *g, bool presets)
+ * not unrolled), chip8,bar (barriers between stages, not the default flow form; form 2), reg,lb8
+ * (64 registers; form 2) and form 2 where form 3 is the default (chip8,v2, reg,v2,
+ * chip8,v2,dyn); the case's line names the kernel that ran. */
+static void test_tms(struct gpu_test *g, bool presets, const char *only)
 {
 	static const char *const ins[] = {"s8", "f32", "f32v"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
-	static const char *const kernels[] = {NULL,       "chip4",   "reg",       "smem",
-	                                      "chip8,v1", "reg,dyn", "chip8,bar", "reg,lb8"};
+	static const char *const kernels[] = {NULL,       "chip4",   "reg",         "smem",
+	                                      "chip8,v1", "reg,dyn", "chip8,bar",   "reg,lb8",
+	                                      "chip8,v2", "reg,v2",  "chip8,v2,dyn"};
 	char text[256];
 
 	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
+		if (only && !strstr(kernels[kk] ? kernels[kk] : "(unset)", only))
+			continue;
 		if (kernels[kk])
 			setenv("FECD_TMS_KERNEL", kernels[kk], 1);
 		else
@@ -395,7 +400,8 @@ static void test_tms(struct gpu_test *g, bool presets)
 			               "soft=bit",
 			               24, 1.5, true, 0);
 		}
-		/* dev2 = 4, 5 and 8 on rows of 4: the register check with dev2 unrolled (form 2) */
+		/* dev2 = 3, 4, 5 and 8 on rows of 4: the register check with dev2 unrolled (forms 2
+		 * and 3; dev2 3 also in the generated cases above) */
 		run_case_flips(g,
 		               "nbldpc,code=regular,q=64,n=96,dv=2,dc=4,seed=5,algo=tms,dev2=4,"
 		               "iters=10,early_stop=false",
@@ -406,6 +412,8 @@ static void test_tms(struct gpu_test *g, bool presets)
 			               0);
 			run_case_flips(g, "bds-b1c-sf2,algo=tms,dev2=5,iters=10,early_stop=false",
 			               64, 1.75, true, 0);
+			run_case_flips(g, "bds-b1c-sf2,algo=tms,dev2=3,iters=10,early_stop=false",
+			               64, 1.75, false, 0);
 		}
 		for (unsigned i = 0; presets && i < sizeof(names) / sizeof(names[0]); i++) {
 			snprintf(text, sizeof(text), "%s,algo=tms,soft=%s", names[i],
@@ -545,10 +553,11 @@ int main(int argc, char **argv)
 		          !fecd_cuda_supports(&spec),
 		      "soft=code: the GPU backend should decline it (%s)", err);
 	}
-	/* test_gpu_nbldpc tms: the tms cases alone; test_gpu_nbldpc fftbp: FFT-BP's alone;
-	 * test_gpu_nbldpc chip: FFT-BP's kernel choices alone (test_fftbp_kernels) */
+	/* test_gpu_nbldpc tms [KERNELS]: the tms cases alone (under the FECD_TMS_KERNEL choices
+	 * whose name holds KERNELS, "(unset)" for the default); test_gpu_nbldpc fftbp: FFT-BP's
+	 * alone; test_gpu_nbldpc chip: FFT-BP's kernel choices alone (test_fftbp_kernels) */
 	if (!(argc > 1 && (!strcmp(argv[1], "fftbp") || !strcmp(argv[1], "chip"))))
-		test_tms(&g, have_dir);
+		test_tms(&g, have_dir, argc > 2 && !strcmp(argv[1], "tms") ? argv[2] : NULL);
 	if (argc > 1 && !strcmp(argv[1], "tms"))
 		goto out;
 	test_fftbp_kernels(&g, have_dir);
