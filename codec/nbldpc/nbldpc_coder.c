@@ -22,6 +22,7 @@ static void nbldpc_decoder_destroy(struct fec_decoder *dec)
 	nbldpc_code_free(d->code);
 	free(d->tms_mul);
 	free(d->tms_div);
+	free(d->tms_sched);
 	free(d);
 }
 

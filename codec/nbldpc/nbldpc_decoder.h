@@ -20,6 +20,10 @@ struct nbldpc_decoder {
 	 * AVX-512 VBMI and BMI2 at the SIMD level in force */
 	uint8_t *tms_mul, *tms_div;
 	bool tms_avx512;
+	/* the AVX-512 path's schedule (where tms_avx512): tms_groups groups of one or two
+	 * consecutive checks, each first_row << 2 | (two checks) << 1 | (shares no variable with
+	 * the group before it) */
+	uint32_t *tms_sched, tms_groups;
 };
 
 /* Scratch one thread needs for one frame (both decoders). */
@@ -57,7 +61,14 @@ unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t
                           uint8_t *hard, bool *ok);
 /* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */
 size_t nbldpc__tms_fast_work_bytes(unsigned maxd, unsigned q);
-/* Builds tms_mul and tms_div for a tms decoder and sets tms_avx512; 0 or -FEC_ENOMEM. */
+/* Bytes of one of the AVX-512 path's two stages (checks of up to maxd edges, two at a time):
+ * W (two vectors an edge), v and d, the tables (maxd^2 a check), q bytes each. */
+static inline size_t nbldpc__tms_stage_bytes(size_t maxd, size_t q)
+{
+	return (2 * maxd * 2 + 2 * 2 * maxd + 2 * maxd * maxd) * q;
+}
+/* Builds tms_mul and tms_div for a tms decoder, sets tms_avx512 and builds its schedule; 0 or
+ * -FEC_ENOMEM. */
 int nbldpc__tms_prepare(struct nbldpc_decoder *d);
 
 /* Bytes of the per-check work area of nbldpc__tms_check. */

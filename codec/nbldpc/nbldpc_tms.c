@@ -243,6 +243,51 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
 	return it;
 }
 
+/* Whether rows r and r + 1 have the same degree and share no variable. */
+static bool pairable(const struct nbldpc_code *c, uint32_t r)
+{
+	const uint32_t a = c->row_start[r], b = c->row_start[r + 1], end = c->row_start[r + 2];
+
+	if (b - a != end - b)
+		return false;
+	for (uint32_t i = a; i < b; i++)
+		for (uint32_t j = b; j < end; j++)
+			if (c->row_col[i] == c->row_col[j])
+				return false;
+	return true;
+}
+
+/* The AVX-512 path's groups (nbldpc_decoder.h): consecutive checks two at a time where they
+ * share no variable, each marked where it shares none with the group before it (a stamp per
+ * variable: the last group that touched it). */
+static int build_schedule(struct nbldpc_decoder *d)
+{
+	const struct nbldpc_code *c = d->code;
+	uint32_t *last = malloc((size_t)c->n * sizeof(*last)), g = 0;
+
+	d->tms_sched = malloc((size_t)c->m * sizeof(*d->tms_sched));
+	if (!last || !d->tms_sched) {
+		free(last);
+		return -FEC_ENOMEM;
+	}
+	for (uint32_t x = 0; x < c->n; x++)
+		last[x] = UINT32_MAX;
+	for (uint32_t r = 0; r < c->m; g++) {
+		const uint32_t nc = r + 1 < c->m && pairable(c, r) ? 2 : 1;
+		uint32_t indep = g > 0;
+
+		for (uint32_t e = c->row_start[r]; e < c->row_start[r + nc]; e++) {
+			indep &= last[c->row_col[e]] != g - 1;
+			last[c->row_col[e]] = g;
+		}
+		d->tms_sched[g] = r << 2 | (nc == 2) << 1 | indep;
+		r += nc;
+	}
+	d->tms_groups = g;
+	free(last);
+	return 0;
+}
+
 int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 {
 	const struct nbldpc_gf *gf = &d->code->gf;
@@ -251,12 +296,8 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 		return 0;
 	d->tms_mul = malloc((size_t)d->q * d->q);
 	d->tms_div = malloc((size_t)d->q * d->q);
-	if (!d->tms_mul || !d->tms_div) {
-		free(d->tms_mul);
-		free(d->tms_div);
-		d->tms_mul = d->tms_div = NULL;
-		return -FEC_ENOMEM;
-	}
+	if (!d->tms_mul || !d->tms_div)
+		goto nomem;
 	for (unsigned h = 0; h < d->q; h++)
 		for (unsigned a = 0; a < d->q; a++) {
 			d->tms_mul[h * d->q + a] = nbldpc_gf_mul(gf, (uint8_t)h, (uint8_t)a);
@@ -267,7 +308,16 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 	d->tms_avx512 = d->q == 64 && fec_simd_level() >= FEC_SIMD_AVX512 &&
 	                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2");
 #endif
+	if (d->tms_avx512 && build_schedule(d))
+		goto nomem;
 	return 0;
+nomem:
+	free(d->tms_mul);
+	free(d->tms_div);
+	free(d->tms_sched);
+	d->tms_mul = d->tms_div = NULL;
+	d->tms_sched = NULL;
+	return -FEC_ENOMEM;
 }
 
 unsigned nbldpc__tms(const struct nbldpc_decoder *d, void *scratch, int16_t *app, uint8_t *hard,

@@ -204,6 +204,7 @@ static void test_fast_equals_reference(void)
 	const unsigned ns = sizeof(settings) / sizeof(settings[0]);
 	struct fec_prng rng;
 	bool avx_said = false;
+	unsigned ahead = 0, in_turn = 0, pairs = 0;
 
 	fec_prng_seed(&rng, 5);
 	for (unsigned i = 0; i < sizeof(codes) / sizeof(codes[0]) * ns; i++) {
@@ -231,6 +232,12 @@ static void test_fast_equals_reference(void)
 			printf(
 			    "SKIPPED (no AVX-512 VBMI): the AVX-512 path against the reference\n");
 			avx_said = true;
+		}
+		/* the AVX-512 path's schedule: which groups it ran ahead and paired */
+		for (uint32_t g = 0; d->tms_avx512 && g < d->tms_groups; g++) {
+			ahead += d->tms_sched[g] & 1;
+			in_turn += !(d->tms_sched[g] & 1);
+			pairs += (d->tms_sched[g] >> 1) & 1;
 		}
 		ref = malloc((size_t)d->code->n * q * sizeof(int16_t));
 		fast = malloc((size_t)d->code->n * q * sizeof(int16_t));
@@ -270,6 +277,15 @@ static void test_fast_equals_reference(void)
 		free(scratch);
 		fec_decoder_destroy(dec);
 	}
+	/* both orders of the AVX-512 path's phases, and pairs, were compared above */
+	if (avx_said)
+		return;
+	CHECK(ahead > 0 && in_turn > 0 && pairs > 0,
+	      "AVX-512 schedule: %u groups ahead of the one before, %u in turn, %u pairs", ahead,
+	      in_turn, pairs);
+	printf("AVX-512 schedule over the codes: %u groups ahead of the one before, %u in turn, "
+	       "%u pairs\n",
+	       ahead, in_turn, pairs);
 }
 
 /* ---- The costs from int8 LLRs. */
