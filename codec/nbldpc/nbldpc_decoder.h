@@ -71,6 +71,11 @@ static inline size_t nbldpc__tms_stage_bytes(size_t maxd, size_t q)
  * -FEC_ENOMEM. */
 int nbldpc__tms_prepare(struct nbldpc_decoder *d);
 
+/* Shared by the reference and the portable fast path: v -= min v over q values, saturating at
+ * 32767; the hard decision (the smallest value of cost 0 of each symbol) and whether it
+ * satisfies H. */
+void nbldpc__tms_normalise(int16_t *v, unsigned q);
+bool nbldpc__tms_decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard);
 /* Bytes of the per-check work area of nbldpc__tms_check. */
 size_t nbldpc__tms_work_bytes(unsigned maxd, unsigned q);
 /* One check node of tms on its own (steps 2-8): qe, deg normalised extrinsic messages of q costs

@@ -68,7 +68,7 @@ static inline uint8_t sat_sub(unsigned a, unsigned b)
 }
 
 /* v -= min v, saturating at 32767 */
-static void normalise_i16(int16_t *v, unsigned q)
+void nbldpc__tms_normalise(int16_t *v, unsigned q)
 {
 	int16_t mn = v[0];
 
@@ -175,7 +175,7 @@ void nbldpc__tms_check(const struct nbldpc_gf *gf, unsigned deg, const uint8_t *
 	}
 }
 
-static bool decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard)
+bool nbldpc__tms_decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard)
 {
 	for (uint32_t x = 0; x < c->n; x++) {
 		const int16_t *p = app + (size_t)x * q;
@@ -201,7 +201,7 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
 
 	memset(rm, 0, (size_t)c->nnz * q);
 	for (uint32_t x = 0; x < c->n; x++)
-		normalise_i16(app + (size_t)x * q, q);
+		nbldpc__tms_normalise(app + (size_t)x * q, q);
 	*ok = false;
 	while (it < s->max_iters) {
 		it++;
@@ -215,7 +215,7 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
 
 				for (unsigned a = 0; a < q; a++)
 					w[a] = (int16_t)(p[a] - old[a]);
-				normalise_i16(w, q);
+				nbldpc__tms_normalise(w, q);
 				for (unsigned a = 0; a < q; a++)
 					qe[(size_t)i * q + a] = (uint8_t)(w[a] < 255 ? w[a] : 255);
 			}
@@ -231,15 +231,15 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
 
 					p[a] = (int16_t)(v < 32767 ? v : 32767);
 				}
-				normalise_i16(p, q);
+				nbldpc__tms_normalise(p, q);
 			}
 		}
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 		if (*ok && s->early_stop)
 			break;
 	}
 	if (it == 0)
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 	return it;
 }
 

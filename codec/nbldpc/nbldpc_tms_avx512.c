@@ -44,6 +44,15 @@ static inline __m512i bcast8(unsigned x)
 	return _mm512_set1_epi32((int)rep4[x & 255]);
 }
 
+/* Lane k holds k: XORed with a broadcast value, the index of an XOR shift. */
+static inline __m512i iota8(void)
+{
+	return _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47,
+	                       46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30,
+	                       29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+	                       12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+}
+
 /*
  * Unpack order: lane k of the low vector of a symbol's costs holds value 16 (k / 8) + k % 8,
  * lane k of the high vector value 16 (k / 8) + 8 + k % 8. vpunpcklbw / vpunpckhbw of a message
@@ -157,10 +166,7 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
         const int16_t *app, const uint8_t *rm, unsigned nsel, struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
-	const __m512i iota = _mm512_set_epi8(
-	    63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
-	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
-	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	const __m512i iota = iota8();
 	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
 	uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q,
 	        *vt = vd + (size_t)2 * 2 * deg * Q;
@@ -248,10 +254,7 @@ static inline __attribute__((always_inline)) void phase_b(const struct nbldpc_de
                                                           const struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
-	const __m512i iota = _mm512_set_epi8(
-	    63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
-	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
-	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	const __m512i iota = iota8();
 	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
 	const uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q;
 	const uint8_t *vt = vd + (size_t)2 * 2 * deg * Q;

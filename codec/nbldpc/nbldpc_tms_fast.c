@@ -164,19 +164,6 @@ static void check_update(const struct nbldpc_decoder *d, uint32_t e0, unsigned d
 	}
 }
 
-static bool decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard)
-{
-	for (uint32_t x = 0; x < c->n; x++) {
-		const int16_t *p = app + (size_t)x * q;
-		unsigned a = 0;
-
-		while (p[a] != 0)
-			a++;
-		hard[x] = (uint8_t)a;
-	}
-	return nbldpc_codeword_valid(c, hard);
-}
-
 unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                           uint8_t *hard, bool *ok)
 {
@@ -188,14 +175,8 @@ unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t
 	unsigned it = 0;
 
 	memset(rm, 0, (size_t)c->nnz * q);
-	for (uint32_t x = 0; x < c->n; x++) {
-		int16_t *p = app + (size_t)x * q, mn = p[0];
-
-		for (unsigned a = 1; a < q; a++)
-			mn = p[a] < mn ? p[a] : mn;
-		for (unsigned a = 0; a < q; a++)
-			p[a] = (int16_t)(p[a] - mn > 32767 ? 32767 : p[a] - mn);
-	}
+	for (uint32_t x = 0; x < c->n; x++)
+		nbldpc__tms_normalise(app + (size_t)x * q, q);
 	*ok = false;
 	while (it < s->max_iters) {
 		it++;
@@ -205,11 +186,11 @@ unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t
 		/* without early stop only the last iteration's decision counts */
 		if (!s->early_stop && it < s->max_iters)
 			continue;
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 		if (*ok && s->early_stop)
 			break;
 	}
 	if (it == 0)
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 	return it;
 }
