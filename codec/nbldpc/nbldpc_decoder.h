@@ -21,8 +21,8 @@ struct nbldpc_decoder {
 	uint8_t *tms_mul, *tms_div;
 	bool tms_avx512;
 	/* the AVX-512 path's schedule (where tms_avx512): tms_groups groups of one or two
-	 * consecutive checks, each first_row << 2 | (two checks) << 1 | (shares no variable with
-	 * the group before it) */
+	 * consecutive checks, each first_row << 8 | (two checks) << 7 | bit t (t < NBLDPC_TMS_LAG)
+	 * where it shares no variable with the group t + 1 before it */
 	uint32_t *tms_sched, tms_groups;
 };
 
@@ -61,7 +61,10 @@ unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t
                           uint8_t *hard, bool *ok);
 /* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */
 size_t nbldpc__tms_fast_work_bytes(unsigned maxd, unsigned q);
-/* Bytes of one of the AVX-512 path's two stages (checks of up to maxd edges, two at a time):
+/* How many groups' phases B the AVX-512 path's phase A may run ahead of, and its stages. */
+#define NBLDPC_TMS_LAG    1
+#define NBLDPC_TMS_STAGES (NBLDPC_TMS_LAG + 1)
+/* Bytes of one of the AVX-512 path's stages (checks of up to maxd edges, two at a time):
  * W (two vectors an edge), v and d, the tables (maxd^2 a check), q bytes each. */
 static inline size_t nbldpc__tms_stage_bytes(size_t maxd, size_t q)
 {

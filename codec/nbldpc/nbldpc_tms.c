@@ -274,13 +274,17 @@ static int build_schedule(struct nbldpc_decoder *d)
 		last[x] = UINT32_MAX;
 	for (uint32_t r = 0; r < c->m; g++) {
 		const uint32_t nc = r + 1 < c->m && pairable(c, r) ? 2 : 1;
-		uint32_t indep = g > 0;
+		uint32_t indep = (1u << NBLDPC_TMS_LAG) - 1;
 
+		/* bit t: no variable last touched by group g - 1 - t (none before group 0) */
 		for (uint32_t e = c->row_start[r]; e < c->row_start[r + nc]; e++) {
-			indep &= last[c->row_col[e]] != g - 1;
+			const uint32_t at = last[c->row_col[e]];
+
+			if (at != UINT32_MAX && g - at - 1 < NBLDPC_TMS_LAG)
+				indep &= ~(1u << (g - at - 1));
 			last[c->row_col[e]] = g;
 		}
-		d->tms_sched[g] = r << 2 | (nc == 2) << 1 | indep;
+		d->tms_sched[g] = r << 8 | (nc == 2) << 7 | indep;
 		r += nc;
 	}
 	d->tms_groups = g;

@@ -152,6 +152,7 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
  */
 struct stage {
 	uint32_t e0[2];   /* the checks' first edges */
+	unsigned nc, deg; /* how many checks, of how many edges */
 	uint64_t sel[2];  /* step 5's set */
 	unsigned beta[2]; /* XOR of the z_e */
 	uint8_t *buf;     /* W (nc deg 2 vectors), vd (nc 2 deg), the tables (nc deg^2) */
@@ -324,9 +325,11 @@ static void group_a(const struct nbldpc_decoder *d, unsigned nc, const uint32_t 
 		phase_a(d, 1, e0, deg, app, rm, nsel, st);
 }
 
-static void group_b(const struct nbldpc_decoder *d, unsigned nc, unsigned deg, int16_t *app,
-                    uint8_t *rm, __m512i offset, const struct stage *st)
+static void group_b(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, __m512i offset,
+                    const struct stage *st)
 {
+	const unsigned nc = st->nc, deg = st->deg;
+
 	if (nc == 2 && deg == 4)
 		phase_b(d, 2, 4, app, rm, offset, st);
 	else if (deg == 4)
@@ -338,31 +341,41 @@ static void group_b(const struct nbldpc_decoder *d, unsigned nc, unsigned deg, i
 }
 
 /* One iteration: the groups of nbldpc__tms_prepare's schedule in order, each group's phase A
- * before the previous group's phase B where they share no variable. */
+ * ahead of the phases B of up to NBLDPC_TMS_LAG groups before it where it shares no variable
+ * with them (phases B in order). */
 static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, unsigned nsel,
                       __m512i offset, struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
-	unsigned cur = 0, pnc = 0, pdeg = 0;
+	unsigned head = 0, cnt = 0; /* the pending groups: st[head], the next cnt - 1 */
 
 	for (uint32_t g = 0; g < d->tms_groups; g++) {
-		const uint32_t s = d->tms_sched[g], r = s >> 2, nc = 1 + ((s >> 1) & 1);
+		const uint32_t s = d->tms_sched[g], r = s >> 8, nc = 1 + ((s >> 7) & 1);
 		const uint32_t e0[2] = {c->row_start[r], nc == 2 ? c->row_start[r + 1] : 0};
 		const unsigned deg = c->row_start[r + 1] - c->row_start[r];
+		struct stage *a;
 
-		if (pnc && !(s & 1)) {
-			group_b(d, pnc, pdeg, app, rm, offset, &st[cur ^ 1]);
-			pnc = 0;
+		/* the pending groups are g - 1 .. g - cnt: bit t of s says g shares no variable
+		 * with g - 1 - t */
+		while (cnt && (s & ((1u << cnt) - 1)) != (1u << cnt) - 1) {
+			group_b(d, app, rm, offset, &st[head]);
+			head = (head + 1) % NBLDPC_TMS_STAGES;
+			cnt--;
 		}
-		group_a(d, nc, e0, deg, app, rm, nsel, &st[cur]);
-		if (pnc)
-			group_b(d, pnc, pdeg, app, rm, offset, &st[cur ^ 1]);
-		pnc = nc;
-		pdeg = deg;
-		cur ^= 1;
+		a = &st[(head + cnt) % NBLDPC_TMS_STAGES];
+		a->nc = nc;
+		a->deg = deg;
+		group_a(d, nc, e0, deg, app, rm, nsel, a);
+		if (++cnt > NBLDPC_TMS_LAG) {
+			group_b(d, app, rm, offset, &st[head]);
+			head = (head + 1) % NBLDPC_TMS_STAGES;
+			cnt--;
+		}
 	}
-	if (pnc)
-		group_b(d, pnc, pdeg, app, rm, offset, &st[cur ^ 1]);
+	for (; cnt; cnt--) {
+		group_b(d, app, rm, offset, &st[head]);
+		head = (head + 1) % NBLDPC_TMS_STAGES;
+	}
 }
 
 /* Each symbol's costs less their minimum: step 9 of nbldpc_tms.c, which check_update leaves
@@ -404,12 +417,13 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 	const __m512i offset = _mm512_set1_epi8((char)s->offset);
 	const unsigned nsel = s->dev2 < Q - 1 ? s->dev2 : Q - 1;
 	uint8_t *rm = scratch;
-	struct stage st[2];
+	struct stage st[NBLDPC_TMS_STAGES];
 	unsigned it = 0;
 
 	/* the stages' buffers after R, 64-byte aligned (nbldpc__scratch_bytes has room) */
 	st[0].buf = (uint8_t *)(((uintptr_t)(rm + (size_t)c->nnz * Q) + 63) & ~(uintptr_t)63);
-	st[1].buf = st[0].buf + nbldpc__tms_stage_bytes(c->max_row_deg, Q);
+	for (unsigned i = 1; i < NBLDPC_TMS_STAGES; i++)
+		st[i].buf = st[i - 1].buf + nbldpc__tms_stage_bytes(c->max_row_deg, Q);
 
 	memset(rm, 0, (size_t)c->nnz * Q);
 	/* normalise (saturating at 32767, as the reference) and turn into unpack order */
