@@ -20,6 +20,9 @@ struct nbldpc_decoder {
 	 * AVX-512 VBMI and BMI2 at the SIMD level in force */
 	uint8_t *tms_mul, *tms_div;
 	bool tms_avx512;
+	/* the portable path's XOR shifts and step 6 in AVX2 (nbldpc_tms_avx2.c): q >= 16 and the
+	 * CPU has AVX2 at the SIMD level in force */
+	bool tms_avx2;
 	/* the AVX-512 path's schedule (where tms_avx512): tms_groups groups of one or two
 	 * consecutive checks, each first_row << 8 | (two checks) << 7 | bit t (t < NBLDPC_TMS_LAG)
 	 * where it shares no variable with the group t + 1 before it */
@@ -59,6 +62,12 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
                             uint8_t *hard, bool *ok);
 unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                           uint8_t *hard, bool *ok);
+/* The portable path's AVX2 pieces (q >= 16): dst[eta] = src[eta ^ x] for eta < q; step 6 of one
+ * check, nset candidates sel, v, d and T (deg q each) and the tables (deg^2 q) as
+ * nbldpc_tms_fast.c lays them out. */
+void nbldpc__tms_xor_shift_avx2(uint8_t *dst, const uint8_t *src, unsigned q, unsigned x);
+void nbldpc__tms_pairs_avx2(unsigned q, unsigned deg, unsigned nset, const uint8_t *sel,
+                            const uint8_t *vv, const uint8_t *jj, const uint8_t *vt, uint8_t *tt);
 /* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */
 size_t nbldpc__tms_fast_work_bytes(unsigned maxd, unsigned q);
 /* How many groups' phases B the AVX-512 path's phase A may run ahead of, and its stages. */

@@ -311,6 +311,8 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 #if defined(FECD_SIMD_X86)
 	d->tms_avx512 = d->q == 64 && fec_simd_level() >= FEC_SIMD_AVX512 &&
 	                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2");
+	d->tms_avx2 =
+	    d->q >= 16 && fec_simd_level() >= FEC_SIMD_AVX2 && __builtin_cpu_supports("avx2");
 #endif
 	if (d->tms_avx512 && build_schedule(d))
 		goto nomem;

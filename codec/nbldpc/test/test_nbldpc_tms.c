@@ -203,7 +203,7 @@ static void test_fast_equals_reference(void)
 	static const double ebn0[] = {0.5, 1.5, 2.5, 4.0};
 	const unsigned ns = sizeof(settings) / sizeof(settings[0]);
 	struct fec_prng rng;
-	bool avx_said = false;
+	bool avx_said = false, avx2_said = false;
 	unsigned ahead = 0, in_turn = 0, pairs = 0;
 
 	fec_prng_seed(&rng, 5);
@@ -211,12 +211,12 @@ static void test_fast_equals_reference(void)
 		char text[256], err[256];
 		struct fec_spec spec;
 		struct fec_decoder *dec = NULL;
-		const struct nbldpc_decoder *d;
+		struct nbldpc_decoder *d;
 		int16_t *ref, *fast, *avx;
 		uint8_t href[512], hfast[512], havx[512];
 		void *scratch;
 		unsigned frames = 0, dfast = 0, davx = 0, q;
-		bool said_fast = false, said_avx = false;
+		bool said_fast = false, said_avx = false, has_avx2;
 
 		snprintf(text, sizeof(text), "nbldpc,%s,algo=tms,iters=12,%s", codes[i / ns].code,
 		         settings[i % ns]);
@@ -225,8 +225,14 @@ static void test_fast_equals_reference(void)
 			CHECK(0, "%s: no decoder (%s)", text, err);
 			continue;
 		}
-		d = (const struct nbldpc_decoder *)dec;
+		d = (struct nbldpc_decoder *)dec;
 		q = d->q;
+		has_avx2 = d->tms_avx2;
+		if (q >= 16 && !has_avx2 && !avx2_said) {
+			printf("SKIPPED (no AVX2): the portable path's AVX2 pieces against the "
+			       "reference\n");
+			avx2_said = true;
+		}
 		CHECK(d->tms_mul != NULL, "%s: no tables for the fast paths", text);
 		if (q == 64 && !d->tms_avx512 && !avx_said) {
 			printf(
@@ -250,12 +256,20 @@ static void test_fast_equals_reference(void)
 			struct run r, x;
 
 			noisy_costs(d->code, &rng, ebn0[f % 4], ref);
-			memcpy(fast, ref, nv * sizeof(int16_t));
 			memcpy(avx, ref, nv * sizeof(int16_t));
 			r.it = nbldpc__tms_ref(d, scratch, ref, href, &r.ok);
-			x.it = nbldpc__tms_fast(d, scratch, fast, hfast, &x.ok);
-			dfast += !same_run(text, "portable", f, ebn0[f % 4], q, nv, r, ref, href, x,
-			                   fast, hfast, d->code->n, &said_fast);
+			/* the portable path with its AVX2 pieces where the CPU has them, and
+			 * without */
+			for (unsigned v = 0; v < 1u + has_avx2; v++) {
+				d->tms_avx2 = has_avx2 && v == 0;
+				memcpy(fast, avx, nv * sizeof(int16_t));
+				x.it = nbldpc__tms_fast(d, scratch, fast, hfast, &x.ok);
+				dfast +=
+				    !same_run(text, d->tms_avx2 ? "portable (AVX2)" : "portable", f,
+				              ebn0[f % 4], q, nv, r, ref, href, x, fast, hfast,
+				              d->code->n, &said_fast);
+			}
+			d->tms_avx2 = has_avx2;
 			if (d->tms_avx512) {
 				x.it = nbldpc__tms_avx512(d, scratch, avx, havx, &x.ok);
 				davx += !same_run(text, "AVX-512", f, ebn0[f % 4], q, nv, r, ref,
