@@ -274,13 +274,13 @@ static int build_schedule(struct nbldpc_decoder *d)
 		last[x] = UINT32_MAX;
 	for (uint32_t r = 0; r < c->m; g++) {
 		const uint32_t nc = r + 1 < c->m && pairable(c, r) ? 2 : 1;
-		uint32_t indep = (1u << NBLDPC_TMS_LAG) - 1;
+		uint32_t indep = (1u << NBLDPC_TMS_LAG_MAX) - 1;
 
 		/* bit t: no variable last touched by group g - 1 - t (none before group 0) */
 		for (uint32_t e = c->row_start[r]; e < c->row_start[r + nc]; e++) {
 			const uint32_t at = last[c->row_col[e]];
 
-			if (at != UINT32_MAX && g - at - 1 < NBLDPC_TMS_LAG)
+			if (at != UINT32_MAX && g - at - 1 < NBLDPC_TMS_LAG_MAX)
 				indep &= ~(1u << (g - at - 1));
 			last[c->row_col[e]] = g;
 		}
@@ -295,6 +295,7 @@ static int build_schedule(struct nbldpc_decoder *d)
 int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 {
 	const struct nbldpc_gf *gf = &d->code->gf;
+	const char *lag;
 
 	if (d->base.spec.u.nbldpc.algo != NBLDPC_ALGO_TMS)
 		return 0;
@@ -316,6 +317,13 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 #endif
 	if (d->tms_avx512 && build_schedule(d))
 		goto nomem;
+	/* a developer's switch for timing the schedule: FECD_NBLDPC_TMS_LAG=0 runs each group in
+	 * turn (main's order before wip-nbldpc-cpu3), 2 two groups ahead; the results are the
+	 * same (test_nbldpc_tms runs all three) */
+	lag = getenv("FECD_NBLDPC_TMS_LAG");
+	d->tms_lag = lag && lag[0] >= '0' && lag[0] <= '0' + NBLDPC_TMS_LAG_MAX && !lag[1]
+	                 ? (unsigned)(lag[0] - '0')
+	                 : 1;
 	return 0;
 nomem:
 	free(d->tms_mul);

@@ -341,7 +341,7 @@ static void group_b(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, _
 }
 
 /* One iteration: the groups of nbldpc__tms_prepare's schedule in order, each group's phase A
- * ahead of the phases B of up to NBLDPC_TMS_LAG groups before it where it shares no variable
+ * ahead of the phases B of up to tms_lag groups before it where it shares no variable
  * with them (phases B in order). */
 static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, unsigned nsel,
                       __m512i offset, struct stage *st)
@@ -366,7 +366,7 @@ static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm,
 		a->nc = nc;
 		a->deg = deg;
 		group_a(d, nc, e0, deg, app, rm, nsel, a);
-		if (++cnt > NBLDPC_TMS_LAG) {
+		if (++cnt > d->tms_lag) {
 			group_b(d, app, rm, offset, &st[head]);
 			head = (head + 1) % NBLDPC_TMS_STAGES;
 			cnt--;

@@ -247,7 +247,7 @@ static void test_fast_equals_reference(void)
 		}
 		ref = malloc((size_t)d->code->n * q * sizeof(int16_t));
 		fast = malloc((size_t)d->code->n * q * sizeof(int16_t));
-		avx = malloc((size_t)d->code->n * q * sizeof(int16_t));
+		avx = malloc((size_t)d->code->n * q * 2 * sizeof(int16_t)); /* input, work */
 		scratch = malloc(nbldpc__scratch_bytes(d));
 		if (!ref || !fast || !avx || !scratch || !d->tms_mul)
 			abort();
@@ -270,10 +270,19 @@ static void test_fast_equals_reference(void)
 				              d->code->n, &said_fast);
 			}
 			d->tms_avx2 = has_avx2;
-			if (d->tms_avx512) {
-				x.it = nbldpc__tms_avx512(d, scratch, avx, havx, &x.ok);
-				davx += !same_run(text, "AVX-512", f, ebn0[f % 4], q, nv, r, ref,
-				                  href, x, avx, havx, d->code->n, &said_avx);
+			/* the AVX-512 path with each lag of its schedule (0: each group in
+			 * turn) */
+			for (unsigned lag = 0; d->tms_avx512 && lag <= NBLDPC_TMS_LAG_MAX; lag++) {
+				const unsigned keep = d->tms_lag;
+				char path[32];
+
+				d->tms_lag = lag;
+				snprintf(path, sizeof(path), "AVX-512, lag %u", lag);
+				memcpy(avx + nv, avx, nv * sizeof(int16_t));
+				x.it = nbldpc__tms_avx512(d, scratch, avx + nv, havx, &x.ok);
+				d->tms_lag = keep;
+				davx += !same_run(text, path, f, ebn0[f % 4], q, nv, r, ref, href,
+				                  x, avx + nv, havx, d->code->n, &said_avx);
 			}
 			frames++;
 		}
