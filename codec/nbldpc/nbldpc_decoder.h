@@ -73,7 +73,7 @@ void nbldpc__tms_pairs_avx2(unsigned q, unsigned deg, unsigned nset, const uint8
 /* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */
 size_t nbldpc__tms_fast_work_bytes(unsigned maxd, unsigned q);
 /* How many groups' phases B the AVX-512 path's phase A may run ahead of at most, and its
- * stages; the lag in use is tms_lag (1 unless FECD_NBLDPC_TMS_LAG says otherwise). */
+ * stages; the lag in use is tms_lag (0 unless FECD_NBLDPC_TMS_LAG says otherwise). */
 #define NBLDPC_TMS_LAG_MAX 2
 #define NBLDPC_TMS_STAGES  (NBLDPC_TMS_LAG_MAX + 1)
 /* Bytes of one of the AVX-512 path's stages (checks of up to maxd edges, two at a time):

@@ -317,13 +317,13 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 #endif
 	if (d->tms_avx512 && build_schedule(d))
 		goto nomem;
-	/* a developer's switch for timing the schedule: FECD_NBLDPC_TMS_LAG=0 runs each group in
-	 * turn (main's order before wip-nbldpc-cpu3), 2 two groups ahead; the results are the
-	 * same (test_nbldpc_tms runs all three) */
+	/* a developer's switch for timing the schedule: FECD_NBLDPC_TMS_LAG=1 or 2 runs a group's
+	 * phase A ahead of one or two groups' phases B, 0 (the default) each group in turn; the
+	 * results are the same (test_nbldpc_tms runs all three) */
 	lag = getenv("FECD_NBLDPC_TMS_LAG");
 	d->tms_lag = lag && lag[0] >= '0' && lag[0] <= '0' + NBLDPC_TMS_LAG_MAX && !lag[1]
 	                 ? (unsigned)(lag[0] - '0')
-	                 : 1;
+	                 : 0;
 	return 0;
 nomem:
 	free(d->tms_mul);

@@ -21,9 +21,10 @@
  *    saturating add and a minimum (a sum with 255 saturates and lowers no T);
  *  - step 9's normalisation of P waits for the hard decision (normalise): a constant per
  *    symbol changes nothing before it;
- *  - checks go two at a time where they share no variable, and each group's steps 1-5 run
- *    ahead of the previous group's steps 6-9 where those share none either (phase_a,
- *    phase_b): the core overlaps one group's latency chains with the other's work.
+ *  - checks go two at a time where they share no variable (a schedule built once per decoder,
+ *    not a scan of each pair every iteration), each group in two phases (phase_a, phase_b)
+ *    with step 5's selection issued right after step 4, before the tables; a group's phase A
+ *    may run ahead of earlier groups' phases B (tms_lag), which measured no faster.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -145,10 +146,11 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
  * them in turn) is updated in two phases: A (steps 1-5, and step 6's tables) and B (step 6's
  * passes and steps 7-9). A reads P and R and writes only its group's stage (below); B reads the
  * stage and writes P and R. So where a group shares no variable with the one before it (most of
- * B1C's: nbldpc__tms_prepare's schedule says which), its phase A runs before the previous
- * group's phase B, the same result as in turn: the long latency chains of A (the minimum
- * searches, the selection of step 5) then overlap B's work of the other group, which the core
- * could not find on its own (a group is more instructions than its reorder window).
+ * B1C's: nbldpc__tms_prepare's schedule says which), its phase A may run before the previous
+ * group's phase B, the same result as in turn, so that the long latency chains of A (the
+ * minimum searches, the selection of step 5) could overlap B's work of the other group. On
+ * this branch's VM that gained nothing (tms_lag 1 and 2 were 1-2 % and ~5 % slower than 0):
+ * the default is 0, each group in turn; the switch stays for timing other hosts.
  */
 struct stage {
 	uint32_t e0[2];   /* the checks' first edges */
