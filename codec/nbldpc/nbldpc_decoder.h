@@ -24,11 +24,8 @@ struct nbldpc_decoder {
 	 * CPU has AVX2 at the SIMD level in force */
 	bool tms_avx2;
 	/* the AVX-512 path's schedule (where tms_avx512): tms_groups groups of one or two
-	 * consecutive checks, each first_row << 8 | (two checks) << 7 | bit t (t <
-	 * NBLDPC_TMS_LAG_MAX) where it shares no variable with the group t + 1 before it;
-	 * tms_lag: how many groups' phases B a phase A may run ahead of (0: each group in turn) */
+	 * consecutive checks (two where they share no variable), each first_row << 1 | (two) */
 	uint32_t *tms_sched, tms_groups;
-	unsigned tms_lag;
 };
 
 /* Scratch one thread needs for one frame (both decoders). */
@@ -72,11 +69,7 @@ void nbldpc__tms_pairs_avx2(unsigned q, unsigned deg, unsigned nset, const uint8
                             const uint8_t *vv, const uint8_t *jj, const uint8_t *vt, uint8_t *tt);
 /* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */
 size_t nbldpc__tms_fast_work_bytes(unsigned maxd, unsigned q);
-/* How many groups' phases B the AVX-512 path's phase A may run ahead of at most, and its
- * stages; the lag in use is tms_lag (0 unless FECD_NBLDPC_TMS_LAG says otherwise). */
-#define NBLDPC_TMS_LAG_MAX 2
-#define NBLDPC_TMS_STAGES  (NBLDPC_TMS_LAG_MAX + 1)
-/* Bytes of one of the AVX-512 path's stages (checks of up to maxd edges, two at a time):
+/* Bytes of the AVX-512 path's stage (checks of up to maxd edges, two at a time):
  * W (two vectors an edge), v and d, the tables (maxd^2 a check), q bytes each. */
 static inline size_t nbldpc__tms_stage_bytes(size_t maxd, size_t q)
 {

@@ -258,44 +258,28 @@ static bool pairable(const struct nbldpc_code *c, uint32_t r)
 }
 
 /* The AVX-512 path's groups (nbldpc_decoder.h): consecutive checks two at a time where they
- * share no variable, each marked where it shares none with the group before it (a stamp per
- * variable: the last group that touched it). */
+ * share no variable, once per decoder (the path scanned each pair every iteration before). */
 static int build_schedule(struct nbldpc_decoder *d)
 {
 	const struct nbldpc_code *c = d->code;
-	uint32_t *last = malloc((size_t)c->n * sizeof(*last)), g = 0;
+	uint32_t g = 0;
 
 	d->tms_sched = malloc((size_t)c->m * sizeof(*d->tms_sched));
-	if (!last || !d->tms_sched) {
-		free(last);
+	if (!d->tms_sched)
 		return -FEC_ENOMEM;
-	}
-	for (uint32_t x = 0; x < c->n; x++)
-		last[x] = UINT32_MAX;
 	for (uint32_t r = 0; r < c->m; g++) {
 		const uint32_t nc = r + 1 < c->m && pairable(c, r) ? 2 : 1;
-		uint32_t indep = (1u << NBLDPC_TMS_LAG_MAX) - 1;
 
-		/* bit t: no variable last touched by group g - 1 - t (none before group 0) */
-		for (uint32_t e = c->row_start[r]; e < c->row_start[r + nc]; e++) {
-			const uint32_t at = last[c->row_col[e]];
-
-			if (at != UINT32_MAX && g - at - 1 < NBLDPC_TMS_LAG_MAX)
-				indep &= ~(1u << (g - at - 1));
-			last[c->row_col[e]] = g;
-		}
-		d->tms_sched[g] = r << 8 | (nc == 2) << 7 | indep;
+		d->tms_sched[g] = r << 1 | (nc == 2);
 		r += nc;
 	}
 	d->tms_groups = g;
-	free(last);
 	return 0;
 }
 
 int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 {
 	const struct nbldpc_gf *gf = &d->code->gf;
-	const char *lag;
 
 	if (d->base.spec.u.nbldpc.algo != NBLDPC_ALGO_TMS)
 		return 0;
@@ -317,13 +301,6 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 #endif
 	if (d->tms_avx512 && build_schedule(d))
 		goto nomem;
-	/* a developer's switch for timing the schedule: FECD_NBLDPC_TMS_LAG=1 or 2 runs a group's
-	 * phase A ahead of one or two groups' phases B, 0 (the default) each group in turn; the
-	 * results are the same (test_nbldpc_tms runs all three) */
-	lag = getenv("FECD_NBLDPC_TMS_LAG");
-	d->tms_lag = lag && lag[0] >= '0' && lag[0] <= '0' + NBLDPC_TMS_LAG_MAX && !lag[1]
-	                 ? (unsigned)(lag[0] - '0')
-	                 : 0;
 	return 0;
 nomem:
 	free(d->tms_mul);

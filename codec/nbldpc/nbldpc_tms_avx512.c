@@ -23,8 +23,7 @@
  *    symbol changes nothing before it;
  *  - checks go two at a time where they share no variable (a schedule built once per decoder,
  *    not a scan of each pair every iteration), each group in two phases (phase_a, phase_b)
- *    with step 5's selection issued right after step 4, before the tables; a group's phase A
- *    may run ahead of earlier groups' phases B (tms_lag), which measured no faster.
+ *    with step 5's selection issued right after step 4, before the tables.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -144,13 +143,9 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
 /*
  * A group of one or two checks (nc; two share no variable, so that doing them together is doing
  * them in turn) is updated in two phases: A (steps 1-5, and step 6's tables) and B (step 6's
- * passes and steps 7-9). A reads P and R and writes only its group's stage (below); B reads the
- * stage and writes P and R. So where a group shares no variable with the one before it (most of
- * B1C's: nbldpc__tms_prepare's schedule says which), its phase A may run before the previous
- * group's phase B, the same result as in turn, so that the long latency chains of A (the
- * minimum searches, the selection of step 5) could overlap B's work of the other group. On
- * this branch's VM that gained nothing (tms_lag 1 and 2 were 1-2 % and ~5 % slower than 0):
- * the default is 0, each group in turn; the switch stays for timing other hosts.
+ * passes and steps 7-9); A reads P and R and writes only the stage (below), B reads the stage
+ * and writes P and R. Running a group's A ahead of the previous group's B (where they share no
+ * variable) was measured no faster, on this branch's VM and on the lent host (NOTES.md).
  */
 struct stage {
 	uint32_t e0[2];   /* the checks' first edges */
@@ -342,41 +337,20 @@ static void group_b(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, _
 		phase_b(d, 1, deg, app, rm, offset, st);
 }
 
-/* One iteration: the groups of nbldpc__tms_prepare's schedule in order, each group's phase A
- * ahead of the phases B of up to tms_lag groups before it where it shares no variable
- * with them (phases B in order). */
+/* One iteration: the groups of nbldpc__tms_prepare's schedule in order. */
 static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, unsigned nsel,
                       __m512i offset, struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
-	unsigned head = 0, cnt = 0; /* the pending groups: st[head], the next cnt - 1 */
 
 	for (uint32_t g = 0; g < d->tms_groups; g++) {
-		const uint32_t s = d->tms_sched[g], r = s >> 8, nc = 1 + ((s >> 7) & 1);
+		const uint32_t r = d->tms_sched[g] >> 1, nc = 1 + (d->tms_sched[g] & 1);
 		const uint32_t e0[2] = {c->row_start[r], nc == 2 ? c->row_start[r + 1] : 0};
-		const unsigned deg = c->row_start[r + 1] - c->row_start[r];
-		struct stage *a;
 
-		/* the pending groups are g - 1 .. g - cnt: bit t of s says g shares no variable
-		 * with g - 1 - t */
-		while (cnt && (s & ((1u << cnt) - 1)) != (1u << cnt) - 1) {
-			group_b(d, app, rm, offset, &st[head]);
-			head = (head + 1) % NBLDPC_TMS_STAGES;
-			cnt--;
-		}
-		a = &st[(head + cnt) % NBLDPC_TMS_STAGES];
-		a->nc = nc;
-		a->deg = deg;
-		group_a(d, nc, e0, deg, app, rm, nsel, a);
-		if (++cnt > d->tms_lag) {
-			group_b(d, app, rm, offset, &st[head]);
-			head = (head + 1) % NBLDPC_TMS_STAGES;
-			cnt--;
-		}
-	}
-	for (; cnt; cnt--) {
-		group_b(d, app, rm, offset, &st[head]);
-		head = (head + 1) % NBLDPC_TMS_STAGES;
+		st->nc = nc;
+		st->deg = c->row_start[r + 1] - c->row_start[r];
+		group_a(d, nc, e0, st->deg, app, rm, nsel, st);
+		group_b(d, app, rm, offset, st);
 	}
 }
 
@@ -419,13 +393,11 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 	const __m512i offset = _mm512_set1_epi8((char)s->offset);
 	const unsigned nsel = s->dev2 < Q - 1 ? s->dev2 : Q - 1;
 	uint8_t *rm = scratch;
-	struct stage st[NBLDPC_TMS_STAGES];
+	struct stage st;
 	unsigned it = 0;
 
-	/* the stages' buffers after R, 64-byte aligned (nbldpc__scratch_bytes has room) */
-	st[0].buf = (uint8_t *)(((uintptr_t)(rm + (size_t)c->nnz * Q) + 63) & ~(uintptr_t)63);
-	for (unsigned i = 1; i < NBLDPC_TMS_STAGES; i++)
-		st[i].buf = st[i - 1].buf + nbldpc__tms_stage_bytes(c->max_row_deg, Q);
+	/* the stage's buffers after R, 64-byte aligned (nbldpc__scratch_bytes has room) */
+	st.buf = (uint8_t *)(((uintptr_t)(rm + (size_t)c->nnz * Q) + 63) & ~(uintptr_t)63);
 
 	memset(rm, 0, (size_t)c->nnz * Q);
 	/* normalise (saturating at 32767, as the reference) and turn into unpack order */
@@ -442,7 +414,7 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 	*ok = false;
 	while (it < s->max_iters) {
 		it++;
-		iteration(d, app, rm, nsel, offset, st);
+		iteration(d, app, rm, nsel, offset, &st);
 		/* without early stop only the last iteration's decision counts */
 		if (!s->early_stop && it < s->max_iters)
 			continue;
