@@ -33,10 +33,11 @@ size_t nbldpc__scratch_bytes(const struct nbldpc_decoder *d)
 	    (size_t)c->nnz * q * sizeof(int16_t) + ((3 * deg + 3) * q) * sizeof(int32_t);
 
 	/* tms: R (nnz q bytes), then the reference's (one check's extrinsic messages in 16 and 8
-	 * bits, new ones, its work area), the AVX-512 path's (tables and v, d of two checks) or the
+	 * bits, new ones, its work area), the AVX-512 path's (its stage, 64-byte aligned) or the
 	 * portable fast path's work area, whichever is largest */
 	const size_t ref = 4 * deg * q + nbldpc__tms_work_bytes(deg, q);
-	const size_t avx = 2 * (deg + 2) * deg * q, fast = nbldpc__tms_fast_work_bytes(deg, q);
+	const size_t avx = 64 + nbldpc__tms_stage_bytes(deg, q),
+	             fast = nbldpc__tms_fast_work_bytes(deg, q);
 	const size_t tms = (((size_t)c->nnz * q + 63) & ~(size_t)63) +
 	                   (ref > avx ? (ref > fast ? ref : fast) : (avx > fast ? avx : fast));
 	const size_t big = fft > mm ? fft : mm;

@@ -20,6 +20,12 @@ struct nbldpc_decoder {
 	 * AVX-512 VBMI and BMI2 at the SIMD level in force */
 	uint8_t *tms_mul, *tms_div;
 	bool tms_avx512;
+	/* the portable path's XOR shifts and step 6 in AVX2 (nbldpc_tms_avx2.c): q >= 16 and the
+	 * CPU has AVX2 at the SIMD level in force */
+	bool tms_avx2;
+	/* the AVX-512 path's schedule (where tms_avx512): tms_groups groups of one or two
+	 * consecutive checks (two where they share no variable), each first_row << 1 | (two) */
+	uint32_t *tms_sched, tms_groups;
 };
 
 /* Scratch one thread needs for one frame (both decoders). */
@@ -55,11 +61,29 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
                             uint8_t *hard, bool *ok);
 unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                           uint8_t *hard, bool *ok);
+/* The portable path's AVX2 pieces (q >= 16): dst[eta] = src[eta ^ x] for eta < q; step 6 of one
+ * check, nset candidates sel, v, d and T (deg q each) and the tables (deg^2 q) as
+ * nbldpc_tms_fast.c lays them out. */
+void nbldpc__tms_xor_shift_avx2(uint8_t *dst, const uint8_t *src, unsigned q, unsigned x);
+void nbldpc__tms_pairs_avx2(unsigned q, unsigned deg, unsigned nset, const uint8_t *sel,
+                            const uint8_t *vv, const uint8_t *jj, const uint8_t *vt, uint8_t *tt);
 /* Bytes nbldpc__tms_fast needs after R's nnz q (rounded up to 64). */
 size_t nbldpc__tms_fast_work_bytes(unsigned maxd, unsigned q);
-/* Builds tms_mul and tms_div for a tms decoder and sets tms_avx512; 0 or -FEC_ENOMEM. */
+/* Bytes of the AVX-512 path's stage (checks of up to maxd edges, two at a time):
+ * W (two vectors an edge), v and d, the tables (maxd^2 a check), q bytes each. */
+static inline size_t nbldpc__tms_stage_bytes(size_t maxd, size_t q)
+{
+	return (2 * maxd * 2 + 2 * 2 * maxd + 2 * maxd * maxd) * q;
+}
+/* Builds tms_mul and tms_div for a tms decoder, sets tms_avx512 and builds its schedule; 0 or
+ * -FEC_ENOMEM. */
 int nbldpc__tms_prepare(struct nbldpc_decoder *d);
 
+/* Shared by the reference and the portable fast path: v -= min v over q values, saturating at
+ * 32767; the hard decision (the smallest value of cost 0 of each symbol) and whether it
+ * satisfies H. */
+void nbldpc__tms_normalise(int16_t *v, unsigned q);
+bool nbldpc__tms_decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard);
 /* Bytes of the per-check work area of nbldpc__tms_check. */
 size_t nbldpc__tms_work_bytes(unsigned maxd, unsigned q);
 /* One check node of tms on its own (steps 2-8): qe, deg normalised extrinsic messages of q costs

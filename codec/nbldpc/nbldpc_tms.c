@@ -68,7 +68,7 @@ static inline uint8_t sat_sub(unsigned a, unsigned b)
 }
 
 /* v -= min v, saturating at 32767 */
-static void normalise_i16(int16_t *v, unsigned q)
+void nbldpc__tms_normalise(int16_t *v, unsigned q)
 {
 	int16_t mn = v[0];
 
@@ -175,7 +175,7 @@ void nbldpc__tms_check(const struct nbldpc_gf *gf, unsigned deg, const uint8_t *
 	}
 }
 
-static bool decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard)
+bool nbldpc__tms_decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard)
 {
 	for (uint32_t x = 0; x < c->n; x++) {
 		const int16_t *p = app + (size_t)x * q;
@@ -201,7 +201,7 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
 
 	memset(rm, 0, (size_t)c->nnz * q);
 	for (uint32_t x = 0; x < c->n; x++)
-		normalise_i16(app + (size_t)x * q, q);
+		nbldpc__tms_normalise(app + (size_t)x * q, q);
 	*ok = false;
 	while (it < s->max_iters) {
 		it++;
@@ -215,7 +215,7 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
 
 				for (unsigned a = 0; a < q; a++)
 					w[a] = (int16_t)(p[a] - old[a]);
-				normalise_i16(w, q);
+				nbldpc__tms_normalise(w, q);
 				for (unsigned a = 0; a < q; a++)
 					qe[(size_t)i * q + a] = (uint8_t)(w[a] < 255 ? w[a] : 255);
 			}
@@ -231,16 +231,50 @@ unsigned nbldpc__tms_ref(const struct nbldpc_decoder *d, void *scratch, int16_t 
 
 					p[a] = (int16_t)(v < 32767 ? v : 32767);
 				}
-				normalise_i16(p, q);
+				nbldpc__tms_normalise(p, q);
 			}
 		}
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 		if (*ok && s->early_stop)
 			break;
 	}
 	if (it == 0)
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 	return it;
+}
+
+/* Whether rows r and r + 1 have the same degree and share no variable. */
+static bool pairable(const struct nbldpc_code *c, uint32_t r)
+{
+	const uint32_t a = c->row_start[r], b = c->row_start[r + 1], end = c->row_start[r + 2];
+
+	if (b - a != end - b)
+		return false;
+	for (uint32_t i = a; i < b; i++)
+		for (uint32_t j = b; j < end; j++)
+			if (c->row_col[i] == c->row_col[j])
+				return false;
+	return true;
+}
+
+/* The AVX-512 path's groups (nbldpc_decoder.h): consecutive checks two at a time where they
+ * share no variable, once per decoder (the path scanned each pair every iteration before). */
+static int build_schedule(struct nbldpc_decoder *d)
+{
+	const struct nbldpc_code *c = d->code;
+	uint32_t g = 0;
+
+	d->tms_sched = malloc((size_t)c->m * sizeof(*d->tms_sched));
+	if (!d->tms_sched)
+		return -FEC_ENOMEM;
+	for (uint32_t r = 0; r < c->m; g++) {
+		const uint32_t nc = r + 1 < c->m && pairable(c, r) ? 2 : 1;
+
+		d->tms_sched[g] = r << 1 | (nc == 2);
+		r += nc;
+	}
+	d->tms_groups = g;
+	return 0;
 }
 
 int nbldpc__tms_prepare(struct nbldpc_decoder *d)
@@ -251,12 +285,8 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 		return 0;
 	d->tms_mul = malloc((size_t)d->q * d->q);
 	d->tms_div = malloc((size_t)d->q * d->q);
-	if (!d->tms_mul || !d->tms_div) {
-		free(d->tms_mul);
-		free(d->tms_div);
-		d->tms_mul = d->tms_div = NULL;
-		return -FEC_ENOMEM;
-	}
+	if (!d->tms_mul || !d->tms_div)
+		goto nomem;
 	for (unsigned h = 0; h < d->q; h++)
 		for (unsigned a = 0; a < d->q; a++) {
 			d->tms_mul[h * d->q + a] = nbldpc_gf_mul(gf, (uint8_t)h, (uint8_t)a);
@@ -266,8 +296,19 @@ int nbldpc__tms_prepare(struct nbldpc_decoder *d)
 #if defined(FECD_SIMD_X86)
 	d->tms_avx512 = d->q == 64 && fec_simd_level() >= FEC_SIMD_AVX512 &&
 	                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2");
+	d->tms_avx2 =
+	    d->q >= 16 && fec_simd_level() >= FEC_SIMD_AVX2 && __builtin_cpu_supports("avx2");
 #endif
+	if (d->tms_avx512 && build_schedule(d))
+		goto nomem;
 	return 0;
+nomem:
+	free(d->tms_mul);
+	free(d->tms_div);
+	free(d->tms_sched);
+	d->tms_mul = d->tms_div = NULL;
+	d->tms_sched = NULL;
+	return -FEC_ENOMEM;
 }
 
 unsigned nbldpc__tms(const struct nbldpc_decoder *d, void *scratch, int16_t *app, uint8_t *hard,

@@ -20,7 +20,10 @@
  *    wherever its d is j, so that a pass of step 6 is one vpermb of V[e][d(eta1)], a
  *    saturating add and a minimum (a sum with 255 saturates and lowers no T);
  *  - step 9's normalisation of P waits for the hard decision (normalise): a constant per
- *    symbol changes nothing before it.
+ *    symbol changes nothing before it;
+ *  - checks go two at a time where they share no variable (a schedule built once per decoder,
+ *    not a scan of each pair every iteration), each group in two phases (phase_a, phase_b)
+ *    with step 5's selection issued right after step 4, before the tables.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -39,6 +42,15 @@ static const uint32_t rep4[256] = {R64(0), R64(64), R64(128), R64(192)};
 static inline __m512i bcast8(unsigned x)
 {
 	return _mm512_set1_epi32((int)rep4[x & 255]);
+}
+
+/* Lane k holds k: XORed with a broadcast value, the index of an XOR shift. */
+static inline __m512i iota8(void)
+{
+	return _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47,
+	                       46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30,
+	                       29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+	                       12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
 }
 
 /*
@@ -110,6 +122,8 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
 
 	if ((unsigned)__builtin_popcountll(c) <= nsel)
 		return c;
+	if (!nsel)
+		return 0;
 	/* thr: the largest t with fewer than nsel candidates below t, two bits a step */
 	for (int sh = 6; sh >= 0; sh -= 2) {
 		unsigned up = 0;
@@ -126,38 +140,48 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
 	return lt | _pdep_u64((1ull << need) - 1, eq);
 }
 
-/* Checks e0[0..nc-1] (nc = 1 or 2, sharing no variable, so that doing them together is doing
- * them in turn): steps 1-9 of nbldpc_tms.c. The steps run for both checks side by side, so that
- * the latency of one (the minimum searches, the selection) overlaps the work of the other.
- * Always inlined with nc and, for deg = 4, deg constant: the loops unroll and the state stays in
- * registers. vt: nc deg^2 64 bytes of tables, vd: nc 2 deg 64 bytes. */
+/*
+ * A group of one or two checks (nc; two share no variable, so that doing them together is doing
+ * them in turn) is updated in two phases: A (steps 1-5, and step 6's tables) and B (step 6's
+ * passes and steps 7-9); A reads P and R and writes only the stage (below), B reads the stage
+ * and writes P and R. Running a group's A ahead of the previous group's B (where they share no
+ * variable) was measured no faster, on this branch's VM and on the lent host (NOTES.md).
+ */
+struct stage {
+	uint32_t e0[2];   /* the checks' first edges */
+	unsigned nc, deg; /* how many checks, of how many edges */
+	uint64_t sel[2];  /* step 5's set */
+	unsigned beta[2]; /* XOR of the z_e */
+	uint8_t *buf;     /* W (nc deg 2 vectors), vd (nc 2 deg), the tables (nc deg^2) */
+	uint8_t z[2][NBLDPC_DEG_MAX];
+};
+
+/* Phase A of checks e0[0..nc-1]: steps 1-5 of nbldpc_tms.c and step 6's per-edge v, d and
+ * tables into st. Always inlined with nc and, for deg = 4, deg constant: the loops unroll and
+ * the state stays in registers until it is stored. */
 static inline __attribute__((always_inline)) void
-check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0,
-             const unsigned deg, int16_t *app, uint8_t *rm, unsigned nsel, __m512i offset,
-             uint8_t *vt, uint8_t *vd)
+phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, const unsigned deg,
+        const int16_t *app, const uint8_t *rm, unsigned nsel, struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
-	const __m512i iota = _mm512_set_epi8(
-	    63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
-	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
-	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	const __m512i iota = iota8();
 	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
-	__m512i wlo[2][NBLDPC_DEG_MAX], whi[2][NBLDPC_DEG_MAX], vv[2][NBLDPC_DEG_MAX];
-	__m512i tt[2][NBLDPC_DEG_MAX], m1[2], m2[2], e1[2], e2[2];
-	uint8_t z[2][NBLDPC_DEG_MAX];
-	unsigned beta[2];
+	uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q,
+	        *vt = vd + (size_t)2 * 2 * deg * Q;
+	__m512i m1[2], m2[2], e1[2], e2[2];
 
 	/* steps 1-4 */
 	for (unsigned k = 0; k < nc; k++) {
 		m1[k] = m2[k] = e2[k] = all;
 		e1[k] = zero;
-		beta[k] = 0;
+		st->beta[k] = 0;
+		st->e0[k] = e0[k];
 	}
 	for (unsigned i = 0; i < deg; i++)
 		for (unsigned k = 0; k < nc; k++) {
 			const uint32_t e = e0[k] + i;
 			const uint8_t h = c->row_val[e];
-			int16_t *p = app + (size_t)c->row_col[e] * Q;
+			const int16_t *p = app + (size_t)c->row_col[e] * Q;
 			const __m512i r = _mm512_loadu_si512(rm + (size_t)e * Q);
 			__m512i lo =
 			    _mm512_sub_epi16(_mm512_loadu_si512(p), _mm512_unpacklo_epi8(r, zero));
@@ -170,17 +194,18 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 
 			lo = _mm512_subs_epi16(lo, mn);
 			hi = _mm512_subs_epi16(hi, mn);
-			wlo[k][i] = lo;
-			whi[k][i] = hi;
+			_mm512_store_si512(wb + ((size_t)k * deg + i) * 2 * Q, lo);
+			_mm512_store_si512(wb + ((size_t)k * deg + i) * 2 * Q + Q, hi);
 			/* Q_e in natural order (W >= 0: the signed-to-unsigned saturation is
 			 * min(W, 255)) */
 			q8 = _mm512_packus_epi16(lo, hi);
 			a = (unsigned)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, zero));
-			z[k][i] = d->tms_mul[h * Q + a];
-			beta[k] ^= z[k][i];
+			st->z[k][i] = d->tms_mul[h * Q + a];
+			st->beta[k] ^= st->z[k][i];
 			/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
 			qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(d->tms_div + h * Q), q8);
-			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z[k][i])), qd);
+			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(st->z[k][i])),
+			                             qd);
 			lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
 			lt2 = _mm512_cmplt_epu8_mask(dv, m2[k]) & ~lt;
 			m2[k] = _mm512_mask_blend_epi8(
@@ -190,6 +215,9 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 			m1[k] = _mm512_mask_blend_epi8(lt, m1[k], dv);
 			e1[k] = _mm512_mask_blend_epi8(lt, e1[k], bcast8(i));
 		}
+	/* step 5 */
+	for (unsigned k = 0; k < nc; k++)
+		st->sel[k] = candidates(m1[k], nsel);
 	/* step 6's per-edge v and d (kept in vd for scalar reads), and the tables V[i][j]: v with
 	 * 255 where d is j and in lane 0 (eta = eta1 pairs with eta2 = 0, which step 6 leaves
 	 * out) */
@@ -205,22 +233,37 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 			const __m512i v0 = _mm512_mask_mov_epi8(v, 1, all);
 			uint8_t *tab = vt + ((size_t)k * deg + i) * deg * Q;
 
-			vv[k][i] = v;
-			tt[k][i] = all;
-			_mm512_storeu_si512(vd + ((size_t)k * 2 * deg + i) * Q, v);
-			_mm512_storeu_si512(vd + ((size_t)k * 2 * deg + deg + i) * Q, jj);
+			_mm512_store_si512(vd + ((size_t)k * 2 * deg + i) * Q, v);
+			_mm512_store_si512(vd + ((size_t)k * 2 * deg + deg + i) * Q, jj);
 			for (unsigned j = 0; j < deg; j++)
-				_mm512_storeu_si512(
+				_mm512_store_si512(
 				    tab + (size_t)j * Q,
 				    j == i ? v0
 				           : _mm512_mask_mov_epi8(
 				                 v0, _mm512_cmpeq_epi8_mask(dd, bcast8(j)), all));
 		}
-	/* steps 5 and 6: T_i(eta) = min over eta1 of v_i(eta1) + V[i][d_i(eta1)](eta ^ eta1) */
+}
+
+/* Phase B of the checks of st: step 6's passes, T_i(eta) = min over eta1 of v_i(eta1) +
+ * V[i][d_i(eta1)](eta ^ eta1), and steps 7-9. */
+static inline __attribute__((always_inline)) void phase_b(const struct nbldpc_decoder *d,
+                                                          const unsigned nc, const unsigned deg,
+                                                          int16_t *app, uint8_t *rm, __m512i offset,
+                                                          const struct stage *st)
+{
+	const struct nbldpc_code *c = d->code;
+	const __m512i iota = iota8();
+	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
+	const uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q;
+	const uint8_t *vt = vd + (size_t)2 * 2 * deg * Q;
+	__m512i tt[2][NBLDPC_DEG_MAX];
+
 	for (unsigned k = 0; k < nc; k++) {
 		const uint8_t *vb = vd + (size_t)k * 2 * deg * Q, *db = vb + (size_t)deg * Q;
-		uint64_t sel = candidates(m1[k], nsel);
+		uint64_t sel = st->sel[k];
 
+		for (unsigned i = 0; i < deg; i++)
+			tt[k][i] = all;
 		while (sel) {
 			const unsigned eta1 = (unsigned)__builtin_ctzll(sel);
 			const __m512i px = _mm512_xor_si512(iota, bcast8(eta1));
@@ -230,7 +273,7 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 				const unsigned j = db[(size_t)i * Q + eta1];
 				const __m512i v2 = _mm512_permutexvar_epi8(
 				    px,
-				    _mm512_loadu_si512(vt + (((size_t)k * deg + i) * deg + j) * Q));
+				    _mm512_load_si512(vt + (((size_t)k * deg + i) * deg + j) * Q));
 
 				tt[k][i] = _mm512_min_epu8(
 				    tt[k][i],
@@ -241,63 +284,73 @@ check_update(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *
 	/* steps 7-9 per edge */
 	for (unsigned i = 0; i < deg; i++)
 		for (unsigned k = 0; k < nc; k++) {
-			const uint32_t e = e0[k] + i;
+			const uint32_t e = st->e0[k] + i;
 			const uint8_t h = c->row_val[e];
+			const __m512i v = _mm512_load_si512(vd + ((size_t)k * 2 * deg + i) * Q);
+			const uint8_t *w = wb + ((size_t)k * deg + i) * 2 * Q;
 			__m512i o, r, lo, hi;
 			int16_t *p = app + (size_t)c->row_col[e] * Q;
 
-			o = _mm512_subs_epu8(_mm512_min_epu8(vv[k][i], tt[k][i]), offset);
+			o = _mm512_subs_epu8(_mm512_min_epu8(v, tt[k][i]), offset);
 			o = _mm512_mask_mov_epi8(o, 1, zero);
 			r = _mm512_permutexvar_epi8(
 			    _mm512_xor_si512(_mm512_loadu_si512(d->tms_mul + h * Q),
-			                     bcast8(beta[k] ^ z[k][i])),
+			                     bcast8(st->beta[k] ^ st->z[k][i])),
 			    o);
 			_mm512_storeu_si512(rm + (size_t)e * Q, r);
 			/* P = min(W + R, 32767), not less its minimum (see normalise) */
-			lo = _mm512_adds_epi16(wlo[k][i], _mm512_unpacklo_epi8(r, zero));
-			hi = _mm512_adds_epi16(whi[k][i], _mm512_unpackhi_epi8(r, zero));
+			lo = _mm512_adds_epi16(_mm512_load_si512(w), _mm512_unpacklo_epi8(r, zero));
+			hi = _mm512_adds_epi16(_mm512_load_si512(w + Q),
+			                       _mm512_unpackhi_epi8(r, zero));
 			_mm512_storeu_si512(p, lo);
 			_mm512_storeu_si512(p + 32, hi);
 		}
 }
 
-/* Whether rows r and r + 1 have the same degree and share no variable. */
-static bool pairable(const struct nbldpc_code *c, uint32_t r)
+/* Phase A or B of a group of nc checks of deg edges, with deg = 4 (B1C's, and the other
+ * BeiDou codes') as a constant. */
+static void group_a(const struct nbldpc_decoder *d, unsigned nc, const uint32_t *e0, unsigned deg,
+                    const int16_t *app, const uint8_t *rm, unsigned nsel, struct stage *st)
 {
-	const uint32_t a = c->row_start[r], b = c->row_start[r + 1], end = c->row_start[r + 2];
-
-	if (b - a != end - b)
-		return false;
-	for (uint32_t i = a; i < b; i++)
-		for (uint32_t j = b; j < end; j++)
-			if (c->row_col[i] == c->row_col[j])
-				return false;
-	return true;
+	if (nc == 2 && deg == 4)
+		phase_a(d, 2, e0, 4, app, rm, nsel, st);
+	else if (deg == 4)
+		phase_a(d, 1, e0, 4, app, rm, nsel, st);
+	else if (nc == 2)
+		phase_a(d, 2, e0, deg, app, rm, nsel, st);
+	else
+		phase_a(d, 1, e0, deg, app, rm, nsel, st);
 }
 
-/* One iteration: the checks in order, two at a time where consecutive ones share no variable. */
+static void group_b(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, __m512i offset,
+                    const struct stage *st)
+{
+	const unsigned nc = st->nc, deg = st->deg;
+
+	if (nc == 2 && deg == 4)
+		phase_b(d, 2, 4, app, rm, offset, st);
+	else if (deg == 4)
+		phase_b(d, 1, 4, app, rm, offset, st);
+	else if (nc == 2)
+		phase_b(d, 2, deg, app, rm, offset, st);
+	else
+		phase_b(d, 1, deg, app, rm, offset, st);
+}
+
+/* One iteration: the groups of nbldpc__tms_prepare's schedule in order. */
 static void iteration(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, unsigned nsel,
-                      __m512i offset, uint8_t *vt, uint8_t *vd)
+                      __m512i offset, struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
 
-	for (uint32_t r = 0; r < c->m;) {
-		const uint32_t e0[2] = {c->row_start[r], r + 1 < c->m ? c->row_start[r + 1] : 0};
-		const unsigned deg = c->row_start[r + 1] - c->row_start[r];
+	for (uint32_t g = 0; g < d->tms_groups; g++) {
+		const uint32_t r = d->tms_sched[g] >> 1, nc = 1 + (d->tms_sched[g] & 1);
+		const uint32_t e0[2] = {c->row_start[r], nc == 2 ? c->row_start[r + 1] : 0};
 
-		if (r + 1 < c->m && pairable(c, r)) {
-			if (deg == 4)
-				check_update(d, 2, e0, 4, app, rm, nsel, offset, vt, vd);
-			else
-				check_update(d, 2, e0, deg, app, rm, nsel, offset, vt, vd);
-			r += 2;
-		} else {
-			if (deg == 4)
-				check_update(d, 1, e0, 4, app, rm, nsel, offset, vt, vd);
-			else
-				check_update(d, 1, e0, deg, app, rm, nsel, offset, vt, vd);
-			r++;
-		}
+		st->nc = nc;
+		st->deg = c->row_start[r + 1] - c->row_start[r];
+		group_a(d, nc, e0, st->deg, app, rm, nsel, st);
+		group_b(d, app, rm, offset, st);
 	}
 }
 
@@ -339,9 +392,12 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 	const struct nbldpc_spec *s = &d->base.spec.u.nbldpc;
 	const __m512i offset = _mm512_set1_epi8((char)s->offset);
 	const unsigned nsel = s->dev2 < Q - 1 ? s->dev2 : Q - 1;
-	const size_t deg = c->max_row_deg;
-	uint8_t *rm = scratch, *vt = rm + (size_t)c->nnz * Q, *vd = vt + 2 * deg * deg * Q;
+	uint8_t *rm = scratch;
+	struct stage st;
 	unsigned it = 0;
+
+	/* the stage's buffers after R, 64-byte aligned (nbldpc__scratch_bytes has room) */
+	st.buf = (uint8_t *)(((uintptr_t)(rm + (size_t)c->nnz * Q) + 63) & ~(uintptr_t)63);
 
 	memset(rm, 0, (size_t)c->nnz * Q);
 	/* normalise (saturating at 32767, as the reference) and turn into unpack order */
@@ -358,7 +414,7 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 	*ok = false;
 	while (it < s->max_iters) {
 		it++;
-		iteration(d, app, rm, nsel, offset, vt, vd);
+		iteration(d, app, rm, nsel, offset, &st);
 		/* without early stop only the last iteration's decision counts */
 		if (!s->early_stop && it < s->max_iters)
 			continue;

@@ -83,6 +83,12 @@ static void check_update(const struct nbldpc_decoder *d, uint32_t e0, unsigned d
 		beta ^= z[i];
 		for (unsigned b = 0; b < q; b++)
 			o[b] = u8min((unsigned)wi[dvd[h * q + b]], 255);
+#if defined(FECD_SIMD_X86)
+		if (d->tms_avx2) {
+			nbldpc__tms_xor_shift_avx2(di, o, q, z[i]);
+			continue;
+		}
+#endif
 		for (unsigned eta = 0; eta < q; eta++)
 			di[eta] = o[eta ^ z[i]];
 	}
@@ -91,15 +97,19 @@ static void check_update(const struct nbldpc_decoder *d, uint32_t e0, unsigned d
 	memset(m2, 255, q);
 	memset(e1, 0, q);
 	memset(e2, 255, q);
+	/* in masks (0 or 255) rather than selects: the compiler vectorises these loops, where
+	 * as selects they were a mispredicted branch a byte */
 	for (unsigned i = 0; i < deg; i++)
 		for (unsigned eta = 0; eta < q; eta++) {
 			const uint8_t v = dv[(size_t)i * q + eta];
-			const bool lt = v < m1[eta], lt2 = !lt && v < m2[eta];
+			const uint8_t lt = (uint8_t) - (v < m1[eta]);
+			const uint8_t lt2 = (uint8_t)(-(v < m2[eta]) & ~lt),
+			              keep = (uint8_t) ~(lt | lt2);
 
-			m2[eta] = lt ? m1[eta] : lt2 ? v : m2[eta];
-			e2[eta] = lt ? e1[eta] : lt2 ? (uint8_t)i : e2[eta];
-			m1[eta] = lt ? v : m1[eta];
-			e1[eta] = lt ? (uint8_t)i : e1[eta];
+			m2[eta] = (uint8_t)((m1[eta] & lt) | (v & lt2) | (m2[eta] & keep));
+			e2[eta] = (uint8_t)((e1[eta] & lt) | (i & lt2) | (e2[eta] & keep));
+			m1[eta] = (uint8_t)((v & lt) | (m1[eta] & ~lt));
+			e1[eta] = (uint8_t)((i & lt) | (e1[eta] & ~lt));
 		}
 	/* step 6's v and d per edge, the table each eta1 reads (d, or the edge itself where
 	 * d = 255: v = 255 there, any table does) and the tables */
@@ -108,36 +118,46 @@ static void check_update(const struct nbldpc_decoder *d, uint32_t e0, unsigned d
 		        *ti = tt + (size_t)i * q;
 
 		for (unsigned eta = 0; eta < q; eta++) {
-			const bool own = e1[eta] == i;
-			const uint8_t dd = own ? e2[eta] : e1[eta];
+			const uint8_t own = (uint8_t) - (e1[eta] == i);
+			const uint8_t dd = (uint8_t)((e2[eta] & own) | (e1[eta] & ~own));
+			const uint8_t none = (uint8_t) - (dd == 255);
 
-			vi[eta] = own ? m2[eta] : m1[eta];
-			ji[eta] = dd == 255 ? (uint8_t)i : dd;
+			vi[eta] = (uint8_t)((m2[eta] & own) | (m1[eta] & ~own));
+			ji[eta] = (uint8_t)((i & none) | (dd & ~none));
 			ti[eta] = 255;
 		}
 		for (unsigned j = 0; j < deg; j++) {
 			uint8_t *tab = vt + ((size_t)i * deg + j) * q;
 
+			/* 255 | v = 255: branch-free, so that the compiler vectorises it (as a
+			 * select it was a mispredicted branch a byte, half the path's time) */
 			for (unsigned eta = 0; eta < q; eta++)
-				tab[eta] = ji[eta] == j && j != i ? 255 : vi[eta];
+				tab[eta] = (uint8_t)(vi[eta] | (j != i && ji[eta] == j ? 255 : 0));
 			tab[0] = 255;
 		}
 	}
 	/* steps 5 and 6 */
 	nset = select_set(m1, q, nsel, sel);
-	for (unsigned s = 0; s < nset; s++) {
-		const unsigned eta1 = sel[s];
+#if defined(FECD_SIMD_X86)
+	if (d->tms_avx2)
+		nbldpc__tms_pairs_avx2(q, deg, nset, sel, vv, jj, vt, tt);
+	else
+#endif
+		for (unsigned s = 0; s < nset; s++) {
+			const unsigned eta1 = sel[s];
 
-		for (unsigned i = 0; i < deg; i++) {
-			const unsigned v1 = vv[(size_t)i * q + eta1];
-			const uint8_t *tab = vt + ((size_t)i * deg + jj[(size_t)i * q + eta1]) * q;
-			uint8_t *ti = tt + (size_t)i * q;
+			for (unsigned i = 0; i < deg; i++) {
+				const unsigned v1 = vv[(size_t)i * q + eta1];
+				const uint8_t *tab =
+				    vt + ((size_t)i * deg + jj[(size_t)i * q + eta1]) * q;
+				uint8_t *ti = tt + (size_t)i * q;
 
-			/* T <= 255, so min(T, v1 + V) is the saturating sum's minimum too */
-			for (unsigned eta = 0; eta < q; eta++)
-				ti[eta] = u8min(ti[eta], v1 + tab[eta ^ eta1]);
+				/* T <= 255, so min(T, v1 + V) is the saturating sum's minimum too
+				 */
+				for (unsigned eta = 0; eta < q; eta++)
+					ti[eta] = u8min(ti[eta], v1 + tab[eta ^ eta1]);
+			}
 		}
-	}
 	/* steps 7-9 */
 	for (unsigned i = 0; i < deg; i++) {
 		const uint32_t e = e0 + i;
@@ -164,19 +184,6 @@ static void check_update(const struct nbldpc_decoder *d, uint32_t e0, unsigned d
 	}
 }
 
-static bool decide(const struct nbldpc_code *c, unsigned q, const int16_t *app, uint8_t *hard)
-{
-	for (uint32_t x = 0; x < c->n; x++) {
-		const int16_t *p = app + (size_t)x * q;
-		unsigned a = 0;
-
-		while (p[a] != 0)
-			a++;
-		hard[x] = (uint8_t)a;
-	}
-	return nbldpc_codeword_valid(c, hard);
-}
-
 unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                           uint8_t *hard, bool *ok)
 {
@@ -188,14 +195,8 @@ unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t
 	unsigned it = 0;
 
 	memset(rm, 0, (size_t)c->nnz * q);
-	for (uint32_t x = 0; x < c->n; x++) {
-		int16_t *p = app + (size_t)x * q, mn = p[0];
-
-		for (unsigned a = 1; a < q; a++)
-			mn = p[a] < mn ? p[a] : mn;
-		for (unsigned a = 0; a < q; a++)
-			p[a] = (int16_t)(p[a] - mn > 32767 ? 32767 : p[a] - mn);
-	}
+	for (uint32_t x = 0; x < c->n; x++)
+		nbldpc__tms_normalise(app + (size_t)x * q, q);
 	*ok = false;
 	while (it < s->max_iters) {
 		it++;
@@ -205,11 +206,11 @@ unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t
 		/* without early stop only the last iteration's decision counts */
 		if (!s->early_stop && it < s->max_iters)
 			continue;
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 		if (*ok && s->early_stop)
 			break;
 	}
 	if (it == 0)
-		*ok = decide(c, q, app, hard);
+		*ok = nbldpc__tms_decide(c, q, app, hard);
 	return it;
 }

@@ -4,8 +4,8 @@
  * deviation; between the best configuration and the best single deviation with two); clean
  * frames for every q; the fast paths (AVX-512 for GF(64), portable for any q) against the
  * reference bit for bit (costs, decisions, iterations) on noisy frames of codes with checks of
- * 4, 5 and 6 and q = 4 to 256; its frame error rate on a GF(64)
- * code of BeiDou B1C's size next to FFT-BP's at the same seed.
+ * 4, 5 and 6 and q = 4 to 256; the costs formed from int8 LLRs against those formed from the
+ * same LLRs in float32, for every q and both bit orders.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -203,19 +203,20 @@ static void test_fast_equals_reference(void)
 	static const double ebn0[] = {0.5, 1.5, 2.5, 4.0};
 	const unsigned ns = sizeof(settings) / sizeof(settings[0]);
 	struct fec_prng rng;
-	bool avx_said = false;
+	bool avx_said = false, avx2_said = false;
+	unsigned singles = 0, pairs = 0;
 
 	fec_prng_seed(&rng, 5);
 	for (unsigned i = 0; i < sizeof(codes) / sizeof(codes[0]) * ns; i++) {
 		char text[256], err[256];
 		struct fec_spec spec;
 		struct fec_decoder *dec = NULL;
-		const struct nbldpc_decoder *d;
+		struct nbldpc_decoder *d;
 		int16_t *ref, *fast, *avx;
 		uint8_t href[512], hfast[512], havx[512];
 		void *scratch;
 		unsigned frames = 0, dfast = 0, davx = 0, q;
-		bool said_fast = false, said_avx = false;
+		bool said_fast = false, said_avx = false, has_avx2;
 
 		snprintf(text, sizeof(text), "nbldpc,%s,algo=tms,iters=12,%s", codes[i / ns].code,
 		         settings[i % ns]);
@@ -224,13 +225,24 @@ static void test_fast_equals_reference(void)
 			CHECK(0, "%s: no decoder (%s)", text, err);
 			continue;
 		}
-		d = (const struct nbldpc_decoder *)dec;
+		d = (struct nbldpc_decoder *)dec;
 		q = d->q;
+		has_avx2 = d->tms_avx2;
+		if (q >= 16 && !has_avx2 && !avx2_said) {
+			printf("SKIPPED (no AVX2): the portable path's AVX2 pieces against the "
+			       "reference\n");
+			avx2_said = true;
+		}
 		CHECK(d->tms_mul != NULL, "%s: no tables for the fast paths", text);
 		if (q == 64 && !d->tms_avx512 && !avx_said) {
 			printf(
 			    "SKIPPED (no AVX-512 VBMI): the AVX-512 path against the reference\n");
 			avx_said = true;
+		}
+		/* the AVX-512 path's schedule: checks alone and in pairs */
+		for (uint32_t g = 0; d->tms_avx512 && g < d->tms_groups; g++) {
+			pairs += d->tms_sched[g] & 1;
+			singles += !(d->tms_sched[g] & 1);
 		}
 		ref = malloc((size_t)d->code->n * q * sizeof(int16_t));
 		fast = malloc((size_t)d->code->n * q * sizeof(int16_t));
@@ -243,12 +255,20 @@ static void test_fast_equals_reference(void)
 			struct run r, x;
 
 			noisy_costs(d->code, &rng, ebn0[f % 4], ref);
-			memcpy(fast, ref, nv * sizeof(int16_t));
 			memcpy(avx, ref, nv * sizeof(int16_t));
 			r.it = nbldpc__tms_ref(d, scratch, ref, href, &r.ok);
-			x.it = nbldpc__tms_fast(d, scratch, fast, hfast, &x.ok);
-			dfast += !same_run(text, "portable", f, ebn0[f % 4], q, nv, r, ref, href, x,
-			                   fast, hfast, d->code->n, &said_fast);
+			/* the portable path with its AVX2 pieces where the CPU has them, and
+			 * without */
+			for (unsigned v = 0; v < 1u + has_avx2; v++) {
+				d->tms_avx2 = has_avx2 && v == 0;
+				memcpy(fast, avx, nv * sizeof(int16_t));
+				x.it = nbldpc__tms_fast(d, scratch, fast, hfast, &x.ok);
+				dfast +=
+				    !same_run(text, d->tms_avx2 ? "portable (AVX2)" : "portable", f,
+				              ebn0[f % 4], q, nv, r, ref, href, x, fast, hfast,
+				              d->code->n, &said_fast);
+			}
+			d->tms_avx2 = has_avx2;
 			if (d->tms_avx512) {
 				x.it = nbldpc__tms_avx512(d, scratch, avx, havx, &x.ok);
 				davx += !same_run(text, "AVX-512", f, ebn0[f % 4], q, nv, r, ref,
@@ -270,11 +290,110 @@ static void test_fast_equals_reference(void)
 		free(scratch);
 		fec_decoder_destroy(dec);
 	}
+	/* the AVX-512 path's checks alone and in pairs were both compared above */
+	if (avx_said)
+		return;
+	CHECK(singles > 0 && pairs > 0, "AVX-512 schedule: %u checks alone, %u pairs", singles,
+	      pairs);
+	printf("AVX-512 schedule over the codes: %u checks alone, %u pairs\n", singles, pairs);
+}
+
+/* ---- The costs from int8 LLRs. */
+
+/* Random int8 frames through fec_decode as int8 and as the same values in float32 (in=f32,
+ * llr_scale 8, so the float path's rounding is exact): the two inputs form tms's costs in
+ * different code (nbldpc_coder.c's map_in_s8_i16, and map_in_cost with costs_to_i16), so equal
+ * iterations, bits and soft bit LLRs for every q and both bit orders say the int8 one is exact. */
+static void test_s8_costs(void)
+{
+	static const char *const codes[] = {
+	    "code=regular,q=2,n=60,dv=3,dc=6,seed=7",  "code=regular,q=4,n=60,dv=2,dc=4,seed=7",
+	    "code=regular,q=8,n=60,dv=2,dc=4,seed=7",  "code=regular,q=16,n=60,dv=2,dc=4,seed=7",
+	    "code=regular,q=64,n=60,dv=2,dc=4,seed=7", "code=regular,q=256,n=40,dv=2,dc=4,seed=7"};
+	enum { JOBS = 4 };
+	struct fec_prng rng;
+
+	fec_prng_seed(&rng, 9);
+	for (unsigned i = 0; i < sizeof(codes) / sizeof(codes[0]) * 2; i++) {
+		struct fec_decoder *dec[2] = {NULL, NULL};
+		const struct fec_info *info[2];
+		struct fec_job jobs[2][JOBS];
+		uint8_t out[2][JOBS * 256] = {{0}};
+		float *soft[2] = {NULL, NULL}, *inf = NULL;
+		int8_t *in = NULL;
+		void *scratch = NULL;
+		char text[2][256];
+		unsigned n, diff = 0;
+
+		for (unsigned v = 0; v < 2; v++) {
+			struct fec_spec spec;
+			char err[256] = "";
+
+			snprintf(
+			    text[v], sizeof(text[v]),
+			    "nbldpc,%s,algo=tms,iters=6,early_stop=false,soft=bit,bit_order=%s%s",
+			    codes[i / 2], i % 2 ? "lsb" : "msb", v ? ",in=f32" : "");
+			if (fec_spec_from_string(text[v], &spec, err, sizeof(err)) ||
+			    fec_decoder_create(&spec, &dec[v])) {
+				CHECK(0, "%s: no decoder (%s)", text[v], err);
+				goto next;
+			}
+			info[v] = fec_decoder_info(dec[v]);
+			soft[v] = calloc((size_t)JOBS * info[v]->max_soft, sizeof(float));
+		}
+		n = info[0]->frame_syms;
+		in = malloc((size_t)JOBS * n);
+		inf = malloc((size_t)JOBS * n * sizeof(float));
+		scratch = malloc(info[0]->scratch_bytes > info[1]->scratch_bytes
+		                     ? info[0]->scratch_bytes
+		                     : info[1]->scratch_bytes);
+		if (!in || !inf || !scratch || !soft[0] || !soft[1])
+			abort();
+		for (size_t t = 0; t < (size_t)JOBS * n; t++) {
+			in[t] = (int8_t)(fec_prng_next(&rng) % 256 - 128);
+			inf[t] = in[t] / 8.0f;
+		}
+		for (unsigned v = 0; v < 2; v++) {
+			struct fec_batch b = {.count = JOBS,
+			                      .jobs = jobs[v],
+			                      .in = v ? NULL : in,
+			                      .in_f32 = v ? inf : NULL,
+			                      .in_stride = n,
+			                      .out = out[v],
+			                      .out_stride = 256,
+			                      .soft = soft[v],
+			                      .soft_stride = info[v]->max_soft};
+
+			for (unsigned j = 0; j < JOBS; j++)
+				jobs[v][j] = (struct fec_job){.in_len = n, .own_len = n};
+			CHECK(fec_decode(dec[v], scratch, &b, 0, JOBS) == 0, "%s: fec_decode",
+			      text[v]);
+		}
+		for (unsigned j = 0; j < JOBS; j++)
+			diff += jobs[0][j].status != jobs[1][j].status ||
+			        jobs[0][j].work != jobs[1][j].work ||
+			        jobs[0][j].out_bits != jobs[1][j].out_bits ||
+			        memcmp(out[0] + j * 256, out[1] + j * 256, 256) ||
+			        memcmp(soft[0] + (size_t)j * info[0]->max_soft,
+			               soft[1] + (size_t)j * info[0]->max_soft,
+			               info[0]->max_soft * sizeof(float));
+		CHECK(diff == 0, "%s: %u of %u frames differ from float32 input", text[0], diff,
+		      JOBS);
+	next:
+		free(in);
+		free(inf);
+		free(scratch);
+		for (unsigned v = 0; v < 2; v++) {
+			free(soft[v]);
+			fec_decoder_destroy(dec[v]);
+		}
+	}
 }
 
 int main(void)
 {
 	test_check_node();
 	test_fast_equals_reference();
+	test_s8_costs();
 	return check_done();
 }
