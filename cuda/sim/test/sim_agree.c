@@ -61,6 +61,23 @@ bool sim_agree_overlap(double alo, double ahi, double blo, double bhi)
 	return alo <= bhi && blo <= ahi;
 }
 
+bool sim_tally_same(const struct fecd_cuda_sim_tally *a, const struct fecd_cuda_sim_tally *b)
+{
+	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
+	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged &&
+	       a->frames_wrong_bits == b->frames_wrong_bits && a->bit_errors_sq == b->bit_errors_sq;
+}
+
+void sim_tally_print(const char *what, const struct fecd_cuda_sim_tally *t)
+{
+	printf("  %-28s frames %llu fe %llu bits %llu be %llu unconverged %llu wrong %llu "
+	       "be_sq %llu\n",
+	       what, (unsigned long long)t->frames, (unsigned long long)t->frame_errors,
+	       (unsigned long long)t->bits, (unsigned long long)t->bit_errors,
+	       (unsigned long long)t->unconverged, (unsigned long long)t->frames_wrong_bits,
+	       (unsigned long long)t->bit_errors_sq);
+}
+
 static void print_estimate(const char *side, const struct sim_estimate *e)
 {
 	printf("  %s %8llu frames: FER %.4g [%.4g, %.4g]  BER %.4g [%.4g, %.4g]\n", side,

@@ -1,6 +1,6 @@
 /*
  * Whether the GPU simulator and a CPU simulation of the same code agree, for test_gpu_sim and
- * test_gpu_sim_ids: each side's estimate is SIM_AGREE_CHUNKS runs (points) of equal size, its
+ * test_gpu_sim_ids, and whether two of the GPU's tallies are the same: each side's estimate is SIM_AGREE_CHUNKS runs (points) of equal size, its
  * FER interval Wilson's (sim_wilson95) over all frames and its BER interval the batch means of
  * the runs' BERs (the bit errors of a frame are not independent, so a binomial interval on bits
  * would be too narrow); the two agree where both intervals overlap, each side having at least
@@ -38,6 +38,12 @@ int sim_estimate_gpu(struct fecd_cuda_sim *sim, double ebn0, uint64_t frames,
 
 /* Whether [alo, ahi] and [blo, bhi] share a point. */
 bool sim_agree_overlap(double alo, double ahi, double blo, double bhi);
+
+/* Whether two tallies of the GPU simulator hold the same counts, every one of them (the same
+ * frames run differently: split into runs, other batches, submitted ahead). */
+bool sim_tally_same(const struct fecd_cuda_sim_tally *a, const struct fecd_cuda_sim_tally *b);
+/* A line of t's counts, labelled what. */
+void sim_tally_print(const char *what, const struct fecd_cuda_sim_tally *t);
 
 /* Prints both estimates (a line each, after the caller's heading) and compares them: 0 where
  * they agree; -1 where not, with every reason in why (what names the case in it). */

@@ -302,23 +302,6 @@ static void check_noiseless(const char *text, uint64_t frames)
 	code_close(&c);
 }
 
-static bool tally_eq(const struct fecd_cuda_sim_tally *a, const struct fecd_cuda_sim_tally *b)
-{
-	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
-	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged &&
-	       a->frames_wrong_bits == b->frames_wrong_bits && a->bit_errors_sq == b->bit_errors_sq;
-}
-
-static void print_tally(const char *what, const struct fecd_cuda_sim_tally *t)
-{
-	printf("  %-28s frames %llu fe %llu bits %llu be %llu unconverged %llu wrong %llu "
-	       "be_sq %llu\n",
-	       what, (unsigned long long)t->frames, (unsigned long long)t->frame_errors,
-	       (unsigned long long)t->bits, (unsigned long long)t->bit_errors,
-	       (unsigned long long)t->unconverged, (unsigned long long)t->frames_wrong_bits,
-	       (unsigned long long)t->bit_errors_sq);
-}
-
 /* One run of count frames against three runs over the same frames, and against a simulator
  * whose batches are small (batch boundaries elsewhere). */
 static void check_split(const char *text, double ebn0, uint64_t count)
@@ -354,8 +337,8 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 		while (rc == 0 && fecd_cuda_sim_pending(c.sim))
 			rc = fecd_cuda_sim_wait(c.sim, &ahead, err, sizeof(err));
 		CHECK(rc == 0, "%s: wait: %s", text, err);
-		print_tally("three runs submitted ahead", &ahead);
-		CHECK(tally_eq(&one, &ahead), "%s: runs submitted ahead differ", text);
+		sim_tally_print("three runs submitted ahead", &ahead);
+		CHECK(sim_tally_same(&one, &ahead), "%s: runs submitted ahead differ", text);
 	}
 	CHECK(one.frames_wrong_bits <= one.frame_errors &&
 	          one.frame_errors - one.frames_wrong_bits <= one.unconverged &&
@@ -373,13 +356,13 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 	if (rc == 0)
 		CHECK(sim_run(&d, ebn0, 11, 500, count, &small) == 0, "run");
 	printf("split %s at %.2f dB, batches of %u and 37:\n", text, ebn0, c.g.batch);
-	print_tally("one run", &one);
-	print_tally("three runs", &three);
-	print_tally("batches of 37", &small);
+	sim_tally_print("one run", &one);
+	sim_tally_print("three runs", &three);
+	sim_tally_print("batches of 37", &small);
 	CHECK(one.frame_errors > 0, "%s: no frame errors at %.2f dB: the split test sees nothing",
 	      text, ebn0);
-	CHECK(tally_eq(&one, &three), "%s: one run and three runs differ", text);
-	CHECK(tally_eq(&one, &small), "%s: batches of %u and of 37 differ", text, c.g.batch);
+	CHECK(sim_tally_same(&one, &three), "%s: one run and three runs differ", text);
+	CHECK(sim_tally_same(&one, &small), "%s: batches of %u and of 37 differ", text, c.g.batch);
 	code_close(&d);
 	code_close(&c);
 }

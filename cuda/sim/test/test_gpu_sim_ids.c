@@ -352,20 +352,6 @@ static int gpu_run(struct code *c, double ebn0, uint64_t seed, uint64_t first, u
 	return rc;
 }
 
-static void print_tally(const char *what, const struct fecd_cuda_sim_tally *t)
-{
-	printf("  %-22s frames %llu fe %llu bits %llu be %llu unconverged %llu\n", what,
-	       (unsigned long long)t->frames, (unsigned long long)t->frame_errors,
-	       (unsigned long long)t->bits, (unsigned long long)t->bit_errors,
-	       (unsigned long long)t->unconverged);
-}
-
-static bool tally_eq(const struct fecd_cuda_sim_tally *a, const struct fecd_cuda_sim_tally *b)
-{
-	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
-	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged;
-}
-
 static void check_noiseless(const char *text, uint64_t frames)
 {
 	struct fecd_cuda_sim_tally t = {0};
@@ -377,7 +363,7 @@ static void check_noiseless(const char *text, uint64_t frames)
 		return;
 	}
 	CHECK(gpu_run(&c, INFINITY, 3, 0, frames, &t) == 0, "%s: run", text);
-	print_tally(text, &t);
+	sim_tally_print(text, &t);
 	CHECK(t.frames == frames && t.bit_errors == 0 && t.frame_errors == 0,
 	      "%s noiseless, no edits: %llu bit errors, %llu frame errors in %llu frames", text,
 	      (unsigned long long)t.bit_errors, (unsigned long long)t.frame_errors,
@@ -409,13 +395,14 @@ static void check_split(const char *text, const char *channel, double ebn0, uint
 		CHECK(gpu_run(&d, ebn0, 11, 500, count, &small) == 0, "run");
 	printf("split %s over %s at %.1f dB, batches of %u and 37:\n", text, channel, ebn0,
 	       c.g.batch);
-	print_tally("one run", &one);
-	print_tally("three runs", &three);
-	print_tally("batches of 37", &small);
+	sim_tally_print("one run", &one);
+	sim_tally_print("three runs", &three);
+	sim_tally_print("batches of 37", &small);
 	CHECK(one.frame_errors > 0, "%s: no frame errors: the split test sees nothing", text);
-	CHECK(tally_eq(&one, &three), "%s over %s: one run and three runs differ", text, channel);
-	CHECK(tally_eq(&one, &small), "%s over %s: batches of %u and of 37 differ", text, channel,
-	      c.g.batch);
+	CHECK(sim_tally_same(&one, &three), "%s over %s: one run and three runs differ", text,
+	      channel);
+	CHECK(sim_tally_same(&one, &small), "%s over %s: batches of %u and of 37 differ", text,
+	      channel, c.g.batch);
 	code_close(&d);
 	code_close(&c);
 }
