@@ -36,7 +36,7 @@
 
 static char tmpdir[64];
 static struct fecd_proc fp;
-static int port_base = 27160;
+static int port_base; /* fecd_test_port */
 
 /* The test's n-th TCP port. */
 static int port(int n)
@@ -509,26 +509,17 @@ int main(int argc, char **argv)
 {
 	struct rpc_conn *c;
 	char config[128], one[256];
-	const char *base = getenv("FECD_TEST_PORT");
 	int status = -1;
 
 	if (argc < 2)
 		check_skip("usage: test_control_rpc FECD [FECDCTL]");
 	if (access(argv[1], X_OK) != 0)
 		check_skip("fecd is not built");
-	if (base && *base) {
-		port_base = atoi(base);
-		if (port_base < 1024 || port_base > 65535 - PORTS) {
-			fprintf(stderr, "FECD_TEST_PORT=%s: expected a port in 1024..%d\n", base,
-			        65535 - PORTS);
-			return 1;
-		}
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fecd-rpc-XXXXXX");
-	if (!mkdtemp(tmpdir))
+	port_base = fecd_test_port(27160, PORTS);
+	if (port_base < 0)
+		return 1;
+	if (fecd_proc_dir(&fp, "rpc", tmpdir, sizeof(tmpdir)))
 		check_skip("mkdtemp failed");
-	snprintf(fp.sock_path, sizeof(fp.sock_path), "%s/control.sock", tmpdir);
-	snprintf(fp.log_path, sizeof(fp.log_path), "%s/fecd.log", tmpdir);
 	snprintf(config, sizeof(config), "%s/fecd.json", tmpdir);
 	write_config(config, channel(one, sizeof(one), 1, 1, 2, ""));
 	signal(SIGPIPE, SIG_IGN);
