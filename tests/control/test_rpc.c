@@ -6,8 +6,8 @@
  * and the TCP listener; then the good path (create, get, update, list, stats, delete), fecdctl
  * when its path is given, and finally SIGTERM, after which fecd must exit with status 0.
  *
- * Usage: test_control_rpc FECD [FECDCTL]. TCP ports $FECD_TEST_PORT (27160 without it) to
- * PORTS - 1 above it on 127.0.0.1 (tests/control/CMakeLists.txt gives each run its own, from
+ * Usage: test_control_rpc FECD [FECDCTL]. TCP ports $FECD_TEST_PORT (27160 without it) to 9
+ * above it (PORTS) on 127.0.0.1 (tests/control/CMakeLists.txt gives each run its own, from
  * FECD_IT_PORT_BASE): the control listener, the channels' endpoints, and ports nothing binds.
  */
 #include <ctype.h>
@@ -139,7 +139,7 @@ static void test_bad_requests(struct rpc_conn *c)
 {
 	for (size_t i = 0; i < sizeof(bad_reqs) / sizeof(bad_reqs[0]); i++) {
 		const struct bad_req *b = &bad_reqs[i];
-		char text[1024], phrase[512];
+		char text[2 * MAX_LINE], phrase[512];
 		/* a line of a given length may hold a NUL: sent as it is */
 		const char *req = b->len ? b->line : expand_ports(b->line, text, sizeof(text));
 		size_t len = b->len ? b->len : strlen(req);
