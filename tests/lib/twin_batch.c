@@ -11,7 +11,7 @@ static int side_alloc(struct twin_side *s, uint32_t count, size_t out_stride, si
 {
 	s->jobs = calloc(count, sizeof(struct fec_job));
 	s->out = calloc(count, out_stride);
-	s->soft = calloc((size_t)count * soft_stride, sizeof(float));
+	s->soft = calloc((size_t)count * soft_stride + 1, sizeof(float)); /* + 1: none wanted */
 	return s->jobs && s->out && s->soft ? 0 : -1;
 }
 
