@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fano_gpu.cuh"
+#include "sim_encoder.cuh"
 
 extern "C" {
 #include "fano_code.h"
@@ -121,16 +122,11 @@ static int fsim_encode(const void *enc, const uint32_t *bits, size_t bits_words,
                        size_t code_words, uint32_t count, cudaStream_t s, char *err, size_t errlen)
 {
 	const struct fsim_code *c = (const struct fsim_code *)enc;
-	const uint64_t threads = (uint64_t)count * code_words;
 	const unsigned block = 256;
 
-	if (threads == 0)
-		return 0;
-	fsim_encode_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, s>>>(
-	    *c, bits, bits_words, code, code_words, count);
-	cudaError_t e = cudaGetLastError();
-
-	return e == cudaSuccess ? 0 : gpu_error(e, "fsim_encode_kernel", err, errlen);
+	return sim_encode_launch(fsim_encode_kernel, "fsim_encode_kernel",
+	                         sim_blocks((uint64_t)count * code_words, block), block, 0, s, err,
+	                         errlen, *c, bits, bits_words, code, code_words, count);
 }
 
 static void fsim_destroy(void *enc)

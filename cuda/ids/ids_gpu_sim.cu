@@ -28,6 +28,7 @@ extern "C" {
 #include "ids_coder.h"
 }
 #include "gpu_family.h"
+#include "sim_encoder.cuh"
 
 #define IDSSIM_THREADS   256
 #define IDSSIM_GEN_MAX   (64u << 20) /* bytes of the outer code's generator at most */
@@ -280,14 +281,11 @@ static int idssim_encode(const void *encp, const uint32_t *bits, size_t bits_wor
                          size_t errlen)
 {
 	const struct idssim_enc *e = (const struct idssim_enc *)encp;
-	cudaError_t ce;
 
-	if (count == 0)
-		return 0;
-	idssim_encode_kernel<<<count, IDSSIM_THREADS, e->smem, s>>>(*e, bits, bits_words, code,
-	                                                            code_words);
-	ce = cudaGetLastError();
-	return ce == cudaSuccess ? 0 : gpu_error(ce, "idssim_encode_kernel", err, errlen);
+	/* one block a frame */
+	return sim_encode_launch(idssim_encode_kernel, "idssim_encode_kernel", count,
+	                         IDSSIM_THREADS, e->smem, s, err, errlen, *e, bits, bits_words,
+	                         code, code_words);
 }
 
 static void idssim_destroy(void *encp)

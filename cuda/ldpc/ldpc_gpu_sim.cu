@@ -281,22 +281,19 @@ static int lsim_encode(const void *enc, const uint32_t *bits, size_t bits_words,
 {
 	const struct lsim_enc *l = (const struct lsim_enc *)enc;
 	unsigned threads = (l->m + 63) / 64;
-	cudaError_t e;
 
 	if (l->peel)
 		return lpeel_encode(l->peel, bits, bits_words, code, code_words, count, s, err,
 		                    errlen);
-	if (count == 0)
-		return 0;
 	threads = (threads + 31) / 32 * 32;
 	if (threads < 64)
 		threads = 64;
 	if (threads > LSIM_THREADS)
 		threads = LSIM_THREADS;
-	lsim_encode_kernel<<<count, threads, l->smem, s>>>(l->n, l->m, l->k, l->dmax, l->ell, bits,
-	                                                   bits_words, code, code_words);
-	e = cudaGetLastError();
-	return e == cudaSuccess ? 0 : gpu_error(e, "lsim_encode_kernel", err, errlen);
+	/* one block a frame */
+	return sim_encode_launch(lsim_encode_kernel, "lsim_encode_kernel", count, threads, l->smem,
+	                         s, err, errlen, l->n, l->m, l->k, l->dmax, l->ell, bits,
+	                         bits_words, code, code_words);
 }
 
 static void lsim_destroy(void *enc)

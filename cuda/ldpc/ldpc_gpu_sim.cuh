@@ -7,6 +7,7 @@
 #define LDPC_GPU_SIM_CUH
 
 #include "ldpc_gpu.cuh"
+#include "sim_encoder.cuh"
 
 /* Bits pos .. pos+31 of a packed array (reads one word past the last used: arrays are padded). */
 __device__ static inline uint32_t lsim_bits32_at(const uint32_t *a, uint32_t pos)

@@ -503,14 +503,9 @@ done:
 int lpeel_encode(const struct lpeel_enc *p, const uint32_t *bits, size_t bits_words, uint32_t *code,
                  size_t code_words, uint32_t count, cudaStream_t s, char *err, size_t errlen)
 {
-	cudaError_t e;
-
-	if (count == 0)
-		return 0;
-	lpeel_encode_kernel<<<count, LPEEL_THREADS, p->smem, s>>>(p->d, bits, bits_words, code,
-	                                                          code_words);
-	e = cudaGetLastError();
-	return e == cudaSuccess ? 0 : gpu_error(e, "lpeel_encode_kernel", err, errlen);
+	/* one block a frame */
+	return sim_encode_launch(lpeel_encode_kernel, "lpeel_encode_kernel", count, LPEEL_THREADS,
+	                         p->smem, s, err, errlen, p->d, bits, bits_words, code, code_words);
 }
 
 void lpeel_destroy(struct lpeel_enc *p)

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "nbldpc_gpu.cuh"
+#include "sim_encoder.cuh"
 
 #define NBSIM_THREADS   128          /* 4 warps a block */
 #define NBSIM_ZERO      0xffu        /* a symbol's logarithm when it is 0 */
@@ -481,11 +482,10 @@ static int nbsim_encode(const void *enc, const uint32_t *bits, size_t bits_words
 	if (rc)
 		return rc;
 	const uint32_t warps = x.groups < (count + 31) / 32 ? x.groups : (count + 31) / 32;
-	nbsim_encode_kernel<<<(warps + warps_per_block - 1) / warps_per_block, NBSIM_THREADS, 0,
-	                      st>>>(s->d, bits, bits_words, code, code_words, count, x.mem, warps);
-	cudaError_t e = cudaGetLastError();
-
-	return e == cudaSuccess ? 0 : gpu_error(e, "nbsim_encode_kernel", err, errlen);
+	return sim_encode_launch(nbsim_encode_kernel, "nbsim_encode_kernel",
+	                         sim_blocks(warps, warps_per_block), NBSIM_THREADS, 0, st, err,
+	                         errlen, s->d, bits, bits_words, code, code_words, count, x.mem,
+	                         warps);
 }
 
 static void nbsim_destroy(void *enc)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "viterbi_gpu_common.cuh"
+#include "sim_encoder.cuh"
 
 /* A frame's default length where frames vary (fecd-sim's CPU engine picks the same). */
 #define VSIM_FRAME_DEFAULT 1024
@@ -184,16 +185,11 @@ static int vsim_encode(const void *enc, const uint32_t *bits, size_t bits_words,
                        size_t code_words, uint32_t count, cudaStream_t s, char *err, size_t errlen)
 {
 	const struct vsim_code *v = (const struct vsim_code *)enc;
-	uint64_t threads = (uint64_t)count * code_words;
 	const unsigned block = 256;
 
-	if (threads == 0)
-		return 0;
-	vsim_encode_kernel<<<(unsigned)((threads + block - 1) / block), block, 0, s>>>(
-	    *v, bits, bits_words, code, code_words, count);
-	cudaError_t e = cudaGetLastError();
-
-	return e == cudaSuccess ? 0 : gpu_error(e, "vsim_encode_kernel", err, errlen);
+	return sim_encode_launch(vsim_encode_kernel, "vsim_encode_kernel",
+	                         sim_blocks((uint64_t)count * code_words, block), block, 0, s, err,
+	                         errlen, *v, bits, bits_words, code, code_words, count);
 }
 
 static void vsim_destroy(void *enc)

@@ -305,41 +305,14 @@ static void handle_line(struct client *cl, const char *text, size_t n)
 	const cJSON *id = NULL;
 	cJSON *req = NULL, *result = NULL;
 	struct client_call *call = NULL;
-	const char *end = NULL, *method;
+	const char *method;
 	char msg[1024];
 	bool notify = false, pending = false;
 	int code;
 
-	while (n && (text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
-		n--;
-	if (n == 0)
-		return; /* blank lines are allowed between requests */
-	code = rpc_prescan(text, n, c->max_depth, msg, sizeof(msg));
-	if (code)
-		goto out_reply;
-	req = cJSON_ParseWithLengthOpts(text, n, &end, false);
-	if (!req) {
-		code = RPC_EPARSE;
-		if (end && end >= text && end <= text + n) {
-			char found[48];
-
-			config_json_found(end, text + n, found, sizeof(found));
-			snprintf(msg, sizeof(msg), "invalid JSON at offset %zu: found %s",
-			         (size_t)(end - text), found);
-		} else
-			snprintf(msg, sizeof(msg), "invalid JSON");
-		goto out_reply;
-	}
-	while (end < text + n && strchr(" \t\r", *end))
-		end++;
-	if (end < text + n) {
-		code = RPC_EPARSE;
-		snprintf(msg, sizeof(msg),
-		         "invalid JSON: unexpected text after the request at offset %zu",
-		         (size_t)(end - text));
-		goto out_reply;
-	}
-	code = rpc_check_envelope(req, &id, &notify, msg, sizeof(msg));
+	code = rpc_read_request(text, n, c->max_depth, &req, &id, &notify, msg, sizeof(msg));
+	if (!code && !req)
+		return; /* a blank line */
 	if (code)
 		goto out_reply;
 	method = cJSON_GetObjectItemCaseSensitive(req, "method")->valuestring;

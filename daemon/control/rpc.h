@@ -57,6 +57,13 @@ int rpc_prescan(const char *text, size_t n, unsigned max_depth, char *msg, size_
  * answer with (NULL: null) and *notify tells a notification (no "id": no response). */
 int rpc_check_envelope(const struct cJSON *req, const struct cJSON **id, bool *notify, char *msg,
                        size_t len);
+/* A request line as the control server reads it (n bytes, no '\n'): the white space at its end
+ * dropped, rpc_prescan, the JSON parsed with nothing but white space after it, then
+ * rpc_check_envelope. *req is the parsed request or NULL (the caller deletes it after answering:
+ * *id points into it). 0 with *req NULL: a blank line, answered by nothing; 0 with *req: a
+ * request to carry out (*notify: no answer); else an RPC_E* code with msg, answered with *id. */
+int rpc_read_request(const char *text, size_t n, unsigned max_depth, struct cJSON **req,
+                     const struct cJSON **id, bool *notify, char *msg, size_t len);
 
 /* Calls a method, every step of it on the calling thread (methods that build codes included, under
  * control.build_timeout_ms): for tests and harnesses, which have no loop to come back to. Returns

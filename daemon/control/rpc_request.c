@@ -1,7 +1,8 @@
 /*
- * The JSON-RPC request itself, apart from the sockets: a scan of the raw line for what cJSON
- * would not catch (NUL bytes, invalid UTF-8, nesting deeper than the limit - counted without
- * recursion, so a line of 60000 '[' costs a scan), and the check of the request envelope
+ * The JSON-RPC request itself, apart from the sockets: a request line read into a request
+ * (rpc_read_request, which the control server and the fuzz harness call), a scan of the raw line
+ * for what cJSON would not catch (NUL bytes, invalid UTF-8, nesting deeper than the limit - counted
+ * without recursion, so a line of 60000 '[' costs a scan), and the check of the request envelope
  * ("jsonrpc": "2.0", a string method, an object of params, an id that is a string, an integer
  * JSON carries exactly, or null, and nothing else).
  */
@@ -12,12 +13,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "config.h"
 #include "rpc.h"
 #include "settings.h"
 
-/* ---- Counters for metrics: control.c reads a line, prescans it, parses it with cJSON (invalid
- * JSON is answered there), checks the envelope and calls the method; the parse errors are the
- * lines that passed the prescan and never reached the envelope check. */
+/* ---- Counters for metrics: rpc_read_request prescans a line, parses it with cJSON and checks the
+ * envelope, then control.c calls the method; the parse errors are the lines that passed the
+ * prescan and never reached the envelope check. */
 
 static atomic_ullong requests, prescanned, enveloped;
 static atomic_ullong errors[RPC_ERR_COUNT];
@@ -231,4 +233,43 @@ int rpc_check_envelope(const cJSON *req, const cJSON **id, bool *notify, char *m
 	code = check_envelope(req, id, notify, msg, len);
 	rpc_count_error(code);
 	return code;
+}
+
+int rpc_read_request(const char *text, size_t n, unsigned max_depth, cJSON **req, const cJSON **id,
+                     bool *notify, char *msg, size_t len)
+{
+	const char *end = NULL;
+	int code;
+
+	*req = NULL;
+	*id = NULL;
+	*notify = false;
+	while (n && (text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return 0; /* blank lines are allowed between requests */
+	code = rpc_prescan(text, n, max_depth, msg, len);
+	if (code)
+		return code;
+	*req = cJSON_ParseWithLengthOpts(text, n, &end, false);
+	if (!*req) {
+		if (end && end >= text && end <= text + n) {
+			char found[48];
+
+			config_json_found(end, text + n, found, sizeof(found));
+			snprintf(msg, len, "invalid JSON at offset %zu: found %s",
+			         (size_t)(end - text), found);
+		} else {
+			snprintf(msg, len, "invalid JSON");
+		}
+		return RPC_EPARSE;
+	}
+	while (end < text + n && strchr(" \t\r", *end))
+		end++;
+	if (end < text + n) {
+		snprintf(msg, len, "invalid JSON: unexpected text after the request at offset %zu",
+		         (size_t)(end - text));
+		return RPC_EPARSE;
+	}
+	return rpc_check_envelope(*req, id, notify, msg, len);
 }

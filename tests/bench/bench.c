@@ -128,6 +128,24 @@ void row_str(cJSON *row, const char *col, const char *v)
 	cJSON_AddStringToObject(row, col, v);
 }
 
+const char *const report_seed_columns[] = {"iters",   "CPU fr/s",     "GPU fr/s",
+                                           "speedup", "seed speedup", NULL};
+
+void report_seed_row(cJSON *section, const char *label, unsigned iters, double cpu, double gpu,
+                     double frame_bits, double seed_speedup)
+{
+	cJSON *row = report_row(section, label);
+
+	row_num(row, "iters", iters);
+	if (cpu > 0)
+		row_num(row, "CPU fr/s", cpu / frame_bits);
+	if (gpu > 0)
+		row_num(row, "GPU fr/s", gpu / frame_bits);
+	if (cpu > 0 && gpu > 0)
+		row_num(row, "speedup", gpu / cpu);
+	row_num(row, "seed speedup", seed_speedup);
+}
+
 static void print_value(const char *col, const cJSON *v, int width)
 {
 	char buf[64] = "-";

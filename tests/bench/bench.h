@@ -113,6 +113,12 @@ void report_note(cJSON *section, const char *fmt, ...) __attribute__((format(pri
 cJSON *report_row(cJSON *section, const char *label);
 void row_num(cJSON *row, const char *col, double v);
 void row_str(cJSON *row, const char *col, const char *v);
+/* The seed comparisons' columns (ldpc_seed, nbldpc_seed), and one row of them: iters iterations,
+ * the CPU's one core and the GPU in frames a second (rates in information bits a second, frames
+ * of frame_bits; a rate not measured, <= 0, is left out), their ratio and the seed's. */
+extern const char *const report_seed_columns[];
+void report_seed_row(cJSON *section, const char *label, unsigned iters, double cpu, double gpu,
+                     double frame_bits, double seed_speedup);
 
 /* Progress on stderr, with the time since the start. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -50,13 +50,18 @@ static void *cpu_worker(void *arg)
 	return NULL;
 }
 
-/* One pass over all jobs with `threads` threads; returns 0 or a negative FEC_E* code. */
+/* One pass over all jobs with `threads` threads (0: the calling thread alone); returns 0 or a
+ * negative FEC_E* code. */
 static int cpu_pass(struct cpu_run *run, unsigned threads)
 {
 	pthread_t tid[256];
 	unsigned started = 0;
 
 	atomic_store(&run->next, 0);
+	if (threads == 0) {
+		cpu_worker(run);
+		return atomic_load(&run->rc);
+	}
 	for (; started < threads && started < 256; started++)
 		if (pthread_create(&tid[started], NULL, cpu_worker, run))
 			break;
@@ -67,36 +72,10 @@ static int cpu_pass(struct cpu_run *run, unsigned threads)
 	return atomic_load(&run->rc);
 }
 
-/* One thread, the calling one, in batches of `jobs` jobs, until min_secs have passed. */
-static double bench_cpu_rate_here(const struct bench_data *d, uint32_t jobs, double min_secs,
-                                  uint8_t *out)
-{
-	struct cpu_run run = {.d = d, .out = out, .per_batch = jobs ? jobs : 1};
-	double t0, secs;
-	uint64_t passes = 0;
-
-	run.nbatches = (d->njobs + run.per_batch - 1) / run.per_batch;
-	run.jobs = malloc(d->njobs * sizeof(*run.jobs));
-	if (!run.jobs)
-		return -1.0;
-	memcpy(run.jobs, d->jobs, d->njobs * sizeof(*run.jobs));
-	t0 = bench_now();
-	do {
-		atomic_store(&run.next, 0);
-		cpu_worker(&run);
-		if (atomic_load(&run.rc)) {
-			free(run.jobs);
-			return -1.0;
-		}
-		passes++;
-		secs = bench_now() - t0;
-	} while (secs < min_secs);
-	free(run.jobs);
-	return (double)d->nbits * (double)passes / secs;
-}
-
-double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t jobs, double min_secs,
-                      uint8_t *out)
+/* Passes over all jobs in batches of `jobs` jobs on `threads` threads (0: the calling thread),
+ * until min_secs have passed: bits a second, or -1. */
+static double cpu_rate(const struct bench_data *d, unsigned threads, uint32_t jobs, double min_secs,
+                       uint8_t *out)
 {
 	struct cpu_run run = {.d = d, .out = out, .per_batch = jobs ? jobs : 1};
 	double t0, secs;
@@ -118,6 +97,13 @@ double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t job
 	} while (secs < min_secs);
 	free(run.jobs);
 	return (double)d->nbits * (double)passes / secs;
+}
+
+double bench_cpu_rate(const struct bench_data *d, unsigned threads, uint32_t jobs, double min_secs,
+                      uint8_t *out)
+{
+	/* no threads: no pass (cpu_rate's 0 is the calling thread, which bench_cpu_best uses) */
+	return threads ? cpu_rate(d, threads, jobs, min_secs, out) : -1.0;
 }
 
 struct best_run {
@@ -168,7 +154,7 @@ static void *best_worker(void *arg)
 	}
 	br->rc = 0;
 	for (unsigned r = 0; r < br->rounds && br->rc >= 0; r++) {
-		br->rates[r] = bench_cpu_rate_here(br->d, br->jobs, br->min_secs, br->out);
+		br->rates[r] = cpu_rate(br->d, 0, br->jobs, br->min_secs, br->out);
 		if (br->rates[r] < 0)
 			br->rc = -1.0;
 	}

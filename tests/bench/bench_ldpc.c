@@ -440,9 +440,7 @@ static int wimax_2304_qc(char *path, size_t len, char *err, size_t errlen)
 static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
                       const char *gpu_why)
 {
-	static const char *const cols[] = {"iters",   "CPU fr/s",     "GPU fr/s",
-	                                   "speedup", "seed speedup", NULL};
-	cJSON *sec = report_section(r, "ldpc_seed", cols);
+	cJSON *sec = report_section(r, "ldpc_seed", report_seed_columns);
 	struct bench_opts oq = *o;
 	char wimax[256] = "", err[256];
 
@@ -481,7 +479,6 @@ static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct
 			struct bench_data d;
 			uint8_t *out;
 			bool exact;
-			char label[64];
 
 			snprintf(text, sizeof(text),
 			         "ldpc,%s,algo=spa,schedule=flooding,iters=%u,early_stop=false",
@@ -501,18 +498,8 @@ static void ldpc_seed(struct bench_report *r, const struct bench_opts *o, struct
 
 			if (i == 0)
 				report_note(sec, "%s GPU: %s", seed_codes[c].name, desc);
-			const double bits = (double)d.info->frame_info_bits;
-
-			snprintf(label, sizeof(label), "%s", seed_codes[c].name);
-			cJSON *row = report_row(sec, label);
-			row_num(row, "iters", seed_iters[i]);
-			if (cpu > 0)
-				row_num(row, "CPU fr/s", cpu / bits);
-			if (gpu > 0)
-				row_num(row, "GPU fr/s", gpu / bits);
-			if (cpu > 0 && gpu > 0)
-				row_num(row, "speedup", gpu / cpu);
-			row_num(row, "seed speedup", seed_codes[c].seed[i]);
+			report_seed_row(sec, seed_codes[c].name, seed_iters[i], cpu, gpu,
+			                (double)d.info->frame_info_bits, seed_codes[c].seed[i]);
 			free(out);
 			bench_data_free(&d);
 		}

@@ -426,17 +426,8 @@ static void seed_row(cJSON *sec, const struct bench_opts *o, struct bench_gpu *g
 	}
 	if (i == 0)
 		report_note(sec, "%s GPU: %s", seed_codes[c].name, desc);
-	const double bits = (double)di.info->frame_info_bits;
-	cJSON *row = report_row(sec, seed_codes[c].name);
-
-	row_num(row, "iters", seed_iters[i]);
-	if (cpu > 0)
-		row_num(row, "CPU fr/s", cpu / bits);
-	if (gpu > 0)
-		row_num(row, "GPU fr/s", gpu / bits);
-	if (cpu > 0 && gpu > 0)
-		row_num(row, "speedup", gpu / cpu);
-	row_num(row, "seed speedup", seed_codes[c].seed[i]);
+	report_seed_row(sec, seed_codes[c].name, seed_iters[i], cpu, gpu,
+	                (double)di.info->frame_info_bits, seed_codes[c].seed[i]);
 	fec_decoder_destroy(dec);
 	free(out);
 }
@@ -444,9 +435,7 @@ static void seed_row(cJSON *sec, const struct bench_opts *o, struct bench_gpu *g
 static void nbldpc_seed(struct bench_report *r, const struct bench_opts *o, struct bench_gpu *g,
                         const char *gpu_why)
 {
-	static const char *const cols[] = {"iters",   "CPU fr/s",     "GPU fr/s",
-	                                   "speedup", "seed speedup", NULL};
-	cJSON *sec = report_section(r, "nbldpc_seed", cols);
+	cJSON *sec = report_section(r, "nbldpc_seed", report_seed_columns);
 	struct bench_opts oq = *o;
 	char text[400], err[256];
 

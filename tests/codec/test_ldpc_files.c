@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cpu_timer.h"
 #include "fec.h"
 #include "ldpc.h"
 
@@ -115,21 +116,13 @@ static void teardown(void)
 		fprintf(stderr, "could not remove %s\n", root);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Loads `code` (relative to the codes folder unless absolute); the return value, the message in
  * err and the seconds it took. */
 static int load(const char *code, char *err, size_t errlen, double *secs)
 {
 	struct ldpc_spec s;
 	struct ldpc_code *c = NULL;
-	double t0 = now_s();
+	double t0 = cpu_timer_secs(CLOCK_MONOTONIC);
 	int ret;
 
 	memset(&s, 0, sizeof(s));
@@ -137,7 +130,7 @@ static int load(const char *code, char *err, size_t errlen, double *secs)
 	err[0] = '\0';
 	ret = ldpc_code_load(&s, &c, err, errlen);
 	if (secs)
-		*secs = now_s() - t0;
+		*secs = cpu_timer_secs(CLOCK_MONOTONIC) - t0;
 	CHECK(strstr(err, MARK) == NULL && strstr(err, "12345") == NULL,
 	      "%s: the message quotes a file: %s", code, err);
 	CHECK((ret == 0) == (c != NULL), "%s: returned %d with%s a code", code, ret,

@@ -1,7 +1,9 @@
 /*
  * The table of bad control requests test_rpc.c sends: each line, the JSON-RPC error code it must
  * get, and a phrase its message must contain. The running daemon has one channel, id 1 "c1", on
- * 127.0.0.1:27101/27102, with control.max_line 4096 and control.max_depth 8.
+ * ports @P1@ (input) and @P2@ (output) of 127.0.0.1, with control.max_line 4096 and
+ * control.max_depth 8. @Pn@ in a line (of length 0: a string) or a phrase stands for the test's
+ * n-th port (test_rpc.c's port(n)); @P8@ and @P9@ are bound by nothing.
  */
 #ifndef FECD_TEST_BAD_REQUESTS_H
 #define FECD_TEST_BAD_REQUESTS_H
@@ -79,20 +81,20 @@ static const struct bad_req bad_reqs[] = {
      "params: missing required key \"id\""},
     {"duplicate create",
      REQ("channel.create", "{\"id\":1,\"name\":\"other\",\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27110\"},\"output\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27111\"}}"),
+                           "\"tcp://127.0.0.1:@P8@\"},\"output\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:@P9@\"}}"),
      0, -32001, "params.id: 1 is already the id of channel \"c1\""},
     {"duplicate name",
      REQ("channel.create", "{\"id\":9,\"name\":\"c1\",\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27110\"},\"output\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27111\"}}"),
+                           "\"tcp://127.0.0.1:@P8@\"},\"output\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:@P9@\"}}"),
      0, -32001, "params.name: \"c1\" is already the name of channel \"c1\""},
     {"duplicate endpoint",
      REQ("channel.create", "{\"id\":9,\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27101\"},\"output\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27111\"}}"),
+                           "\"tcp://127.0.0.1:@P1@\"},\"output\":{\"endpoint\":"
+                           "\"tcp://127.0.0.1:@P9@\"}}"),
      0, -32001,
-     "params.input.endpoint: \"tcp://127.0.0.1:27101\" is already bound by channel \"c1\""},
+     "params.input.endpoint: \"tcp://127.0.0.1:@P1@\" is already bound by channel \"c1\""},
     {"bad code param", REQ("channel.create", "{\"id\":9,\"code\":{\"preset\":\"ccsds\",\"k\":12}}"),
      0, -32602, "params.code.k: expected an integer in 3..9, got 12"},
     {"unknown code param",
@@ -105,7 +107,7 @@ static const struct bad_req bad_reqs[] = {
      "params.batch.jobs: expected an integer in 0..4096, got 100000"},
     {"update endpoint",
      REQ("channel.update", "{\"id\":1,\"input\":{\"endpoint\":"
-                           "\"tcp://127.0.0.1:27150\"}}"),
+                           "\"tcp://127.0.0.1:@P8@\"}}"),
      0, -32002, "update refused: input.endpoint cannot change on a running channel"},
     {"update socket", REQ("channel.update", "{\"id\":1,\"output\":{\"socket\":\"pub\"}}"), 0,
      -32002, "update refused: output.socket cannot change"},

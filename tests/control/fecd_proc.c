@@ -19,6 +19,35 @@ void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+int fecd_test_port(int dflt, int span)
+{
+	const char *env = getenv("FECD_TEST_PORT");
+	char *end;
+	long port = dflt;
+
+	if (env && *env) {
+		port = strtol(env, &end, 10);
+		if (*end)
+			port = -1;
+	}
+	if (port < 1024 || port > 65536 - span) {
+		fprintf(stderr, "FECD_TEST_PORT=%s: expected a port in 1024..%d\n", env ? env : "",
+		        65536 - span);
+		return -1;
+	}
+	return (int)port;
+}
+
+int fecd_proc_dir(struct fecd_proc *p, const char *name, char *dir, size_t dirlen)
+{
+	snprintf(dir, dirlen, "/tmp/fecd-%s-XXXXXX", name);
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(p->sock_path, sizeof(p->sock_path), "%s/control.sock", dir);
+	snprintf(p->log_path, sizeof(p->log_path), "%s/fecd.log", dir);
+	return 0;
+}
+
 void fecd_proc_dump_log(const struct fecd_proc *p)
 {
 	char line[1024];

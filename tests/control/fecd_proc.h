@@ -16,6 +16,13 @@ struct fecd_proc {
 };
 
 void sleep_ms(int ms);
+/* The first of a test's span TCP ports: $FECD_TEST_PORT (the test's CMakeLists gives each test its
+ * own, from FECD_IT_PORT_BASE), else dflt. -1, said on stderr, where it is not a port of 1024 or
+ * more with span - 1 ports above it. */
+int fecd_test_port(int dflt, int span);
+/* Makes the temporary folder /tmp/fecd-<name>-XXXXXX of one test's fecd in dir (dirlen >= 64)
+ * and puts p's control socket and log in it. 0, or -1 (mkdtemp failed). */
+int fecd_proc_dir(struct fecd_proc *p, const char *name, char *dir, size_t dirlen);
 /* Starts fecd --config config; waits up to 10 s for p->sock_path to accept. 0, or -1 with the log
  * shown when fecd exited or never listened (p->pid is then 0 or killed). */
 int fecd_proc_start(struct fecd_proc *p, const char *fecd, const char *config);

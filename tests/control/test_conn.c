@@ -33,7 +33,7 @@
 #define MAX_CLIENTS 64
 
 static char tmpdir[64], config[128], token_path[160];
-static int tcp_port = 27150;
+static int tcp_port; /* fecd_test_port */
 static struct fecd_proc fp;
 
 static void write_config(const char *extra, int idle_ms)
@@ -312,13 +312,11 @@ int main(int argc, char **argv)
 		check_skip("usage: test_control_conn FECD [FECDCTL]");
 	if (access(argv[1], X_OK) != 0)
 		check_skip("fecd is not built");
-	if (getenv("FECD_TEST_PORT"))
-		tcp_port = atoi(getenv("FECD_TEST_PORT"));
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fecd-conn-XXXXXX");
-	if (!mkdtemp(tmpdir))
+	tcp_port = fecd_test_port(27150, 3);
+	if (tcp_port < 0)
+		return 1;
+	if (fecd_proc_dir(&fp, "conn", tmpdir, sizeof(tmpdir)))
 		check_skip("mkdtemp failed");
-	snprintf(fp.sock_path, sizeof(fp.sock_path), "%s/control.sock", tmpdir);
-	snprintf(fp.log_path, sizeof(fp.log_path), "%s/fecd.log", tmpdir);
 	snprintf(token_path, sizeof(token_path), "%s/control.token", tmpdir);
 	snprintf(config, sizeof(config), "%s/fecd.json", tmpdir);
 	write_config("", IDLE_MS);

@@ -6,8 +6,11 @@
  * and the TCP listener; then the good path (create, get, update, list, stats, delete), fecdctl
  * when its path is given, and finally SIGTERM, after which fecd must exit with status 0.
  *
- * Usage: test_control_rpc FECD [FECDCTL]. Ports 27100-27199 on 127.0.0.1.
+ * Usage: test_control_rpc FECD [FECDCTL]. TCP ports $FECD_TEST_PORT (27160 without it) to 9
+ * above it (PORTS) on 127.0.0.1 (tests/control/CMakeLists.txt gives each run its own, from
+ * FECD_IT_PORT_BASE): the control listener, the channels' endpoints, and ports nothing binds.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -29,18 +32,53 @@
 #define TIMEOUT_MS 5000
 #define MAX_LINE   4096
 #define MAX_DEPTH  8
-#define TCP_PORT   27100
+#define PORTS      10 /* port(0): control over TCP; 1..7: channels; 8, 9: bound by nothing */
 
 static char tmpdir[64];
 static struct fecd_proc fp;
+static int port_base; /* fecd_test_port */
+
+/* The test's n-th TCP port. */
+static int port(int n)
+{
+	return port_base + n;
+}
 
 #define CONFIG_HEAD                                                                                \
-	"{%s\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"                \
+	"{%s\"control\":{\"socket\":\"%s\",\"tcp\":\"127.0.0.1:%d\",\"max_line\":%d,"              \
 	"\"max_depth\":%d},\"workers\":2,\"log_level\":\"debug\",\"channels\":["
-#define CHANNEL(id, in, out, extra)                                                                \
-	"{\"id\":" #id ",\"name\":\"c" #id "\",\"input\":{\"endpoint\":\"tcp://127.0.0.1:" #in     \
-	"\"},"                                                                                     \
-	"\"output\":{\"endpoint\":\"tcp://127.0.0.1:" #out "\"}" extra "}"
+
+/* Channel id's object, named "c<id>", on ports port(in) and port(out), with extra members
+ * (each starting with a comma); buf's text. */
+static const char *channel(char *buf, size_t len, int id, int in, int out, const char *extra)
+{
+	snprintf(buf, len,
+	         "{\"id\":%d,\"name\":\"c%d\",\"input\":{\"endpoint\":\"tcp://127.0.0.1:%d\"},"
+	         "\"output\":{\"endpoint\":\"tcp://127.0.0.1:%d\"}%s}",
+	         id, id, port(in), port(out), extra);
+	return buf;
+}
+
+/* text with each @Pn@ replaced by port(n) (bad_requests.h), in out. */
+static const char *expand_ports(const char *text, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *t = text; *t && o + 1 < len;) {
+		char *end;
+		long n;
+
+		if (t[0] == '@' && t[1] == 'P' && isdigit((unsigned char)t[2]) &&
+		    (n = strtol(t + 2, &end, 10), *end == '@')) {
+			o += (size_t)snprintf(out + o, len - o, "%d", port((int)n));
+			t = end + 1;
+		} else {
+			out[o++] = *t++;
+		}
+	}
+	out[o < len ? o : len - 1] = '\0';
+	return out;
+}
 
 static void write_config(const char *path, const char *channels)
 {
@@ -52,7 +90,7 @@ static void write_config(const char *path, const char *channels)
 	 * of this test sets "loop_threads": 3). */
 	const char *globals = getenv("FECD_TEST_GLOBALS");
 
-	fprintf(f, CONFIG_HEAD "%s]}\n", globals ? globals : "", fp.sock_path, TCP_PORT, MAX_LINE,
+	fprintf(f, CONFIG_HEAD "%s]}\n", globals ? globals : "", fp.sock_path, port(0), MAX_LINE,
 	        MAX_DEPTH, channels);
 	fclose(f);
 }
@@ -101,21 +139,25 @@ static void test_bad_requests(struct rpc_conn *c)
 {
 	for (size_t i = 0; i < sizeof(bad_reqs) / sizeof(bad_reqs[0]); i++) {
 		const struct bad_req *b = &bad_reqs[i];
-		size_t len = b->len ? b->len : strlen(b->line);
+		char text[2 * MAX_LINE], phrase[512];
+		/* a line of a given length may hold a NUL: sent as it is */
+		const char *req = b->len ? b->line : expand_ports(b->line, text, sizeof(text));
+		size_t len = b->len ? b->len : strlen(req);
 		const char *msg = "";
 		char *line;
 		cJSON *resp = NULL;
 		int code = 0;
 
-		rpc_send(c, b->line, len);
+		expand_ports(b->phrase, phrase, sizeof(phrase));
+		rpc_send(c, req, len);
 		rpc_send(c, "\n", 1);
 		line = rpc_read_line(c, TIMEOUT_MS);
 		resp = line ? cJSON_Parse(line) : NULL;
 		if (resp)
 			code = resp_error(resp, &msg);
-		CHECK(resp && code == b->code && strstr(msg, b->phrase),
+		CHECK(resp && code == b->code && strstr(msg, phrase),
 		      "%s: got %s\n  expected %d with \"%s\"", b->name, line ? line : "(nothing)",
-		      b->code, b->phrase);
+		      b->code, phrase);
 		CHECK(still_serving(c), "%s: no answer to a valid request afterwards", b->name);
 		free(line);
 		cJSON_Delete(resp);
@@ -238,8 +280,8 @@ static void test_tcp(void)
 	         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"auth\",\"params\":{\"token\":"
 	         "\"%s\"}}",
 	         token);
-	CHECK(rpc_connect_tcp(c, "127.0.0.1", TCP_PORT) == 0, "TCP control on 127.0.0.1:%d",
-	      TCP_PORT);
+	CHECK(rpc_connect_tcp(c, "127.0.0.1", port(0)) == 0, "TCP control on 127.0.0.1:%d",
+	      port(0));
 	if (c->fd >= 0) {
 		resp = rpc_roundtrip(c, line, TIMEOUT_MS);
 		CHECK(resp && cJSON_GetObjectItemCaseSensitive(resp, "result"), "TCP auth refused");
@@ -254,14 +296,14 @@ static void test_good_path(struct rpc_conn *c)
 {
 	cJSON *resp, *r;
 	const cJSON *v;
-	char *s;
+	char *s, params[512];
 
-	r = call(
-	    c, "channel.create",
-	    "{\"id\":2,\"name\":\"c2\",\"code\":{\"preset\":\"voyager\"},\"input\":{\"endpoint\":"
-	    "\"tcp://127.0.0.1:27103\",\"hwm\":50},\"output\":{\"endpoint\":"
-	    "\"tcp://127.0.0.1:27104\"},\"batch\":{\"jobs\":16}}",
-	    &resp);
+	snprintf(params, sizeof(params),
+	         "{\"id\":2,\"name\":\"c2\",\"code\":{\"preset\":\"voyager\"},\"input\":{"
+	         "\"endpoint\":\"tcp://127.0.0.1:%d\",\"hwm\":50},\"output\":{\"endpoint\":"
+	         "\"tcp://127.0.0.1:%d\"},\"batch\":{\"jobs\":16}}",
+	         port(3), port(4));
+	r = call(c, "channel.create", params, &resp);
 	v = cJSON_GetObjectItemCaseSensitive(r, "id");
 	CHECK(cJSON_IsNumber(v) && v->valuedouble == 2, "create result id");
 	cJSON_Delete(resp);
@@ -375,40 +417,44 @@ static char *channel_text(struct rpc_conn *c, int id)
 
 static void test_reload(struct rpc_conn *c, const char *config)
 {
-	char ids[64];
+	char ids[64], one[256], three[256], both[512], in1[64], in7[64];
 	char *s;
 
+	snprintf(in1, sizeof(in1), "\"endpoint\":\"tcp://127.0.0.1:%d\"", port(1));
+	snprintf(in7, sizeof(in7), "\"endpoint\":\"tcp://127.0.0.1:%d\"", port(7));
 	/* Channel 1's batch changes (updated in place), channel 3 is new. */
-	write_config(config, CHANNEL(1, 27101, 27102,
-	                             ",\"batch\":{\"jobs\":8}") "," CHANNEL(3, 27105, 27106, ""));
+	snprintf(both, sizeof(both), "%s,%s",
+	         channel(one, sizeof(one), 1, 1, 2, ",\"batch\":{\"jobs\":8}"),
+	         channel(three, sizeof(three), 3, 5, 6, ""));
+	write_config(config, both);
 	kill(fp.pid, SIGHUP);
 	CHECK(wait_ids(c, "1,3", ids, sizeof(ids)), "after reload 1: channels %s, expected 1,3",
 	      ids);
 	s = channel_text(c, 1);
-	CHECK(s && strstr(s, "\"jobs\":8") && strstr(s, "\"endpoint\":\"tcp://127.0.0.1:27101\""),
-	      "reload 1, channel 1: %s", s ? s : "");
+	CHECK(s && strstr(s, "\"jobs\":8") && strstr(s, in1), "reload 1, channel 1: %s",
+	      s ? s : "");
 	free(s);
 
 	/* Channel 1's input moves (deleted and created again), channel 3 goes away. */
-	write_config(config, CHANNEL(1, 27107, 27102, ""));
+	write_config(config, channel(one, sizeof(one), 1, 7, 2, ""));
 	kill(fp.pid, SIGHUP);
 	CHECK(wait_ids(c, "1", ids, sizeof(ids)), "after reload 2: channels %s, expected 1", ids);
 	s = NULL;
-	for (int i = 0; i < 100 && !(s && strstr(s, "27107")); i++) {
+	for (int i = 0; i < 100 && !(s && strstr(s, in7)); i++) {
 		free(s);
 		sleep_ms(50);
 		s = channel_text(c, 1);
 	}
-	CHECK(s && strstr(s, "\"endpoint\":\"tcp://127.0.0.1:27107\"") && strstr(s, "\"jobs\":0"),
-	      "reload 2, channel 1: %s", s ? s : "");
+	CHECK(s && strstr(s, in7) && strstr(s, "\"jobs\":0"), "reload 2, channel 1: %s",
+	      s ? s : "");
 	free(s);
 
 	/* A bad file changes nothing. */
-	write_config(config, CHANNEL(1, 27101, 27102, ",\"batch\":{\"jobs\":5000}"));
+	write_config(config, channel(one, sizeof(one), 1, 1, 2, ",\"batch\":{\"jobs\":5000}"));
 	kill(fp.pid, SIGHUP);
 	sleep_ms(300);
 	s = channel_text(c, 1);
-	CHECK(s && strstr(s, "27107"), "a bad file changed the running channel: %s", s ? s : "");
+	CHECK(s && strstr(s, in7), "a bad file changed the running channel: %s", s ? s : "");
 	free(s);
 	CHECK(still_serving(c), "not serving after a bad reload");
 }
@@ -432,8 +478,12 @@ static int run_ctl(const char *ctl, const char *sock, const char *method, const 
 
 static void test_fecdctl(const char *ctl)
 {
-	char out[65536];
+	char out[65536], tcp[64], closed[64], want[96];
 	int st;
+
+	snprintf(tcp, sizeof(tcp), "tcp:127.0.0.1:%d", port(0));
+	snprintf(closed, sizeof(closed), "tcp:127.0.0.1:%d", port(PORTS - 1));
+	snprintf(want, sizeof(want), "cannot connect to 127.0.0.1:%d", port(PORTS - 1));
 
 	st = run_ctl(ctl, fp.sock_path, "channel.list", NULL, out, sizeof(out));
 	CHECK(st == 0 && strstr(out, "\"channels\""), "fecdctl channel.list: %d %s", st, out);
@@ -446,11 +496,10 @@ static void test_fecdctl(const char *ctl)
 	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl bad params: %d %s", st, out);
 	st = run_ctl(ctl, fp.sock_path, "channel.get", "[1]", out, sizeof(out));
 	CHECK(st == 2 && strstr(out, "PARAMS-JSON"), "fecdctl params array: %d %s", st, out);
-	st = run_ctl(ctl, "tcp:127.0.0.1:27100", "channel.list", NULL, out, sizeof(out));
+	st = run_ctl(ctl, tcp, "channel.list", NULL, out, sizeof(out));
 	CHECK(st == 0 && strstr(out, "\"c1\""), "fecdctl --tcp: %d %s", st, out);
-	st = run_ctl(ctl, "tcp:127.0.0.1:27199", "channel.list", NULL, out, sizeof(out));
-	CHECK(st == 2 && strstr(out, "cannot connect to 127.0.0.1:27199"),
-	      "fecdctl --tcp refused: %d %s", st, out);
+	st = run_ctl(ctl, closed, "channel.list", NULL, out, sizeof(out));
+	CHECK(st == 2 && strstr(out, want), "fecdctl --tcp refused: %d %s", st, out);
 	st = run_ctl(ctl, "/nonexistent/fecd.sock", "channel.list", NULL, out, sizeof(out));
 	CHECK(st == 2 && strstr(out, "/nonexistent/fecd.sock"), "fecdctl no daemon: %d %s", st,
 	      out);
@@ -459,20 +508,20 @@ static void test_fecdctl(const char *ctl)
 int main(int argc, char **argv)
 {
 	struct rpc_conn *c;
-	char config[128];
+	char config[128], one[256];
 	int status = -1;
 
 	if (argc < 2)
 		check_skip("usage: test_control_rpc FECD [FECDCTL]");
 	if (access(argv[1], X_OK) != 0)
 		check_skip("fecd is not built");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fecd-rpc-XXXXXX");
-	if (!mkdtemp(tmpdir))
+	port_base = fecd_test_port(27160, PORTS);
+	if (port_base < 0)
+		return 1;
+	if (fecd_proc_dir(&fp, "rpc", tmpdir, sizeof(tmpdir)))
 		check_skip("mkdtemp failed");
-	snprintf(fp.sock_path, sizeof(fp.sock_path), "%s/control.sock", tmpdir);
-	snprintf(fp.log_path, sizeof(fp.log_path), "%s/fecd.log", tmpdir);
 	snprintf(config, sizeof(config), "%s/fecd.json", tmpdir);
-	write_config(config, CHANNEL(1, 27101, 27102, ""));
+	write_config(config, channel(one, sizeof(one), 1, 1, 2, ""));
 	signal(SIGPIPE, SIG_IGN);
 	if (fecd_proc_start(&fp, argv[1], config) != 0) {
 		CHECK(0, "fecd did not open its control socket %s", fp.sock_path);

@@ -5,8 +5,8 @@
  * control.build_timeout_ms). The input is up to MAX_LINES request lines, split on '\n' as the
  * control server splits a connection's bytes; each line takes the steps of
  * daemon/control/control.c's handle_line for a client of the Unix socket, which needs no token:
- * blank lines skipped, rpc_prescan, cJSON parse, nothing after the request, rpc_check_envelope,
- * then the method, by rpc_call, which carries out on the calling thread what rpc_start splits
+ * rpc_read_request, the server's own reading of a line (blank lines skipped, rpc_prescan, cJSON
+ * parse, nothing after the request, rpc_check_envelope), then the method, by rpc_call, which carries out on the calling thread what rpc_start splits
  * between a worker and the loop. Its response is built as send_response builds it, and the loop
  * runs once between lines as it would between requests. Then every channel is deleted, the loop
  * runs until each has closed, and the service is destroyed, which waits for ZMQ to free every
@@ -183,32 +183,14 @@ static void handle_line(const char *text, size_t n)
 {
 	const cJSON *id = NULL;
 	cJSON *req = NULL, *result = NULL;
-	const char *end = NULL;
 	char msg[1024] = "";
 	bool notify = false;
 	int code;
 
-	while (n && (text[n - 1] == '\r' || text[n - 1] == ' ' || text[n - 1] == '\t'))
-		n--;
-	if (n == 0)
-		return;
-	code = rpc_prescan(text, n, cfg.control_max_depth, msg, sizeof(msg));
-	if (code)
-		goto out_reply;
-	req = cJSON_ParseWithLengthOpts(text, n, &end, false);
-	if (!req) {
-		code = RPC_EPARSE;
-		snprintf(msg, sizeof(msg), "invalid JSON");
-		goto out_reply;
-	}
-	while (end < text + n && strchr(" \t\r", *end))
-		end++;
-	if (end < text + n) {
-		code = RPC_EPARSE;
-		snprintf(msg, sizeof(msg), "invalid JSON: unexpected text after the request");
-		goto out_reply;
-	}
-	code = rpc_check_envelope(req, &id, &notify, msg, sizeof(msg));
+	code =
+	    rpc_read_request(text, n, cfg.control_max_depth, &req, &id, &notify, msg, sizeof(msg));
+	if (!code && !req)
+		return; /* a blank line */
 	if (code)
 		goto out_reply;
 	confine_endpoints(req);

@@ -26,18 +26,9 @@ write_config \
 		', "protocol": "gnuradio", "gnuradio": {"format": "f32", "tags": "off", "frame_len": 162}')"
 start_fecd
 
-# name channel in-port out-port frames k code sink-code [feed options...]
+# name channel in-port out-port frames k code [feed options...]; the sink takes the code
 run_case() {
-	local name=$1 ch=$2 inp=$3 outp=$4 nf=$5 k=$6 code=$7
-	shift 7
-	local before
-	before=$(chan_stat "$ch" frames_out)
-	start_sink "sink-$name" --endpoint "$(ep "$outp")" --seed $((500 + ch)) --code "$code" \
-		--expect-frames "$nf" --timeout 30000
-	run_feed "feed-$name" 60 --endpoint "$(ep "$inp")" --channel "$ch" --seed $((500 + ch)) \
-		--code "$code" --frames "$nf" "$@"
-	check_sink "sink-$name" 40
-	expect_frames_ok "$name" "$ch" "$nf" "$k" "$before"
+	frames_case "$1" "$2" "$3" "$4" "$5" "$6" "$7" $((500 + $2)) code "${@:8}"
 }
 
 # --- 1: WSPR by preset.

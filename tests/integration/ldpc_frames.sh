@@ -28,16 +28,7 @@ expect_eq "$(ctl config.get | jq_get codes_dir)" "$CODES" "config.get codes_dir"
 
 # name channel in-port out-port frames k code [feed options...]
 run_case() {
-	local name=$1 ch=$2 inp=$3 outp=$4 nf=$5 k=$6 code=$7
-	shift 7
-	local before
-	before=$(chan_stat "$ch" frames_out)
-	start_sink "sink-$name" --endpoint "$(ep "$outp")" --seed $((300 + ch)) --frame-bits "$k" \
-		--expect-frames "$nf" --timeout 30000
-	run_feed "feed-$name" 60 --endpoint "$(ep "$inp")" --channel "$ch" --seed $((300 + ch)) \
-		--code "$code" --frames "$nf" "$@"
-	check_sink "sink-$name" 40
-	expect_frames_ok "$name" "$ch" "$nf" "$k" "$before"
+	frames_case "$1" "$2" "$3" "$4" "$5" "$6" "$7" $((300 + $2)) frame-bits "${@:8}"
 }
 
 # --- 1: WiMAX by preset.

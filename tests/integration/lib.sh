@@ -256,6 +256,24 @@ expect_frames_ok() {
 	log "$name: ok"
 }
 
+# frames_case NAME CH INP OUTP NF K CODE SEED LEN [FEED OPTIONS...]: NF frames of CODE, K
+# information bits each, from fecd-feed into channel CH's input (port INP) to a sink on its output
+# (port OUTP), both seeded SEED; the sink takes the frame length from K (LEN frame-bits) or from
+# CODE (LEN code). Then expect_frames_ok.
+frames_case() {
+	local name=$1 ch=$2 inp=$3 outp=$4 nf=$5 k=$6 code=$7 seed=$8 len=$9
+	shift 9
+	local before sink_len=(--frame-bits "$k")
+	[ "$len" = code ] && sink_len=(--code "$code")
+	before=$(chan_stat "$ch" frames_out)
+	start_sink "sink-$name" --endpoint "$(ep "$outp")" --seed "$seed" "${sink_len[@]}" \
+		--expect-frames "$nf" --timeout 30000
+	run_feed "feed-$name" 60 --endpoint "$(ep "$inp")" --channel "$ch" --seed "$seed" \
+		--code "$code" --frames "$nf" "$@"
+	check_sink "sink-$name" 40
+	expect_frames_ok "$name" "$ch" "$nf" "$k" "$before"
+}
+
 # ctl_err METHOD PARAMS PATTERN...: the call must fail with -32602 and a message matching every
 # PATTERN (grep -E).
 ctl_err() {

@@ -181,6 +181,28 @@ out:
 	return errors;
 }
 
+int util_check_union_bound_ccsds(const char *label, double ebn0, size_t nbits, uint64_t seed,
+                                 float llr_scale, util_stream_fn fn, void *arg, char *why,
+                                 size_t whylen)
+{
+	const double bound = util_union_bound_ccsds(ebn0, 0.5), expect = bound * (double)nbits;
+	const double limit = expect + 3.0 * sqrt(4.0 * expect);
+	const long errors = util_stream_errors("ccsds", ebn0, nbits, seed, llr_scale, fn, arg);
+
+	printf("%sccsds %.1f dB: %ld errors in %zu bits, BER %.3g; union bound %.3g (limit %.0f "
+	       "errors)\n",
+	       label, ebn0, errors, nbits, (double)errors / (double)nbits, bound, limit);
+	if (errors < 0)
+		snprintf(why, whylen, "decoding at %.1f dB failed", ebn0);
+	else if (errors > limit)
+		snprintf(why, whylen,
+		         "%.1f dB: %ld errors in %zu bits, above the union bound's %.0f", ebn0,
+		         errors, nbits, limit);
+	else
+		return 0;
+	return -1;
+}
+
 static double thread_cpu_s(void)
 {
 	struct timespec ts;

@@ -49,6 +49,14 @@ typedef long (*util_stream_fn)(void *arg, const struct fec_decoder *dec, const i
 long util_stream_errors(const char *code, double ebn0, size_t nbits, uint64_t seed, float llr_scale,
                         util_stream_fn fn, void *arg);
 
+/* fn's bit errors on nbits seeded bits of a CCSDS stream (util_stream_errors) against the union
+ * bound at ebn0: at most N x bound + 3 sigma, sigma from Poisson error events of about 4 bits
+ * each (B_10 / A_10 = 36 / 11). Prints the count, label first ("GPU ", or ""); 0, or -1 with why
+ * (decoding failed, or too many errors). */
+int util_check_union_bound_ccsds(const char *label, double ebn0, size_t nbits, uint64_t seed,
+                                 float llr_scale, util_stream_fn fn, void *arg, char *why,
+                                 size_t whylen);
+
 /* What util_ldpc_frame_errors counted. */
 struct util_fer {
 	unsigned frames;   /* frames sent */

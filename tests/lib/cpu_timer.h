@@ -1,6 +1,8 @@
 /*
  * What the one-core CPU timers (bench_fano_cpu, bench_cpu_ldpc, bench_ids) share: clocks, the
- * core's clock rate, and sorting rounds for the best and the median.
+ * core's clock rate, and sorting rounds for the best and the median; the clocks also for the
+ * other programs that time something (bench_viterbi, bench_ldpc, bench_gpu_ldpc,
+ * bench_gpu_nbldpc, test_ldpc_files).
  */
 #ifndef CPU_TIMER_H
 #define CPU_TIMER_H

@@ -18,24 +18,9 @@
 #include "awgn.h"
 #include "codec_util.h"
 #include "cpu_simd.h"
+#include "cpu_timer.h"
 #include "fec.h"
 #include "prng.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -111,15 +96,16 @@ int main(int argc, char **argv)
 		    strcmp(getenv("FECD_SIMD"), fec_simd_level_name(level)))
 			continue;
 		for (unsigned r = 0; r < reps; r++) {
-			double t0 = now(), w0 = wall(), t;
+			double t0 = cpu_timer_secs(CLOCK_THREAD_CPUTIME_ID),
+			       w0 = cpu_timer_secs(CLOCK_MONOTONIC), t;
 
 			for (unsigned f = 0; f < frames; f++)
 				b.jobs[f] = (struct fec_job){.in_len = info->frame_syms,
 				                             .own_len = info->frame_syms};
 			fec_decode(dec, scratch, &b, 0, frames);
-			t = now() - t0;
+			t = cpu_timer_secs(CLOCK_THREAD_CPUTIME_ID) - t0;
 			cpu_sum += t;
-			wall_sum += wall() - w0;
+			wall_sum += cpu_timer_secs(CLOCK_MONOTONIC) - w0;
 			if (t < best)
 				best = t;
 		}

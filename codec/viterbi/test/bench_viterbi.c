@@ -19,27 +19,11 @@
 
 #include "codec_util.h"
 #include "cpu_simd.h"
+#include "cpu_timer.h"
 #include "fec.h"
 #include "prng.h"
 
 #define BATCH 64
-
-/* This thread's CPU time: what one core spends, whatever else the machine runs. */
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 struct stream {
 	size_t nbatch, stride, out_stride;
@@ -94,11 +78,11 @@ static double decode_stream(const struct fec_decoder *dec, void *scratch, struct
 		                      .in_stride = s->stride,
 		                      .out = s->out + i * BATCH * s->out_stride,
 		                      .out_stride = s->out_stride};
-		double t0 = now();
+		double t0 = cpu_timer_secs(CLOCK_THREAD_CPUTIME_ID);
 
 		if (fec_decode(dec, scratch, &b, 0, b.count))
 			return -1;
-		elapsed += now() - t0;
+		elapsed += cpu_timer_secs(CLOCK_THREAD_CPUTIME_ID) - t0;
 		for (uint32_t j = 0; j < b.count; j++)
 			*bits += b.jobs[j].out_bits;
 	}
@@ -162,11 +146,12 @@ int main(int argc, char **argv)
 		if (fec_simd_set(name))
 			return 1;
 		for (int r = 0; r < reps; r++) {
-			double w = wall(), t = decode_stream(dec, scratch, &s, &decoded);
+			double w = cpu_timer_secs(CLOCK_MONOTONIC),
+			       t = decode_stream(dec, scratch, &s, &decoded);
 
 			if (t < 0)
 				return 1;
-			walls += wall() - w;
+			walls += cpu_timer_secs(CLOCK_MONOTONIC) - w;
 			sum += t;
 			best = r == 0 || t < best ? t : best;
 		}

@@ -29,6 +29,7 @@
 #include "gpu_test.h"
 #include "ids_code.h"
 #include "prng.h"
+#include "twin_batch.h"
 
 #define SOFT_ABS  1e-4f /* inner posteriors: absolute tolerance (log-probabilities) */
 #define SOFT_REL  1e-5f /* and relative */
@@ -114,30 +115,10 @@ static const struct tcase cases[] = {
 
 /* A batch of frames and both decodes of it. */
 struct run {
+	struct twin_batch b;
 	const struct fec_info *info;
-	uint32_t count, kb, shorts;
-	size_t stride, out_stride, soft_stride;
-	bool f32;
-	struct fec_job *jobs, *jobs_cpu, *jobs_gpu;
-	int8_t *in;
-	float *in_f;
-	uint8_t *out_cpu, *out_gpu;
-	float *soft_cpu, *soft_gpu;
+	uint32_t kb, shorts;
 };
-
-static void run_free(struct run *r)
-{
-	free(r->jobs);
-	free(r->jobs_cpu);
-	free(r->jobs_gpu);
-	free(r->in);
-	free(r->in_f);
-	free(r->out_cpu);
-	free(r->out_gpu);
-	free(r->soft_cpu);
-	free(r->soft_gpu);
-	memset(r, 0, sizeof(*r));
-}
 
 /* The case's frames through the BSID channel (and AWGN), in the decoder's input kind. */
 static int run_make(const struct tcase *t, const struct fec_spec *spec, const struct fec_info *info,
@@ -145,6 +126,7 @@ static int run_make(const struct tcase *t, const struct fec_spec *spec, const st
 {
 	const struct ids_chan ch = {t->pi, t->pd, t->ps};
 	const uint32_t count = t->frames + 1 + t->frames / (SHORT_EVERY - 1);
+	const size_t stride = info->max_frame_syms;
 	struct fec_encoder *enc = NULL;
 	struct fec_prng rng;
 	uint8_t *bits = NULL, *cw = NULL, *rx = NULL;
@@ -153,21 +135,9 @@ static int run_make(const struct tcase *t, const struct fec_spec *spec, const st
 
 	memset(r, 0, sizeof(*r));
 	r->info = info;
-	r->count = count;
 	r->kb = info->frame_info_bits;
-	r->stride = info->max_frame_syms;
-	r->out_stride = (info->max_out_bits + 7) / 8;
-	r->soft_stride = info->max_soft;
-	r->f32 = info->in_kind == FEC_IN_F32_LLR;
-	r->jobs = calloc(count, sizeof(struct fec_job));
-	r->jobs_cpu = calloc(count, sizeof(struct fec_job));
-	r->jobs_gpu = calloc(count, sizeof(struct fec_job));
-	r->in = calloc(count, r->stride);
-	r->in_f = calloc((size_t)count * r->stride, sizeof(float));
-	r->out_cpu = calloc(count, r->out_stride);
-	r->out_gpu = calloc(count, r->out_stride);
-	r->soft_cpu = calloc((size_t)count * r->soft_stride, sizeof(float));
-	r->soft_gpu = calloc((size_t)count * r->soft_stride, sizeof(float));
+	if (twin_batch_alloc(&r->b, info, count, stride, (info->max_out_bits + 7) / 8))
+		return -1;
 	bits = malloc(r->kb);
 	if (fec_encoder_create(spec, &enc))
 		goto out;
@@ -175,8 +145,7 @@ static int run_make(const struct tcase *t, const struct fec_spec *spec, const st
 	max_out = ids_bsid_max_out(tau);
 	cw = malloc(tau);
 	rx = malloc(max_out);
-	if (!r->jobs || !r->jobs_cpu || !r->jobs_gpu || !r->in || !r->in_f || !r->out_cpu ||
-	    !r->out_gpu || !r->soft_cpu || !r->soft_gpu || !bits || !cw || !rx)
+	if (!bits || !cw || !rx)
 		goto out;
 	fec_prng_seed(&rng, seed);
 	for (uint32_t j = 0; j < count; j++) {
@@ -187,7 +156,7 @@ static int run_make(const struct tcase *t, const struct fec_spec *spec, const st
 			goto out;
 		do
 			ids_bsid_apply(&ch, &rng, cw, tau, rx, max_out, &rho);
-		while (rho > r->stride);
+		while (rho > stride);
 		if (j % SHORT_EVERY == SHORT_EVERY - 1 || j == count - 1) {
 			rho = tau / 2;
 			r->shorts++;
@@ -201,12 +170,12 @@ static int run_make(const struct tcase *t, const struct fec_spec *spec, const st
 				      (t->sigma * t->sigma);
 			const double s = llr * spec->frame.llr_scale;
 
-			r->in[j * r->stride + k] = (int8_t)(s > 127    ? 127
-			                                    : s < -128 ? -128
-			                                               : lrint(s));
-			r->in_f[j * r->stride + k] = (float)llr;
+			r->b.in[j * stride + k] = (int8_t)(s > 127    ? 127
+			                                   : s < -128 ? -128
+			                                              : lrint(s));
+			r->b.in_f[j * stride + k] = (float)llr;
 		}
-		r->jobs[j] = (struct fec_job){.in_len = (uint32_t)rho, .own_len = (uint32_t)rho};
+		r->b.jobs[j] = (struct fec_job){.in_len = (uint32_t)rho, .own_len = (uint32_t)rho};
 	}
 	rc = 0;
 out:
@@ -217,23 +186,6 @@ out:
 	return rc;
 }
 
-static struct fec_batch run_batch(struct run *r, struct fec_job *jobs, uint8_t *out, float *soft,
-                                  bool want_soft)
-{
-	memcpy(jobs, r->jobs, r->count * sizeof(struct fec_job));
-	return (struct fec_batch){
-	    .count = r->count,
-	    .jobs = jobs,
-	    .in = r->f32 ? NULL : r->in,
-	    .in_f32 = r->f32 ? r->in_f : NULL,
-	    .in_stride = r->stride,
-	    .out = out,
-	    .out_stride = r->out_stride,
-	    .soft = want_soft ? soft : NULL,
-	    .soft_stride = r->soft_stride,
-	};
-}
-
 /* Compares the decodes job by job; returns the jobs that differ. */
 static unsigned compare(const char *name, const struct run *r, bool outer, bool soft,
                         unsigned *decoded, unsigned *erased, float *max_diff)
@@ -241,12 +193,14 @@ static unsigned compare(const char *name, const struct run *r, bool outer, bool 
 	const float abs_tol = outer ? OUTER_ABS : SOFT_ABS, rel_tol = outer ? OUTER_REL : SOFT_REL;
 	unsigned bad = 0;
 
-	for (uint32_t j = 0; j < r->count; j++) {
-		const struct fec_job *a = &r->jobs_cpu[j], *b = &r->jobs_gpu[j];
-		const uint8_t *oa = r->out_cpu + j * r->out_stride,
-		              *ob = r->out_gpu + j * r->out_stride;
-		const float *sa = r->soft_cpu + j * r->soft_stride,
-		            *sb = r->soft_gpu + j * r->soft_stride;
+	const struct twin_batch *tb = &r->b;
+
+	for (uint32_t j = 0; j < tb->count; j++) {
+		const struct fec_job *a = &tb->cpu.jobs[j], *b = &tb->gpu.jobs[j];
+		const uint8_t *oa = tb->cpu.out + j * tb->out_stride,
+		              *ob = tb->gpu.out + j * tb->out_stride;
+		const float *sa = tb->cpu.soft + j * tb->soft_stride,
+		            *sb = tb->gpu.soft + j * tb->soft_stride;
 		char why[200] = "";
 
 		*decoded += a->status == FECD_STATUS_DECODED;
@@ -281,7 +235,7 @@ static unsigned compare(const char *name, const struct run *r, bool outer, bool 
 				*max_diff = d;
 		}
 		if (why[0]) {
-			CHECK(0, "%s: job %u (%u received values): %s", name, j, r->jobs[j].in_len,
+			CHECK(0, "%s: job %u (%u received values): %s", name, j, tb->jobs[j].in_len,
 			      why);
 			bad++;
 		}
@@ -295,9 +249,7 @@ static void run_case(struct gpu_test *g, const struct tcase *t, unsigned idx)
 	struct fec_decoder *dec = NULL;
 	struct fecd_cuda_decoder *gdec = NULL;
 	struct run r = {0};
-	struct fec_batch bc, bg;
 	char err[400] = "";
-	void *scratch = NULL;
 	unsigned decoded = 0, erased = 0, bad;
 	float max_diff = 0.0f;
 	const bool outer = strstr(t->spec, "outer=") != NULL;
@@ -319,20 +271,14 @@ static void run_case(struct gpu_test *g, const struct tcase *t, unsigned idx)
 		CHECK(0, "case %u %s: making frames", idx, t->spec);
 		goto out;
 	}
-	scratch = malloc(fec_decoder_info(dec)->scratch_bytes);
-	bc = run_batch(&r, r.jobs_cpu, r.out_cpu, r.soft_cpu, t->soft);
-	bg = run_batch(&r, r.jobs_gpu, r.out_gpu, r.soft_gpu, t->soft);
-	CHECK(scratch && fec_decode(dec, scratch, &bc, 0, r.count) == 0, "case %u: CPU decode",
-	      idx);
-	if (fecd_cuda_lane_submit(g->lane, gdec, &bg, 0, err, sizeof(err)) ||
-	    fecd_cuda_lane_wait(g->lane, err, sizeof(err))) {
-		CHECK(0, "case %u %s: GPU decode: %s", idx, t->spec, err);
+	if (twin_batch_decode(&r.b, dec, g, gdec, t->soft, err, sizeof(err))) {
+		CHECK(0, "case %u %s: %s", idx, t->spec, err);
 		goto out;
 	}
 	bad = compare(t->spec, &r, outer, t->soft, &decoded, &erased, &max_diff);
 	printf("case %u: %s\n  %u jobs: %u decoded, %u erased; %u differ; soft values within "
 	       "%.3g\n  %s\n",
-	       idx, t->spec, r.count, decoded, erased, bad, max_diff,
+	       idx, t->spec, r.b.count, decoded, erased, bad, max_diff,
 	       fecd_cuda_decoder_describe(gdec));
 	/* the cases must exercise what they claim: decoded frames, and the erasures */
 	CHECK(decoded > 0, "case %u: some frame decoded", idx);
@@ -340,8 +286,7 @@ static void run_case(struct gpu_test *g, const struct tcase *t, unsigned idx)
 	      "case %u: %u erased, the short frames and %s", idx, erased,
 	      t->want_erased ? "some without a path" : "nothing else needed");
 out:
-	free(scratch);
-	run_free(&r);
+	twin_batch_free(&r.b);
 	fecd_cuda_decoder_destroy(gdec);
 	fec_decoder_destroy(dec);
 }

@@ -13,17 +13,10 @@
 #include <time.h>
 
 #include "awgn.h"
+#include "cpu_timer.h"
 #include "fec.h"
 #include "fecd_cuda.h"
 #include "prng.h"
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -118,14 +111,14 @@ int main(int argc, char **argv)
 	    fecd_cuda_lane_wait(lane, err, sizeof(err)))
 		goto out_cuda;
 	for (unsigned r = 0; r < rounds; r++) {
-		const double t0 = now();
+		const double t0 = cpu_timer_secs(CLOCK_MONOTONIC);
 
 		if (fecd_cuda_lane_submit(lane, gdec, &b,
 		                          FECD_CUDA_NO_COPY_IN | FECD_CUDA_NO_COPY_OUT, err,
 		                          sizeof(err)) ||
 		    fecd_cuda_lane_wait(lane, err, sizeof(err)))
 			goto out_cuda;
-		secs[r] = now() - t0;
+		secs[r] = cpu_timer_secs(CLOCK_MONOTONIC) - t0;
 	}
 	qsort(secs, rounds, sizeof(double), cmp_double);
 	const double bits = (double)frames * info->frame_info_bits;

@@ -48,6 +48,7 @@
 #include "gpu_test.h"
 #include "nbldpc.h"
 #include "prng.h"
+#include "twin_batch.h"
 
 #define FLIP_MAX  1     /* frames of a case whose decision may differ (see above) */
 #define SOFT_ABS  0.05f /* soft values: absolute tolerance */
@@ -58,30 +59,17 @@
 
 /* A batch of frames and both decodes of it. */
 struct run {
+	struct twin_batch b;
 	const struct fec_info *info;
 	const struct nbldpc_code *code;
-	uint32_t count, kb;
-	size_t in_stride, out_stride, soft_stride;
+	uint32_t kb;
 	uint8_t *sent; /* information bits, one per byte */
-	struct fec_job *jobs, *jobs_cpu, *jobs_gpu;
-	int8_t *in;
-	float *in_f;
-	uint8_t *out_cpu, *out_gpu;
-	float *soft_cpu, *soft_gpu;
 };
 
 static void run_free(struct run *r)
 {
+	twin_batch_free(&r->b);
 	free(r->sent);
-	free(r->jobs);
-	free(r->jobs_cpu);
-	free(r->jobs_gpu);
-	free(r->in);
-	free(r->in_f);
-	free(r->out_cpu);
-	free(r->out_gpu);
-	free(r->soft_cpu);
-	free(r->soft_gpu);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -109,24 +97,13 @@ static int run_make(const struct fec_spec *spec, const struct fec_decoder *dec, 
 	memset(r, 0, sizeof(*r));
 	r->info = info;
 	r->code = c;
-	r->count = count;
 	r->kb = c->k * p;
-	r->in_stride = (size_t)info->frame_syms * info->in_q;
-	r->out_stride = (r->kb + 7) / 8;
-	r->soft_stride = info->max_soft;
+	if (twin_batch_alloc(&r->b, info, count, (size_t)info->frame_syms * info->in_q,
+	                     (r->kb + 7) / 8))
+		return -1;
 	r->sent = malloc((size_t)count * r->kb);
-	r->jobs = calloc(count, sizeof(struct fec_job));
-	r->jobs_cpu = calloc(count, sizeof(struct fec_job));
-	r->jobs_gpu = calloc(count, sizeof(struct fec_job));
-	r->in = malloc((size_t)count * r->in_stride);
-	r->in_f = malloc((size_t)count * r->in_stride * sizeof(float));
-	r->out_cpu = calloc(count, r->out_stride);
-	r->out_gpu = calloc(count, r->out_stride);
-	r->soft_cpu = calloc((size_t)count * r->soft_stride, sizeof(float));
-	r->soft_gpu = calloc((size_t)count * r->soft_stride, sizeof(float));
 	cw = malloc((size_t)c->n * p);
-	if (!r->sent || !r->jobs || !r->jobs_cpu || !r->jobs_gpu || !r->in || !r->in_f ||
-	    !r->out_cpu || !r->out_gpu || !r->soft_cpu || !r->soft_gpu || !cw)
+	if (!r->sent || !cw)
 		goto out;
 	if (fec_encoder_create(spec, &enc))
 		goto out;
@@ -147,12 +124,12 @@ static int run_make(const struct fec_spec *spec, const struct fec_decoder *dec, 
 				const double s = l * spec->frame.llr_scale;
 
 				llr[t] = (float)l;
-				r->in[j * r->in_stride + x * p + t] =
+				r->b.in[j * r->b.in_stride + x * p + t] =
 				    (int8_t)(s > 127    ? 127
 				             : s < -128 ? -128
 				                        : lrint(s));
 				if (info->in_kind == FEC_IN_F32_LLR)
-					r->in_f[j * r->in_stride + x * p + t] = llr[t];
+					r->b.in_f[j * r->b.in_stride + x * p + t] = llr[t];
 			}
 			if (info->in_kind != FEC_IN_F32_SYMLOGP)
 				continue;
@@ -162,13 +139,13 @@ static int run_make(const struct fec_spec *spec, const struct fec_decoder *dec, 
 				for (unsigned t = 0; t < p; t++)
 					if ((a >> bit_shift(spec, p, t)) & 1)
 						v -= llr[t];
-				r->in_f[j * r->in_stride + (size_t)x * q + a] = v;
+				r->b.in_f[j * r->b.in_stride + (size_t)x * q + a] = v;
 			}
 		}
-		r->jobs[j] =
+		r->b.jobs[j] =
 		    (struct fec_job){.in_len = info->frame_syms, .own_len = info->frame_syms};
 		if (j % 7 == 5)
-			r->jobs[j].in_len = info->frame_syms - 1;
+			r->b.jobs[j].in_len = info->frame_syms - 1;
 	}
 	rc = 0;
 out:
@@ -177,35 +154,16 @@ out:
 	return rc;
 }
 
-static struct fec_batch run_batch(struct run *r, struct fec_job *jobs, uint8_t *out, float *soft,
-                                  bool want_soft)
-{
-	const bool f32 = r->info->in_kind != FEC_IN_S8_LLR;
-
-	memcpy(jobs, r->jobs, r->count * sizeof(struct fec_job));
-	return (struct fec_batch){
-	    .count = r->count,
-	    .jobs = jobs,
-	    .in = f32 ? NULL : r->in,
-	    .in_f32 = f32 ? r->in_f : NULL,
-	    .in_stride = r->in_stride,
-	    .out = out,
-	    .out_stride = r->out_stride,
-	    .soft = want_soft ? soft : NULL,
-	    .soft_stride = r->soft_stride,
-	};
-}
-
 /* Whether job j of a decode is a frame error (not DECODED, or a wrong bit). */
 static bool frame_error(const struct run *r, const struct fec_job *job, const uint8_t *out,
                         uint32_t j)
 {
 	uint8_t packed[4096];
 
-	if (job->status != FECD_STATUS_DECODED || job->out_bits != r->kb || r->out_stride > 4096)
+	if (job->status != FECD_STATUS_DECODED || job->out_bits != r->kb || r->b.out_stride > 4096)
 		return true;
 	fec_pack_bits(r->sent + (size_t)j * r->kb, r->kb, packed);
-	return fec_count_bit_errors(packed, out + j * r->out_stride, r->kb) != 0;
+	return fec_count_bit_errors(packed, out + j * r->b.out_stride, r->kb) != 0;
 }
 
 static bool soft_near(float a, float b)
@@ -228,7 +186,6 @@ static void run_case_want(struct gpu_test *g, const char *text, uint32_t count, 
 	struct fecd_cuda_decoder *gdec = NULL;
 	struct run r = {0};
 	char err[400];
-	void *scratch = NULL;
 	unsigned flips = 0, fe_cpu = 0, fe_gpu = 0, iters = 0, erased = 0;
 	unsigned long nsoft = 0, soft_off = 0;
 
@@ -251,21 +208,15 @@ static void run_case_want(struct gpu_test *g, const char *text, uint32_t count, 
 		CHECK(0, "%s: frames", text);
 		goto out;
 	}
-	scratch = malloc(r.info->scratch_bytes);
-	struct fec_batch bc = run_batch(&r, r.jobs_cpu, r.out_cpu, r.soft_cpu, soft);
-	struct fec_batch bg = run_batch(&r, r.jobs_gpu, r.out_gpu, r.soft_gpu, soft);
+	if (twin_batch_decode(&r.b, dec, g, gdec, soft, err, sizeof(err))) {
+		CHECK(0, "%s: %s", text, err);
+		goto out;
+	}
+	const struct twin_side *cs = &r.b.cpu, *gs = &r.b.gpu;
+	const size_t ostride = r.b.out_stride, sstride = r.b.soft_stride;
 
-	if (!scratch || fec_decode(dec, scratch, &bc, 0, count)) {
-		CHECK(0, "%s: CPU decode", text);
-		goto out;
-	}
-	if (fecd_cuda_lane_submit(g->lane, gdec, &bg, 0, err, sizeof(err)) ||
-	    fecd_cuda_lane_wait(g->lane, err, sizeof(err))) {
-		CHECK(0, "%s: GPU decode: %s", text, err);
-		goto out;
-	}
 	for (uint32_t j = 0; j < count; j++) {
-		const struct fec_job *a = &r.jobs_cpu[j], *b = &r.jobs_gpu[j];
+		const struct fec_job *a = &cs->jobs[j], *b = &gs->jobs[j];
 		const bool erase = a->status == FECD_STATUS_ERASED;
 
 		erased += erase;
@@ -278,27 +229,26 @@ static void run_case_want(struct gpu_test *g, const char *text, uint32_t count, 
 		CHECK(a->out_bits == b->out_bits && a->soft_count == b->soft_count,
 		      "%s: job %u: out_bits %u / %u, soft_count %u / %u", text, j, a->out_bits,
 		      b->out_bits, a->soft_count, b->soft_count);
-		fe_cpu += frame_error(&r, a, r.out_cpu, j);
-		fe_gpu += frame_error(&r, b, r.out_gpu, j);
+		fe_cpu += frame_error(&r, a, cs->out, j);
+		fe_gpu += frame_error(&r, b, gs->out, j);
 		iters += a->work;
 		if (a->status != b->status || a->work != b->work ||
-		    memcmp(r.out_cpu + j * r.out_stride, r.out_gpu + j * r.out_stride,
-		           r.out_stride)) {
+		    memcmp(cs->out + j * ostride, gs->out + j * ostride, ostride)) {
 			uint32_t byte = 0;
 
-			while (byte < r.out_stride && r.out_cpu[j * r.out_stride + byte] ==
-			                                  r.out_gpu[j * r.out_stride + byte])
+			while (byte < ostride &&
+			       cs->out[j * ostride + byte] == gs->out[j * ostride + byte])
 				byte++;
 			printf("  %s: job %u differs: status %u / %u, work %u / %u, first output "
 			       "byte differing %d\n",
 			       text, j, a->status, b->status, a->work, b->work,
-			       byte < r.out_stride ? (int)byte : -1);
+			       byte < ostride ? (int)byte : -1);
 			flips++;
 			continue;
 		}
 		for (uint32_t k = 0; soft && k < a->soft_count; k++) {
-			const float x = r.soft_cpu[j * r.soft_stride + k];
-			const float y = r.soft_gpu[j * r.soft_stride + k];
+			const float x = cs->soft[j * sstride + k];
+			const float y = gs->soft[j * sstride + k];
 
 			nsoft++;
 			if (!soft_near(x, y)) {
@@ -320,7 +270,6 @@ static void run_case_want(struct gpu_test *g, const char *text, uint32_t count, 
 	       count > erased ? (double)iters / (count - erased) : 0.0, flips,
 	       fecd_cuda_decoder_describe(gdec));
 out:
-	free(scratch);
 	run_free(&r);
 	fecd_cuda_decoder_destroy(gdec);
 	fec_decoder_destroy(dec);

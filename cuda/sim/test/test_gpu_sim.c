@@ -37,10 +37,11 @@
 #include "fecd_cuda.h"
 #include "nbldpc.h"
 #include "prng.h"
+#include "sim.h"
+#include "sim_agree.h"
 #include "softbits.h"
 
 #define PEEK_FRAMES 5
-#define CHUNKS      20
 
 static struct fecd_cuda *ctx;
 
@@ -301,23 +302,6 @@ static void check_noiseless(const char *text, uint64_t frames)
 	code_close(&c);
 }
 
-static bool tally_eq(const struct fecd_cuda_sim_tally *a, const struct fecd_cuda_sim_tally *b)
-{
-	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
-	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged &&
-	       a->frames_wrong_bits == b->frames_wrong_bits && a->bit_errors_sq == b->bit_errors_sq;
-}
-
-static void print_tally(const char *what, const struct fecd_cuda_sim_tally *t)
-{
-	printf("  %-28s frames %llu fe %llu bits %llu be %llu unconverged %llu wrong %llu "
-	       "be_sq %llu\n",
-	       what, (unsigned long long)t->frames, (unsigned long long)t->frame_errors,
-	       (unsigned long long)t->bits, (unsigned long long)t->bit_errors,
-	       (unsigned long long)t->unconverged, (unsigned long long)t->frames_wrong_bits,
-	       (unsigned long long)t->bit_errors_sq);
-}
-
 /* One run of count frames against three runs over the same frames, and against a simulator
  * whose batches are small (batch boundaries elsewhere). */
 static void check_split(const char *text, double ebn0, uint64_t count)
@@ -353,8 +337,8 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 		while (rc == 0 && fecd_cuda_sim_pending(c.sim))
 			rc = fecd_cuda_sim_wait(c.sim, &ahead, err, sizeof(err));
 		CHECK(rc == 0, "%s: wait: %s", text, err);
-		print_tally("three runs submitted ahead", &ahead);
-		CHECK(tally_eq(&one, &ahead), "%s: runs submitted ahead differ", text);
+		sim_tally_print("three runs submitted ahead", &ahead);
+		CHECK(sim_tally_same(&one, &ahead), "%s: runs submitted ahead differ", text);
 	}
 	CHECK(one.frames_wrong_bits <= one.frame_errors &&
 	          one.frame_errors - one.frames_wrong_bits <= one.unconverged &&
@@ -372,13 +356,13 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 	if (rc == 0)
 		CHECK(sim_run(&d, ebn0, 11, 500, count, &small) == 0, "run");
 	printf("split %s at %.2f dB, batches of %u and 37:\n", text, ebn0, c.g.batch);
-	print_tally("one run", &one);
-	print_tally("three runs", &three);
-	print_tally("batches of 37", &small);
+	sim_tally_print("one run", &one);
+	sim_tally_print("three runs", &three);
+	sim_tally_print("batches of 37", &small);
 	CHECK(one.frame_errors > 0, "%s: no frame errors at %.2f dB: the split test sees nothing",
 	      text, ebn0);
-	CHECK(tally_eq(&one, &three), "%s: one run and three runs differ", text);
-	CHECK(tally_eq(&one, &small), "%s: batches of %u and of 37 differ", text, c.g.batch);
+	CHECK(sim_tally_same(&one, &three), "%s: one run and three runs differ", text);
+	CHECK(sim_tally_same(&one, &small), "%s: batches of %u and of 37 differ", text, c.g.batch);
 	code_close(&d);
 	code_close(&c);
 }
@@ -471,64 +455,13 @@ static void check_all_zero_only(const char *text)
 
 /* ---- Statistics */
 
-struct estimate {
-	uint64_t frames, frame_errors, bits, bit_errors;
-	double ber_lo, ber_hi, fer_lo, fer_hi;
-};
-
-static void wilson(uint64_t k, uint64_t n, double *lo, double *hi)
-{
-	const double z = 1.96, p = n ? (double)k / (double)n : 0.0;
-	double d = 1.0 + z * z / (double)n, mid = (p + z * z / (2.0 * (double)n)) / d;
-	double half = z * sqrt(p * (1.0 - p) / (double)n + z * z / (4.0 * (double)n * n)) / d;
-
-	*lo = mid - half;
-	*hi = mid + half;
-}
-
-/* BER by batch means over CHUNKS chunks; FER by Wilson. */
-static void estimate_finish(struct estimate *e, const double *chunk_ber)
-{
-	double mean = 0.0, var = 0.0;
-
-	for (int i = 0; i < CHUNKS; i++)
-		mean += chunk_ber[i] / CHUNKS;
-	for (int i = 0; i < CHUNKS; i++)
-		var += (chunk_ber[i] - mean) * (chunk_ber[i] - mean) / (CHUNKS - 1);
-	double se = sqrt(var / CHUNKS);
-
-	e->ber_lo = mean - 1.96 * se;
-	e->ber_hi = mean + 1.96 * se;
-	wilson(e->frame_errors, e->frames, &e->fer_lo, &e->fer_hi);
-}
-
-static int gpu_estimate(struct code *c, double ebn0, uint64_t frames, struct estimate *e)
-{
-	double chunk[CHUNKS];
-	uint64_t per = frames / CHUNKS;
-
-	memset(e, 0, sizeof(*e));
-	for (int i = 0; i < CHUNKS; i++) {
-		struct fecd_cuda_sim_tally t = {0};
-
-		if (sim_run(c, ebn0, 99, (uint64_t)i * per, per, &t))
-			return -1;
-		chunk[i] = (double)t.bit_errors / (double)t.bits;
-		e->frames += t.frames;
-		e->frame_errors += t.frame_errors;
-		e->bits += t.bits;
-		e->bit_errors += t.bit_errors;
-	}
-	estimate_finish(e, chunk);
-	return 0;
-}
-
 /* The CPU simulation: frames of the same layout from fec_prng, fec_encode, BPSK/AWGN
  * (fec_awgn_llr), fecd-feed's s8 quantizer at the code's llr_scale (else fecd-feed's 40 / mean
  * LLR), as the GPU engine and fecd-sim's CPU engine take it, fec_decode in batches of
- * CPU_BATCH; frames is a multiple of CHUNKS * CPU_BATCH. */
+ * CPU_BATCH; SIM_AGREE_CHUNKS runs of frames / SIM_AGREE_CHUNKS frames each (rounded down to
+ * whole batches). */
 #define CPU_BATCH 32
-static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct estimate *e)
+static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct sim_estimate *e)
 {
 	const struct fecd_cuda_sim_geometry *g = &c->g;
 	const struct fec_info *info = fec_decoder_info(c->dec);
@@ -543,8 +476,8 @@ static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 	uint8_t *out = malloc((size_t)CPU_BATCH * ostride);
 	void *scratch = malloc(info->scratch_bytes ? info->scratch_bytes : 1);
 	struct fec_job jobs[CPU_BATCH];
-	double chunk[CHUNKS];
-	uint64_t per = frames / CHUNKS / CPU_BATCH * CPU_BATCH, ce = 0;
+	uint64_t per = frames / SIM_AGREE_CHUNKS / CPU_BATCH * CPU_BATCH;
+	uint64_t cfe = 0, cbe = 0; /* the run's frame and bit errors */
 	struct fec_prng p;
 	int rc = -1;
 
@@ -552,7 +485,7 @@ static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 	if (!bits || !code || !llr || !in || !out || !scratch || per == 0)
 		goto out;
 	fec_prng_seed(&p, 4242);
-	for (uint64_t f0 = 0; f0 < per * CHUNKS; f0 += CPU_BATCH) {
+	for (uint64_t f0 = 0; f0 < per * SIM_AGREE_CHUNKS; f0 += CPU_BATCH) {
 		struct fec_batch b = {.count = CPU_BATCH,
 		                      .jobs = jobs,
 		                      .in = in,
@@ -584,19 +517,15 @@ static int cpu_estimate(struct code *c, double ebn0, uint64_t frames, struct est
 
 			for (uint32_t j = 0; j < got; j++)
 				errs += (o[j / 8] >> (7 - j % 8) & 1u) != fb[g->cmp_first + j];
-			e->frames++;
-			e->bits += g->cmp_bits;
-			e->bit_errors += errs;
-			e->frame_errors += errs != 0 || jobs[i].status != FECD_STATUS_DECODED;
-			ce += errs;
+			cbe += errs;
+			cfe += errs != 0 || jobs[i].status != FECD_STATUS_DECODED;
 		}
 		if ((f0 + CPU_BATCH) % per == 0) {
-			chunk[f0 / per] = (double)ce / ((double)per * g->cmp_bits);
-			ce = 0;
+			sim_estimate_add(e, per, cfe, per * g->cmp_bits, cbe);
+			cfe = cbe = 0;
 		}
 	}
-	estimate_finish(e, chunk);
-	rc = 0;
+	rc = sim_estimate_finish(e);
 out:
 	free(bits);
 	free(code);
@@ -607,41 +536,25 @@ out:
 	return rc;
 }
 
-static bool overlap(double alo, double ahi, double blo, double bhi)
-{
-	return alo <= bhi && blo <= ahi;
-}
-
 static void check_stats(const char *text, double ebn0, uint64_t gpu_frames, uint64_t cpu_frames)
 {
-	struct estimate ge, ce;
+	struct sim_estimate ge, ce;
 	struct code c;
+	char err[512] = "", what[256], why[1024];
 
 	if (code_open(&c, text)) {
 		CHECK(0, "%s: cannot open", text);
 		code_close(&c);
 		return;
 	}
-	int rg = gpu_estimate(&c, ebn0, gpu_frames, &ge);
+	int rg = sim_estimate_gpu(c.sim, ebn0, gpu_frames, &ge, err, sizeof(err));
 	int rcpu = cpu_estimate(&c, ebn0, cpu_frames, &ce);
 
-	CHECK(rg == 0 && rcpu == 0, "%s: simulation failed", text);
+	CHECK(rg == 0 && rcpu == 0, "%s: simulation failed: %s", text, err);
 	if (!rg && !rcpu) {
 		printf("stats %s at %.2f dB\n", text, ebn0);
-		printf("  GPU %8llu frames: FER %.4g [%.4g, %.4g]  BER %.4g [%.4g, %.4g]\n",
-		       (unsigned long long)ge.frames, (double)ge.frame_errors / ge.frames,
-		       ge.fer_lo, ge.fer_hi, (double)ge.bit_errors / ge.bits, ge.ber_lo, ge.ber_hi);
-		printf("  CPU %8llu frames: FER %.4g [%.4g, %.4g]  BER %.4g [%.4g, %.4g]\n",
-		       (unsigned long long)ce.frames, (double)ce.frame_errors / ce.frames,
-		       ce.fer_lo, ce.fer_hi, (double)ce.bit_errors / ce.bits, ce.ber_lo, ce.ber_hi);
-		CHECK(ce.frame_errors >= 10 && ge.frame_errors >= 10,
-		      "%s at %.2f dB: too few frame errors to compare (CPU %llu, GPU %llu)", text,
-		      ebn0, (unsigned long long)ce.frame_errors,
-		      (unsigned long long)ge.frame_errors);
-		CHECK(overlap(ge.fer_lo, ge.fer_hi, ce.fer_lo, ce.fer_hi),
-		      "%s at %.2f dB: FER intervals do not overlap", text, ebn0);
-		CHECK(overlap(ge.ber_lo, ge.ber_hi, ce.ber_lo, ce.ber_hi),
-		      "%s at %.2f dB: BER intervals do not overlap", text, ebn0);
+		snprintf(what, sizeof(what), "%s at %.2f dB", text, ebn0);
+		CHECK(sim_agree(what, &ge, &ce, why, sizeof(why)) == 0, "%s", why);
 	}
 	code_close(&c);
 }
@@ -679,16 +592,16 @@ static void check_all_zero(const char *text, double ebn0, uint64_t frames)
 	          sim_run(&z, ebn0, 5, 0, frames, &tz) == 0,
 	      "%s: runs", text);
 	double rlo, rhi, zlo, zhi;
-	wilson(tr.frame_errors, tr.frames, &rlo, &rhi);
-	wilson(tz.frame_errors, tz.frames, &zlo, &zhi);
+	sim_wilson95(tr.frame_errors, tr.frames, &rlo, &rhi);
+	sim_wilson95(tz.frame_errors, tz.frames, &zlo, &zhi);
 	printf("all-zero %s at %.2f dB: FER %.4g [%.4g, %.4g], random bits %.4g [%.4g, %.4g]\n",
 	       text, ebn0, (double)tz.frame_errors / tz.frames, zlo, zhi,
 	       (double)tr.frame_errors / tr.frames, rlo, rhi);
 	CHECK(tz.frame_errors >= 10 && tr.frame_errors >= 10,
 	      "%s at %.2f dB: too few frame errors to compare (%llu, %llu)", text, ebn0,
 	      (unsigned long long)tz.frame_errors, (unsigned long long)tr.frame_errors);
-	CHECK(overlap(rlo, rhi, zlo, zhi), "%s at %.2f dB: all-zero FER interval apart", text,
-	      ebn0);
+	CHECK(sim_agree_overlap(rlo, rhi, zlo, zhi), "%s at %.2f dB: all-zero FER interval apart",
+	      text, ebn0);
 	free(bits);
 	free(code);
 	code_close(&r);

@@ -31,8 +31,7 @@
 #include "fec.h"
 #include "fecd_cuda.h"
 #include "sim.h"
-
-#define CHUNKS 20
+#include "sim_agree.h"
 
 static struct fecd_cuda *ctx;
 
@@ -353,20 +352,6 @@ static int gpu_run(struct code *c, double ebn0, uint64_t seed, uint64_t first, u
 	return rc;
 }
 
-static void print_tally(const char *what, const struct fecd_cuda_sim_tally *t)
-{
-	printf("  %-22s frames %llu fe %llu bits %llu be %llu unconverged %llu\n", what,
-	       (unsigned long long)t->frames, (unsigned long long)t->frame_errors,
-	       (unsigned long long)t->bits, (unsigned long long)t->bit_errors,
-	       (unsigned long long)t->unconverged);
-}
-
-static bool tally_eq(const struct fecd_cuda_sim_tally *a, const struct fecd_cuda_sim_tally *b)
-{
-	return a->frames == b->frames && a->frame_errors == b->frame_errors && a->bits == b->bits &&
-	       a->bit_errors == b->bit_errors && a->unconverged == b->unconverged;
-}
-
 static void check_noiseless(const char *text, uint64_t frames)
 {
 	struct fecd_cuda_sim_tally t = {0};
@@ -378,7 +363,7 @@ static void check_noiseless(const char *text, uint64_t frames)
 		return;
 	}
 	CHECK(gpu_run(&c, INFINITY, 3, 0, frames, &t) == 0, "%s: run", text);
-	print_tally(text, &t);
+	sim_tally_print(text, &t);
 	CHECK(t.frames == frames && t.bit_errors == 0 && t.frame_errors == 0,
 	      "%s noiseless, no edits: %llu bit errors, %llu frame errors in %llu frames", text,
 	      (unsigned long long)t.bit_errors, (unsigned long long)t.frame_errors,
@@ -410,91 +395,55 @@ static void check_split(const char *text, const char *channel, double ebn0, uint
 		CHECK(gpu_run(&d, ebn0, 11, 500, count, &small) == 0, "run");
 	printf("split %s over %s at %.1f dB, batches of %u and 37:\n", text, channel, ebn0,
 	       c.g.batch);
-	print_tally("one run", &one);
-	print_tally("three runs", &three);
-	print_tally("batches of 37", &small);
+	sim_tally_print("one run", &one);
+	sim_tally_print("three runs", &three);
+	sim_tally_print("batches of 37", &small);
 	CHECK(one.frame_errors > 0, "%s: no frame errors: the split test sees nothing", text);
-	CHECK(tally_eq(&one, &three), "%s over %s: one run and three runs differ", text, channel);
-	CHECK(tally_eq(&one, &small), "%s over %s: batches of %u and of 37 differ", text, channel,
-	      c.g.batch);
+	CHECK(sim_tally_same(&one, &three), "%s over %s: one run and three runs differ", text,
+	      channel);
+	CHECK(sim_tally_same(&one, &small), "%s over %s: batches of %u and of 37 differ", text,
+	      channel, c.g.batch);
 	code_close(&d);
 	code_close(&c);
 }
 
 /* ---- GPU against the CPU engine */
 
-struct estimate {
-	uint64_t frames, frame_errors, bits, bit_errors;
-	double ber_lo, ber_hi, fer_lo, fer_hi;
-};
-
-static void estimate_add(struct estimate *e, uint64_t frames, uint64_t fe, uint64_t bits,
-                         uint64_t be, double *chunk)
-{
-	e->frames += frames;
-	e->frame_errors += fe;
-	e->bits += bits;
-	e->bit_errors += be;
-	*chunk = bits ? (double)be / (double)bits : 0.0;
-}
-
-/* BER by batch means over CHUNKS runs; FER by Wilson. */
-static void estimate_finish(struct estimate *e, const double *chunk)
-{
-	double mean = 0.0, var = 0.0;
-
-	for (int i = 0; i < CHUNKS; i++)
-		mean += chunk[i] / CHUNKS;
-	for (int i = 0; i < CHUNKS; i++)
-		var += (chunk[i] - mean) * (chunk[i] - mean) / (CHUNKS - 1);
-	e->ber_lo = mean - 1.96 * sqrt(var / CHUNKS);
-	e->ber_hi = mean + 1.96 * sqrt(var / CHUNKS);
-	sim_wilson95(e->frame_errors, e->frames, &e->fer_lo, &e->fer_hi);
-}
-
-static bool overlap(double alo, double ahi, double blo, double bhi)
-{
-	return alo <= bhi && blo <= ahi;
-}
-
 /* text over channel at ebn0: gpu_frames on the device, cpu_frames through fecd-sim's CPU engine
- * (every core; CHUNKS points of cpu_frames / CHUNKS frames each, for the batch means). */
+ * (every core; SIM_AGREE_CHUNKS points of cpu_frames / SIM_AGREE_CHUNKS frames each, for the
+ * batch means). */
 static void check_agree(const char *text, const char *channel, double ebn0, uint64_t gpu_frames,
                         uint64_t cpu_frames)
 {
-	struct estimate ge = {0}, ce = {0};
-	double gchunk[CHUNKS], cchunk[CHUNKS];
+	struct sim_estimate ge = {0}, ce = {0};
 	struct sim_code sc;
 	struct sim_cpu *cpu = NULL;
 	struct code c;
-	char err[512];
-	int rc = 0;
+	char err[512] = "", what[512], why[1024];
+	int rc;
 
 	if (code_open(&c, text, channel)) {
 		CHECK(0, "%s over %s: cannot open", text, channel);
 		code_close(&c);
 		return;
 	}
-	for (int i = 0; !rc && i < CHUNKS; i++) {
-		struct fecd_cuda_sim_tally t = {0};
-		const uint64_t per = gpu_frames / CHUNKS;
-
-		rc = gpu_run(&c, ebn0, 99, (uint64_t)i * per, per, &t);
-		estimate_add(&ge, t.frames, t.frame_errors, t.bits, t.bit_errors, &gchunk[i]);
-	}
+	rc = sim_estimate_gpu(c.sim, ebn0, gpu_frames, &ge, err, sizeof(err));
 	if (!rc && sim_code_open(&sc, text, channel, false, 0, err, sizeof(err)) == 0) {
-		const struct sim_stop stop = {.max_frames = cpu_frames / CHUNKS};
+		const struct sim_stop stop = {.max_frames = cpu_frames / SIM_AGREE_CHUNKS};
 		volatile int flag = 0;
 
 		rc = sim_cpu_open(&sc, 0, &cpu, err, sizeof(err));
-		for (int i = 0; !rc && i < CHUNKS; i++) {
+		for (int i = 0; !rc && i < SIM_AGREE_CHUNKS; i++) {
 			struct sim_result r;
 
 			rc = sim_cpu_run(cpu, ebn0, 4242, (uint32_t)i, &stop, &flag, NULL, NULL, &r,
 			                 err, sizeof(err));
-			estimate_add(&ce, r.t.frames, r.t.frame_errors, r.t.bits, r.t.bit_errors,
-			             &cchunk[i]);
+			if (!rc)
+				sim_estimate_add(&ce, r.t.frames, r.t.frame_errors, r.t.bits,
+				                 r.t.bit_errors);
 		}
+		if (!rc)
+			rc = sim_estimate_finish(&ce);
 		sim_cpu_close(cpu);
 		sim_code_close(&sc);
 	} else if (!rc) {
@@ -502,25 +451,9 @@ static void check_agree(const char *text, const char *channel, double ebn0, uint
 	}
 	CHECK(rc == 0, "%s over %s: simulation failed: %s", text, channel, rc ? err : "");
 	if (rc == 0) {
-		estimate_finish(&ge, gchunk);
-		estimate_finish(&ce, cchunk);
 		printf("agree %s over %s at %.1f dB\n", text, channel, ebn0);
-		printf("  GPU %7llu frames: FER %.4g [%.4g, %.4g]  BER %.4g [%.4g, %.4g]\n",
-		       (unsigned long long)ge.frames, (double)ge.frame_errors / ge.frames,
-		       ge.fer_lo, ge.fer_hi, (double)ge.bit_errors / ge.bits, ge.ber_lo, ge.ber_hi);
-		printf("  CPU %7llu frames: FER %.4g [%.4g, %.4g]  BER %.4g [%.4g, %.4g]\n",
-		       (unsigned long long)ce.frames, (double)ce.frame_errors / ce.frames,
-		       ce.fer_lo, ce.fer_hi, (double)ce.bit_errors / ce.bits, ce.ber_lo, ce.ber_hi);
-		CHECK(ce.frame_errors >= 10 && ge.frame_errors >= 10,
-		      "%s over %s: too few frame errors to compare (CPU %llu, GPU %llu)", text,
-		      channel, (unsigned long long)ce.frame_errors,
-		      (unsigned long long)ge.frame_errors);
-		CHECK(ce.frame_errors < ce.frames && ge.frame_errors < ge.frames,
-		      "%s over %s: every frame wrong: nothing to compare", text, channel);
-		CHECK(overlap(ge.fer_lo, ge.fer_hi, ce.fer_lo, ce.fer_hi),
-		      "%s over %s at %.1f dB: FER intervals apart", text, channel, ebn0);
-		CHECK(overlap(ge.ber_lo, ge.ber_hi, ce.ber_lo, ce.ber_hi),
-		      "%s over %s at %.1f dB: BER intervals apart", text, channel, ebn0);
+		snprintf(what, sizeof(what), "%s over %s at %.1f dB", text, channel, ebn0);
+		CHECK(sim_agree(what, &ge, &ce, why, sizeof(why)) == 0, "%s", why);
 	}
 	code_close(&c);
 }
