@@ -56,6 +56,20 @@ __device__ __forceinline__ void tms_reg_prefetch(const void *p)
 	asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
+/* The next check's P and R lines toward L2 while check r computes, a line a lane (a hint: the
+ * loads there read whatever this check writes; the last check's next is row 0). */
+__device__ __forceinline__ void tms_reg_prefetch_next(const struct nbgpu_code &c, const int16_t *P,
+                                                      const uint8_t *R, uint32_t r, unsigned ln)
+{
+	const uint32_t rn = r + 1 < c.m ? r + 1 : 0, f0 = c.row_start[rn];
+	const uint32_t fd = c.row_start[rn + 1] - f0;
+
+	if (ln < fd)
+		tms_reg_prefetch(P + (size_t)c.row_col[f0 + ln] * TMS_REG_Q);
+	else if (ln >= 16 && ln - 16 < fd)
+		tms_reg_prefetch(R + (size_t)(f0 + ln - 16) * TMS_REG_Q);
+}
+
 /* Check r of the frame whose P (n x 64 int16) and R (nnz x 64 uint8) are given: in device
  * memory (PF: the next check's lines are prefetched to L2) or shared memory. */
 template <int D, bool PF>
@@ -84,16 +98,8 @@ __device__ static void tms_reg_check(const struct nbgpu_code &c, const uint8_t *
 			rw[i] = ((const uint16_t *)(R + (size_t)(e0 + i) * TMS_REG_Q))[ln];
 		}
 	}
-	/* the next check's P and R toward L2 while this one computes (a hint: the loads there
-	 * read whatever this check writes; the last check's next is row 0) */
 	if (PF) {
-		const uint32_t rn = r + 1 < c.m ? r + 1 : 0, f0 = c.row_start[rn];
-		const uint32_t fd = c.row_start[rn + 1] - f0;
-
-		if (ln < fd)
-			tms_reg_prefetch(P + (size_t)c.row_col[f0 + ln] * TMS_REG_Q);
-		else if (ln >= 16 && ln - 16 < fd)
-			tms_reg_prefetch(R + (size_t)(f0 + ln - 16) * TMS_REG_Q);
+		tms_reg_prefetch_next(c, P, R, r, ln);
 	}
 	/* steps 1 and 2 */
 #pragma unroll

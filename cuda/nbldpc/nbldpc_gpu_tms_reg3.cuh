@@ -176,13 +176,7 @@ __device__ static void tms_reg3_row(const struct nbgpu_code &c, const uint8_t *m
 		}
 	}
 	if (PF) {
-		const uint32_t rn = r + 1 < c.m ? r + 1 : 0, f0 = c.row_start[rn];
-		const uint32_t fd = c.row_start[rn + 1] - f0;
-
-		if (ln < fd)
-			tms_reg_prefetch(P + (size_t)c.row_col[f0 + ln] * TMS_REG_Q);
-		else if (ln >= 16 && ln - 16 < fd)
-			tms_reg_prefetch(R + (size_t)(f0 + ln - 16) * TMS_REG_Q);
+		tms_reg_prefetch_next(c, P, R, r, ln);
 	}
 	/* steps 1 and 2: W = min(P - R - min, 32767) in halves; Q << 4 | edge. The key of a value
 	 * is W + 255 in the high half and the value in the low (one multiply-add for the low value,
