@@ -26,7 +26,6 @@
 #include "nbldpc_gpu_group.cuh"
 
 #define LOG_FLOOR     (-80.0f) /* as nbldpc_decode.c */
-#define PROB_FLOOR    (1e-30f)
 #define NBGPU_THREADS 256
 #define GF_SMEM_BYTES 768 /* the field's exponent (512) and logarithm (256) tables */
 
@@ -55,18 +54,7 @@ __device__ __forceinline__ void gnorm(float (&r)[nbgpu_geo<Q>::V], unsigned mask
 				r[v] = LOG_FLOOR;
 		}
 	} else {
-		float s = 0.0f;
-
-#pragma unroll
-		for (int v = 0; v < V; v++) {
-			if (!(r[v] > PROB_FLOOR))
-				r[v] = PROB_FLOOR;
-			s += r[v];
-		}
-		s = 1.0f / gsum<L>(s, mask);
-#pragma unroll
-		for (int v = 0; v < V; v++)
-			r[v] *= s;
+		group_norm_prob<L, V>(r, mask);
 	}
 }
 

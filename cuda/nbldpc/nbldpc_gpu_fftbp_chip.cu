@@ -35,8 +35,7 @@
 
 namespace cg = cooperative_groups;
 
-#define CHIP_PROB_FLOOR (1e-30f) /* as nbldpc_decode.c */
-#define CHIP_LOG_FLOOR  (-80.0f)
+#define CHIP_LOG_FLOOR (-80.0f)
 /* threads a block at most: 1024 where a lane's message arrays are small (V, D <= 4: 64
  * registers without spills, measured with ptxas -v), else 640 (76-96 registers); prepare takes
  * as many as the registers allow */
@@ -53,22 +52,6 @@ static __host__ __device__ size_t chip_align16(size_t v)
 }
 
 /* ---- Group steps on a message held V values a lane (value a = ln V + v in r[v]). */
-
-template <int L, int V> __device__ __forceinline__ void chip_norm_prob(float (&r)[V], unsigned mask)
-{
-	float s = 0.0f;
-
-#pragma unroll
-	for (int v = 0; v < V; v++) {
-		if (!(r[v] > CHIP_PROB_FLOOR))
-			r[v] = CHIP_PROB_FLOOR;
-		s += r[v];
-	}
-	s = 1.0f / gsum<L>(s, mask);
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		r[v] *= s;
-}
 
 template <int L, int V> __device__ __forceinline__ void chip_norm_log(float (&r)[V], unsigned mask)
 {
@@ -296,7 +279,7 @@ __device__ __forceinline__ void chip_check(const uint8_t *ex, const uint8_t *lg,
 				acc[v] *= F[i][v];
 			}
 			group_wht<Q, V>(t, ln, mask);
-			chip_norm_prob<L, V>(t, mask);
+			group_norm_prob<L, V>(t, mask);
 			if (!QT)
 				chip_quots<V>(ex, lgb, lgs, key[i][0], idx);
 #pragma unroll
@@ -356,7 +339,7 @@ __device__ __forceinline__ void chip_app(const struct chip_ranks &rk, const stru
 #pragma unroll
 	for (int v = 0; v < V; v++)
 		r[v] = r[v] * m0[v] * m1[v];
-	chip_norm_prob<Q / V, V>(r, mask);
+	group_norm_prob<Q / V, V>(r, mask);
 }
 
 /* The kernel's variants (FECD_FFTBP_KERNEL, nbldpc_gpu.cu): CHIP_F_TAB, the code's tables
@@ -473,8 +456,8 @@ __device__ __forceinline__ void chip_vars(const struct nbgpu_code &c, const stru
 			m0[v] *= p[v];
 			m1[v] *= p[v];
 		}
-		chip_norm_prob<L, V>(m1, x.mask);
-		chip_norm_prob<L, V>(m0, x.mask);
+		group_norm_prob<L, V>(m1, x.mask);
+		group_norm_prob<L, V>(m0, x.mask);
 		chip_store<V>(p0, m1);
 		chip_store<V>(p1, m0);
 	}
@@ -643,7 +626,7 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 #pragma unroll
 			for (int v = 0; v < V; v++)
 				r[v] = expf(r[v]);
-			chip_norm_prob<L, V>(r, x.mask);
+			group_norm_prob<L, V>(r, x.mask);
 			chip_store<V>(x.pr + (size_t)j * Q + x.ln * V, r);
 			chip_store<V>(chip_slot_ptr<Q>(rk, x.ly.msg, sl.x) + x.ln * V, r);
 			chip_store<V>(chip_slot_ptr<Q>(rk, x.ly.msg, sl.y) + x.ln * V, r);

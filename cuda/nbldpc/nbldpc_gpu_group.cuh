@@ -74,6 +74,27 @@ __device__ __forceinline__ void group_wht(float (&r)[V], unsigned ln, unsigned m
 	}
 }
 
+#define GROUP_PROB_FLOOR (1e-30f) /* as nbldpc_decode.c */
+
+/* normalise_prob of nbldpc_decode.c over a message held V values a lane by groups of L lanes:
+ * values floored at GROUP_PROB_FLOOR, then scaled to sum 1. */
+template <int L, int V>
+__device__ __forceinline__ void group_norm_prob(float (&r)[V], unsigned mask)
+{
+	float s = 0.0f;
+
+#pragma unroll
+	for (int v = 0; v < V; v++) {
+		if (!(r[v] > GROUP_PROB_FLOOR))
+			r[v] = GROUP_PROB_FLOOR;
+		s += r[v];
+	}
+	s = 1.0f / gsum<L>(s, mask);
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] *= s;
+}
+
 /* log of the sum of exp(r) over the group's values a = ln V + v with (a & msk) == want
  * (nbldpc_coder.c logsumexp); msk 0: all. */
 template <int L, int V>

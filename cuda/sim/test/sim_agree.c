@@ -120,3 +120,14 @@ int sim_agree(const char *what, const struct sim_estimate *gpu, const struct sim
 		why_add(why, whylen, "%s: BER intervals apart", what);
 	return why[0] ? -1 : 0;
 }
+
+int sim_run_print(struct fecd_cuda_sim *sim, const char *text, double ebn0, uint64_t seed,
+                  uint64_t first, uint64_t count, struct fecd_cuda_sim_tally *t)
+{
+	char err[512];
+	int rc = fecd_cuda_sim_run(sim, ebn0, seed, first, count, t, err, sizeof(err));
+
+	if (rc)
+		fprintf(stderr, "%s: fecd_cuda_sim_run: %s\n", text, err);
+	return rc;
+}

@@ -1,10 +1,11 @@
 /*
  * Whether the GPU simulator and a CPU simulation of the same code agree, for test_gpu_sim and
- * test_gpu_sim_ids, and whether two of the GPU's tallies are the same: each side's estimate is SIM_AGREE_CHUNKS runs (points) of equal size, its
- * FER interval Wilson's (sim_wilson95) over all frames and its BER interval the batch means of
- * the runs' BERs (the bit errors of a frame are not independent, so a binomial interval on bits
- * would be too narrow); the two agree where both intervals overlap, each side having at least
- * SIM_AGREE_MIN_FE frame errors and a frame that decoded.
+ * test_gpu_sim_ids, and whether two of the GPU's tallies are the same: each side's estimate is
+ * SIM_AGREE_CHUNKS runs (points) of equal size, its FER interval Wilson's (sim_wilson95) over all
+ * frames and its BER interval the batch means of the runs' BERs (the bit errors of a frame are not
+ * independent, so a binomial interval on bits would be too narrow); the two agree where both
+ * intervals overlap, each side having at least SIM_AGREE_MIN_FE frame errors and a frame that
+ * decoded.
  */
 #ifndef SIM_AGREE_H
 #define SIM_AGREE_H
@@ -35,6 +36,11 @@ int sim_estimate_finish(struct sim_estimate *e);
  * on sim at ebn0 dB, finished. 0, or the run's error code with its message in err. */
 int sim_estimate_gpu(struct fecd_cuda_sim *sim, double ebn0, uint64_t frames,
                      struct sim_estimate *e, char *err, size_t errlen);
+
+/* One fecd_cuda_sim_run of sim, its error printed on stderr after text (the code): 0 or its code.
+ */
+int sim_run_print(struct fecd_cuda_sim *sim, const char *text, double ebn0, uint64_t seed,
+                  uint64_t first, uint64_t count, struct fecd_cuda_sim_tally *t);
 
 /* Whether [alo, ahi] and [blo, bhi] share a point. */
 bool sim_agree_overlap(double alo, double ahi, double blo, double bhi);

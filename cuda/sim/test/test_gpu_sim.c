@@ -268,17 +268,6 @@ static void check_frame_bits(void)
 
 /* ---- Runs */
 
-static int sim_run(struct code *c, double ebn0, uint64_t seed, uint64_t first, uint64_t count,
-                   struct fecd_cuda_sim_tally *t)
-{
-	char err[512];
-	int rc = fecd_cuda_sim_run(c->sim, ebn0, seed, first, count, t, err, sizeof(err));
-
-	if (rc)
-		fprintf(stderr, "%s: fecd_cuda_sim_run: %s\n", c->text, err);
-	return rc;
-}
-
 static void check_noiseless(const char *text, uint64_t frames)
 {
 	struct fecd_cuda_sim_tally t = {0};
@@ -289,7 +278,7 @@ static void check_noiseless(const char *text, uint64_t frames)
 		code_close(&c);
 		return;
 	}
-	CHECK(sim_run(&c, INFINITY, 3, 0, frames, &t) == 0, "%s: run", text);
+	CHECK(sim_run_print(c.sim, c.text, INFINITY, 3, 0, frames, &t) == 0, "%s: run", text);
 	CHECK(t.frames == frames && t.bits == frames * c.g.cmp_bits, "%s: %llu frames %llu bits",
 	      text, (unsigned long long)t.frames, (unsigned long long)t.bits);
 	CHECK(t.bit_errors == 0 && t.frame_errors == 0 && t.unconverged == 0,
@@ -315,10 +304,11 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 		code_close(&c);
 		return;
 	}
-	CHECK(sim_run(&c, ebn0, 11, 500, count, &one) == 0, "run");
-	CHECK(sim_run(&c, ebn0, 11, 500, a, &three) == 0, "run");
-	CHECK(sim_run(&c, ebn0, 11, 500 + a, b, &three) == 0, "run");
-	CHECK(sim_run(&c, ebn0, 11, 500 + a + b, count - a - b, &three) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500, count, &one) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500, a, &three) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500 + a, b, &three) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500 + a + b, count - a - b, &three) == 0,
+	      "run");
 	{
 		/* the same three runs submitted ahead, waited for one by one */
 		struct fecd_cuda_sim_tally ahead = {0};
@@ -354,7 +344,7 @@ static void check_split(const char *text, double ebn0, uint64_t count)
 	unsetenv("FECD_SIM_BATCH");
 	CHECK(rc == 0 && d.g.batch == 37, "%s: small batches: %u", text, d.g.batch);
 	if (rc == 0)
-		CHECK(sim_run(&d, ebn0, 11, 500, count, &small) == 0, "run");
+		CHECK(sim_run_print(d.sim, d.text, ebn0, 11, 500, count, &small) == 0, "run");
 	printf("split %s at %.2f dB, batches of %u and 37:\n", text, ebn0, c.g.batch);
 	sim_tally_print("one run", &one);
 	sim_tally_print("three runs", &three);
@@ -380,11 +370,11 @@ static void check_squares(const char *text, double ebn0, uint64_t frames)
 		code_close(&c);
 		return;
 	}
-	CHECK(sim_run(&c, ebn0, 5, 0, frames, &all) == 0, "%s: run", text);
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 5, 0, frames, &all) == 0, "%s: run", text);
 	for (uint64_t f = 0; f < frames; f++) {
 		struct fecd_cuda_sim_tally one = {0};
 
-		if (sim_run(&c, ebn0, 5, f, 1, &one))
+		if (sim_run_print(c.sim, c.text, ebn0, 5, f, 1, &one))
 			break;
 		sq += one.bit_errors * one.bit_errors;
 		be += one.bit_errors;
@@ -588,8 +578,8 @@ static void check_all_zero(const char *text, double ebn0, uint64_t frames)
 	for (size_t i = 0; i < (size_t)PEEK_FRAMES * z.g.code_syms; i++)
 		ones += code[i];
 	CHECK(ones == 0, "%s all-zero: %u ones among the bits and code bits", text, ones);
-	CHECK(sim_run(&r, ebn0, 5, 0, frames, &tr) == 0 &&
-	          sim_run(&z, ebn0, 5, 0, frames, &tz) == 0,
+	CHECK(sim_run_print(r.sim, r.text, ebn0, 5, 0, frames, &tr) == 0 &&
+	          sim_run_print(z.sim, z.text, ebn0, 5, 0, frames, &tz) == 0,
 	      "%s: runs", text);
 	double rlo, rhi, zlo, zhi;
 	sim_wilson95(tr.frame_errors, tr.frames, &rlo, &rhi);

@@ -341,17 +341,6 @@ static void check_channel_bits(const char *text, const char *channel, char kind)
 
 /* ---- Runs */
 
-static int gpu_run(struct code *c, double ebn0, uint64_t seed, uint64_t first, uint64_t count,
-                   struct fecd_cuda_sim_tally *t)
-{
-	char err[512];
-	int rc = fecd_cuda_sim_run(c->sim, ebn0, seed, first, count, t, err, sizeof(err));
-
-	if (rc)
-		fprintf(stderr, "%s: fecd_cuda_sim_run: %s\n", c->text, err);
-	return rc;
-}
-
 static void check_noiseless(const char *text, uint64_t frames)
 {
 	struct fecd_cuda_sim_tally t = {0};
@@ -362,7 +351,7 @@ static void check_noiseless(const char *text, uint64_t frames)
 		code_close(&c);
 		return;
 	}
-	CHECK(gpu_run(&c, INFINITY, 3, 0, frames, &t) == 0, "%s: run", text);
+	CHECK(sim_run_print(c.sim, c.text, INFINITY, 3, 0, frames, &t) == 0, "%s: run", text);
 	sim_tally_print(text, &t);
 	CHECK(t.frames == frames && t.bit_errors == 0 && t.frame_errors == 0,
 	      "%s noiseless, no edits: %llu bit errors, %llu frame errors in %llu frames", text,
@@ -383,16 +372,17 @@ static void check_split(const char *text, const char *channel, double ebn0, uint
 		code_close(&c);
 		return;
 	}
-	CHECK(gpu_run(&c, ebn0, 11, 500, count, &one) == 0, "run");
-	CHECK(gpu_run(&c, ebn0, 11, 500, a, &three) == 0, "run");
-	CHECK(gpu_run(&c, ebn0, 11, 500 + a, b, &three) == 0, "run");
-	CHECK(gpu_run(&c, ebn0, 11, 500 + a + b, count - a - b, &three) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500, count, &one) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500, a, &three) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500 + a, b, &three) == 0, "run");
+	CHECK(sim_run_print(c.sim, c.text, ebn0, 11, 500 + a + b, count - a - b, &three) == 0,
+	      "run");
 	setenv("FECD_SIM_BATCH", "37", 1);
 	int rc = code_open(&d, text, channel);
 	unsetenv("FECD_SIM_BATCH");
 	CHECK(rc == 0 && d.g.batch == 37, "%s: small batches: %u", text, d.g.batch);
 	if (rc == 0)
-		CHECK(gpu_run(&d, ebn0, 11, 500, count, &small) == 0, "run");
+		CHECK(sim_run_print(d.sim, d.text, ebn0, 11, 500, count, &small) == 0, "run");
 	printf("split %s over %s at %.1f dB, batches of %u and 37:\n", text, channel, ebn0,
 	       c.g.batch);
 	sim_tally_print("one run", &one);
