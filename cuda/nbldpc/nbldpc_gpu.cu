@@ -169,9 +169,11 @@ out:
  * ",p0" (rows split in order, not partitioned), ",s0" (the code's tables read from device
  * memory, not staged in shared memory), ",b0" (cluster barriers where a cluster is one block,
  * not block barriers), ",d0" (per-edge degree tests in every check), ",old" (all three: the
- * kernel before them), ",split" (the split cluster barrier where C > 1) and ",al" (.aligned
- * cluster barriers) tunes the former; those six exist for q = 64 with 4 values a lane and rows of 4
- * (GF64_5040, BeiDou B1C), elsewhere the kernel in device memory runs under them. */
+ * kernel before them), ",split" (the split cluster barrier where C > 1), ",al" (.aligned
+ * cluster barriers) and ",e0" (the group form's check phase, not the edge form's: a lane an
+ * edge, the default there) tune the former; those seven exist for q = 64 with 4 values a lane
+ * and rows of at most 4 (GF64_5040, BeiDou B1C), elsewhere the kernel in device memory runs
+ * under the first six. */
 static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *code,
                                const struct fecd_cuda_device *dev, bool *ok)
 {
@@ -181,7 +183,7 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 	const char *cv = strstr(opt, ",v"), *cc = strstr(opt, ",c");
 	const int v = cv ? atoi(cv + 2) : nbgpu_chip_default_v(c->q);
 	const unsigned force_c = cc ? (unsigned)atoi(cc + 2) : 0;
-	const int flags = nbgpu_chip_flags(opt);
+	const int flags = nbgpu_chip_flags(c, v, opt);
 	const size_t smem_max =
 	    dev->smem_per_block_optin ? dev->smem_per_block_optin : (size_t)48 << 10;
 	cudaError_t e = cudaSuccess;
@@ -194,7 +196,8 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 
 			if ((size_t)(c->nnz + c->n) * c->q * 4 > cs * smem_max)
 				continue; /* the slots and priors cannot fit */
-			if (nbgpu_chip_plan_make(code, c->q, cs, !strstr(opt, ",p0"), &plan))
+			if (nbgpu_chip_plan_make(code, c->q, cs, !strstr(opt, ",p0"), flags,
+			                         &plan))
 				continue;
 			e = (cudaError_t)nbgpu_fftbp_chip_prepare(c, dev, &plan, v, flags,
 			                                          &g->shape, ok);
@@ -218,6 +221,8 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 					e = UPLOAD(g, plan.row_nint, cs, c->chip_row_nint);
 				if (e == cudaSuccess)
 					e = UPLOAD(g, plan.var_nloc, cs, c->chip_var_nloc);
+				if (e == cudaSuccess && plan.row_slots)
+					e = UPLOAD(g, plan.row_slots, 4 * c->m, c->chip_row_slots);
 				g->chip_remote = plan.remote;
 			}
 			nbgpu_chip_plan_free(&plan);
@@ -354,6 +359,7 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		    : g->shape.chip_f == 3  ? ",degree tests"
 		    : g->shape.chip_f == 15 ? ",split cluster barrier"
 		    : g->shape.chip_f == 23 ? ",aligned cluster barriers"
+		    : g->shape.chip_f == 39 ? ",edge form"
 		                            : "",
 		    g->shape.chip_c, g->chip_remote, c->nnz, g->shape.threads, g->shape.groups,
 		    c->q / (unsigned)g->shape.chip_v, g->shape.grid,

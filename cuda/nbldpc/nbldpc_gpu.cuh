@@ -49,6 +49,9 @@ struct nbgpu_code {
 	/* per block: its first chip_row_nint rows have every variable in the block (only it
 	 * writes their slots), its first chip_var_nloc variables both slots in it */
 	const uint32_t *chip_row_nint, *chip_var_nloc;
+	/* the edge form (a lane an edge): each row's 4 slot words (block << 16 | place), in
+	 * chip_row's order; slots in their variables' blocks */
+	const uint32_t *chip_row_slots;
 	uint32_t chip_vmax, chip_rmax; /* the most variables, rows of a block */
 	const uint8_t *row_val;
 	int algo; /* enum nbldpc_algo */
@@ -124,6 +127,15 @@ __device__ __forceinline__ unsigned nbgpu_div(const uint8_t *ex, const uint8_t *
 	return a ? ex[lg[a] + q - 1 - lg[b]] : 0u;
 }
 
+/* Bit LLR i of a frame's input slot (int8 scaled, or float32; non-finite: 0). */
+__device__ __forceinline__ float nbgpu_llr(const struct nbgpu_code &c, const char *slot, size_t i)
+{
+	const float llr = c.in == FEC_IN_F32_LLR ? ((const float *)slot)[i]
+	                                         : (float)((const int8_t *)slot)[i] / c.llr_scale;
+
+	return isfinite(llr) ? llr : 0.0f;
+}
+
 /* The log-likelihood of value a of symbol x of frame f, up to a constant per symbol, as
  * nbldpc_coder.c map_in_f32 forms it: -(sum of the LLRs of a's 1 bits), in bit order; q-ary input
  * taken as it is (non-finite: -1e30). */
@@ -139,17 +151,33 @@ __device__ __forceinline__ float nbgpu_prior(const struct nbgpu_code &c, const s
 	}
 	float v = 0.0f;
 
-	for (unsigned t = 0; t < c.p; t++) {
-		const size_t i = (size_t)x * c.p + t;
-		float llr = c.in == FEC_IN_F32_LLR ? ((const float *)slot)[i]
-		                                   : (float)((const int8_t *)slot)[i] / c.llr_scale;
-
-		if (!isfinite(llr))
-			llr = 0.0f;
+	for (unsigned t = 0; t < c.p; t++)
 		if ((a >> c.bit_shift[t]) & 1u)
-			v -= llr;
-	}
+			v -= nbgpu_llr(c, slot, (size_t)x * c.p + t);
 	return v;
+}
+
+/* nbgpu_prior of V values a0 .. a0 + V - 1 of symbol x at once: its p LLRs read once. */
+template <int V>
+__device__ __forceinline__ void nbgpu_priors(const struct nbgpu_code &c, const struct gpu_batch &b,
+                                             uint32_t f, uint32_t x, unsigned a0, float (&r)[V])
+{
+	const char *slot = (const char *)b.in + (size_t)f * b.in_stride;
+
+#pragma unroll
+	for (int v = 0; v < V; v++)
+		r[v] = c.in == FEC_IN_F32_SYMLOGP ? nbgpu_prior(c, b, f, x, a0 + v) : 0.0f;
+	if (c.in == FEC_IN_F32_SYMLOGP)
+		return;
+	for (unsigned t = 0; t < c.p; t++) { /* each value's sum in bit order, as nbgpu_prior */
+		const float llr = nbgpu_llr(c, slot, (size_t)x * c.p + t);
+		const unsigned sh = c.bit_shift[t];
+
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			if (((a0 + v) >> sh) & 1u)
+				r[v] -= llr;
+	}
 }
 
 /* Packs the information bits of the hard decision (n symbols in hard) into the frame's output
@@ -185,7 +213,8 @@ int nbgpu_fftbp_launch(const struct nbgpu_code *c, const struct nbgpu_shape *sh,
  * and the shared memory a block needs. nbgpu_chip_takes: whether the code and decoder suit the
  * kernel at all (probability domain, columns of degree 2, rows of at most 8); plan_make returns
  * -FEC_ENOTSUP where a column's degree is not 2. prepare: false in *ok where the device cannot
- * hold the plan's cluster. part: rows partitioned across the blocks (else m / C in order).
+ * hold the plan's cluster. part: rows partitioned across the blocks (else m / C in order); f:
+ * the variant (nbgpu_chip_flags), whose slots may be padded.
  * nbgpu_chip_flags: the variant FECD_FFTBP_KERNEL's options ask for. */
 struct nbgpu_chip_plan {
 	unsigned c;
@@ -194,14 +223,15 @@ struct nbgpu_chip_plan {
 	size_t smem;
 	uint32_t *var, *var_start, *slot, *pos, *row, *row_start, *row_slot;
 	uint32_t *row_nint, *var_nloc; /* per block (nbgpu_code.chip_row_nint, chip_var_nloc) */
+	uint32_t *row_slots; /* the edge form: 4 slot words a row (nbgpu_code.chip_row_slots) */
 };
 
 bool nbgpu_chip_takes(const struct nbgpu_code *c);
 int nbgpu_chip_default_v(unsigned q);
 int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
-                         struct nbgpu_chip_plan *p);
+                         int f, struct nbgpu_chip_plan *p);
 void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p);
-int nbgpu_chip_flags(const char *opt);
+int nbgpu_chip_flags(const struct nbgpu_code *c, int v, const char *opt);
 int nbgpu_fftbp_chip_prepare(const struct nbgpu_code *c, const struct fecd_cuda_device *dev,
                              const struct nbgpu_chip_plan *p, int v, int f, struct nbgpu_shape *sh,
                              bool *ok);

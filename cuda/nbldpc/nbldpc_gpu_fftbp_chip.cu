@@ -42,6 +42,7 @@ namespace cg = cooperative_groups;
 #define CHIP_THREADS(V, D) ((V) <= 4 && (D) <= 4 ? 1024 : 640)
 #define CHIP_MAX_C         16 /* blocks a cluster */
 #define CHIP_MAX_D         8  /* edges a row */
+#define CHIP_SLOT_NONE     0xffffffffu /* the edge form's rows: no edge here */
 /* shared memory before the frame's arrays: the field's tables (768 B) and the cluster's
  * syndrome flags (2 x CHIP_MAX_C words) */
 #define CHIP_HEAD_BYTES (768 + 2 * CHIP_MAX_C * 4)
@@ -307,11 +308,12 @@ struct chip_ranks {
 	char *base[CHIP_MAX_C];
 };
 
-/* Slot (rank << 16 | local edge) as a pointer into its block's messages. */
-template <int Q>
+/* Slot (rank << 16 | local edge; the top byte the inverse of its edge's coefficient, which the
+ * edge form uses) as a pointer into its block's messages, SQ floats a slot. */
+template <int SQ>
 __device__ __forceinline__ float *chip_slot_ptr(const struct chip_ranks &rk, size_t msg, uint32_t s)
 {
-	return (float *)(rk.base[s >> 16] + msg) + (size_t)(s & 0xffffu) * Q;
+	return (float *)(rk.base[(s >> 16) & 0xffu] + msg) + (size_t)(s & 0xffffu) * SQ;
 }
 
 /* A variable's two slots: from the staged table (TAB) or the code's (position pos). */
@@ -324,18 +326,72 @@ __device__ __forceinline__ uint2 chip_var_slots(const struct nbgpu_code &c, cons
 	return make_uint2(c.chip_slot[2 * (v0 + j)], c.chip_slot[2 * (v0 + j) + 1]);
 }
 
+/* A lane's values ln V + v of a variable's message in slot word s (at e): in the variable's
+ * order, or CD (the edge form, nbldpc_gpu_fftbp_edge.cuh) at the check's places h (ln V + v),
+ * byte offsets from the quotient table's entry for 1 / h (the slot word's top byte). */
+template <int Q, int V, bool CD> struct chip_cd_key {
+	uint32_t w[CD ? V / 4 : 1];
+};
+
+template <int Q, int V, bool CD>
+__device__ __forceinline__ chip_cd_key<Q, V, CD> chip_cd_key_of(const uint8_t *qt, uint32_t s,
+                                                                 unsigned ln)
+{
+	chip_cd_key<Q, V, CD> k;
+
+	static_assert(!CD || (V % 4 == 0 && Q <= 64), "the edge form takes V = 4 or 8, q <= 64");
+	if constexpr (CD) {
+#pragma unroll
+		for (int i = 0; i < V / 4; i++)
+			k.w[i] = *(const uint32_t *)(qt + ((s >> 24) * (Q / V) + ln) * V + 4 * i);
+	}
+	return k;
+}
+
+template <int Q, int V, bool CD>
+__device__ __forceinline__ void chip_slot_load(float (&r)[V], const float *e, uint32_t s,
+                                               const uint8_t *qt, unsigned ln)
+{
+	if constexpr (!CD) {
+		chip_load<V>(r, e + ln * V);
+	} else {
+		const chip_cd_key<Q, V, CD> k = chip_cd_key_of<Q, V, CD>(qt, s, ln);
+
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			r[v] = *(const float *)((const char *)e +
+			                        __byte_perm(k.w[v / 4], 0, 0x4440 + v % 4));
+	}
+}
+
+template <int Q, int V, bool CD>
+__device__ __forceinline__ void chip_slot_store(float *e, uint32_t s, const uint8_t *qt,
+                                                unsigned ln, const float (&r)[V])
+{
+	if constexpr (!CD) {
+		chip_store<V>(e + ln * V, r);
+	} else {
+		const chip_cd_key<Q, V, CD> k = chip_cd_key_of<Q, V, CD>(qt, s, ln);
+
+#pragma unroll
+		for (int v = 0; v < V; v++)
+			*(float *)((char *)e + __byte_perm(k.w[v / 4], 0, 0x4440 + v % 4)) = r[v];
+	}
+}
+
 /* Variable at position j of block rank's list, slots sl: a-posteriori probabilities (prior
- * times both check messages, column order, normalised) into r. */
-template <int Q, int V>
+ * times both check messages, column order, normalised) into r. SQ floats a slot; CD: the edge
+ * form's slots (chip_slot_load). */
+template <int Q, int V, int SQ, bool CD>
 __device__ __forceinline__ void chip_app(const struct chip_ranks &rk, const struct chip_layout &ly,
-                                         uint32_t rank, uint32_t j, uint2 sl, float (&r)[V],
-                                         unsigned ln, unsigned mask)
+                                         const uint8_t *qt, uint32_t rank, uint32_t j, uint2 sl,
+                                         float (&r)[V], unsigned ln, unsigned mask)
 {
 	float m0[V], m1[V];
 
 	chip_load<V>(r, (const float *)(rk.base[rank] + ly.pr) + (size_t)j * Q + ln * V);
-	chip_load<V>(m0, chip_slot_ptr<Q>(rk, ly.msg, sl.x) + ln * V);
-	chip_load<V>(m1, chip_slot_ptr<Q>(rk, ly.msg, sl.y) + ln * V);
+	chip_slot_load<Q, V, CD>(m0, chip_slot_ptr<SQ>(rk, ly.msg, sl.x), sl.x, qt, ln);
+	chip_slot_load<Q, V, CD>(m1, chip_slot_ptr<SQ>(rk, ly.msg, sl.y), sl.y, qt, ln);
 #pragma unroll
 	for (int v = 0; v < V; v++)
 		r[v] = r[v] * m0[v] * m1[v];
@@ -349,13 +405,23 @@ __device__ __forceinline__ void chip_app(const struct chip_ranks &rk, const stru
  * slower on GF64_5040, NBLDPC_GPU.md), where C > 1 the variable phase around a split cluster
  * barrier, a block's interior rows and local variables before its waits; CHIP_F_ALIGN (",al",
  * not in the default), the whole cluster's barriers as .aligned arrive and wait after a
- * __syncwarp (cooperative groups' cluster.sync() is not .aligned). */
+ * __syncwarp (cooperative groups' cluster.sync() is not .aligned); CHIP_F_EDGE (",e"), the edge
+ * form of nbldpc_gpu_fftbp_edge.cuh (q = 64, V = 4, rows of at most 4, with the staged tables;
+ * not with SPLIT). */
 #define CHIP_F_TAB   1
 #define CHIP_F_BAR   2
 #define CHIP_F_FULL  4
 #define CHIP_F_SPLIT 8
 #define CHIP_F_ALIGN 16
+#define CHIP_F_EDGE  32
 #define CHIP_F_ALL   (CHIP_F_TAB | CHIP_F_BAR | CHIP_F_FULL)
+
+/* floats a slot: the edge form pads each by 16 bytes, so that the 8 lanes of a 128-bit access to
+ * 8 consecutive slots meet 8 different banks */
+__host__ __device__ constexpr int chip_slot_floats(int q, int f)
+{
+	return (f & CHIP_F_EDGE) ? q + 4 : q;
+}
 
 /* The cluster barrier in halves: the arrive releases this thread's earlier writes (its own
  * block's slots the other blocks read, or theirs it wrote), the wait acquires the others'. Not
@@ -383,13 +449,16 @@ struct chip_ctx {
 	int lgb;
 };
 
+#include "nbldpc_gpu_fftbp_edge.cuh" /* the edge form's check phase, on chip_ctx */
+
 /* The checks of the block's rows, taken round-robin by its groups; where pending, the rows from
  * split on wait for the cluster barrier (the other blocks' writes into their slots). FULL
  * (CHIP_F_FULL): rows of D edges without per-edge tests. */
 template <int Q, int V, int D, int F>
-__device__ __forceinline__ void chip_checks(const struct nbgpu_code &c, const struct chip_ctx &x,
-                                            const unsigned (&lgs)[chip_log2(V)], uint32_t split,
-                                            bool pending)
+__device__ __forceinline__ void chip_checks_group(const struct nbgpu_code &c,
+                                                  const struct chip_ctx &x,
+                                                  const unsigned (&lgs)[chip_log2(V)],
+                                                  uint32_t split, bool pending)
 {
 	constexpr bool TAB = (F & CHIP_F_TAB) != 0, FULL = (F & CHIP_F_FULL) != 0;
 
@@ -427,6 +496,22 @@ __device__ __forceinline__ void chip_checks(const struct nbgpu_code &c, const st
 		chip_wait();
 }
 
+/* The check phase: in edge form (CHIP_F_EDGE) or by groups. */
+template <int Q, int V, int D, int F>
+__device__ __forceinline__ void chip_checks(const struct nbgpu_code &c, const struct chip_ctx &x,
+                                            const struct chip_ranks &rk,
+                                            const unsigned (&lgs)[chip_log2(V)], uint32_t split,
+                                            bool pending)
+{
+	if constexpr ((F & CHIP_F_EDGE) != 0) {
+		static_assert((F & CHIP_F_TAB) && !(F & CHIP_F_SPLIT) && D == 4,
+		              "the edge form: staged tables, no split barrier, rows of at most 4");
+		chip_checks_edge<Q, chip_slot_floats(Q, F)>(x, rk);
+	} else {
+		chip_checks_group<Q, V, D, F>(c, x, lgs, split, pending);
+	}
+}
+
 /* The next variable-to-check messages of the block's variables j in [j0, j1) (the prior times
  * the other edge's check message), taken round-robin by the groups from j0 on. LOCAL: both slots
  * of each in this block (addressed as its own shared memory). */
@@ -434,22 +519,21 @@ template <int Q, int V, int F, bool LOCAL>
 __device__ __forceinline__ void chip_vars(const struct nbgpu_code &c, const struct chip_ctx &x,
                                           const struct chip_ranks &rk, uint32_t j0, uint32_t j1)
 {
-	constexpr int L = Q / V;
+	constexpr int L = Q / V, SQ = chip_slot_floats(Q, F);
+	constexpr bool CD = (F & CHIP_F_EDGE) != 0;
 	uint32_t j = j0 + (x.gid + x.ngroups - j0 % x.ngroups) % x.ngroups;
 
 	for (; j < j1; j += x.ngroups) {
 		const uint2 sl = chip_var_slots<(F & CHIP_F_TAB) != 0>(c, x.vars, x.v0, j);
-		float *p0 = (LOCAL ? x.msg + (size_t)(sl.x & 0xffffu) * Q
-		                   : chip_slot_ptr<Q>(rk, x.ly.msg, sl.x)) +
-		            x.ln * V;
-		float *p1 = (LOCAL ? x.msg + (size_t)(sl.y & 0xffffu) * Q
-		                   : chip_slot_ptr<Q>(rk, x.ly.msg, sl.y)) +
-		            x.ln * V;
+		float *p0 = LOCAL ? x.msg + (size_t)(sl.x & 0xffffu) * SQ
+		                  : chip_slot_ptr<SQ>(rk, x.ly.msg, sl.x);
+		float *p1 = LOCAL ? x.msg + (size_t)(sl.y & 0xffffu) * SQ
+		                  : chip_slot_ptr<SQ>(rk, x.ly.msg, sl.y);
 		float p[V], m0[V], m1[V];
 
 		chip_load<V>(p, x.pr + (size_t)j * Q + x.ln * V);
-		chip_load<V>(m0, p0);
-		chip_load<V>(m1, p1);
+		chip_slot_load<Q, V, CD>(m0, p0, sl.x, x.qt, x.ln);
+		chip_slot_load<Q, V, CD>(m1, p1, sl.y, x.qt, x.ln);
 		/* edge 1's: the prior times edge 0's message, and the other way */
 #pragma unroll
 		for (int v = 0; v < V; v++) {
@@ -458,8 +542,8 @@ __device__ __forceinline__ void chip_vars(const struct nbgpu_code &c, const stru
 		}
 		group_norm_prob<L, V>(m1, x.mask);
 		group_norm_prob<L, V>(m0, x.mask);
-		chip_store<V>(p0, m1);
-		chip_store<V>(p1, m0);
+		chip_slot_store<Q, V, CD>(p0, sl.x, x.qt, x.ln, m1);
+		chip_slot_store<Q, V, CD>(p1, sl.y, x.qt, x.ln, m0);
 	}
 }
 
@@ -496,7 +580,8 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 		float best;
 		unsigned bi;
 
-		chip_app<Q, V>(rk, x.ly, x.rank, j, sl, r, x.ln, x.mask);
+		chip_app<Q, V, chip_slot_floats(Q, F), (F & CHIP_F_EDGE) != 0>(rk, x.ly, x.qt, x.rank,
+		                                                                 j, sl, r, x.ln, x.mask);
 		best = r[0];
 		bi = x.ln * V;
 #pragma unroll
@@ -511,7 +596,8 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 	}
 	chip_sync<F>(cl, C);
 	for (uint32_t k = tid; k < x.nr; k += nt) {
-		const uint32_t r = (F & CHIP_F_TAB) ? x.rows[k].w : c.chip_row[x.r0 + k];
+		const uint32_t r = (F & CHIP_F_TAB) && !(F & CHIP_F_EDGE) ? x.rows[k].w
+		                                                          : c.chip_row[x.r0 + k];
 		unsigned s = 0;
 
 		for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1]; e++)
@@ -528,11 +614,12 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 }
 
 template <int Q, int V, int D, int F>
-__global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
+__global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_THREADS(V, D), 1)
     nbldpc_fftbp_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
-	constexpr int L = Q / V;
+	constexpr int L = Q / V, SQ = chip_slot_floats(Q, F);
 	constexpr bool TAB = (F & CHIP_F_TAB) != 0, SPLIT = (F & CHIP_F_SPLIT) != 0;
+	constexpr bool CD = (F & CHIP_F_EDGE) != 0;
 	extern __shared__ float4 smem4[];
 	__shared__ struct chip_ranks rk;
 	char *sm = (char *)smem4;
@@ -586,8 +673,11 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 				else
 					hi |= h;
 			}
-			((uint4 *)x.rows)[k] =
-			    make_uint4(c.chip_row_slot[x.r0 + k] | deg << 16, lo, hi, r);
+			if (CD) /* the edge form: the row's slot words */
+				((uint4 *)x.rows)[k] = ((const uint4 *)c.chip_row_slots)[x.r0 + k];
+			else
+				((uint4 *)x.rows)[k] =
+				    make_uint4(c.chip_row_slot[x.r0 + k] | deg << 16, lo, hi, r);
 		}
 		for (uint32_t j = tid; j < x.nv; j += nt)
 			((uint2 *)x.vars)[j] = chip_var_slots<false>(c, x.vars, x.v0, j);
@@ -619,24 +709,24 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 			const uint32_t xv = c.chip_var[x.v0 + j];
 			float r[V];
 
-#pragma unroll
-			for (int v = 0; v < V; v++)
-				r[v] = nbgpu_prior(c, b, f, xv, x.ln * V + v);
+			nbgpu_priors<V>(c, b, f, xv, x.ln * V, r);
 			chip_norm_log<L, V>(r, x.mask);
 #pragma unroll
 			for (int v = 0; v < V; v++)
 				r[v] = expf(r[v]);
 			group_norm_prob<L, V>(r, x.mask);
 			chip_store<V>(x.pr + (size_t)j * Q + x.ln * V, r);
-			chip_store<V>(chip_slot_ptr<Q>(rk, x.ly.msg, sl.x) + x.ln * V, r);
-			chip_store<V>(chip_slot_ptr<Q>(rk, x.ly.msg, sl.y) + x.ln * V, r);
+			chip_slot_store<Q, V, CD>(chip_slot_ptr<SQ>(rk, x.ly.msg, sl.x), sl.x, x.qt,
+			                          x.ln, r);
+			chip_slot_store<Q, V, CD>(chip_slot_ptr<SQ>(rk, x.ly.msg, sl.y), sl.y, x.qt,
+			                          x.ln, r);
 		}
 		chip_sync<F>(cl, C);
 		while (it < c.max_iters) {
 			/* the rows whose slots only this block's variables write (SPLIT: the first
 			 * nint; all rows otherwise) before the rest, which wait for the other
 			 * blocks' variables where their writes are pending */
-			chip_checks<Q, V, D, F>(c, x, lgs, SPLIT ? x.nint : x.nr, pending);
+			chip_checks<Q, V, D, F>(c, x, rk, lgs, SPLIT ? x.nint : x.nr, pending);
 			pending = false;
 			it++;
 			if (c.early_stop || it == c.max_iters || !SPLIT || C == 1) {
@@ -647,7 +737,8 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 					if ((!bad && c.early_stop) || it == c.max_iters)
 						break;
 				}
-				chip_vars<Q, V, F, false>(c, x, rk, 0, x.nv);
+				/* the edge form: both slots in the variable's block */
+				chip_vars<Q, V, F, CD>(c, x, rk, 0, x.nv);
 				chip_sync<F>(cl, C); /* the variable messages, for every block */
 				continue;
 			}
@@ -675,7 +766,7 @@ __global__ void __launch_bounds__(CHIP_THREADS(V, D), 1)
 				               c.chip_slot[2 * (c.chip_var_start[vr] + vj) + 1]);
 				float r[V];
 
-				chip_app<Q, V>(rk, x.ly, vr, vj, sl, r, x.ln, x.mask);
+				chip_app<Q, V, SQ, CD>(rk, x.ly, x.qt, vr, vj, sl, r, x.ln, x.mask);
 				chip_soft<Q, V>(c, b, f, i, r, x.ln, x.mask);
 			}
 		if (rank == 0 && tid == 0)
@@ -695,6 +786,7 @@ void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p)
 	free(p->row);
 	free(p->row_start);
 	free(p->row_slot);
+	free(p->row_slots);
 	free(p->var_nloc);
 	free(p->row_nint);
 	memset(p, 0, sizeof(*p));
@@ -765,8 +857,58 @@ static bool chip_row_interior(const struct nbldpc_code *code, const uint32_t *vr
 	return true;
 }
 
+/* Edge e's slot word: the inverse of its coefficient (the edge form's key into the quotient
+ * table) << 24 | its block << 16 | its place there. */
+static uint32_t chip_slot_word(const struct nbldpc_code *code, uint32_t e, uint32_t rank,
+                               uint32_t loc)
+{
+	return (uint32_t)nbldpc_gf_div(&code->gf, 1, code->row_val[e]) << 24 | rank << 16 | loc;
+}
+
+/* The edge form's slots (CHIP_F_EDGE): each in its variable's block, where the variable phase
+ * makes its permuted scalar accesses; the check phase reaches those of another block through
+ * distributed shared memory, 128 bits at a time. A block's slots: those of its own rows first, in
+ * row order (a warp's 8 rows then read consecutive slots), then the rest. Fills erank and eloc
+ * (block and place of every edge's slot), the blocks' counts ecnt and the rows' slot words
+ * (row_slots, 4 a row in the plan's row order, CHIP_SLOT_NONE past the row's end). */
+static int chip_place_by_var(const struct nbldpc_code *code, const uint32_t *rrank,
+                             const uint32_t *vrank, uint32_t *erank, uint32_t *eloc,
+                             uint32_t *ecnt, struct nbgpu_chip_plan *p)
+{
+	if (code->max_row_deg > 4)
+		return -FEC_ENOTSUP;
+	p->row_slots = (uint32_t *)malloc(((size_t)code->m * 4 + 1) * sizeof(uint32_t));
+	if (!p->row_slots)
+		return -FEC_ENOMEM;
+	for (unsigned k = 0; k < p->c; k++)
+		ecnt[k] = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < code->m; i++) {
+			const uint32_t r = p->row[i];
+
+			for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++) {
+				const uint32_t k = vrank[code->row_col[e]];
+
+				if ((k == rrank[r]) != (pass == 0))
+					continue;
+				erank[e] = k;
+				eloc[e] = ecnt[k]++;
+			}
+		}
+	for (uint32_t i = 0; i < code->m; i++) {
+		const uint32_t r = p->row[i], e0 = code->row_start[r];
+
+		for (uint32_t j = 0; j < 4; j++)
+			p->row_slots[4 * i + j] =
+			    e0 + j < code->row_start[r + 1]
+			        ? chip_slot_word(code, e0 + j, erank[e0 + j], eloc[e0 + j])
+			        : CHIP_SLOT_NONE;
+	}
+	return 0;
+}
+
 int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
-                         struct nbgpu_chip_plan *p)
+                         int f, struct nbgpu_chip_plan *p)
 {
 	const uint32_t n = code->n, m = code->m;
 	uint32_t *erow = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
@@ -847,6 +989,12 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 			for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++)
 				eloc[e] = ecnt[k]++;
 		}
+	if (f & CHIP_F_EDGE) {
+		rc = chip_place_by_var(code, rrank, vrank, erank, eloc, ecnt, p);
+		if (rc)
+			goto out;
+		rc = -FEC_ENOTSUP;
+	}
 	for (uint32_t k = 0; k < cs; k++) {
 		if (ecnt[k] > 0xffffu)
 			goto out;
@@ -870,13 +1018,17 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 			p->var_nloc[k] += local;
 			p->var[ps] = x;
 			p->pos[x] = k << 16 | j;
-			p->slot[2 * ps] = erank[e0] << 16 | eloc[e0];
-			p->slot[2 * ps + 1] = erank[e1] << 16 | eloc[e1];
+			p->slot[2 * ps] = chip_slot_word(code, e0, erank[e0], eloc[e0]);
+			p->slot[2 * ps + 1] = chip_slot_word(code, e1, erank[e1], eloc[e1]);
 			p->remote += (erank[e0] != k) + (erank[e1] != k);
 		}
+	if (f & CHIP_F_EDGE) /* the slots in another block than their row's */
+		for (uint32_t e = 0; e < code->nnz; e++)
+			p->remote += erank[e] != rrank[erow[e]];
 	if (p->vmax > 0xffffu)
 		goto out;
-	p->smem = chip_layout_of(n, q, p->vmax, p->rmax).msg + (size_t)p->emax * q * 4;
+	p->smem = chip_layout_of(n, q, p->vmax, p->rmax).msg +
+	          (size_t)p->emax * (unsigned)chip_slot_floats((int)q, f) * 4;
 	rc = 0;
 out:
 	free(erow);
@@ -899,6 +1051,10 @@ typedef void (*chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
  * others are the default. */
 static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 {
+	if (f & CHIP_F_EDGE) /* the edge form (V: its variable phase's groups) */
+		return q == 64 && v == 4 && d == 4 && f == (CHIP_F_ALL | CHIP_F_EDGE)
+		           ? nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_EDGE>
+		           : NULL;
 	if (f != CHIP_F_ALL) {
 		if (q != 64 || v != 4 || d != 4)
 			return NULL;
@@ -939,17 +1095,26 @@ static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 	return NULL;
 }
 
+static int chip_d(const struct nbgpu_code *c);
+
 /* ",s0" in FECD_FFTBP_KERNEL's options: the code's tables read from device memory (not
  * staged); ",b0": cluster barriers where C = 1 (not BAR); ",d0": per-edge degree tests (not
  * FULL); ",old": all three, the kernel before the variants; ",split": the split cluster barrier
- * where C > 1 (SPLIT); ",al": .aligned cluster barriers (ALIGN). */
-int nbgpu_chip_flags(const char *opt)
+ * where C > 1 (SPLIT); ",al": .aligned cluster barriers (ALIGN). Without any of them, the edge
+ * form (EDGE) where it exists (q = 64, v = 4 values a lane in the variable phase, rows of at most
+ * 4), unless ",e0" asks for the group form. */
+int nbgpu_chip_flags(const struct nbgpu_code *c, int v, const char *opt)
 {
+	int f;
+
 	if (strstr(opt, ",old"))
 		return 0;
-	return (strstr(opt, ",s0") ? 0 : CHIP_F_TAB) | (strstr(opt, ",b0") ? 0 : CHIP_F_BAR) |
-	       (strstr(opt, ",d0") ? 0 : CHIP_F_FULL) | (strstr(opt, ",split") ? CHIP_F_SPLIT : 0) |
-	       (strstr(opt, ",al") ? CHIP_F_ALIGN : 0);
+	f = (strstr(opt, ",s0") ? 0 : CHIP_F_TAB) | (strstr(opt, ",b0") ? 0 : CHIP_F_BAR) |
+	    (strstr(opt, ",d0") ? 0 : CHIP_F_FULL) | (strstr(opt, ",split") ? CHIP_F_SPLIT : 0) |
+	    (strstr(opt, ",al") ? CHIP_F_ALIGN : 0);
+	if (f == CHIP_F_ALL && !strstr(opt, ",e0") && c->q == 64 && v == 4 && chip_d(c) == 4)
+		f |= CHIP_F_EDGE;
+	return f;
 }
 
 int nbgpu_chip_default_v(unsigned q)

@@ -423,17 +423,20 @@ static void test_presets(struct gpu_test *g)
  * tables read from device memory (s0), cluster barriers in a cluster of one block (b0), per-edge
  * degree tests (d0), all three (old: the kernel before the variants), and the split cluster
  * barrier (split: on GF64_5040's cluster of 8; c8,split: on the small code's too), .aligned
- * cluster barriers (al).
+ * cluster barriers (al), and the group form's check phase (e0) where the edge form (a lane an
+ * edge) is the default (q = 64, rows of at most 4: c2, c6, c8 and c16 run the edge form across
+ * a cluster).
  * c16 needs a non-portable cluster size: where
  * the device declines it the kernel in device memory runs (the line names it). The seed's
  * GF64_5040 size (a cluster of 8 by default) and the presets as well (s0 and b0 exist for rows of
  * at most 4 only: the presets with longer rows run in device memory under them). */
-static void test_fftbp_kernels(struct gpu_test *g, bool presets)
+static void test_fftbp_kernels(struct gpu_test *g, bool presets, const char *only)
 {
 	static const char *const kernels[] = {
 	    "dram",    "chip,v2",  "chip,v8",    "chip,c2",       "chip,c6",
 	    "chip,c8", "chip,c16", "chip,c8,p0", "chip,s0",       "chip,b0",
-	    "chip,d0", "chip,old", "chip,split", "chip,c8,split", "chip,al"};
+	    "chip,d0", "chip,old", "chip,split", "chip,c8,split", "chip,al",
+	    "chip,e0"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
 	char text[256];
@@ -452,6 +455,8 @@ static void test_fftbp_kernels(struct gpu_test *g, bool presets)
 	for (unsigned kk = 0; kk < sizeof(kernels) / sizeof(kernels[0]); kk++) {
 		const bool chip = strncmp(kernels[kk], "chip", 4) == 0;
 
+		if (only && strcmp(kernels[kk], only))
+			continue;
 		setenv("FECD_FFTBP_KERNEL", kernels[kk], 1);
 		printf("fft-bp, FECD_FFTBP_KERNEL=%s\n", kernels[kk]);
 		for (unsigned v = 0; v < 3; v++) {
@@ -504,12 +509,14 @@ int main(int argc, char **argv)
 	}
 	/* test_gpu_nbldpc tms [KERNELS]: the tms cases alone (under the FECD_TMS_KERNEL choices
 	 * whose name holds KERNELS, "(unset)" for the default); test_gpu_nbldpc fftbp: FFT-BP's
-	 * alone; test_gpu_nbldpc chip: FFT-BP's kernel choices alone (test_fftbp_kernels) */
+	 * alone; test_gpu_nbldpc chip [KERNEL]: FFT-BP's kernel choices alone (test_fftbp_kernels; only
+	 * the FECD_FFTBP_KERNEL value KERNEL where given) */
 	if (!(argc > 1 && (!strcmp(argv[1], "fftbp") || !strcmp(argv[1], "chip"))))
 		test_tms(&g, have_dir, argc > 2 && !strcmp(argv[1], "tms") ? argv[2] : NULL);
 	if (argc > 1 && !strcmp(argv[1], "tms"))
 		goto out;
-	test_fftbp_kernels(&g, have_dir);
+	test_fftbp_kernels(&g, have_dir,
+	                   argc > 2 && !strcmp(argv[1], "chip") ? argv[2] : NULL);
 	if (argc > 1 && !strcmp(argv[1], "chip"))
 		goto out;
 	test_generated(&g);

@@ -1,0 +1,96 @@
+/*
+ * FFT-BP on chip, the check phase in edge form (CHIP_F_EDGE, nbldpc_gpu_fftbp_chip.cu's kernel;
+ * NBLDPC_GPU.md, "The edge form"): a lane per edge, a whole message of q values in its registers,
+ * so the two transforms an edge make no shuffles; a warp takes 8 rows, lanes 4 r .. 4 r + 3 the
+ * edges of its row r.
+ *
+ * The slots hold each message at the check's places: value x of the variable's message at place
+ * h x of its edge's slot (h the edge's coefficient), where the group form keeps it at x. The
+ * check then reads and writes a slot as it lies, 16 128-bit accesses a lane, and the variable
+ * phase does the permutations, reading and writing its values at h x (chip_slot_load). Slots are
+ * padded to q + 4 floats, so that 8 lanes reading 8 consecutive slots meet 8 bank groups.
+ *
+ * Each edge's product of the others, in the CPU's order: with F0..F3 the row's transforms, the
+ * CPU forms edge 0's (F3 F2) F1, edge 1's F0 (F3 F2), edge 2's (F0 F1) F3 and edge 3's
+ * (F0 F1) F2 (nbldpc__fft_check: prefix times suffix, a product with 1 being exact). Here lane e
+ * takes w = F(e xor 1) from its pair's other lane and u = F(e xor 2) F(e xor 3), the other pair's
+ * product (both lanes of a pair form it, and float products commute exactly), and forms u w: the
+ * same roundings, two shuffles a value. A row of fewer than 4 edges runs its missing lanes with
+ * the transform of a point mass at 0 (every value 1), the products' identity, so rows of 2 and 3
+ * give the CPU's values as well. The normalisation sums in the check's order (the CPU: the
+ * variable's), a rounding apart as the group form's.
+ */
+#ifndef NBLDPC_GPU_FFTBP_EDGE_CUH
+#define NBLDPC_GPU_FFTBP_EDGE_CUH
+
+/* threads a block: 64 message registers a lane; at 640 threads, 96 registers, ptxas -v spills 16
+ * bytes (768 threads at 80 registers spilled 60 and measured 7 % slower) */
+#define CHIP_EDGE_THREADS 640
+
+/* Four values' products of the others (the file's top comment): w from lane e xor 1, the pair's
+ * product from lane e xor 2, as PTX of four values at a time. Written as C, the compiler issues
+ * the 128 shuffles of a message first and spills the operands they keep alive (ptxas -v: 300 to
+ * 500 bytes at 80 or 96 registers); these blocks keep 4 in flight. Products with .ftz as the
+ * kernel's other arithmetic (--use_fast_math). */
+__device__ __forceinline__ void chip_edge_others4(float &a, float &b, float &c, float &d)
+{
+	asm volatile("{\n\t.reg .f32 w<4>, p<4>, u<4>;\n\t"
+	             "shfl.sync.bfly.b32 w0, %0, 1, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 w1, %1, 1, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 w2, %2, 1, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 w3, %3, 1, 31, -1;\n\t"
+	             "mul.ftz.f32 p0, %0, w0;\n\t"
+	             "mul.ftz.f32 p1, %1, w1;\n\t"
+	             "mul.ftz.f32 p2, %2, w2;\n\t"
+	             "mul.ftz.f32 p3, %3, w3;\n\t"
+	             "shfl.sync.bfly.b32 u0, p0, 2, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 u1, p1, 2, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 u2, p2, 2, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 u3, p3, 2, 31, -1;\n\t"
+	             "mul.ftz.f32 %0, u0, w0;\n\t"
+	             "mul.ftz.f32 %1, u1, w1;\n\t"
+	             "mul.ftz.f32 %2, u2, w2;\n\t"
+	             "mul.ftz.f32 %3, u3, w3;\n\t}"
+	             : "+f"(a), "+f"(b), "+f"(c), "+f"(d));
+}
+
+/* The block's rows, 8 a warp round-robin; SQ floats a slot. */
+template <int Q, int SQ>
+__device__ __forceinline__ void chip_checks_edge(const struct chip_ctx &x,
+                                                 const struct chip_ranks &rk)
+{
+	const unsigned lane = threadIdx.x & 31, e = lane & 3;
+	const unsigned warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+
+	/* every lane of a warp makes the same trips: the shuffles name the whole warp */
+	for (uint32_t k0 = warp * 8; k0 < x.nr; k0 += nw * 8) {
+		const uint32_t k = k0 + lane / 4;
+		float *s = NULL;
+		float F[Q];
+
+		if (k < x.nr) {
+			const uint4 rw = x.rows[k];
+			const uint32_t sw = e == 0 ? rw.x : e == 1 ? rw.y : e == 2 ? rw.z : rw.w;
+
+			if (sw != CHIP_SLOT_NONE)
+				s = chip_slot_ptr<SQ>(rk, x.ly.msg, sw);
+		}
+		if (s) {
+			chip_load<Q>(F, s);
+			group_wht<Q, Q>(F, 0, 0u);
+		} else {
+#pragma unroll
+			for (int v = 0; v < Q; v++)
+				F[v] = 1.0f;
+		}
+#pragma unroll
+		for (int v = 0; v < Q; v += 4)
+			chip_edge_others4(F[v], F[v + 1], F[v + 2], F[v + 3]);
+		group_wht<Q, Q>(F, 0, 0u);
+		group_norm_prob<1, Q>(F, 0u);
+		if (s)
+			chip_store<Q>(s, F);
+	}
+}
+
+#endif
