@@ -8,7 +8,10 @@
  * h x of its edge's slot (h the edge's coefficient), where the group form keeps it at x. The
  * check then reads and writes a slot as it lies, 16 128-bit accesses a lane, and the variable
  * phase does the permutations, reading and writing its values at h x (chip_slot_load). Slots are
- * padded to q + 4 floats, so that 8 lanes reading 8 consecutive slots meet 8 bank groups.
+ * padded to q + 4 floats, so that 8 lanes reading 8 consecutive slots meet 8 bank groups. Each
+ * slot lies in its variable's block (the plan's chip_place_by_var), so the variable phase's
+ * scalar accesses stay in the block's own shared memory and a check reaches another block's
+ * slots through distributed shared memory with 128-bit accesses.
  *
  * Each edge's product of the others, in the CPU's order: with F0..F3 the row's transforms, the
  * CPU forms edge 0's (F3 F2) F1, edge 1's F0 (F3 F2), edge 2's (F0 F1) F3 and edge 3's
@@ -19,6 +22,10 @@
  * the transform of a point mass at 0 (every value 1), the products' identity, so rows of 2 and 3
  * give the CPU's values as well. The normalisation sums in the check's order (the CPU: the
  * variable's), a rounding apart as the group form's.
+ *
+ * Tried and dropped (NBLDPC_GPU.md): the variable phase a lane an edge as well (xor chains of
+ * offsets, no tables): fewer instructions, but a phase of one round of 13 warps a block waits
+ * on its own latency; B1C 580 against 994 Mb/s.
  */
 #ifndef NBLDPC_GPU_FFTBP_EDGE_CUH
 #define NBLDPC_GPU_FFTBP_EDGE_CUH
@@ -27,31 +34,69 @@
  * bytes (768 threads at 80 registers spilled 60 and measured 7 % slower) */
 #define CHIP_EDGE_THREADS 640
 
-/* Four values' products of the others (the file's top comment): w from lane e xor 1, the pair's
- * product from lane e xor 2, as PTX of four values at a time. Written as C, the compiler issues
+/* Eight values' products of the others (the file's top comment): w from lane e xor 1, the pair's
+ * product from lane e xor 2, as PTX of eight values at a time. Written as C, the compiler issues
  * the 128 shuffles of a message first and spills the operands they keep alive (ptxas -v: 300 to
- * 500 bytes at 80 or 96 registers); these blocks keep 4 in flight. Products with .ftz as the
+ * 500 bytes at 80 or 96 registers); these blocks keep 8 in flight. Products with .ftz as the
  * kernel's other arithmetic (--use_fast_math). */
-__device__ __forceinline__ void chip_edge_others4(float &a, float &b, float &c, float &d)
+__device__ __forceinline__ void chip_edge_others8(float &r0, float &r1, float &r2, float &r3,
+                                                  float &r4, float &r5, float &r6, float &r7)
 {
-	asm volatile("{\n\t.reg .f32 w<4>, p<4>, u<4>;\n\t"
+	asm volatile("{\n\t.reg .f32 w<8>, p<8>, u<8>;\n\t"
 	             "shfl.sync.bfly.b32 w0, %0, 1, 31, -1;\n\t"
 	             "shfl.sync.bfly.b32 w1, %1, 1, 31, -1;\n\t"
 	             "shfl.sync.bfly.b32 w2, %2, 1, 31, -1;\n\t"
 	             "shfl.sync.bfly.b32 w3, %3, 1, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 w4, %4, 1, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 w5, %5, 1, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 w6, %6, 1, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 w7, %7, 1, 31, -1;\n\t"
 	             "mul.ftz.f32 p0, %0, w0;\n\t"
 	             "mul.ftz.f32 p1, %1, w1;\n\t"
 	             "mul.ftz.f32 p2, %2, w2;\n\t"
 	             "mul.ftz.f32 p3, %3, w3;\n\t"
+	             "mul.ftz.f32 p4, %4, w4;\n\t"
+	             "mul.ftz.f32 p5, %5, w5;\n\t"
+	             "mul.ftz.f32 p6, %6, w6;\n\t"
+	             "mul.ftz.f32 p7, %7, w7;\n\t"
 	             "shfl.sync.bfly.b32 u0, p0, 2, 31, -1;\n\t"
 	             "shfl.sync.bfly.b32 u1, p1, 2, 31, -1;\n\t"
 	             "shfl.sync.bfly.b32 u2, p2, 2, 31, -1;\n\t"
 	             "shfl.sync.bfly.b32 u3, p3, 2, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 u4, p4, 2, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 u5, p5, 2, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 u6, p6, 2, 31, -1;\n\t"
+	             "shfl.sync.bfly.b32 u7, p7, 2, 31, -1;\n\t"
 	             "mul.ftz.f32 %0, u0, w0;\n\t"
 	             "mul.ftz.f32 %1, u1, w1;\n\t"
 	             "mul.ftz.f32 %2, u2, w2;\n\t"
-	             "mul.ftz.f32 %3, u3, w3;\n\t}"
-	             : "+f"(a), "+f"(b), "+f"(c), "+f"(d));
+	             "mul.ftz.f32 %3, u3, w3;\n\t"
+	             "mul.ftz.f32 %4, u4, w4;\n\t"
+	             "mul.ftz.f32 %5, u5, w5;\n\t"
+	             "mul.ftz.f32 %6, u6, w6;\n\t"
+	             "mul.ftz.f32 %7, u7, w7;\n\t}"
+	             : "+f"(r0), "+f"(r1), "+f"(r2), "+f"(r3), "+f"(r4), "+f"(r5), "+f"(r6),
+	               "+f"(r7));
+}
+
+/* normalise_prob of nbldpc_decode.c over a lane's whole message: floored, then scaled to sum 1;
+ * the sum as 8 partial sums (a shorter latency chain than one running sum; the order is not the
+ * CPU's anyway, which sums in the variable's order) */
+template <int Q> __device__ __forceinline__ void chip_edge_norm(float (&r)[Q])
+{
+	float s[8];
+
+#pragma unroll
+	for (int v = 0; v < Q; v++) {
+		if (!(r[v] > GROUP_PROB_FLOOR))
+			r[v] = GROUP_PROB_FLOOR;
+		s[v % 8] = v < 8 ? r[v] : s[v % 8] + r[v];
+	}
+	const float t = 1.0f / (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])));
+
+#pragma unroll
+	for (int v = 0; v < Q; v++)
+		r[v] *= t;
 }
 
 /* The block's rows, 8 a warp round-robin; SQ floats a slot. */
@@ -84,10 +129,11 @@ __device__ __forceinline__ void chip_checks_edge(const struct chip_ctx &x,
 				F[v] = 1.0f;
 		}
 #pragma unroll
-		for (int v = 0; v < Q; v += 4)
-			chip_edge_others4(F[v], F[v + 1], F[v + 2], F[v + 3]);
+		for (int v = 0; v < Q; v += 8)
+			chip_edge_others8(F[v], F[v + 1], F[v + 2], F[v + 3], F[v + 4], F[v + 5],
+			                  F[v + 6], F[v + 7]);
 		group_wht<Q, Q>(F, 0, 0u);
-		group_norm_prob<1, Q>(F, 0u);
+		chip_edge_norm<Q>(F);
 		if (s)
 			chip_store<Q>(s, F);
 	}
