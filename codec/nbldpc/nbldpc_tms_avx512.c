@@ -31,6 +31,8 @@
 #include "nbldpc_decoder.h"
 
 #define Q 64
+/* rows of up to this many edges keep their step-6 table numbers as 8 j in a byte */
+#define J8_DEG_MAX 31
 
 /* rep4[x]: byte x in all four bytes, for broadcasting a byte with a plain 32-bit load */
 #define R1(x)  ((x)*0x01010101u)
@@ -114,30 +116,37 @@ static inline __m512i min_u16(__m512i a, __m512i b)
 }
 
 /* Step 5 as a set: lanes 1..63 holding the nsel smallest keys (m1, eta) among those with
- * m1 < 255 (one with m1 = 255 lowers no T). */
+ * m1 < 255 (one with m1 = 255 lowers no T). A radix selection of the nsel-th smallest m1, one
+ * bit a round from the top: the eight bit tests are vector work independent of each other, so
+ * the rounds' chain is scalar (an AND, a popcount and a conditional move). */
 static inline uint64_t candidates(__m512i m1, unsigned nsel)
 {
-	uint64_t c = _mm512_cmpneq_epu8_mask(m1, _mm512_set1_epi8((char)0xff)) & ~1ull, lt, eq;
-	unsigned thr = 0, need;
+	uint64_t c = _mm512_cmpneq_epu8_mask(m1, _mm512_set1_epi8((char)0xff)) & ~1ull;
+	uint64_t zb[8], sel = 0;
+	unsigned need = nsel;
 
 	if ((unsigned)__builtin_popcountll(c) <= nsel)
 		return c;
 	if (!nsel)
 		return 0;
-	/* thr: the largest t with fewer than nsel candidates below t, two bits a step */
-	for (int sh = 6; sh >= 0; sh -= 2) {
-		unsigned up = 0;
+	for (int b = 0; b < 8; b++)
+		zb[b] = _mm512_testn_epi8_mask(m1, _mm512_set1_epi8((char)(1 << b)));
+	/* c: the lanes whose m1 has the bits above b of the nsel-th smallest, need of them
+	 * still to take (1 <= need <= popcount(c)); sel: those taken, all smaller */
+	for (int b = 7; b >= 0; b--) {
+		const uint64_t lo = c & zb[b];
+		const unsigned cnt = (unsigned)__builtin_popcountll(lo);
 
-		for (unsigned k = 1; k <= 3; k++)
-			up += (unsigned)__builtin_popcountll(_mm512_mask_cmplt_epu8_mask(
-			          c, m1, bcast8(thr + (k << sh)))) < nsel;
-		thr += up << sh;
+		/* all ones where the lanes of bit b 0 are too few: take them, go on in the
+		 * others */
+		const uint64_t few = (uint64_t)0 - (cnt < need);
+
+		sel |= lo & few;
+		need -= cnt & (unsigned)few;
+		c = (lo & ~few) | (c & ~zb[b] & few);
 	}
-	lt = _mm512_mask_cmplt_epu8_mask(c, m1, bcast8(thr));
-	eq = _mm512_mask_cmpeq_epu8_mask(c, m1, bcast8(thr));
-	need = nsel - (unsigned)__builtin_popcountll(lt);
-	/* ties at thr in increasing eta: the lowest need lanes of eq (1 <= need <= 63) */
-	return lt | _pdep_u64((1ull << need) - 1, eq);
+	/* ties at the nsel-th smallest in increasing eta: the lowest need lanes of c */
+	return sel | _pdep_u64((1ull << need) - 1, c);
 }
 
 /*
@@ -164,24 +173,28 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
         const int16_t *app, const uint8_t *rm, unsigned nsel, struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
+	/* the decoder's arrays in locals: the byte stores below may alias their pointers */
+	const uint8_t *const row_val = c->row_val, *const mul = d->tms_mul, *const div = d->tms_div;
+	const uint32_t *const row_col = c->row_col;
 	const __m512i iota = iota8();
 	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
 	uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q,
 	        *vt = vd + (size_t)2 * 2 * deg * Q;
 	__m512i m1[2], m2[2], e1[2], e2[2];
+	unsigned beta[2] = {0, 0}, z[2][NBLDPC_DEG_MAX];
 
 	/* steps 1-4 */
 	for (unsigned k = 0; k < nc; k++) {
 		m1[k] = m2[k] = e2[k] = all;
 		e1[k] = zero;
-		st->beta[k] = 0;
 		st->e0[k] = e0[k];
 	}
+#pragma GCC unroll 4
 	for (unsigned i = 0; i < deg; i++)
 		for (unsigned k = 0; k < nc; k++) {
 			const uint32_t e = e0[k] + i;
-			const uint8_t h = c->row_val[e];
-			const int16_t *p = app + (size_t)c->row_col[e] * Q;
+			const unsigned h = row_val[e];
+			const int16_t *p = app + (size_t)row_col[e] * Q;
 			const __m512i r = _mm512_loadu_si512(rm + (size_t)e * Q);
 			__m512i lo =
 			    _mm512_sub_epi16(_mm512_loadu_si512(p), _mm512_unpacklo_epi8(r, zero));
@@ -200,12 +213,11 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 			 * min(W, 255)) */
 			q8 = _mm512_packus_epi16(lo, hi);
 			a = (unsigned)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, zero));
-			st->z[k][i] = d->tms_mul[h * Q + a];
-			st->beta[k] ^= st->z[k][i];
+			z[k][i] = mul[h * Q + a];
+			beta[k] ^= z[k][i];
 			/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
-			qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(d->tms_div + h * Q), q8);
-			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(st->z[k][i])),
-			                             qd);
+			qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(div + h * Q), q8);
+			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z[k][i])), qd);
 			lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
 			lt2 = _mm512_cmplt_epu8_mask(dv, m2[k]) & ~lt;
 			m2[k] = _mm512_mask_blend_epi8(
@@ -215,6 +227,11 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 			m1[k] = _mm512_mask_blend_epi8(lt, m1[k], dv);
 			e1[k] = _mm512_mask_blend_epi8(lt, e1[k], bcast8(i));
 		}
+	for (unsigned k = 0; k < nc; k++) {
+		st->beta[k] = beta[k];
+		for (unsigned i = 0; i < deg; i++)
+			st->z[k][i] = (uint8_t)z[k][i];
+	}
 	/* step 5 */
 	for (unsigned k = 0; k < nc; k++)
 		st->sel[k] = candidates(m1[k], nsel);
@@ -227,12 +244,16 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 			const __m512i dd = _mm512_mask_blend_epi8(own, e1[k], e2[k]);
 			/* the table step 6 reads for each eta1: d, or i where d = 255 (v = 255
 			 * then: any table does, the sum saturates) */
-			const __m512i jj =
+			__m512i jj =
 			    _mm512_mask_mov_epi8(dd, _mm512_cmpeq_epi8_mask(dd, all), bcast8(i));
 			const __m512i v = _mm512_mask_blend_epi8(own, m1[k], m2[k]);
 			const __m512i v0 = _mm512_mask_mov_epi8(v, 1, all);
 			uint8_t *tab = vt + ((size_t)k * deg + i) * deg * Q;
 
+			/* 8 j (below 256 for rows of up to 31 edges): scaled by 8 in the
+			 * address, a table's offset without a scalar shift */
+			if (deg <= J8_DEG_MAX)
+				jj = _mm512_slli_epi16(jj, 3);
 			_mm512_store_si512(vd + ((size_t)k * 2 * deg + i) * Q, v);
 			_mm512_store_si512(vd + ((size_t)k * 2 * deg + deg + i) * Q, jj);
 			for (unsigned j = 0; j < deg; j++)
@@ -244,43 +265,49 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 		}
 }
 
-/* Phase B of the checks of st: step 6's passes, T_i(eta) = min over eta1 of v_i(eta1) +
- * V[i][d_i(eta1)](eta ^ eta1), and steps 7-9. */
+/* Step 6's passes of check k of st into tt (deg vectors): T_i(eta) = min over eta1 of
+ * v_i(eta1) + V[i][d_i(eta1)](eta ^ eta1). */
+static inline __attribute__((always_inline)) void
+passes(const unsigned k, const unsigned deg, const struct stage *st, __m512i *tt)
+{
+	const __m512i iota = iota8();
+	const uint8_t *vd = st->buf + (size_t)2 * deg * 2 * Q;
+	const uint8_t *vt = vd + (size_t)2 * 2 * deg * Q + (size_t)k * deg * deg * Q;
+	const uint8_t *vb = vd + (size_t)k * 2 * deg * Q, *db = vb + (size_t)deg * Q;
+	uint64_t sel = st->sel[k];
+
+	for (unsigned i = 0; i < deg; i++)
+		tt[i] = _mm512_set1_epi8((char)0xff);
+	while (sel) {
+		const unsigned eta1 = (unsigned)__builtin_ctzll(sel);
+		const __m512i px = _mm512_xor_si512(iota, bcast8(eta1));
+
+		sel &= sel - 1;
+		for (unsigned i = 0; i < deg; i++) {
+			const size_t j = db[(size_t)i * Q + eta1];
+			const uint8_t *tab = vt + (size_t)i * deg * Q + (deg <= J8_DEG_MAX ? j * 8 : j * Q);
+			const __m512i v2 = _mm512_permutexvar_epi8(px, _mm512_load_si512(tab));
+
+			tt[i] = _mm512_min_epu8(tt[i],
+			                        _mm512_adds_epu8(v2, bcast8(vb[(size_t)i * Q + eta1])));
+		}
+	}
+}
+
+/* Phase B of the checks of st: step 6's passes and steps 7-9. */
 static inline __attribute__((always_inline)) void phase_b(const struct nbldpc_decoder *d,
                                                           const unsigned nc, const unsigned deg,
                                                           int16_t *app, uint8_t *rm, __m512i offset,
                                                           const struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
-	const __m512i iota = iota8();
-	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
+	const __m512i zero = _mm512_setzero_si512();
 	const uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q;
-	const uint8_t *vt = vd + (size_t)2 * 2 * deg * Q;
 	__m512i tt[2][NBLDPC_DEG_MAX];
 
-	for (unsigned k = 0; k < nc; k++) {
-		const uint8_t *vb = vd + (size_t)k * 2 * deg * Q, *db = vb + (size_t)deg * Q;
-		uint64_t sel = st->sel[k];
-
-		for (unsigned i = 0; i < deg; i++)
-			tt[k][i] = all;
-		while (sel) {
-			const unsigned eta1 = (unsigned)__builtin_ctzll(sel);
-			const __m512i px = _mm512_xor_si512(iota, bcast8(eta1));
-
-			sel &= sel - 1;
-			for (unsigned i = 0; i < deg; i++) {
-				const unsigned j = db[(size_t)i * Q + eta1];
-				const __m512i v2 = _mm512_permutexvar_epi8(
-				    px,
-				    _mm512_load_si512(vt + (((size_t)k * deg + i) * deg + j) * Q));
-
-				tt[k][i] = _mm512_min_epu8(
-				    tt[k][i],
-				    _mm512_adds_epu8(v2, bcast8(vb[(size_t)i * Q + eta1])));
-			}
-		}
-	}
+	passes(0, deg, st, tt[0]);
+	if (nc == 2)
+		passes(1, deg, st, tt[1]);
 	/* steps 7-9 per edge */
 	for (unsigned i = 0; i < deg; i++)
 		for (unsigned k = 0; k < nc; k++) {
