@@ -125,14 +125,12 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
 	uint64_t zb[8], sel = 0;
 	unsigned need = nsel;
 
-	if ((unsigned)__builtin_popcountll(c) <= nsel)
-		return c;
-	if (!nsel)
-		return 0;
 	for (int b = 0; b < 8; b++)
 		zb[b] = _mm512_testn_epi8_mask(m1, _mm512_set1_epi8((char)(1 << b)));
 	/* c: the lanes whose m1 has the bits above b of the nsel-th smallest, need of them
-	 * still to take (1 <= need <= popcount(c)); sel: those taken, all smaller */
+	 * still to take; sel: those taken, all smaller. No branch: with nsel = 0 every round
+	 * keeps c's lower half and nothing is taken; with at most nsel candidates every round
+	 * takes its lower half and c ends empty (no m1 of 255 in it), so sel = c */
 	for (int b = 7; b >= 0; b--) {
 		const uint64_t lo = c & zb[b];
 		const unsigned cnt = (unsigned)__builtin_popcountll(lo);
@@ -218,13 +216,29 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 			/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
 			qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(div + h * Q), q8);
 			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z[k][i])), qd);
+			/* step 4's scan: m2 = min(m2, max(m1, D)), m1 = min(m1, D); e2 takes e1
+			 * where D < m1 (strictly: the earlier edge wins ties), else i where D < m2.
+			 * e1 where m1 = 255 and e2 where m2 = 255 are never read (v is 255 there,
+			 * whatever its d: every sum with it saturates), so the first two edges
+			 * take shortcuts */
+			if (i == 0) {
+				m1[k] = dv;
+				continue;
+			}
+			if (i == 1) {
+				lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
+				m2[k] = _mm512_max_epu8(m1[k], dv);
+				m1[k] = _mm512_min_epu8(m1[k], dv);
+				e1[k] = _mm512_maskz_mov_epi8(lt, bcast8(1));
+				e2[k] = _mm512_xor_si512(e1[k], bcast8(1));
+				continue;
+			}
 			lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
-			lt2 = _mm512_cmplt_epu8_mask(dv, m2[k]) & ~lt;
-			m2[k] = _mm512_mask_blend_epi8(
-			    lt2, _mm512_mask_blend_epi8(lt, m2[k], m1[k]), dv);
+			lt2 = _mm512_cmplt_epu8_mask(dv, m2[k]);
+			m2[k] = _mm512_min_epu8(m2[k], _mm512_max_epu8(m1[k], dv));
+			m1[k] = _mm512_min_epu8(m1[k], dv);
 			e2[k] = _mm512_mask_blend_epi8(
-			    lt2, _mm512_mask_blend_epi8(lt, e2[k], e1[k]), bcast8(i));
-			m1[k] = _mm512_mask_blend_epi8(lt, m1[k], dv);
+			    lt, _mm512_mask_blend_epi8(lt2, e2[k], bcast8(i)), e1[k]);
 			e1[k] = _mm512_mask_blend_epi8(lt, e1[k], bcast8(i));
 		}
 	for (unsigned k = 0; k < nc; k++) {
@@ -244,8 +258,7 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 			const __m512i dd = _mm512_mask_blend_epi8(own, e1[k], e2[k]);
 			/* the table step 6 reads for each eta1: d, or i where d = 255 (v = 255
 			 * then: any table does, the sum saturates) */
-			__m512i jj =
-			    _mm512_mask_mov_epi8(dd, _mm512_cmpeq_epi8_mask(dd, all), bcast8(i));
+			__m512i jj = _mm512_min_epu8(dd, bcast8(deg - 1));
 			const __m512i v = _mm512_mask_blend_epi8(own, m1[k], m2[k]);
 			const __m512i v0 = _mm512_mask_mov_epi8(v, 1, all);
 			uint8_t *tab = vt + ((size_t)k * deg + i) * deg * Q;
