@@ -125,6 +125,8 @@ static inline uint64_t candidates(__m512i m1, unsigned nsel)
 	uint64_t zb[8], sel = 0;
 	unsigned need = nsel;
 
+	if (!nsel) /* the spec's setting (dev2), not the data: always predicted */
+		return 0;
 	for (int b = 0; b < 8; b++)
 		zb[b] = _mm512_testn_epi8_mask(m1, _mm512_set1_epi8((char)(1 << b)));
 	/* c: the lanes whose m1 has the bits above b of the nsel-th smallest, need of them
@@ -160,7 +162,9 @@ struct stage {
 	uint64_t sel[2];  /* step 5's set */
 	unsigned beta[2]; /* XOR of the z_e */
 	uint8_t *buf;     /* W (nc deg 2 vectors), vd (nc 2 deg), the tables (nc deg^2) */
-	uint8_t z[2][NBLDPC_DEG_MAX];
+	/* the z_e, not in bytes: a byte store may alias any pointer the phases read, so the
+	 * compiler would load those again after each */
+	uint32_t z[2][NBLDPC_DEG_MAX];
 };
 
 /* Phase A of checks e0[0..nc-1]: steps 1-5 of nbldpc_tms.c and step 6's per-edge v, d and
@@ -179,7 +183,7 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 	uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q,
 	        *vt = vd + (size_t)2 * 2 * deg * Q;
 	__m512i m1[2], m2[2], e1[2], e2[2];
-	unsigned beta[2] = {0, 0}, z[2][NBLDPC_DEG_MAX];
+	unsigned beta[2] = {0, 0};
 
 	/* steps 1-4 */
 	for (unsigned k = 0; k < nc; k++) {
@@ -211,11 +215,13 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 			 * min(W, 255)) */
 			q8 = _mm512_packus_epi16(lo, hi);
 			a = (unsigned)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, zero));
-			z[k][i] = mul[h * Q + a];
-			beta[k] ^= z[k][i];
+			const unsigned z = mul[h * Q + a];
+
+			st->z[k][i] = z;
+			beta[k] ^= z;
 			/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
 			qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(div + h * Q), q8);
-			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z[k][i])), qd);
+			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z)), qd);
 			/* step 4's scan: m2 = min(m2, max(m1, D)), m1 = min(m1, D); e2 takes e1
 			 * where D < m1 (strictly: the earlier edge wins ties), else i where D < m2.
 			 * e1 where m1 = 255 and e2 where m2 = 255 are never read (v is 255 there,
@@ -243,8 +249,6 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 		}
 	for (unsigned k = 0; k < nc; k++) {
 		st->beta[k] = beta[k];
-		for (unsigned i = 0; i < deg; i++)
-			st->z[k][i] = (uint8_t)z[k][i];
 	}
 	/* step 5 */
 	for (unsigned k = 0; k < nc; k++)
@@ -311,12 +315,12 @@ passes(const unsigned k, const unsigned deg, const struct stage *st, __m512i *tt
 static inline __attribute__((always_inline)) void phase_b(const struct nbldpc_decoder *d,
                                                           const unsigned nc, const unsigned deg,
                                                           int16_t *app, uint8_t *rm, __m512i offset,
-                                                          const struct stage *st)
+                                                          const struct stage *st, __m512i *tt0, __m512i *tt1)
 {
 	const struct nbldpc_code *c = d->code;
 	const __m512i zero = _mm512_setzero_si512();
 	const uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q;
-	__m512i tt[2][NBLDPC_DEG_MAX];
+	__m512i *tt[2] = {tt0, tt1};
 
 	passes(0, deg, st, tt[0]);
 	if (nc == 2)
@@ -367,14 +371,21 @@ static void group_b(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, _
 {
 	const unsigned nc = st->nc, deg = st->deg;
 
-	if (nc == 2 && deg == 4)
-		phase_b(d, 2, 4, app, rm, offset, st);
-	else if (deg == 4)
-		phase_b(d, 1, 4, app, rm, offset, st);
-	else if (nc == 2)
-		phase_b(d, 2, deg, app, rm, offset, st);
-	else
-		phase_b(d, 1, deg, app, rm, offset, st);
+	if (deg == 4) {
+		__m512i t0[4], t1[4];
+
+		if (nc == 2)
+			phase_b(d, 2, 4, app, rm, offset, st, t0, t1);
+		else
+			phase_b(d, 1, 4, app, rm, offset, st, t0, t1);
+	} else {
+		__m512i t0[NBLDPC_DEG_MAX], t1[NBLDPC_DEG_MAX];
+
+		if (nc == 2)
+			phase_b(d, 2, deg, app, rm, offset, st, t0, t1);
+		else
+			phase_b(d, 1, deg, app, rm, offset, st, t0, t1);
+	}
 }
 
 /* One iteration: the groups of nbldpc__tms_prepare's schedule in order. */
