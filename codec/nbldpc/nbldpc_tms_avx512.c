@@ -191,62 +191,82 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 		e1[k] = zero;
 		st->e0[k] = e0[k];
 	}
-#pragma GCC unroll 4
-	for (unsigned i = 0; i < deg; i++)
+	/* edges four at a time: first each check's steps 1 and W's stores, then steps 2-4 edge by
+	 * edge (measured 3-5 % faster than each edge's steps 1-4 in turn; reducing the four minima
+	 * together, with fewer shuffles, was slower still) */
+	for (unsigned i0 = 0; i0 < deg; i0 += 4) {
+		const unsigned nb = deg - i0 < 4 ? deg - i0 : 4;
+		__m512i lo[4], hi[4], mn[4], q8s[2][4];
+
 		for (unsigned k = 0; k < nc; k++) {
-			const uint32_t e = e0[k] + i;
-			const unsigned h = row_val[e];
-			const int16_t *p = app + (size_t)row_col[e] * Q;
-			const __m512i r = _mm512_loadu_si512(rm + (size_t)e * Q);
-			__m512i lo =
-			    _mm512_sub_epi16(_mm512_loadu_si512(p), _mm512_unpacklo_epi8(r, zero));
-			__m512i hi = _mm512_sub_epi16(_mm512_loadu_si512(p + 32),
-			                              _mm512_unpackhi_epi8(r, zero));
-			const __m512i mn = min_i16(lo, hi);
-			__m512i q8, qd, dv;
-			__mmask64 lt, lt2;
-			unsigned a;
+			for (unsigned t = 0; t < nb; t++) {
+				const uint32_t e = e0[k] + i0 + t;
+				const int16_t *p = app + (size_t)row_col[e] * Q;
+				const __m512i r = _mm512_loadu_si512(rm + (size_t)e * Q);
 
-			lo = _mm512_subs_epi16(lo, mn);
-			hi = _mm512_subs_epi16(hi, mn);
-			_mm512_store_si512(wb + ((size_t)k * deg + i) * 2 * Q, lo);
-			_mm512_store_si512(wb + ((size_t)k * deg + i) * 2 * Q + Q, hi);
-			/* Q_e in natural order (W >= 0: the signed-to-unsigned saturation is
-			 * min(W, 255)) */
-			q8 = _mm512_packus_epi16(lo, hi);
-			a = (unsigned)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, zero));
-			const unsigned z = mul[h * Q + a];
+				lo[t] = _mm512_sub_epi16(_mm512_loadu_si512(p),
+				                         _mm512_unpacklo_epi8(r, zero));
+				hi[t] = _mm512_sub_epi16(_mm512_loadu_si512(p + 32),
+				                         _mm512_unpackhi_epi8(r, zero));
+			}
+			for (unsigned t = 0; t < nb; t++)
+				mn[t] = min_i16(lo[t], hi[t]);
+			for (unsigned t = 0; t < nb; t++) {
+				uint8_t *w = wb + ((size_t)k * deg + i0 + t) * 2 * Q;
 
-			st->z[k][i] = z;
-			beta[k] ^= z;
-			/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
-			qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(div + h * Q), q8);
-			dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z)), qd);
-			/* step 4's scan: m2 = min(m2, max(m1, D)), m1 = min(m1, D); e2 takes e1
-			 * where D < m1 (strictly: the earlier edge wins ties), else i where D < m2.
-			 * e1 where m1 = 255 and e2 where m2 = 255 are never read (v is 255 there,
-			 * whatever its d: every sum with it saturates), so the first two edges
-			 * take shortcuts */
-			if (i == 0) {
-				m1[k] = dv;
-				continue;
+				lo[t] = _mm512_subs_epi16(lo[t], mn[t]);
+				hi[t] = _mm512_subs_epi16(hi[t], mn[t]);
+				_mm512_store_si512(w, lo[t]);
+				_mm512_store_si512(w + Q, hi[t]);
+				/* Q_e in natural order (W >= 0: the signed-to-unsigned
+				 * saturation is min(W, 255)) */
+				q8s[k][t] = _mm512_packus_epi16(lo[t], hi[t]);
 			}
-			if (i == 1) {
-				lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
-				m2[k] = _mm512_max_epu8(m1[k], dv);
-				m1[k] = _mm512_min_epu8(m1[k], dv);
-				e1[k] = _mm512_maskz_mov_epi8(lt, bcast8(1));
-				e2[k] = _mm512_xor_si512(e1[k], bcast8(1));
-				continue;
-			}
-			lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
-			lt2 = _mm512_cmplt_epu8_mask(dv, m2[k]);
-			m2[k] = _mm512_min_epu8(m2[k], _mm512_max_epu8(m1[k], dv));
-			m1[k] = _mm512_min_epu8(m1[k], dv);
-			e2[k] = _mm512_mask_blend_epi8(
-			    lt, _mm512_mask_blend_epi8(lt2, e2[k], bcast8(i)), e1[k]);
-			e1[k] = _mm512_mask_blend_epi8(lt, e1[k], bcast8(i));
 		}
+		for (unsigned t = 0; t < nb; t++)
+			for (unsigned k = 0; k < nc; k++) {
+				const unsigned i = i0 + t;
+				const uint32_t e = e0[k] + i;
+				const unsigned h = row_val[e];
+				const __m512i q8 = q8s[k][t];
+				__m512i qd, dv;
+				__mmask64 lt, lt2;
+				unsigned a;
+
+				a = (unsigned)__builtin_ctzll(_mm512_cmpeq_epi8_mask(q8, zero));
+				const unsigned z = mul[h * Q + a];
+
+				st->z[k][i] = z;
+				beta[k] ^= z;
+				/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
+				qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(div + h * Q), q8);
+				dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z)), qd);
+				/* step 4's scan: m2 = min(m2, max(m1, D)), m1 = min(m1, D); e2
+				 * takes e1 where D < m1 (strictly: the earlier edge wins ties),
+				 * else i where D < m2. e1 where m1 = 255 and e2 where m2 = 255 are
+				 * never read (v is 255 there, whatever its d: every sum with it
+				 * saturates), so the first two edges take shortcuts */
+				if (i == 0) {
+					m1[k] = dv;
+					continue;
+				}
+				if (i == 1) {
+					lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
+					m2[k] = _mm512_max_epu8(m1[k], dv);
+					m1[k] = _mm512_min_epu8(m1[k], dv);
+					e1[k] = _mm512_maskz_mov_epi8(lt, bcast8(1));
+					e2[k] = _mm512_xor_si512(e1[k], bcast8(1));
+					continue;
+				}
+				lt = _mm512_cmplt_epu8_mask(dv, m1[k]);
+				lt2 = _mm512_cmplt_epu8_mask(dv, m2[k]);
+				m2[k] = _mm512_min_epu8(m2[k], _mm512_max_epu8(m1[k], dv));
+				m1[k] = _mm512_min_epu8(m1[k], dv);
+				e2[k] = _mm512_mask_blend_epi8(
+				    lt, _mm512_mask_blend_epi8(lt2, e2[k], bcast8(i)), e1[k]);
+				e1[k] = _mm512_mask_blend_epi8(lt, e1[k], bcast8(i));
+			}
+	}
 	for (unsigned k = 0; k < nc; k++) {
 		st->beta[k] = beta[k];
 	}
@@ -284,8 +304,8 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 
 /* Step 6's passes of check k of st into tt (deg vectors): T_i(eta) = min over eta1 of
  * v_i(eta1) + V[i][d_i(eta1)](eta ^ eta1). */
-static inline __attribute__((always_inline)) void
-passes(const unsigned k, const unsigned deg, const struct stage *st, __m512i *tt)
+static inline __attribute__((always_inline)) void passes(const unsigned k, const unsigned deg,
+                                                         const struct stage *st, __m512i *tt)
 {
 	const __m512i iota = iota8();
 	const uint8_t *vd = st->buf + (size_t)2 * deg * 2 * Q;
@@ -302,20 +322,20 @@ passes(const unsigned k, const unsigned deg, const struct stage *st, __m512i *tt
 		sel &= sel - 1;
 		for (unsigned i = 0; i < deg; i++) {
 			const size_t j = db[(size_t)i * Q + eta1];
-			const uint8_t *tab = vt + (size_t)i * deg * Q + (deg <= J8_DEG_MAX ? j * 8 : j * Q);
+			const uint8_t *tab =
+			    vt + (size_t)i * deg * Q + (deg <= J8_DEG_MAX ? j * 8 : j * Q);
 			const __m512i v2 = _mm512_permutexvar_epi8(px, _mm512_load_si512(tab));
 
-			tt[i] = _mm512_min_epu8(tt[i],
-			                        _mm512_adds_epu8(v2, bcast8(vb[(size_t)i * Q + eta1])));
+			tt[i] = _mm512_min_epu8(
+			    tt[i], _mm512_adds_epu8(v2, bcast8(vb[(size_t)i * Q + eta1])));
 		}
 	}
 }
 
 /* Phase B of the checks of st: step 6's passes and steps 7-9. */
-static inline __attribute__((always_inline)) void phase_b(const struct nbldpc_decoder *d,
-                                                          const unsigned nc, const unsigned deg,
-                                                          int16_t *app, uint8_t *rm, __m512i offset,
-                                                          const struct stage *st, __m512i *tt0, __m512i *tt1)
+static inline __attribute__((always_inline)) void
+phase_b(const struct nbldpc_decoder *d, const unsigned nc, const unsigned deg, int16_t *app,
+        uint8_t *rm, __m512i offset, const struct stage *st, __m512i *tt0, __m512i *tt1)
 {
 	const struct nbldpc_code *c = d->code;
 	const __m512i zero = _mm512_setzero_si512();
