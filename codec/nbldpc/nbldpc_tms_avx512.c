@@ -345,21 +345,26 @@ phase_b(const struct nbldpc_decoder *d, const unsigned nc, const unsigned deg, i
 	passes(0, deg, st, tt[0]);
 	if (nc == 2)
 		passes(1, deg, st, tt[1]);
-	/* steps 7-9 per edge */
+	/* steps 7-9 per edge (the decoder's arrays and the stage's words in locals: the vector
+	 * stores may alias them, and the compiler would load them again after each) */
+	const uint8_t *const row_val = c->row_val, *const mul = d->tms_mul;
+	const uint32_t *const row_col = c->row_col;
+	const uint32_t e0[2] = {st->e0[0], st->e0[1]};
+	const unsigned beta[2] = {st->beta[0], st->beta[1]};
 	for (unsigned i = 0; i < deg; i++)
 		for (unsigned k = 0; k < nc; k++) {
-			const uint32_t e = st->e0[k] + i;
-			const uint8_t h = c->row_val[e];
+			const uint32_t e = e0[k] + i;
+			const unsigned h = row_val[e];
 			const __m512i v = _mm512_load_si512(vd + ((size_t)k * 2 * deg + i) * Q);
 			const uint8_t *w = wb + ((size_t)k * deg + i) * 2 * Q;
 			__m512i o, r, lo, hi;
-			int16_t *p = app + (size_t)c->row_col[e] * Q;
+			int16_t *p = app + (size_t)row_col[e] * Q;
 
 			o = _mm512_subs_epu8(_mm512_min_epu8(v, tt[k][i]), offset);
 			o = _mm512_mask_mov_epi8(o, 1, zero);
 			r = _mm512_permutexvar_epi8(
-			    _mm512_xor_si512(_mm512_loadu_si512(d->tms_mul + h * Q),
-			                     bcast8(st->beta[k] ^ st->z[k][i])),
+			    _mm512_xor_si512(_mm512_loadu_si512(mul + h * Q),
+			                     bcast8(beta[k] ^ st->z[k][i])),
 			    o);
 			_mm512_storeu_si512(rm + (size_t)e * Q, r);
 			/* P = min(W + R, 32767), not less its minimum (see normalise) */
