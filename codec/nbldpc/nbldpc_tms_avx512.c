@@ -275,31 +275,40 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 		st->sel[k] = candidates(m1[k], nsel);
 	/* step 6's per-edge v and d (kept in vd for scalar reads), and the tables V[i][j]: v with
 	 * 255 where d is j and in lane 0 (eta = eta1 pairs with eta2 = 0, which step 6 leaves
-	 * out) */
-	for (unsigned k = 0; k < nc; k++)
+	 * out). d is kept as 8 j where rows have up to 31 edges (below 256: scaled by 8 in the
+	 * address, a table's offset needs no scalar shift), and where d = 255 as deg - 1: v is
+	 * 255 there, so any table does (the sums saturate). Lane 0 of v is 255 too: step 7 sets
+	 * o(0) itself, and no pass reads v(0). */
+	for (unsigned k = 0; k < nc; k++) {
+		const unsigned sc = deg <= J8_DEG_MAX ? 3 : 0;
+		const __m512i m1z = _mm512_mask_mov_epi8(m1[k], 1, all);
+		const __m512i m2z = _mm512_mask_mov_epi8(m2[k], 1, all);
+		__m512i e1s = e1[k], e2s = _mm512_min_epu8(e2[k], bcast8(deg - 1));
+
+		if (sc) {
+			e1s = _mm512_slli_epi16(e1s, 3);
+			e2s = _mm512_slli_epi16(e2s, 3);
+		}
 		for (unsigned i = 0; i < deg; i++) {
-			const __mmask64 own = _mm512_cmpeq_epi8_mask(e1[k], bcast8(i));
-			const __m512i dd = _mm512_mask_blend_epi8(own, e1[k], e2[k]);
-			/* the table step 6 reads for each eta1: d, or i where d = 255 (v = 255
-			 * then: any table does, the sum saturates) */
-			__m512i jj = _mm512_min_epu8(dd, bcast8(deg - 1));
-			const __m512i v = _mm512_mask_blend_epi8(own, m1[k], m2[k]);
-			const __m512i v0 = _mm512_mask_mov_epi8(v, 1, all);
+			const __mmask64 own = _mm512_cmpeq_epi8_mask(e1s, bcast8(i << sc));
+			const __m512i dd = _mm512_mask_blend_epi8(own, e1s, e2s);
+			const __m512i v = _mm512_mask_blend_epi8(own, m1z, m2z);
 			uint8_t *tab = vt + ((size_t)k * deg + i) * deg * Q;
 
-			/* 8 j (below 256 for rows of up to 31 edges): scaled by 8 in the
-			 * address, a table's offset without a scalar shift */
-			if (deg <= J8_DEG_MAX)
-				jj = _mm512_slli_epi16(jj, 3);
 			_mm512_store_si512(vd + ((size_t)k * 2 * deg + i) * Q, v);
-			_mm512_store_si512(vd + ((size_t)k * 2 * deg + deg + i) * Q, jj);
+			_mm512_store_si512(vd + ((size_t)k * 2 * deg + deg + i) * Q, dd);
+			/* V[i][i] is read only where d = 255 taken as deg - 1 */
 			for (unsigned j = 0; j < deg; j++)
-				_mm512_store_si512(
-				    tab + (size_t)j * Q,
-				    j == i ? v0
-				           : _mm512_mask_mov_epi8(
-				                 v0, _mm512_cmpeq_epi8_mask(dd, bcast8(j)), all));
+				if (j != i)
+					_mm512_store_si512(
+					    tab + (size_t)j * Q,
+					    _mm512_mask_mov_epi8(
+					        v, _mm512_cmpeq_epi8_mask(dd, bcast8(j << sc)),
+					        all));
+				else if (i == deg - 1)
+					_mm512_store_si512(tab + (size_t)j * Q, v);
 		}
+	}
 }
 
 /* Step 6's passes of check k of st into tt (deg vectors): T_i(eta) = min over eta1 of
