@@ -175,10 +175,9 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
         const int16_t *app, const uint8_t *rm, unsigned nsel, struct stage *st)
 {
 	const struct nbldpc_code *c = d->code;
-	/* the decoder's arrays in locals: the byte stores below may alias their pointers */
+	/* the decoder's arrays in locals: the vector stores below may alias their pointers */
 	const uint8_t *const row_val = c->row_val, *const mul = d->tms_mul, *const div = d->tms_div;
 	const uint32_t *const row_col = c->row_col;
-	const __m512i iota = iota8();
 	const __m512i all = _mm512_set1_epi8((char)0xff), zero = _mm512_setzero_si512();
 	uint8_t *wb = st->buf, *vd = wb + (size_t)2 * deg * 2 * Q,
 	        *vt = vd + (size_t)2 * 2 * deg * Q;
@@ -229,7 +228,7 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 				const uint32_t e = e0[k] + i;
 				const unsigned h = row_val[e];
 				const __m512i q8 = q8s[k][t];
-				__m512i qd, dv;
+				__m512i dv;
 				__mmask64 lt, lt2;
 				unsigned a;
 
@@ -238,9 +237,10 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 
 				st->z[k][i] = z;
 				beta[k] ^= z;
-				/* qd[b] = Q_e(b / h), then D_e(eta) = qd[eta ^ z] */
-				qd = _mm512_permutexvar_epi8(_mm512_loadu_si512(div + h * Q), q8);
-				dv = _mm512_permutexvar_epi8(_mm512_xor_si512(iota, bcast8(z)), qd);
+				/* D_e(eta) = Q_e((eta ^ z) / h) = Q_e(eta / h ^ a): division by h is
+				 * linear over XOR and z / h = a, so one permutation does */
+				dv = _mm512_permutexvar_epi8(
+				    _mm512_xor_si512(_mm512_loadu_si512(div + h * Q), bcast8(a)), q8);
 				/* step 4's scan: m2 = min(m2, max(m1, D)), m1 = min(m1, D); e2
 				 * takes e1 where D < m1 (strictly: the earlier edge wins ties),
 				 * else i where D < m2. e1 where m1 = 255 and e2 where m2 = 255 are
