@@ -237,10 +237,11 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 
 				st->z[k][i] = z;
 				beta[k] ^= z;
-				/* D_e(eta) = Q_e((eta ^ z) / h) = Q_e(eta / h ^ a): division by h is
-				 * linear over XOR and z / h = a, so one permutation does */
+				/* D_e(eta) = Q_e((eta ^ z) / h) = Q_e(eta / h ^ a): division by h
+				 * is linear over XOR and z / h = a, so one permutation does */
 				dv = _mm512_permutexvar_epi8(
-				    _mm512_xor_si512(_mm512_loadu_si512(div + h * Q), bcast8(a)), q8);
+				    _mm512_xor_si512(_mm512_loadu_si512(div + h * Q), bcast8(a)),
+				    q8);
 				/* step 4's scan: m2 = min(m2, max(m1, D)), m1 = min(m1, D); e2
 				 * takes e1 where D < m1 (strictly: the earlier edge wins ties),
 				 * else i where D < m2. e1 where m1 = 255 and e2 where m2 = 255 are
