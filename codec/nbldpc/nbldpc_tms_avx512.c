@@ -31,8 +31,8 @@
 #include "nbldpc_decoder.h"
 
 #define Q 64
-/* rows of up to this many edges keep their step-6 table numbers as 8 j in a byte */
-#define J8_DEG_MAX 31
+/* rows of up to this many edges keep step 6's table numbers j as 8 j in a byte (at most 248) */
+#define J8_DEG_MAX 32
 
 /* rep4[x]: byte x in all four bytes, for broadcasting a byte with a plain 32-bit load */
 #define R1(x)  ((x)*0x01010101u)
@@ -276,7 +276,7 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 		st->sel[k] = candidates(m1[k], nsel);
 	/* step 6's per-edge v and d (kept in vd for scalar reads), and the tables V[i][j]: v with
 	 * 255 where d is j and in lane 0 (eta = eta1 pairs with eta2 = 0, which step 6 leaves
-	 * out). d is kept as 8 j where rows have up to 31 edges (below 256: scaled by 8 in the
+	 * out). d is kept as 8 j where rows have up to 32 edges (below 256: scaled by 8 in the
 	 * address, a table's offset needs no scalar shift), and where d = 255 as deg - 1: v is
 	 * 255 there, so any table does (the sums saturate). Lane 0 of v is 255 too: step 7 sets
 	 * o(0) itself, and no pass reads v(0). */
