@@ -13,9 +13,11 @@
  *    message is vpunpck{l,h}bw and narrowing two vectors of costs vpackuswb: 3 such operations
  *    a message instead of 8;
  *  - byte broadcasts are loads of a replicated 32-bit word (rep4), not shuffles;
+ *  - step 3's divide and XOR shift are one permutation: (eta ^ z) / h = eta / h ^ a;
  *  - step 5 needs the set of the dev2 best candidates, not their order (step 6 is a minimum
- *    over them): a radix-4 search for the dev2-th smallest m1 and a pdep for the ties replace
- *    dev2 dependent minimum searches;
+ *    over them): a radix search for the dev2-th smallest m1, one bit a round on the m1 bit
+ *    planes (scalar masks, no branch), and a pdep for the ties replace dev2 dependent minimum
+ *    searches;
  *  - step 6's test d(eta1) != d(eta2) is folded into tables: V[e][j] is edge e's v with 255
  *    wherever its d is j, so that a pass of step 6 is one vpermb of V[e][d(eta1)], a
  *    saturating add and a minimum (a sum with 255 saturates and lowers no T);
@@ -24,6 +26,10 @@
  *  - checks go two at a time where they share no variable (a schedule built once per decoder,
  *    not a scan of each pair every iteration), each group in two phases (phase_a, phase_b)
  *    with step 5's selection issued right after step 4, before the tables.
+ * Beyond the operation counts, what the compiler keeps in registers decided as much (NOTES.md,
+ * round 4): the decoder's pointers are held in locals (every vector store may alias them), no
+ * byte stores in the phases, and each check's step 1 comes before the scan, so that fewer
+ * vectors are live at once.
  */
 #include <immintrin.h>
 #include <string.h>
