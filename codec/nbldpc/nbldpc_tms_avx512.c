@@ -376,8 +376,8 @@ phase_b(const struct nbldpc_decoder *d, const unsigned nc, const unsigned deg, i
 			__m512i o, r, lo, hi;
 			int16_t *p = app + (size_t)row_col[e] * Q;
 
+			/* offset is 255 in lane 0: o(0) = 0 */
 			o = _mm512_subs_epu8(_mm512_min_epu8(v, tt[k][i]), offset);
-			o = _mm512_mask_mov_epi8(o, 1, zero);
 			r = _mm512_permutexvar_epi8(
 			    _mm512_xor_si512(_mm512_loadu_si512(mul + h * Q),
 			                     bcast8(beta[k] ^ st->z[k][i])),
@@ -482,7 +482,9 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
 {
 	const struct nbldpc_code *c = d->code;
 	const struct nbldpc_spec *s = &d->base.spec.u.nbldpc;
-	const __m512i offset = _mm512_set1_epi8((char)s->offset);
+	/* step 7's offset, 255 in lane 0 (o(0) = 0) */
+	const __m512i offset =
+	    _mm512_mask_mov_epi8(_mm512_set1_epi8((char)s->offset), 1, _mm512_set1_epi8(-1));
 	const unsigned nsel = s->dev2 < Q - 1 ? s->dev2 : Q - 1;
 	uint8_t *rm = scratch;
 	struct stage st;
