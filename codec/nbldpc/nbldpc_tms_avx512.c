@@ -124,7 +124,7 @@ static inline __m512i min_u16(__m512i a, __m512i b)
 /* Step 5 as a set: lanes 1..63 holding the nsel smallest keys (m1, eta) among those with
  * m1 < 255 (one with m1 = 255 lowers no T). A radix selection of the nsel-th smallest m1, one
  * bit a round from the top: the eight bit tests are vector work independent of each other, so
- * the rounds' chain is scalar (an AND, a popcount and a conditional move). */
+ * the rounds' chain is scalar (an AND, a popcount, a compare and masks). */
 static inline uint64_t candidates(__m512i m1, unsigned nsel)
 {
 	uint64_t c = _mm512_cmpneq_epu8_mask(m1, _mm512_set1_epi8((char)0xff)) & ~1ull;
@@ -274,9 +274,8 @@ phase_a(const struct nbldpc_decoder *d, const unsigned nc, const uint32_t *e0, c
 				e1[k] = _mm512_mask_blend_epi8(lt, e1[k], bcast8(i));
 			}
 	}
-	for (unsigned k = 0; k < nc; k++) {
+	for (unsigned k = 0; k < nc; k++)
 		st->beta[k] = beta[k];
-	}
 	/* step 5 */
 	for (unsigned k = 0; k < nc; k++)
 		st->sel[k] = candidates(m1[k], nsel);
