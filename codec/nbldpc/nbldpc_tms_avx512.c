@@ -392,7 +392,8 @@ phase_b(const struct nbldpc_decoder *d, const unsigned nc, const unsigned deg, i
 }
 
 /* Phase A or B of a group of nc checks of deg edges, with deg = 4 (B1C's, and the other
- * BeiDou codes') as a constant. */
+ * BeiDou codes') and 5 (with 4, the generated irregular GF(64) codes': GF64_5040 1.17x faster
+ * so) as constants. */
 static void group_a(const struct nbldpc_decoder *d, unsigned nc, const uint32_t *e0, unsigned deg,
                     const int16_t *app, const uint8_t *rm, unsigned nsel, struct stage *st)
 {
@@ -400,6 +401,10 @@ static void group_a(const struct nbldpc_decoder *d, unsigned nc, const uint32_t 
 		phase_a(d, 2, e0, 4, app, rm, nsel, st);
 	else if (deg == 4)
 		phase_a(d, 1, e0, 4, app, rm, nsel, st);
+	else if (nc == 2 && deg == 5)
+		phase_a(d, 2, e0, 5, app, rm, nsel, st);
+	else if (deg == 5)
+		phase_a(d, 1, e0, 5, app, rm, nsel, st);
 	else if (nc == 2)
 		phase_a(d, 2, e0, deg, app, rm, nsel, st);
 	else
@@ -418,6 +423,13 @@ static void group_b(const struct nbldpc_decoder *d, int16_t *app, uint8_t *rm, _
 			phase_b(d, 2, 4, app, rm, offset, st, t0, t1);
 		else
 			phase_b(d, 1, 4, app, rm, offset, st, t0, t1);
+	} else if (deg == 5) {
+		__m512i t0[5], t1[5];
+
+		if (nc == 2)
+			phase_b(d, 2, 5, app, rm, offset, st, t0, t1);
+		else
+			phase_b(d, 1, 5, app, rm, offset, st, t0, t1);
 	} else {
 		__m512i t0[NBLDPC_DEG_MAX], t1[NBLDPC_DEG_MAX];
 
