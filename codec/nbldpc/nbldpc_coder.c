@@ -259,7 +259,12 @@ static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, str
 			int16_t *app = (int16_t *)vals;
 
 			if (dec->spec.frame.in == FEC_IN_S8_LLR) {
-				map_in_s8_i16(d, b->in + j * b->in_stride, app);
+#if defined(FECD_SIMD_X86)
+				if (d->tms_avx512)
+					nbldpc__tms_avx512_costs(d, b->in + j * b->in_stride, app);
+				else
+#endif
+					map_in_s8_i16(d, b->in + j * b->in_stride, app);
 			} else {
 				map_in_cost(d, b, j, cost);
 				costs_to_i16(cost, app, c->n, q);

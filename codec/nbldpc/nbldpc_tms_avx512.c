@@ -488,6 +488,41 @@ static bool decide(const struct nbldpc_code *c, const int16_t *app, uint8_t *har
 	return nbldpc_codeword_valid(c, hard);
 }
 
+/* The channel costs of a frame of int8 bit LLRs (n symbols of 6 values in the order sent):
+ * value a of a symbol costs the sum of the LLRs of its 1 bits, less the smallest over a, which
+ * is the sum of the negative LLRs' magnitudes: C + the sum of v_t over the bits t set in a, as
+ * masked additions of 32 int16 lanes (nbldpc_coder.c's map_in_s8_i16 computes the same in
+ * plain C; test_nbldpc_tms compares both with the float32 input's costs). */
+void nbldpc__tms_avx512_costs(const struct nbldpc_decoder *d, const int8_t *in, int16_t *app)
+{
+	/* lanes a = 0..31 with bit s of a set; the second vector's a = 32..63 add bit 5 */
+	static const uint32_t bit_lanes[6] = {0xaaaaaaaa, 0xcccccccc, 0xf0f0f0f0,
+	                                      0xff00ff00, 0xffff0000, 0};
+	__mmask32 mlo[6], mhi[6];
+
+	for (unsigned t = 0; t < 6; t++) {
+		mlo[t] = bit_lanes[d->bit_shift[t]];
+		mhi[t] = d->bit_shift[t] == 5 ? 0xffffffffu : bit_lanes[d->bit_shift[t]];
+	}
+	for (uint32_t x = 0; x < d->code->n; x++) {
+		const int8_t *v = in + (size_t)x * 6;
+		int c = 0;
+		__m512i lo, hi;
+
+		for (unsigned t = 0; t < 6; t++)
+			c += v[t] < 0 ? -v[t] : 0;
+		lo = hi = _mm512_set1_epi16((short)c);
+		for (unsigned t = 0; t < 6; t++) {
+			const __m512i w = _mm512_set1_epi16(v[t]);
+
+			lo = _mm512_mask_add_epi16(lo, mlo[t], lo, w);
+			hi = _mm512_mask_add_epi16(hi, mhi[t], hi, w);
+		}
+		_mm512_storeu_si512(app + (size_t)x * Q, lo);
+		_mm512_storeu_si512(app + (size_t)x * Q + 32, hi);
+	}
+}
+
 unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                             uint8_t *hard, bool *ok)
 {
