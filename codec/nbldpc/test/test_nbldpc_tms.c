@@ -308,8 +308,9 @@ static void test_fast_equals_reference(void)
 
 /* Random int8 frames through fec_decode as int8 and as the same values in float32 (in=f32,
  * llr_scale 8, so the float path's rounding is exact): the two inputs form tms's costs in
- * different code (nbldpc_coder.c's map_in_s8_i16, and map_in_cost with costs_to_i16), so equal
- * iterations, bits and soft bit LLRs for every q and both bit orders say the int8 one is exact. */
+ * different code (nbldpc_coder.c's map_in_s8_i16, or nbldpc__tms_avx512_costs for GF(64) on the
+ * AVX-512 path, and map_in_cost with costs_to_i16), so equal iterations, bits and soft bit
+ * LLRs for every q and both bit orders say the int8 one is exact. */
 static void test_s8_costs(void)
 {
 	static const char *const codes[] = {
