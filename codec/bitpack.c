@@ -12,12 +12,24 @@
 
 void fec_pack_bits(const uint8_t *bits, size_t n, uint8_t *packed)
 {
-	size_t nbytes = (n + 7) / 8;
+	size_t i = 0;
 
-	memset(packed, 0, nbytes);
-	for (size_t i = 0; i < n; i++)
-		if (bits[i])
-			packed[i >> 3] |= (uint8_t)(0x80u >> (i & 7));
+	/* a byte at a time, no branch per bit: on random bits that branch went wrong half the
+	 * time (2 % of an nbldpc tms frame's decode on B1C) */
+	for (; i + 8 <= n; i += 8) {
+		unsigned v = 0;
+
+		for (unsigned t = 0; t < 8; t++)
+			v = v << 1 | (bits[i + t] != 0);
+		packed[i >> 3] = (uint8_t)v;
+	}
+	if (i < n) { /* the last bits, zeros after them */
+		unsigned v = 0;
+
+		for (unsigned t = 0; t < 8; t++)
+			v = v << 1 | (i + t < n && bits[i + t] != 0);
+		packed[i >> 3] = (uint8_t)v;
+	}
 }
 
 void fec_unpack_bits(const uint8_t *packed, size_t n, uint8_t *bits)

@@ -167,7 +167,7 @@ static void bit_sums(int16_t *dst, const int16_t *one, const int16_t *zero, unsi
  * smallest cost is the hard decision's, 0). It is the sum of two small tables, one over the
  * low 3 bits and one over the others, so that the q sums are rows of 8 additions (vector
  * additions for the compiler): 13 % of a B1C frame's decoding time went here when it was built
- * up one value at a time. */
+ * up one value at a time. GF(64) on the AVX-512 path takes nbldpc__tms_avx512_costs. */
 static void map_in_s8_i16(const struct nbldpc_decoder *d, const int8_t *in, int16_t *app)
 {
 	const unsigned q = d->q, p = d->p, lb = p < 3 ? p : 3, ql = 1u << lb;
@@ -259,7 +259,12 @@ static int nbldpc_decode_batch(const struct fec_decoder *dec, void *scratch, str
 			int16_t *app = (int16_t *)vals;
 
 			if (dec->spec.frame.in == FEC_IN_S8_LLR) {
-				map_in_s8_i16(d, b->in + j * b->in_stride, app);
+#if defined(FECD_SIMD_X86)
+				if (d->tms_avx512)
+					nbldpc__tms_avx512_costs(d, b->in + j * b->in_stride, app);
+				else
+#endif
+					map_in_s8_i16(d, b->in + j * b->in_stride, app);
 			} else {
 				map_in_cost(d, b, j, cost);
 				costs_to_i16(cost, app, c->n, q);

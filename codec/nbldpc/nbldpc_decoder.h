@@ -61,6 +61,9 @@ unsigned nbldpc__tms_avx512(const struct nbldpc_decoder *d, void *scratch, int16
                             uint8_t *hard, bool *ok);
 unsigned nbldpc__tms_fast(const struct nbldpc_decoder *d, void *scratch, int16_t *app,
                           uint8_t *hard, bool *ok);
+/* tms's channel costs from int8 bit LLRs for GF(64) where tms_avx512 (the same as the coder's
+ * plain C, in vector additions): in, n * 6 LLRs; app, n * 64 costs. */
+void nbldpc__tms_avx512_costs(const struct nbldpc_decoder *d, const int8_t *in, int16_t *app);
 /* The portable path's AVX2 pieces (q >= 16): dst[eta] = src[eta ^ x] for eta < q; step 6 of one
  * check, nset candidates sel, v, d and T (deg q each) and the tables (deg^2 q) as
  * nbldpc_tms_fast.c lays them out. */

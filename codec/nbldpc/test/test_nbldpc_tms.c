@@ -186,14 +186,16 @@ static bool same_run(const char *text, const char *path, unsigned f, double ebn0
 static void test_fast_equals_reference(void)
 {
 	/* B1C's size and shape (checks of 4, two at a time where they share no variable), then
-	 * checks of 4 and 5 mixed (the AVX-512 path for any degree, pairs and single checks) and
-	 * of 6; other q for the portable path */
+	 * checks of 4 and 5 mixed (the AVX-512 path for any degree, pairs and single checks), of
+	 * 6 and of 36 (past the AVX-512 path's 32, where it keeps step 6's table numbers
+	 * unscaled); other q for the portable path */
 	static const struct {
 		const char *code;
 		unsigned frames;
 	} codes[] = {{"code=regular,q=64,n=200,dv=2,dc=4,seed=1", 24},
 	             {"code=irregular,q=64,n=240,seed=2", 8},
 	             {"code=regular,q=64,n=120,dv=3,dc=6,seed=3", 8},
+	             {"code=regular,q=64,n=1152,dv=2,dc=36,seed=7", 2},
 	             {"code=regular,q=4,n=120,dv=2,dc=4,seed=4", 8},
 	             {"code=irregular,q=16,n=160,seed=5", 8},
 	             {"code=regular,q=256,n=60,dv=2,dc=4,seed=6", 4}};
@@ -213,7 +215,7 @@ static void test_fast_equals_reference(void)
 		struct fec_decoder *dec = NULL;
 		struct nbldpc_decoder *d;
 		int16_t *ref, *fast, *avx;
-		uint8_t href[512], hfast[512], havx[512];
+		uint8_t *href, *hfast, *havx;
 		void *scratch;
 		unsigned frames = 0, dfast = 0, davx = 0, q;
 		bool said_fast = false, said_avx = false, has_avx2;
@@ -248,7 +250,10 @@ static void test_fast_equals_reference(void)
 		fast = malloc((size_t)d->code->n * q * sizeof(int16_t));
 		avx = malloc((size_t)d->code->n * q * sizeof(int16_t));
 		scratch = malloc(nbldpc__scratch_bytes(d));
-		if (!ref || !fast || !avx || !scratch || !d->tms_mul)
+		href = malloc(3 * (size_t)d->code->n);
+		hfast = href + d->code->n;
+		havx = hfast + d->code->n;
+		if (!ref || !fast || !avx || !scratch || !href || !d->tms_mul)
 			abort();
 		for (unsigned f = 0; f < codes[i / ns].frames; f++) {
 			const size_t nv = (size_t)d->code->n * q;
@@ -287,6 +292,7 @@ static void test_fast_equals_reference(void)
 		free(ref);
 		free(fast);
 		free(avx);
+		free(href);
 		free(scratch);
 		fec_decoder_destroy(dec);
 	}
@@ -302,8 +308,9 @@ static void test_fast_equals_reference(void)
 
 /* Random int8 frames through fec_decode as int8 and as the same values in float32 (in=f32,
  * llr_scale 8, so the float path's rounding is exact): the two inputs form tms's costs in
- * different code (nbldpc_coder.c's map_in_s8_i16, and map_in_cost with costs_to_i16), so equal
- * iterations, bits and soft bit LLRs for every q and both bit orders say the int8 one is exact. */
+ * different code (nbldpc_coder.c's map_in_s8_i16, or nbldpc__tms_avx512_costs for GF(64) on the
+ * AVX-512 path, and map_in_cost with costs_to_i16), so equal iterations, bits and soft bit
+ * LLRs for every q and both bit orders say the int8 one is exact. */
 static void test_s8_costs(void)
 {
 	static const char *const codes[] = {
