@@ -32,8 +32,11 @@ done
 cc -std=c11 -Wall -Wextra -Werror "$example" $(pkg-config --cflags --libs fecd) -o "$tmp/example" ||
 	fail "the example does not build against the installed library"
 export LD_LIBRARY_PATH=$libdir
-ldd "$tmp/example" | grep -q "libfecd.so.0 => $libdir/" ||
-	fail "the example is not linked to the installed library: $(ldd "$tmp/example" | grep fecd)"
+# ldd's output taken whole first: piped into grep -q, which leaves at its first match, ldd could
+# be killed writing the rest and pipefail then failed the check (seen under a loaded ctest -j2)
+deps=$(ldd "$tmp/example")
+grep -qF "libfecd.so.0 => $libdir/" <<<"$deps" ||
+	fail "the example is not linked to the installed library: $(grep fecd <<<"$deps")"
 
 # A regular LDPC code at 2.5 dB, and far above the threshold, where nothing may be wrong.
 "$tmp/example" "ldpc,code=regular,n=576,dv=3,dc=6" 2.5 64 | tee "$tmp/out1"
