@@ -661,23 +661,25 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 		rk.base[tid] = (char *)cl.map_shared_rank((void *)sm, tid);
 	if (TAB) { /* the block's rows and variables from the code's tables */
 		for (uint32_t k = tid; k < x.nr; k += nt) {
-			const uint32_t r = c.chip_row[x.r0 + k], e0 = c.row_start[r];
-			const uint32_t deg = c.row_start[r + 1] - e0;
-			uint32_t lo = 0, hi = 0;
-
-			for (uint32_t i = 0; i < deg; i++) {
-				const uint32_t h = (uint32_t)c.row_val[e0 + i] << (8 * (i % 4));
-
-				if (i < 4)
-					lo |= h;
-				else
-					hi |= h;
-			}
-			if (CD) /* the edge form: the row's slot words */
+			if constexpr (CD) { /* the edge form: the row's slot words, no coefficients */
 				((uint4 *)x.rows)[k] = ((const uint4 *)c.chip_row_slots)[x.r0 + k];
-			else
+			} else {
+				const uint32_t r = c.chip_row[x.r0 + k], e0 = c.row_start[r];
+				const uint32_t deg = c.row_start[r + 1] - e0;
+				uint32_t lo = 0, hi = 0;
+
+				for (uint32_t i = 0; i < deg; i++) {
+					const uint32_t h = (uint32_t)c.row_val[e0 + i]
+					                   << (8 * (i % 4));
+
+					if (i < 4)
+						lo |= h;
+					else
+						hi |= h;
+				}
 				((uint4 *)x.rows)[k] =
 				    make_uint4(c.chip_row_slot[x.r0 + k] | deg << 16, lo, hi, r);
+			}
 		}
 		for (uint32_t j = tid; j < x.nv; j += nt)
 			((uint2 *)x.vars)[j] = chip_var_slots<false>(c, x.vars, x.v0, j);
