@@ -204,6 +204,7 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 			if (e == cudaSuccess && *ok) {
 				c->chip_vmax = plan.vmax;
 				c->chip_rmax = plan.rmax;
+				c->chip_emax = plan.emax;
 				e = UPLOAD(g, plan.var, c->n, c->chip_var);
 				if (e == cudaSuccess)
 					e = UPLOAD(g, plan.var_start, cs + 1, c->chip_var_start);
@@ -222,7 +223,10 @@ static cudaError_t fftbp_setup(struct nbgpu_impl *g, const struct nbldpc_code *c
 				if (e == cudaSuccess)
 					e = UPLOAD(g, plan.var_nloc, cs, c->chip_var_nloc);
 				if (e == cudaSuccess && plan.row_slots)
-					e = UPLOAD(g, plan.row_slots, 4 * c->m, c->chip_row_slots);
+					e = UPLOAD(g, plan.row_slots, plan.row_words * c->m,
+					           c->chip_row_slots);
+				if (e == cudaSuccess && plan.pair)
+					e = UPLOAD(g, plan.pair, c->n, c->chip_pair);
 				g->chip_remote = plan.remote;
 			}
 			nbgpu_chip_plan_free(&plan);
@@ -349,8 +353,8 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		    g->desc, sizeof(g->desc),
 		    "nbldpc_fftbp_chip_kernel<q=%u,V=%d,D=%d%s> (prob, flooding, a frame's "
 		    "messages (one copy: columns of degree 2) and priors in the shared memory of "
-		    "a cluster of %d blocks, %u of %u slots in another block than their "
-		    "variable's): %d threads/block (%d groups of %u lanes), grid %d (%d frames in "
+		    "a cluster of %d blocks, %u of %u %s): %d threads/block (%d groups of %u "
+		    "lanes), grid %d (%d frames in "
 		    "flight), %d regs, %zu B shared a block",
 		    c->q, g->shape.chip_v, g->shape.chip_d,
 		    g->shape.chip_f == 0    ? ",old"
@@ -360,8 +364,12 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		    : g->shape.chip_f == 15 ? ",split cluster barrier"
 		    : g->shape.chip_f == 23 ? ",aligned cluster barriers"
 		    : g->shape.chip_f == 39 ? ",edge form"
+		    : g->shape.chip_f == 103 ? ",fused form"
 		                            : "",
-		    g->shape.chip_c, g->chip_remote, c->nnz, g->shape.threads, g->shape.groups,
+		    g->shape.chip_c, g->chip_remote, c->nnz,
+		    g->shape.chip_f == 103 ? "edges guests in another block's slots"
+		                           : "slots in another block than their variable's",
+		    g->shape.threads, g->shape.groups,
 		    c->q / (unsigned)g->shape.chip_v, g->shape.grid,
 		    g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
 	else

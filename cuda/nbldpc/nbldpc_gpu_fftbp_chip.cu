@@ -112,22 +112,24 @@ static __host__ __device__ size_t chip_qt_bytes(uint32_t q)
 }
 
 struct chip_layout {
-	/* byte offsets: the hard decisions (n), the staged rows (rmax x 16 B) and variables
-	 * (vmax x 8 B), the quotient table, the priors (vmax q floats), the slots */
+	/* byte offsets: the hard decisions (n), the staged rows (rmax x 16 B, the fused form's
+	 * 32 B) and variables (vmax x 8 B), the quotient table (the fused form: and its chain
+	 * steps, 8 q B), the priors (vmax q floats, the fused form's emax q: one an edge), the
+	 * slots */
 	size_t hard, rows, vars, qt, pr, msg;
 };
 
 static __host__ __device__ struct chip_layout chip_layout_of(uint32_t n, uint32_t q, uint32_t vmax,
-                                                             uint32_t rmax)
+                                                             uint32_t rmax, uint32_t emax, bool fu)
 {
 	struct chip_layout l;
 
 	l.hard = CHIP_HEAD_BYTES;
 	l.rows = l.hard + chip_align16(n);
-	l.vars = l.rows + (size_t)rmax * 16;
+	l.vars = l.rows + (size_t)rmax * (fu ? 32 : 16);
 	l.qt = l.vars + chip_align16((size_t)vmax * 8);
-	l.pr = l.qt + chip_align16(chip_qt_bytes(q));
-	l.msg = l.pr + (size_t)vmax * q * 4;
+	l.pr = l.qt + chip_align16(chip_qt_bytes(q) + (fu ? 8 * q : 0)); /* the fused form's steps */
+	l.msg = l.pr + (size_t)(fu ? emax : vmax) * q * 4;
 	return l;
 }
 
@@ -306,6 +308,7 @@ __device__ static void chip_soft(const struct nbgpu_code &c, const struct gpu_ba
 /* The cluster's shared memory bases (generic addresses of each block's dynamic shared memory). */
 struct chip_ranks {
 	char *base[CHIP_MAX_C];
+	uint32_t cbase[CHIP_MAX_C]; /* the same as shared::cluster addresses (the fused form) */
 };
 
 /* Slot (rank << 16 | local edge; the top byte the inverse of its edge's coefficient, which the
@@ -407,20 +410,22 @@ __device__ __forceinline__ void chip_app(const struct chip_ranks &rk, const stru
  * not in the default), the whole cluster's barriers as .aligned arrive and wait after a
  * __syncwarp (cooperative groups' cluster.sync() is not .aligned); CHIP_F_EDGE (",e"), the edge
  * form of nbldpc_gpu_fftbp_edge.cuh (q = 64, V = 4, rows of at most 4, with the staged tables;
- * not with SPLIT). */
+ * not with SPLIT); CHIP_F_FUSE (with EDGE; ",f0" without), the fused form of
+ * nbldpc_gpu_fftbp_fused.cuh: the variable phase folded into the edge form's check. */
 #define CHIP_F_TAB   1
 #define CHIP_F_BAR   2
 #define CHIP_F_FULL  4
 #define CHIP_F_SPLIT 8
 #define CHIP_F_ALIGN 16
 #define CHIP_F_EDGE  32
+#define CHIP_F_FUSE  64
 #define CHIP_F_ALL   (CHIP_F_TAB | CHIP_F_BAR | CHIP_F_FULL)
 
 /* floats a slot: the edge form pads each by 16 bytes, so that the 8 lanes of a 128-bit access to
- * 8 consecutive slots meet 8 different banks */
+ * 8 consecutive slots meet 8 different banks (the fused form swizzles its chunks instead) */
 __host__ __device__ constexpr int chip_slot_floats(int q, int f)
 {
-	return (f & CHIP_F_EDGE) ? q + 4 : q;
+	return (f & CHIP_F_FUSE) ? q : (f & CHIP_F_EDGE) ? q + 4 : q;
 }
 
 /* The cluster barrier in halves: the arrive releases this thread's earlier writes (its own
@@ -443,13 +448,15 @@ struct chip_ctx {
 	const uint4 *rows; /* staged rows: slot | deg << 16, coefficient bytes (2 words), row */
 	const uint2 *vars; /* staged variables: the two slots */
 	float *pr, *msg;
+	uint32_t pr32, msg32; /* the same as shared-window addresses (the fused form) */
 	struct chip_layout ly;
 	uint32_t rank, r0, nr, nint, v0, nv, nloc;
 	unsigned gid, ngroups, ln, mask;
 	int lgb;
 };
 
-#include "nbldpc_gpu_fftbp_edge.cuh" /* the edge form's check phase, on chip_ctx */
+#include "nbldpc_gpu_fftbp_edge.cuh"  /* the edge form's check phase, on chip_ctx */
+#include "nbldpc_gpu_fftbp_fused.cuh" /* the fused form's iteration */
 
 /* The checks of the block's rows, taken round-robin by its groups; where pending, the rows from
  * split on wait for the cluster barrier (the other blocks' writes into their slots). FULL
@@ -580,8 +587,12 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 		float best;
 		unsigned bi;
 
-		chip_app<Q, V, chip_slot_floats(Q, F), (F & CHIP_F_EDGE) != 0>(rk, x.ly, x.qt, x.rank,
-		                                                                 j, sl, r, x.ln, x.mask);
+		if constexpr ((F & CHIP_F_FUSE) != 0)
+			chip_fu_app<Q, V>(rk, x.ly, x.qt, x.rank, sl, c.chip_pair[x.v0 + j], it - 1,
+			                  r, x.ln, x.mask);
+		else
+			chip_app<Q, V, chip_slot_floats(Q, F), (F & CHIP_F_EDGE) != 0>(
+			    rk, x.ly, x.qt, x.rank, j, sl, r, x.ln, x.mask);
 		best = r[0];
 		bi = x.ln * V;
 #pragma unroll
@@ -614,12 +625,15 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 }
 
 template <int Q, int V, int D, int F>
-__global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_THREADS(V, D), 1)
+__global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
+                                  : (F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS
+                                                      : CHIP_THREADS(V, D),
+                                  1)
     nbldpc_fftbp_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
 	constexpr int L = Q / V, SQ = chip_slot_floats(Q, F);
 	constexpr bool TAB = (F & CHIP_F_TAB) != 0, SPLIT = (F & CHIP_F_SPLIT) != 0;
-	constexpr bool CD = (F & CHIP_F_EDGE) != 0;
+	constexpr bool CD = (F & CHIP_F_EDGE) != 0, FU = (F & CHIP_F_FUSE) != 0;
 	extern __shared__ float4 smem4[];
 	__shared__ struct chip_ranks rk;
 	char *sm = (char *)smem4;
@@ -632,7 +646,13 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 	uint8_t *hard;
 	unsigned lgs[chip_log2(V)]; /* the logarithms of 2^t */
 
-	x.ly = chip_layout_of(c.n, Q, c.chip_vmax, c.chip_rmax);
+	x.ly = chip_layout_of(c.n, Q, c.chip_vmax, c.chip_rmax, c.chip_emax, FU);
+	if (FU) { /* the fused form's slots and priors 256-byte aligned (the host adds 256) */
+		const size_t pad = (0u - ((uint32_t)__cvta_generic_to_shared(sm) + x.ly.pr)) & 255u;
+
+		x.ly.pr += pad;
+		x.ly.msg += pad;
+	}
 	x.ex = ex;
 	x.lg = lg;
 	x.qt = (const uint8_t *)(sm + x.ly.qt);
@@ -640,6 +660,8 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 	x.vars = (const uint2 *)(sm + x.ly.vars);
 	x.pr = (float *)(sm + x.ly.pr);
 	x.msg = (float *)(sm + x.ly.msg);
+	x.pr32 = (uint32_t)__cvta_generic_to_shared(sm + x.ly.pr);
+	x.msg32 = (uint32_t)__cvta_generic_to_shared(sm + x.ly.msg);
 	x.rank = rank;
 	x.r0 = c.chip_row_start[rank];
 	x.nr = c.chip_row_start[rank + 1] - x.r0;
@@ -657,11 +679,21 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 		ex[i] = c.gf_exp[i];
 	for (unsigned i = tid; i < 256; i += nt)
 		lg[i] = c.gf_log[i];
-	if (tid < C)
+	if (tid < C) {
 		rk.base[tid] = (char *)cl.map_shared_rank((void *)sm, tid);
+		asm("mapa.shared::cluster.u32 %0, %1, %2;"
+		    : "=r"(rk.cbase[tid])
+		    : "r"((uint32_t)__cvta_generic_to_shared(sm)), "r"(tid));
+	}
 	if (TAB) { /* the block's rows and variables from the code's tables */
 		for (uint32_t k = tid; k < x.nr; k += nt) {
-			if constexpr (CD) { /* the edge form: the row's slot words, no coefficients */
+			if constexpr (FU) { /* the fused form: 8 words a row */
+				((uint4 *)x.rows)[2 * k] =
+				    ((const uint4 *)c.chip_row_slots)[2 * (x.r0 + k)];
+				((uint4 *)x.rows)[2 * k + 1] =
+				    ((const uint4 *)c.chip_row_slots)[2 * (x.r0 + k) + 1];
+			} else if constexpr (CD) { /* the edge form: the row's slot words, no
+				                    * coefficients */
 				((uint4 *)x.rows)[k] = ((const uint4 *)c.chip_row_slots)[x.r0 + k];
 			} else {
 				const uint32_t r = c.chip_row[x.r0 + k], e0 = c.row_start[r];
@@ -685,8 +717,13 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 			((uint2 *)x.vars)[j] = chip_var_slots<false>(c, x.vars, x.v0, j);
 	}
 	__syncthreads();
+	if (FU && tid < C &&
+	    ((((uintptr_t)(rk.base[tid] + x.ly.msg)) & 255u) || ((rk.cbase[tid] + x.ly.msg) & 255u)))
+		__trap(); /* the xor addressing needs every block's slots 256-byte aligned */
 	if (TAB && chip_uses_qt<Q, V>())
 		chip_qt_fill<Q, V>((uint8_t *)x.qt, ex, lg, tid, nt);
+	if (FU)
+		chip_fu_steps_fill<Q>((uint8_t *)x.qt + Q * Q, ex, lg, tid, nt);
 	x.lgb = x.ln ? (int)lg[x.ln * V] : -1;
 #pragma unroll
 	for (int k = 0; k < chip_log2(V); k++)
@@ -717,6 +754,13 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 			for (int v = 0; v < V; v++)
 				r[v] = expf(r[v]);
 			group_norm_prob<L, V>(r, x.mask);
+			if constexpr (FU) { /* the prior at each edge's places */
+				chip_fu_store<Q, V>(rk.base[(sl.x >> 16) & 0xffu] + x.ly.pr, sl.x,
+				                    x.qt, x.ln, r);
+				chip_fu_store<Q, V>(rk.base[(sl.y >> 16) & 0xffu] + x.ly.pr, sl.y,
+				                    x.qt, x.ln, r);
+				continue;
+			}
 			chip_store<V>(x.pr + (size_t)j * Q + x.ln * V, r);
 			chip_slot_store<Q, V, CD>(chip_slot_ptr<SQ>(rk, x.ly.msg, sl.x), sl.x, x.qt,
 			                          x.ln, r);
@@ -724,7 +768,19 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 			                          x.ln, r);
 		}
 		chip_sync<F>(cl, C);
-		while (it < c.max_iters) {
+		if constexpr (FU) /* one phase and one barrier an iteration */
+			while (it < c.max_iters) {
+				chip_checks_fused<Q>(x, rk, it);
+				it++;
+				chip_sync<F>(cl, C);
+				if (c.early_stop || it == c.max_iters) {
+					bad = chip_decide<Q, V, F>(c, x, rk, cl, C, it, hard,
+					                           flags);
+					if ((!bad && c.early_stop) || it == c.max_iters)
+						break;
+				}
+			}
+		while (!FU && it < c.max_iters) {
 			/* the rows whose slots only this block's variables write (SPLIT: the first
 			 * nint; all rows otherwise) before the rest, which wait for the other
 			 * blocks' variables where their writes are pending */
@@ -768,7 +824,13 @@ __global__ void __launch_bounds__((F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS : CHIP_T
 				               c.chip_slot[2 * (c.chip_var_start[vr] + vj) + 1]);
 				float r[V];
 
-				chip_app<Q, V, SQ, CD>(rk, x.ly, x.qt, vr, vj, sl, r, x.ln, x.mask);
+				if constexpr (FU)
+					chip_fu_app<Q, V>(rk, x.ly, x.qt, vr, sl,
+					                  c.chip_pair[c.chip_var_start[vr] + vj],
+					                  it - 1, r, x.ln, x.mask);
+				else
+					chip_app<Q, V, SQ, CD>(rk, x.ly, x.qt, vr, vj, sl, r, x.ln,
+					                       x.mask);
 				chip_soft<Q, V>(c, b, f, i, r, x.ln, x.mask);
 			}
 		if (rank == 0 && tid == 0)
@@ -789,6 +851,7 @@ void nbgpu_chip_plan_free(struct nbgpu_chip_plan *p)
 	free(p->row_start);
 	free(p->row_slot);
 	free(p->row_slots);
+	free(p->pair);
 	free(p->var_nloc);
 	free(p->row_nint);
 	memset(p, 0, sizeof(*p));
@@ -897,6 +960,7 @@ static int chip_place_by_var(const struct nbldpc_code *code, const uint32_t *rra
 				eloc[e] = ecnt[k]++;
 			}
 		}
+	p->row_words = 4;
 	for (uint32_t i = 0; i < code->m; i++) {
 		const uint32_t r = p->row[i], e0 = code->row_start[r];
 
@@ -909,9 +973,256 @@ static int chip_place_by_var(const struct nbldpc_code *code, const uint32_t *rra
 	return 0;
 }
 
+/* Euler orientation of a multigraph whose vertices all have even degree (Hierholzer, one circuit
+ * a component): dir[i] = 1 where edge i (a[i] - b[i]) is walked from b to a. On a bipartite graph
+ * the walk alternates sides, so the edges walked from one side are half of each vertex's: an
+ * Euler split. adj: CSR scratch (nv + 1 + 2 ne), stk: ne + 1 words, used: ne bytes. */
+static void chip_euler(uint32_t nv, uint32_t ne, const uint32_t *a, const uint32_t *b,
+                       const uint8_t *take, uint8_t *dir, uint32_t *adj, uint32_t *stk,
+                       uint8_t *used)
+{
+	uint32_t *start = adj, *list = adj + nv + 1;
+
+	memset(start, 0, (nv + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < ne; i++)
+		if (take[i]) {
+			start[a[i] + 1]++;
+			start[b[i] + 1]++;
+		}
+	for (uint32_t v = 0; v < nv; v++)
+		start[v + 1] += start[v];
+	for (uint32_t i = 0; i < ne; i++)
+		if (take[i]) {
+			list[start[a[i]]++] = i;
+			list[start[b[i]]++] = i;
+		}
+	for (uint32_t v = nv; v > 0; v--)
+		start[v] = start[v - 1];
+	start[0] = 0;
+	memset(used, 0, ne);
+	for (uint32_t v0 = 0; v0 < nv; v0++) {
+		uint32_t top = 0, v = v0;
+
+		/* walk from v0 until stuck (back at v0), leaving each vertex by an unused edge; the
+		 * vertices with unused edges left resume from the stack: the walk's direction is
+		 * all that is kept, and every edge is walked once */
+		stk[top++] = v0;
+		while (top > 0) {
+			v = stk[top - 1];
+			while (start[v] < start[v + 1] && used[list[start[v]]])
+				start[v]++;
+			if (start[v] == start[v + 1]) {
+				top--;
+				continue;
+			}
+			{
+				const uint32_t i = list[start[v]++];
+
+				used[i] = 1;
+				dir[i] = a[i] != v; /* walked from b */
+				stk[top++] = a[i] == v ? b[i] : a[i];
+			}
+		}
+	}
+}
+
+/* The fused form's slot swizzles (chip_rows_fused): a warp's quarter (8 lanes: 2 rows, one vertex
+ * qw here) reads 8 slots at a time, its lanes' own in even iterations and their partners' (the
+ * pair's other slot) in odd ones; a slot's 16-byte chunks are swizzled by its 3 bits, so 8 slots
+ * of distinct swizzles meet 8 bank groups. A pair's slots take 2 c and 2 c + 1 (a colour c of 4,
+ * its tail edge the first): then a quarter whose pairs have each colour once as tail and once as
+ * head is clean in both parities. Such colours exist (Petersen: an 8-regular multigraph, the
+ * quarters joined by the pairs and padded, splits into 4 2-factors): an Euler orientation gives
+ * each vertex 4 tails and 4 heads, and two Euler splits of the bipartite graph tails x heads give
+ * 4 perfect matchings. Fills swz[e] for every edge. */
+static int chip_pair_colours(const struct nbldpc_code *code, uint32_t nq, const uint32_t *qw,
+                             uint8_t *swz)
+{
+	const uint32_t n = code->n, ne = n + 4 * nq + 1; /* pairs, then padding */
+	uint32_t *a = (uint32_t *)malloc(ne * sizeof(uint32_t));
+	uint32_t *b = (uint32_t *)malloc(ne * sizeof(uint32_t));
+	uint32_t *deg = (uint32_t *)calloc(2 * (size_t)nq + 1, sizeof(uint32_t));
+	uint32_t *adj = (uint32_t *)malloc((2 * (size_t)nq + 1 + 2 * (size_t)ne) * sizeof(uint32_t));
+	uint32_t *stk = (uint32_t *)malloc((ne + 1) * sizeof(uint32_t));
+	uint8_t *dir = (uint8_t *)calloc(ne, 1), *c1 = (uint8_t *)calloc(ne, 1);
+	uint8_t *c2 = (uint8_t *)calloc(ne, 1), *take = (uint8_t *)malloc(ne);
+	uint8_t *used = (uint8_t *)malloc(ne);
+	uint32_t m = 0, odd = UINT32_MAX;
+	int rc = -FEC_ENOMEM;
+
+	if (!a || !b || !deg || !adj || !stk || !dir || !c1 || !c2 || !take || !used)
+		goto out;
+	for (uint32_t x = 0; x < n; x++) {
+		a[m] = qw[code->col_edge[code->col_start[x]]];
+		b[m] = qw[code->col_edge[code->col_start[x] + 1]];
+		deg[a[m]]++;
+		deg[b[m]]++;
+		m++;
+	}
+	/* padding to degree 8: odd deficits joined in pairs, then loops */
+	for (uint32_t v = 0; v < nq; v++)
+		if ((8 - deg[v]) & 1) {
+			if (odd == UINT32_MAX) {
+				odd = v;
+			} else {
+				a[m] = odd;
+				b[m++] = v;
+				deg[odd]++;
+				deg[v]++;
+				odd = UINT32_MAX;
+			}
+		}
+	for (uint32_t v = 0; v < nq; v++)
+		while (deg[v] < 8) {
+			a[m] = b[m] = v;
+			m++;
+			deg[v] += 2;
+		}
+	rc = -FEC_ENOTSUP;
+	for (uint32_t v = 0; v < nq; v++)
+		if (deg[v] != 8)
+			goto out;
+	memset(take, 1, m);
+	chip_euler(nq, m, a, b, take, dir, adj, stk, used);
+	/* tails x heads: tail t at t, head h at nq + h */
+	for (uint32_t i = 0; i < m; i++) {
+		const uint32_t t = dir[i] ? b[i] : a[i], h = dir[i] ? a[i] : b[i];
+
+		a[i] = t;
+		b[i] = nq + h;
+	}
+	chip_euler(2 * nq, m, a, b, take, c1, adj, stk, used);
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t i = 0; i < m; i++)
+			take[i] = c1[i] == k;
+		chip_euler(2 * nq, m, a, b, take, c2, adj, stk, used);
+	}
+	/* edge 0 of column x: the tail of its pair (pair edge i = x), or the head */
+	for (uint32_t x = 0; x < n; x++) {
+		const uint32_t e0 = code->col_edge[code->col_start[x]];
+		const uint32_t e1 = code->col_edge[code->col_start[x] + 1];
+		const unsigned c = 2u * c1[x] + c2[x];
+		const bool tail0 = !dir[x]; /* walked from edge 0's quarter */
+
+		swz[e0] = (uint8_t)(2 * c + !tail0);
+		swz[e1] = (uint8_t)(2 * c + tail0);
+	}
+	rc = 0;
+out:
+	free(a);
+	free(b);
+	free(deg);
+	free(adj);
+	free(stk);
+	free(dir);
+	free(c1);
+	free(c2);
+	free(take);
+	free(used);
+	return rc;
+}
+
+/* The fused form's slots and rows (CHIP_F_FUSE, nbldpc_gpu_fftbp_fused.cuh). Priors stay at
+ * their edges' places in their rows' blocks (eloc). A column's two slots are a pair (2 i,
+ * 2 i + 1) in one block: its rows' block where both are in one, else the host's, the block of the
+ * two with fewer hosts than guests so far (each block's pairs and priors then fit about evenly);
+ * their swizzles from chip_pair_colours. Fills eslot (block << 16 | place | swizzle << 20) and
+ * ekind per edge, and in the plan's row order 8 words a row: its edges' first words (eloc |
+ * kind << 16 | h_a / h_b << 24, b the column's other edge; CHIP_SLOT_NONE past the row's end),
+ * then their eslot. */
+static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank,
+                           const uint32_t *eloc, uint32_t *eslot, uint32_t *ekind,
+                           struct nbgpu_chip_plan *p)
+{
+	const uint32_t nqb = p->rmax / 2 + 1, nq = p->c * nqb; /* quarters a block, in all */
+	int32_t bal[CHIP_MAX_C] = {0}; /* hosts less guests */
+	uint32_t np[CHIP_MAX_C] = {0}; /* pairs */
+	uint32_t *qw = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+	uint8_t *swz = (uint8_t *)malloc((size_t)code->nnz + 1);
+	int rc = -FEC_ENOMEM;
+
+	if (!qw || !swz)
+		goto out;
+	rc = -FEC_ENOTSUP;
+	if (code->max_row_deg > 4)
+		goto out;
+	for (unsigned k = 0; k < p->c; k++)
+		for (uint32_t i = p->row_start[k]; i < p->row_start[k + 1]; i++)
+			for (uint32_t e = code->row_start[p->row[i]]; e < code->row_start[p->row[i] + 1];
+			     e++)
+				qw[e] = k * nqb + (i - p->row_start[k]) / 2;
+	rc = chip_pair_colours(code, nq, qw, swz);
+	if (rc)
+		goto out;
+	for (uint32_t x = 0; x < code->n; x++) {
+		const uint32_t e0 = code->col_edge[code->col_start[x]];
+		const uint32_t e1 = code->col_edge[code->col_start[x] + 1];
+		const uint32_t a = erank[e0], b = erank[e1];
+		const uint32_t h = a == b || bal[a] <= bal[b] ? a : b; /* the pair's block */
+		const uint32_t i = np[h]++;
+
+		if (a == b) {
+			ekind[e0] = ekind[e1] = 0; /* CHIP_FU_IN */
+		} else {
+			ekind[e0] = h == a ? 1 : 2; /* CHIP_FU_HOST, CHIP_FU_GUEST */
+			ekind[e1] = h == b ? 1 : 2;
+			bal[h]++;
+			bal[h == a ? b : a]--;
+		}
+		eslot[e0] = h << 16 | 2 * i | (uint32_t)swz[e0] << 20;
+		eslot[e1] = h << 16 | (2 * i + 1) | (uint32_t)swz[e1] << 20;
+	}
+	for (unsigned k = 0; k < p->c; k++)
+		p->pmax = np[k] > p->pmax ? np[k] : p->pmax;
+	if (2 * p->pmax > 0xffffu)
+		goto out;
+	rc = -FEC_ENOMEM;
+	p->row_slots = (uint32_t *)malloc(((size_t)code->m * 8 + 1) * sizeof(uint32_t));
+	if (!p->row_slots)
+		goto out;
+	p->row_words = 8;
+	for (uint32_t i = 0; i < code->m; i++) {
+		const uint32_t r = p->row[i], e0 = code->row_start[r];
+
+		for (uint32_t j = 0; j < 4; j++) {
+			const uint32_t e = e0 + j;
+			uint32_t own = CHIP_SLOT_NONE, slot = 0;
+
+			if (e < code->row_start[r + 1]) {
+				const uint32_t x = code->row_col[e], k = code->col_start[x];
+				const uint32_t o = code->col_edge[k] == e ? code->col_edge[k + 1]
+				                                          : code->col_edge[k];
+
+				own = eloc[e] | ekind[e] << 16 |
+				      (uint32_t)nbldpc_gf_div(&code->gf, code->row_val[e],
+				                              code->row_val[o])
+				          << 24;
+				slot = eslot[e];
+			}
+			p->row_slots[8 * i + j] = own;
+			p->row_slots[8 * i + 4 + j] = slot;
+		}
+	}
+	rc = 0;
+out:
+	free(qw);
+	free(swz);
+	return rc;
+}
+
+/* The fused form's word of a column's slot pair: its block << 16 | edge 0's slot, bit 22 / 23:
+ * edge 0 / 1 the guest, edge 0's swizzle << 24 (chip_fu_app). */
+static uint32_t chip_pair_word(const uint32_t *eslot, const uint32_t *ekind, uint32_t e0,
+                               uint32_t e1)
+{
+	return (eslot[e0] & 0x000fffffu) | (uint32_t)(ekind[e0] == 2) << 22 |
+	       (uint32_t)(ekind[e1] == 2) << 23 | (eslot[e0] >> 20 & 7u) << 24;
+}
+
 int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,
                          int f, struct nbgpu_chip_plan *p)
 {
+	const bool fu = (f & CHIP_F_FUSE) != 0;
 	const uint32_t n = code->n, m = code->m;
 	uint32_t *erow = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
 	uint32_t *erank = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
@@ -920,6 +1231,7 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	uint32_t *rrank = (uint32_t *)malloc(((size_t)m + 1) * sizeof(uint32_t));
 	uint32_t *tmp = (uint32_t *)malloc(((size_t)m + 1) * (CHIP_MAX_D + 2) * sizeof(uint32_t));
 	uint32_t cnt[CHIP_MAX_C] = {0}, ecnt[CHIP_MAX_C] = {0};
+	uint32_t *eslot = NULL, *ekind = NULL; /* the fused form's */
 	int rc = -FEC_ENOMEM;
 
 	memset(p, 0, sizeof(*p));
@@ -991,7 +1303,18 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 			for (uint32_t e = code->row_start[r]; e < code->row_start[r + 1]; e++)
 				eloc[e] = ecnt[k]++;
 		}
-	if (f & CHIP_F_EDGE) {
+	if (fu) {
+		rc = -FEC_ENOMEM;
+		eslot = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+		ekind = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
+		p->pair = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
+		if (!eslot || !ekind || !p->pair)
+			goto out;
+		rc = chip_rows_fused(code, erank, eloc, eslot, ekind, p);
+		if (rc)
+			goto out;
+		rc = -FEC_ENOTSUP;
+	} else if (f & CHIP_F_EDGE) {
 		rc = chip_place_by_var(code, rrank, vrank, erank, eloc, ecnt, p);
 		if (rc)
 			goto out;
@@ -1022,17 +1345,23 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 			p->pos[x] = k << 16 | j;
 			p->slot[2 * ps] = chip_slot_word(code, e0, erank[e0], eloc[e0]);
 			p->slot[2 * ps + 1] = chip_slot_word(code, e1, erank[e1], eloc[e1]);
+			if (fu)
+				p->pair[ps] = chip_pair_word(eslot, ekind, e0, e1);
 			p->remote += (erank[e0] != k) + (erank[e1] != k);
 		}
-	if (f & CHIP_F_EDGE) /* the slots in another block than their row's */
+	if ((f & CHIP_F_EDGE) && !fu) /* the slots in another block than their row's */
 		for (uint32_t e = 0; e < code->nnz; e++)
 			p->remote += erank[e] != rrank[erow[e]];
 	if (p->vmax > 0xffffu)
 		goto out;
-	p->smem = chip_layout_of(n, q, p->vmax, p->rmax).msg +
-	          (size_t)p->emax * (unsigned)chip_slot_floats((int)q, f) * 4;
+	/* the fused form: 2 pmax slots (and 256 bytes to align them) */
+	p->smem = chip_layout_of(n, q, p->vmax, p->rmax, p->emax, fu).msg +
+	          (size_t)(fu ? 2 * p->pmax : p->emax) * (unsigned)chip_slot_floats((int)q, f) * 4 +
+	          (fu ? 256 : 0);
 	rc = 0;
 out:
+	free(eslot);
+	free(ekind);
 	free(erow);
 	free(erank);
 	free(eloc);
@@ -1053,10 +1382,15 @@ typedef void (*chip_kernel_t)(const struct nbgpu_code, const struct gpu_batch);
  * others are the default. */
 static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 {
-	if (f & CHIP_F_EDGE) /* the edge form (V: its variable phase's groups) */
-		return q == 64 && v == 4 && d == 4 && f == (CHIP_F_ALL | CHIP_F_EDGE)
+	if (f & CHIP_F_EDGE) { /* the edge and fused forms (V: their groups' values a lane) */
+		if (q != 64 || v != 4 || d != 4)
+			return NULL;
+		return f == (CHIP_F_ALL | CHIP_F_EDGE)
 		           ? nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_EDGE>
+		       : f == (CHIP_F_ALL | CHIP_F_EDGE | CHIP_F_FUSE)
+		           ? nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_EDGE | CHIP_F_FUSE>
 		           : NULL;
+	}
 	if (f != CHIP_F_ALL) {
 		if (q != 64 || v != 4 || d != 4)
 			return NULL;
@@ -1104,7 +1438,8 @@ static int chip_d(const struct nbgpu_code *c);
  * FULL); ",old": all three, the kernel before the variants; ",split": the split cluster barrier
  * where C > 1 (SPLIT); ",al": .aligned cluster barriers (ALIGN). Without any of them, the edge
  * form (EDGE) where it exists (q = 64, v = 4 values a lane in the variable phase, rows of at most
- * 4), unless ",e0" asks for the group form. */
+ * 4), unless ",e0" asks for the group form, and there the fused form (FUSE) unless ",f0" asks
+ * for the edge form's two phases. */
 int nbgpu_chip_flags(const struct nbgpu_code *c, int v, const char *opt)
 {
 	int f;
@@ -1115,7 +1450,7 @@ int nbgpu_chip_flags(const struct nbgpu_code *c, int v, const char *opt)
 	    (strstr(opt, ",d0") ? 0 : CHIP_F_FULL) | (strstr(opt, ",split") ? CHIP_F_SPLIT : 0) |
 	    (strstr(opt, ",al") ? CHIP_F_ALIGN : 0);
 	if (f == CHIP_F_ALL && !strstr(opt, ",e0") && c->q == 64 && v == 4 && chip_d(c) == 4)
-		f |= CHIP_F_EDGE;
+		f |= CHIP_F_EDGE | (strstr(opt, ",f0") ? 0 : CHIP_F_FUSE);
 	return f;
 }
 

@@ -423,9 +423,10 @@ static void test_presets(struct gpu_test *g)
  * tables read from device memory (s0), cluster barriers in a cluster of one block (b0), per-edge
  * degree tests (d0), all three (old: the kernel before the variants), and the split cluster
  * barrier (split: on GF64_5040's cluster of 8; c8,split: on the small code's too), .aligned
- * cluster barriers (al), and the group form's check phase (e0) where the edge form (a lane an
- * edge) is the default (q = 64, rows of at most 4: c2, c6, c8 and c16 run the edge form across
- * a cluster).
+ * cluster barriers (al), the group form's check phase (e0) and the edge form's two phases (f0)
+ * where the fused form (a lane an edge, the variable's products folded into the check: one
+ * phase an iteration) is the default (q = 64, rows of at most 4: c2, c6, c8 and c16 run the
+ * fused form across a cluster).
  * c16 needs a non-portable cluster size: where
  * the device declines it the kernel in device memory runs (the line names it). The seed's
  * GF64_5040 size (a cluster of 8 by default) and the presets as well (s0 and b0 exist for rows of
@@ -436,7 +437,7 @@ static void test_fftbp_kernels(struct gpu_test *g, bool presets, const char *onl
 	    "dram",    "chip,v2",  "chip,v8",    "chip,c2",       "chip,c6",
 	    "chip,c8", "chip,c16", "chip,c8,p0", "chip,s0",       "chip,b0",
 	    "chip,d0", "chip,old", "chip,split", "chip,c8,split", "chip,al",
-	    "chip,e0"};
+	    "chip,e0", "chip,f0"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
 	char text[256];
