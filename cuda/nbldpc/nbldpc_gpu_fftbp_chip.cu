@@ -569,6 +569,21 @@ template <int F> __device__ __forceinline__ void chip_sync(cg::cluster_group &cl
 	}
 }
 
+/* The fused form's barrier an iteration: a block barrier, one thread's fence at cluster scope
+ * (cumulative: it releases every write the block barrier ordered before it), and the threads'
+ * relaxed arrives, where each thread's release arrive fenced alone; the wait acquires. */
+__device__ __forceinline__ void chip_fu_sync(uint32_t C)
+{
+	__syncthreads();
+	if (C == 1)
+		return;
+	if (threadIdx.x == 0)
+		asm volatile("fence.acq_rel.cluster;" ::: "memory");
+	asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\t"
+	             "barrier.cluster.wait.aligned;" ::
+	                 : "memory");
+}
+
 /* A-posteriori values and hard decisions of the block's variables into every block's copy, then
  * the syndrome of its rows, every block's flag to every block: whether some check fails. */
 template <int Q, int V, int F>
@@ -772,7 +787,7 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
 			while (it < c.max_iters) {
 				chip_checks_fused<Q>(x, rk, it);
 				it++;
-				chip_sync<F>(cl, C);
+				chip_fu_sync(C);
 				if (c.early_stop || it == c.max_iters) {
 					bad = chip_decide<Q, V, F>(c, x, rk, cl, C, it, hard,
 					                           flags);
