@@ -99,6 +99,27 @@ template <int Q> __device__ __forceinline__ void chip_edge_norm(float (&r)[Q])
 		r[v] *= t;
 }
 
+/* A lane without an edge (a row shorter than 4): the transform of a point mass at 0, all ones,
+ * the products' identity. */
+template <int Q> __device__ __forceinline__ void chip_edge_ones(float (&F)[Q])
+{
+#pragma unroll
+	for (int v = 0; v < Q; v++)
+		F[v] = 1.0f;
+}
+
+/* The rest of a lane's check from its edge's transform in F: the products of the others, the
+ * inverse transform, the normalisation. Every lane of the warp (the shuffles). */
+template <int Q> __device__ __forceinline__ void chip_edge_rest(float (&F)[Q])
+{
+#pragma unroll
+	for (int v = 0; v < Q; v += 8)
+		chip_edge_others8(F[v], F[v + 1], F[v + 2], F[v + 3], F[v + 4], F[v + 5], F[v + 6],
+		                  F[v + 7]);
+	group_wht<Q, Q>(F, 0, 0u);
+	chip_edge_norm<Q>(F);
+}
+
 /* The block's rows, 8 a warp round-robin; SQ floats a slot. */
 template <int Q, int SQ>
 __device__ __forceinline__ void chip_checks_edge(const struct chip_ctx &x,
@@ -124,16 +145,9 @@ __device__ __forceinline__ void chip_checks_edge(const struct chip_ctx &x,
 			chip_load<Q>(F, s);
 			group_wht<Q, Q>(F, 0, 0u);
 		} else {
-#pragma unroll
-			for (int v = 0; v < Q; v++)
-				F[v] = 1.0f;
+			chip_edge_ones<Q>(F);
 		}
-#pragma unroll
-		for (int v = 0; v < Q; v += 8)
-			chip_edge_others8(F[v], F[v + 1], F[v + 2], F[v + 3], F[v + 4], F[v + 5],
-			                  F[v + 6], F[v + 7]);
-		group_wht<Q, Q>(F, 0, 0u);
-		chip_edge_norm<Q>(F);
+		chip_edge_rest<Q>(F);
 		if (s)
 			chip_store<Q>(s, F);
 	}

@@ -306,16 +306,9 @@ __device__ __forceinline__ void chip_checks_fused(const struct chip_ctx &x,
 			}
 			group_wht<Q, Q>(F, 0, 0u);
 		} else {
-#pragma unroll
-			for (int v = 0; v < Q; v++)
-				F[v] = 1.0f;
+			chip_edge_ones<Q>(F);
 		}
-#pragma unroll
-		for (int v = 0; v < Q; v += 8)
-			chip_edge_others8(F[v], F[v + 1], F[v + 2], F[v + 3], F[v + 4], F[v + 5],
-			                  F[v + 6], F[v + 7]);
-		group_wht<Q, Q>(F, 0, 0u);
-		chip_edge_norm<Q>(F);
+		chip_edge_rest<Q>(F);
 		if (ow != CHIP_SLOT_NONE) { /* over the slot read */
 			if (kind == CHIP_FU_GUEST)
 				chip_fu_put<Q, true>(sa, F);
