@@ -596,18 +596,22 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 	int my_bad = 0;
 	bool bad = false;
 
-	for (uint32_t j = x.gid; j < x.nv; j += x.ngroups) {
+	if constexpr ((F & CHIP_F_FUSE) != 0) /* a lane a variable (chip_fu_decide) */
+		for (uint32_t j = tid; j < x.nv; j += nt) {
+			const unsigned bi = chip_fu_decide<Q>(
+			    x, rk, chip_var_slots<true>(c, x.vars, x.v0, j), c.chip_pair[x.v0 + j], it - 1);
+
+			for (uint32_t k = 0; k < C; k++)
+				rk.base[k][x.ly.hard + c.chip_var[x.v0 + j]] = (uint8_t)bi;
+		}
+	for (uint32_t j = x.gid; !(F & CHIP_F_FUSE) && j < x.nv; j += x.ngroups) {
 		const uint2 sl = chip_var_slots<(F & CHIP_F_TAB) != 0>(c, x.vars, x.v0, j);
 		float r[V];
 		float best;
 		unsigned bi;
 
-		if constexpr ((F & CHIP_F_FUSE) != 0)
-			chip_fu_app<Q, V>(rk, x.ly, x.qt, x.rank, sl, c.chip_pair[x.v0 + j], it - 1,
-			                  r, x.ln, x.mask);
-		else
-			chip_app<Q, V, chip_slot_floats(Q, F), (F & CHIP_F_EDGE) != 0>(
-			    rk, x.ly, x.qt, x.rank, j, sl, r, x.ln, x.mask);
+		chip_app<Q, V, chip_slot_floats(Q, F), (F & CHIP_F_EDGE) != 0>(rk, x.ly, x.qt, x.rank,
+		                                                                 j, sl, r, x.ln, x.mask);
 		best = r[0];
 		bi = x.ln * V;
 #pragma unroll
@@ -757,8 +761,8 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
 			continue;
 		}
 		/* the priors (nbldpc_gpu_fftbp.cu fbp_prior), and the first variable-to-check
-		 * messages: the priors themselves */
-		for (uint32_t j = x.gid; j < x.nv; j += x.ngroups) {
+		 * messages: the priors themselves (the fused form: a lane a variable) */
+		for (uint32_t j = x.gid; !FU && j < x.nv; j += x.ngroups) {
 			const uint2 sl = chip_var_slots<TAB>(c, x.vars, x.v0, j);
 			const uint32_t xv = c.chip_var[x.v0 + j];
 			float r[V];
@@ -769,23 +773,17 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
 			for (int v = 0; v < V; v++)
 				r[v] = expf(r[v]);
 			group_norm_prob<L, V>(r, x.mask);
-			if constexpr (FU) { /* the prior at each edge's places */
-				chip_fu_store<Q, V>(rk.base[(sl.x >> 16) & 0xffu] + x.ly.pr, sl.x,
-				                    x.qt, x.ln, r);
-				chip_fu_store<Q, V>(rk.base[(sl.y >> 16) & 0xffu] + x.ly.pr, sl.y,
-				                    x.qt, x.ln, r);
-				continue;
-			}
 			chip_store<V>(x.pr + (size_t)j * Q + x.ln * V, r);
 			chip_slot_store<Q, V, CD>(chip_slot_ptr<SQ>(rk, x.ly.msg, sl.x), sl.x, x.qt,
 			                          x.ln, r);
 			chip_slot_store<Q, V, CD>(chip_slot_ptr<SQ>(rk, x.ly.msg, sl.y), sl.y, x.qt,
 			                          x.ln, r);
 		}
-		chip_sync<F>(cl, C);
+		if (!FU) /* the fused form: each lane forms its prior in iteration 0 */
+			chip_sync<F>(cl, C);
 		if constexpr (FU) /* one phase and one barrier an iteration */
 			while (it < c.max_iters) {
-				chip_checks_fused<Q>(x, rk, it);
+				chip_checks_fused<Q>(c, b, f, x, rk, it);
 				it++;
 				chip_fu_sync(C);
 				if (c.early_stop || it == c.max_iters) {
@@ -1139,18 +1137,18 @@ out:
 
 /* The fused form's slots and rows (CHIP_F_FUSE, nbldpc_gpu_fftbp_fused.cuh). Priors stay at
  * their edges' places in their rows' blocks (eloc). A column's two slots are a pair (2 i,
- * 2 i + 1) in one block: its rows' block where both are in one, else the host's, the block of the
- * two with fewer hosts than guests so far (each block's pairs and priors then fit about evenly);
- * their swizzles from chip_pair_colours. Fills eslot (block << 16 | place | swizzle << 20) and
+ * 2 i + 1) in its variable's block (vrank: its rows' block where both are in one, else the
+ * host's, the block of the two with fewer hosts than guests so far, so that each block's pairs
+ * and priors fit about evenly); their swizzles from chip_pair_colours. Fills eslot (block << 16 | place | swizzle << 20) and
  * ekind per edge, and in the plan's row order 8 words a row: its edges' first words (eloc |
- * kind << 16 | h_a / h_b << 24, b the column's other edge; CHIP_SLOT_NONE past the row's end),
+ * kind << 16 | 1 / h_a << 18 | h_a / h_b << 24, b the column's other edge; CHIP_SLOT_NONE past
+ * the row's end; q <= 64),
  * then their eslot. */
 static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank,
-                           const uint32_t *eloc, uint32_t *eslot, uint32_t *ekind,
-                           struct nbgpu_chip_plan *p)
+                           const uint32_t *vrank, const uint32_t *eloc, uint32_t *eslot,
+                           uint32_t *ekind, struct nbgpu_chip_plan *p)
 {
 	const uint32_t nqb = p->rmax / 2 + 1, nq = p->c * nqb; /* quarters a block, in all */
-	int32_t bal[CHIP_MAX_C] = {0}; /* hosts less guests */
 	uint32_t np[CHIP_MAX_C] = {0}; /* pairs */
 	uint32_t *qw = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
 	uint8_t *swz = (uint8_t *)malloc((size_t)code->nnz + 1);
@@ -1173,7 +1171,7 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 		const uint32_t e0 = code->col_edge[code->col_start[x]];
 		const uint32_t e1 = code->col_edge[code->col_start[x] + 1];
 		const uint32_t a = erank[e0], b = erank[e1];
-		const uint32_t h = a == b || bal[a] <= bal[b] ? a : b; /* the pair's block */
+		const uint32_t h = vrank[x]; /* the pair's block */
 		const uint32_t i = np[h]++;
 
 		if (a == b) {
@@ -1181,8 +1179,6 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 		} else {
 			ekind[e0] = h == a ? 1 : 2; /* CHIP_FU_HOST, CHIP_FU_GUEST */
 			ekind[e1] = h == b ? 1 : 2;
-			bal[h]++;
-			bal[h == a ? b : a]--;
 		}
 		eslot[e0] = h << 16 | 2 * i | (uint32_t)swz[e0] << 20;
 		eslot[e1] = h << 16 | (2 * i + 1) | (uint32_t)swz[e1] << 20;
@@ -1209,6 +1205,7 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 				                                          : code->col_edge[k];
 
 				own = eloc[e] | ekind[e] << 16 |
+				      (uint32_t)nbldpc_gf_div(&code->gf, 1, code->row_val[e]) << 18 |
 				      (uint32_t)nbldpc_gf_div(&code->gf, code->row_val[e],
 				                              code->row_val[o])
 				          << 24;
@@ -1247,6 +1244,7 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	uint32_t *tmp = (uint32_t *)malloc(((size_t)m + 1) * (CHIP_MAX_D + 2) * sizeof(uint32_t));
 	uint32_t cnt[CHIP_MAX_C] = {0}, ecnt[CHIP_MAX_C] = {0};
 	uint32_t *eslot = NULL, *ekind = NULL; /* the fused form's */
+	int32_t bal[CHIP_MAX_C] = {0};          /* the fused form's hosts less guests */
 	int rc = -FEC_ENOMEM;
 
 	memset(p, 0, sizeof(*p));
@@ -1289,12 +1287,23 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	}
 	for (uint32_t e = 0; e < code->nnz; e++)
 		erank[e] = rrank[erow[e]];
-	/* each variable to the block of one of its edges, the one with fewer variables so far */
+	/* each variable to the block of one of its edges, the one with fewer variables so far;
+	 * the fused form: the block of its slot pair, its rows' block where both are in one, else
+	 * the one of the two with fewer hosts than guests so far (chip_rows_fused), so that its
+	 * decision reads local slots */
 	for (uint32_t x = 0; x < n; x++) {
 		const uint32_t a = erank[code->col_edge[code->col_start[x]]];
 		const uint32_t b = erank[code->col_edge[code->col_start[x] + 1]];
 
-		vrank[x] = cnt[b] < cnt[a] ? b : a;
+		if (fu) {
+			vrank[x] = a == b || bal[a] <= bal[b] ? a : b;
+			if (a != b) {
+				bal[vrank[x]]++;
+				bal[vrank[x] == a ? b : a]--;
+			}
+		} else {
+			vrank[x] = cnt[b] < cnt[a] ? b : a;
+		}
 		cnt[vrank[x]]++;
 	}
 	for (uint32_t k = 0; k < cs; k++) {
@@ -1325,7 +1334,7 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 		p->pair = (uint32_t *)malloc(((size_t)n + 1) * sizeof(uint32_t));
 		if (!eslot || !ekind || !p->pair)
 			goto out;
-		rc = chip_rows_fused(code, erank, eloc, eslot, ekind, p);
+		rc = chip_rows_fused(code, erank, vrank, eloc, eslot, ekind, p);
 		if (rc)
 			goto out;
 		rc = -FEC_ENOTSUP;

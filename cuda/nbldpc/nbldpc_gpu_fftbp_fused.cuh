@@ -81,12 +81,29 @@ template <bool CL> __device__ __forceinline__ void chip_fu_st4(uint32_t a, float
 		             : "memory");
 }
 
-template <bool CL> __device__ __forceinline__ void chip_fu_st(uint32_t a, float v)
+/* One value at an address of this block's shared memory (32-bit) or a generic one (any block's,
+ * the per-frame work's). */
+__device__ __forceinline__ float chip_fu_ld1(uint32_t a)
 {
-	if (CL)
-		asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
-	else
-		asm volatile("st.shared.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
+	float v;
+
+	asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a));
+	return v;
+}
+
+__device__ __forceinline__ float chip_fu_ld1(uintptr_t a)
+{
+	return *(const float *)a;
+}
+
+__device__ __forceinline__ void chip_fu_st1(uint32_t a, float v)
+{
+	asm volatile("st.shared.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
+}
+
+__device__ __forceinline__ void chip_fu_st1(uintptr_t a, float v)
+{
+	*(float *)a = v;
 }
 
 /* A message's 64 values from the slot at a (a swizzled 32-bit address), in place order. */
@@ -141,33 +158,30 @@ __device__ __forceinline__ void chip_fu_put(uint32_t a, const float (&F)[Q])
 		                make_float4(F[4 * c], F[4 * c + 1], F[4 * c + 2], F[4 * c + 3]));
 }
 
-/* Value y of F from place r y of this block's slot at a, and to it: xor chains over b (the images
- * of 1, 2, .., 32) in Gray-code order. */
-template <int Q>
-__device__ __forceinline__ void chip_fu_gather(float (&F)[Q], uint32_t a,
-                                               const chip_fu_steps<Q> &st)
+/* Value y of F from place r y of the slot at a, and to it: xor chains over b (the images of 1,
+ * 2, .., 32) in Gray-code order; a 32-bit address of this block's shared memory or a generic one.
+ * MUL: F[y] times the value read, not the value. */
+template <int Q, bool MUL = false, typename A>
+__device__ __forceinline__ void chip_fu_gather(float (&F)[Q], A a, const chip_fu_steps<Q> &st)
 {
-	float v;
-
-	asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a));
-	F[0] = v;
+	F[0] = MUL ? F[0] * chip_fu_ld1(a) : chip_fu_ld1(a);
 #pragma unroll
 	for (int i = 1; i < Q; i++) {
+		const int y = i ^ (i >> 1);
+
 		a ^= st.b[chip_ctz(i)];
-		asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a));
-		F[i ^ (i >> 1)] = v;
+		F[y] = MUL ? F[y] * chip_fu_ld1(a) : chip_fu_ld1(a);
 	}
 }
 
-template <int Q, bool CL>
-__device__ __forceinline__ void chip_fu_write(uint32_t a, const chip_fu_steps<Q> &st,
-                                              const float (&F)[Q])
+template <int Q, typename A>
+__device__ __forceinline__ void chip_fu_write(A a, const chip_fu_steps<Q> &st, const float (&F)[Q])
 {
-	chip_fu_st<CL>(a, F[0]);
+	chip_fu_st1(a, F[0]);
 #pragma unroll
 	for (int i = 1; i < Q; i++) {
 		a ^= st.b[chip_ctz(i)];
-		chip_fu_st<CL>(a, F[i ^ (i >> 1)]);
+		chip_fu_st1(a, F[i ^ (i >> 1)]);
 	}
 }
 
@@ -199,19 +213,6 @@ __device__ __forceinline__ void chip_fu_load(float (&r)[V], const char *area, ui
 #pragma unroll
 	for (int v = 0; v < V; v++)
 		r[v] = *(const float *)(a ^ __byte_perm(k.w[v / 4], 0, 0x4440 + v % 4));
-}
-
-/* The prior of slot word w (place | block << 16 | key << 24) at its edge's places. */
-template <int Q, int V>
-__device__ __forceinline__ void chip_fu_store(char *area, uint32_t w, const uint8_t *qt,
-                                              unsigned ln, const float (&r)[V])
-{
-	const chip_cd_key<Q, V, true> k = chip_cd_key_of<Q, V, true>(qt, w, ln);
-	const uintptr_t a = chip_fu_slot<Q>(area, w & 0xffffu, w & 15u);
-
-#pragma unroll
-	for (int v = 0; v < V; v++)
-		*(float *)(a ^ __byte_perm(k.w[v / 4], 0, 0x4440 + v % 4)) = r[v];
 }
 
 /* Lane kinds (bits 16-17 of an edge's first row word): a column inside the block (both slots
@@ -249,13 +250,83 @@ __device__ __forceinline__ void chip_fu_app(const struct chip_ranks &rk,
 	group_norm_prob<Q / V, V>(r, mask);
 }
 
+/* The per-frame work a lane a variable (a whole message in its registers, as a check's lane): no
+ * groups' shuffles, one round of the block's variables where groups of 16 lanes took 6 or 7
+ * (GF64_5040 on 8 blocks, B1C: 210 and 200 variables, 32 groups). The chains' steps for the
+ * places h x come from the steps table's entry for the key 1 / h. */
+template <int Q>
+__device__ __forceinline__ chip_fu_steps<Q> chip_fu_steps_of(const struct chip_ctx &x, uint32_t key)
+{
+	return chip_fu_basis<Q>(((const uint2 *)(x.qt + Q * Q))[key]);
+}
+
+/* An edge's prior (nbgpu_priors: the sums in bit order; its largest value subtracted and
+ * floored as chip_norm_log, exp, normalised as group_norm_prob with the sum in another order) of
+ * column col, at its places (the edge's key 1 / h) in this block's prior area at pa. */
+template <int Q>
+__device__ __forceinline__ void chip_fu_prior(const struct nbgpu_code &c, const struct gpu_batch &b,
+                                              uint32_t f, const struct chip_ctx &x, uint32_t col,
+                                              uint32_t key, uint32_t pa)
+{
+	float r[Q], mx;
+
+	nbgpu_priors<Q>(c, b, f, col, 0, r);
+	mx = r[0];
+#pragma unroll
+	for (int v = 1; v < Q; v++)
+		mx = fmaxf(mx, r[v]);
+#pragma unroll
+	for (int v = 0; v < Q; v++) {
+		r[v] -= mx;
+		if (!(r[v] > CHIP_LOG_FLOOR))
+			r[v] = CHIP_LOG_FLOOR;
+		r[v] = expf(r[v]);
+	}
+	chip_edge_norm<Q>(r);
+	chip_fu_write<Q>(pa, chip_fu_steps_of<Q>(x, key), r);
+}
+
+/* A variable's hard decision after iteration t (chip_fu_app's product, a lane's): the largest
+ * a-posteriori value, the first of equal ones. */
+template <int Q>
+__device__ __forceinline__ unsigned chip_fu_decide(const struct chip_ctx &x,
+                                                   const struct chip_ranks &rk, uint2 sl,
+                                                   uint32_t pw, unsigned t)
+{
+	const uint32_t wp = ((sl.x >> 16) & 0xffu) == x.rank ? sl.x : sl.y;
+	const uint32_t s0 = (pw & 0xffffu) ^ (t & 1), z0 = ((pw >> 24) & 7u) ^ (t & 1);
+	const char *msg = rk.base[(pw >> 16) & 0xfu] + x.ly.msg;
+	const uint32_t k0 = (((pw >> 22) & 1) ? sl.x : sl.y) >> 24;
+	const uint32_t k1 = (((pw >> 23) & 1) ? sl.y : sl.x) >> 24;
+	unsigned bi = 0;
+	float r[Q], best;
+
+	chip_fu_gather<Q>(r,
+	                  chip_fu_slot<Q>(rk.base[(wp >> 16) & 0xffu] + x.ly.pr, wp & 0xffffu,
+	                                  wp & 15u),
+	                  chip_fu_steps_of<Q>(x, wp >> 24));
+	chip_fu_gather<Q, true>(r, chip_fu_slot<Q>(msg, s0, z0), chip_fu_steps_of<Q>(x, k0));
+	chip_fu_gather<Q, true>(r, chip_fu_slot<Q>(msg, s0 ^ 1, z0 ^ 1), chip_fu_steps_of<Q>(x, k1));
+	chip_edge_norm<Q>(r);
+	best = r[0];
+#pragma unroll
+	for (int v = 1; v < Q; v++)
+		if (r[v] > best) {
+			best = r[v];
+			bi = v;
+		}
+	return bi;
+}
+
 /* Iteration t (from 0) of the block's rows, 8 a warp round-robin. The staged rows hold 8 words
  * a row: the edges' first words (prior place | kind << 16 | g << 24, g = h_a / h_b with b the
  * column's other edge: the quotient table's key for the places h_b x = y / g; CHIP_SLOT_NONE past
  * the row's end), then their slots' (block << 16 | place | swizzle << 20; the other edge's slot
  * and swizzle: both xor 1). */
 template <int Q>
-__device__ __forceinline__ void chip_checks_fused(const struct chip_ctx &x,
+__device__ __forceinline__ void chip_checks_fused(const struct nbgpu_code &c,
+                                                  const struct gpu_batch &b, uint32_t f,
+                                                  const struct chip_ctx &x,
                                                   const struct chip_ranks &rk, unsigned t)
 {
 	static_assert(Q == 64, "the fused form: GF(64)");
@@ -284,7 +355,10 @@ __device__ __forceinline__ void chip_checks_fused(const struct chip_ctx &x,
 			                           ? rk.cbase[(sw >> 16) & 0xfu] + (uint32_t)x.ly.msg
 			                           : x.msg32,
 			                       (sw & 0xffffu) ^ (t & 1), ((sw >> 20) & 7u) ^ (t & 1));
-			if (t == 0) { /* the first variable-to-check message: the prior */
+			if (t == 0) { /* the first variable-to-check message: the prior, formed here */
+				chip_fu_prior<Q>(c, b, f, x,
+				                 c.row_col[c.row_start[c.chip_row[x.r0 + k]] + e],
+				                 (ow >> 18) & 63u, pa);
 				chip_fu_read<Q, false>(F, pa);
 			} else { /* the prior times the other edge's check message */
 				if (kind == CHIP_FU_IN)
@@ -313,7 +387,7 @@ __device__ __forceinline__ void chip_checks_fused(const struct chip_ctx &x,
 			if (kind == CHIP_FU_GUEST)
 				chip_fu_put<Q, true>(sa, F);
 			else
-				chip_fu_write<Q, false>(sa, chip_fu_basis<Q>(stw), F);
+				chip_fu_write<Q>(sa, chip_fu_basis<Q>(stw), F);
 		}
 	}
 }
