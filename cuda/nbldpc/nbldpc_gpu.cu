@@ -357,21 +357,20 @@ static int nbgpu_create(const struct fecd_cuda_device *dev, const struct fec_dec
 		    "lanes), grid %d (%d frames in "
 		    "flight), %d regs, %zu B shared a block",
 		    c->q, g->shape.chip_v, g->shape.chip_d,
-		    g->shape.chip_f == 0    ? ",old"
-		    : g->shape.chip_f == 6  ? ",tables in device memory"
-		    : g->shape.chip_f == 5  ? ",cluster barriers at C = 1"
-		    : g->shape.chip_f == 3  ? ",degree tests"
-		    : g->shape.chip_f == 15 ? ",split cluster barrier"
-		    : g->shape.chip_f == 23 ? ",aligned cluster barriers"
-		    : g->shape.chip_f == 39 ? ",edge form"
+		    g->shape.chip_f == 0     ? ",old"
+		    : g->shape.chip_f == 6   ? ",tables in device memory"
+		    : g->shape.chip_f == 5   ? ",cluster barriers at C = 1"
+		    : g->shape.chip_f == 3   ? ",degree tests"
+		    : g->shape.chip_f == 15  ? ",split cluster barrier"
+		    : g->shape.chip_f == 23  ? ",aligned cluster barriers"
+		    : g->shape.chip_f == 39  ? ",edge form"
 		    : g->shape.chip_f == 103 ? ",fused form"
-		                            : "",
+		                             : "",
 		    g->shape.chip_c, g->chip_remote, c->nnz,
 		    g->shape.chip_f == 103 ? "edges guests in another block's slots"
 		                           : "slots in another block than their variable's",
-		    g->shape.threads, g->shape.groups,
-		    c->q / (unsigned)g->shape.chip_v, g->shape.grid,
-		    g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
+		    g->shape.threads, g->shape.groups, c->q / (unsigned)g->shape.chip_v,
+		    g->shape.grid, g->shape.grid / g->shape.chip_c, g->shape.regs, g->shape.smem);
 	else
 		snprintf(g->desc, sizeof(g->desc),
 		         "nbldpc_%s_kernel<q=%u%s> (flooding, one group of %u lanes per check, "

@@ -225,10 +225,10 @@ struct nbgpu_chip_plan {
 	size_t smem;
 	uint32_t *var, *var_start, *slot, *pos, *row, *row_start, *row_slot;
 	uint32_t *row_nint, *var_nloc; /* per block (nbgpu_code.chip_row_nint, chip_var_nloc) */
-	uint32_t *row_slots; /* the edge and fused forms: row_words slot words a row */
-	unsigned row_words;  /* (nbgpu_code.chip_row_slots): 4 or 8 */
-	uint32_t *pair;      /* the fused form: per variable (nbgpu_code.chip_pair) */
-	uint32_t pmax;       /* the fused form: the most slot pairs a block holds */
+	uint32_t *row_slots;           /* the edge and fused forms: row_words slot words a row */
+	unsigned row_words;            /* (nbgpu_code.chip_row_slots): 4 or 8 */
+	uint32_t *pair;                /* the fused form: per variable (nbgpu_code.chip_pair) */
+	uint32_t pmax;                 /* the fused form: the most slot pairs a block holds */
 };
 
 bool nbgpu_chip_takes(const struct nbgpu_code *c);

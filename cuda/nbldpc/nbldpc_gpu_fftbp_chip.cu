@@ -128,7 +128,8 @@ static __host__ __device__ struct chip_layout chip_layout_of(uint32_t n, uint32_
 	l.rows = l.hard + chip_align16(n);
 	l.vars = l.rows + (size_t)rmax * (fu ? 32 : 16);
 	l.qt = l.vars + chip_align16((size_t)vmax * 8);
-	l.pr = l.qt + chip_align16(chip_qt_bytes(q) + (fu ? 8 * q : 0)); /* the fused form's steps */
+	l.pr =
+	    l.qt + chip_align16(chip_qt_bytes(q) + (fu ? 8 * q : 0)); /* the fused form's steps */
 	l.msg = l.pr + (size_t)(fu ? emax : vmax) * q * 4;
 	return l;
 }
@@ -598,8 +599,9 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 
 	if constexpr ((F & CHIP_F_FUSE) != 0) /* a lane a variable (chip_fu_decide) */
 		for (uint32_t j = tid; j < x.nv; j += nt) {
-			const unsigned bi = chip_fu_decide<Q>(
-			    x, rk, chip_var_slots<true>(c, x.vars, x.v0, j), c.chip_pair[x.v0 + j], it - 1);
+			const unsigned bi =
+			    chip_fu_decide<Q>(x, rk, chip_var_slots<true>(c, x.vars, x.v0, j),
+			                      c.chip_pair[x.v0 + j], it - 1);
 
 			for (uint32_t k = 0; k < C; k++)
 				rk.base[k][x.ly.hard + c.chip_var[x.v0 + j]] = (uint8_t)bi;
@@ -644,9 +646,9 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 }
 
 template <int Q, int V, int D, int F>
-__global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
-                                  : (F & CHIP_F_EDGE) ? CHIP_EDGE_THREADS
-                                                      : CHIP_THREADS(V, D),
+__global__ void __launch_bounds__((F & CHIP_F_FUSE)  ? CHIP_FUSE_THREADS
+                                  : (F &CHIP_F_EDGE) ? CHIP_EDGE_THREADS
+                                                     : CHIP_THREADS(V, D),
                                   1)
     nbldpc_fftbp_chip_kernel(const struct nbgpu_code c, const struct gpu_batch b)
 {
@@ -737,7 +739,8 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
 	}
 	__syncthreads();
 	if (FU && tid < C &&
-	    ((((uintptr_t)(rk.base[tid] + x.ly.msg)) & 255u) || ((rk.cbase[tid] + x.ly.msg) & 255u)))
+	    ((((uintptr_t)(rk.base[tid] + x.ly.msg)) & 255u) ||
+	     ((rk.cbase[tid] + x.ly.msg) & 255u)))
 		__trap(); /* the xor addressing needs every block's slots 256-byte aligned */
 	if (TAB && chip_uses_qt<Q, V>())
 		chip_qt_fill<Q, V>((uint8_t *)x.qt, ex, lg, tid, nt);
@@ -761,7 +764,8 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
 			continue;
 		}
 		/* the priors (nbldpc_gpu_fftbp.cu fbp_prior), and the first variable-to-check
-		 * messages: the priors themselves (the fused form: a lane a variable) */
+		 * messages: the priors themselves (the fused form: each edge's lane forms its
+		 * own in iteration 0, chip_fu_prior) */
 		for (uint32_t j = x.gid; !FU && j < x.nv; j += x.ngroups) {
 			const uint2 sl = chip_var_slots<TAB>(c, x.vars, x.v0, j);
 			const uint32_t xv = c.chip_var[x.v0 + j];
@@ -787,8 +791,8 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)   ? CHIP_FUSE_THREADS
 				it++;
 				chip_fu_sync(C);
 				if (c.early_stop || it == c.max_iters) {
-					bad = chip_decide<Q, V, F>(c, x, rk, cl, C, it, hard,
-					                           flags);
+					bad =
+					    chip_decide<Q, V, F>(c, x, rk, cl, C, it, hard, flags);
 					if ((!bad && c.early_stop) || it == c.max_iters)
 						break;
 				}
@@ -1055,7 +1059,8 @@ static int chip_pair_colours(const struct nbldpc_code *code, uint32_t nq, const 
 	uint32_t *a = (uint32_t *)malloc(ne * sizeof(uint32_t));
 	uint32_t *b = (uint32_t *)malloc(ne * sizeof(uint32_t));
 	uint32_t *deg = (uint32_t *)calloc(2 * (size_t)nq + 1, sizeof(uint32_t));
-	uint32_t *adj = (uint32_t *)malloc((2 * (size_t)nq + 1 + 2 * (size_t)ne) * sizeof(uint32_t));
+	uint32_t *adj =
+	    (uint32_t *)malloc((2 * (size_t)nq + 1 + 2 * (size_t)ne) * sizeof(uint32_t));
 	uint32_t *stk = (uint32_t *)malloc((ne + 1) * sizeof(uint32_t));
 	uint8_t *dir = (uint8_t *)calloc(ne, 1), *c1 = (uint8_t *)calloc(ne, 1);
 	uint8_t *c2 = (uint8_t *)calloc(ne, 1), *take = (uint8_t *)malloc(ne);
@@ -1139,17 +1144,16 @@ out:
  * their edges' places in their rows' blocks (eloc). A column's two slots are a pair (2 i,
  * 2 i + 1) in its variable's block (vrank: its rows' block where both are in one, else the
  * host's, the block of the two with fewer hosts than guests so far, so that each block's pairs
- * and priors fit about evenly); their swizzles from chip_pair_colours. Fills eslot (block << 16 | place | swizzle << 20) and
- * ekind per edge, and in the plan's row order 8 words a row: its edges' first words (eloc |
- * kind << 16 | 1 / h_a << 18 | h_a / h_b << 24, b the column's other edge; CHIP_SLOT_NONE past
- * the row's end; q <= 64),
- * then their eslot. */
+ * and priors fit about evenly); their swizzles from chip_pair_colours. Fills eslot (block << 16
+ * | place | swizzle << 20) and ekind per edge, and in the plan's row order 8 words a row: its
+ * edges' first words (eloc | kind << 16 | 1 / h_a << 18 | h_a / h_b << 24, b the column's other
+ * edge; CHIP_SLOT_NONE past the row's end; q <= 64), then their eslot. */
 static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank,
                            const uint32_t *vrank, const uint32_t *eloc, uint32_t *eslot,
                            uint32_t *ekind, struct nbgpu_chip_plan *p)
 {
 	const uint32_t nqb = p->rmax / 2 + 1, nq = p->c * nqb; /* quarters a block, in all */
-	uint32_t np[CHIP_MAX_C] = {0}; /* pairs */
+	uint32_t np[CHIP_MAX_C] = {0};                         /* pairs */
 	uint32_t *qw = (uint32_t *)malloc(((size_t)code->nnz + 1) * sizeof(uint32_t));
 	uint8_t *swz = (uint8_t *)malloc((size_t)code->nnz + 1);
 	int rc = -FEC_ENOMEM;
@@ -1161,8 +1165,8 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 		goto out;
 	for (unsigned k = 0; k < p->c; k++)
 		for (uint32_t i = p->row_start[k]; i < p->row_start[k + 1]; i++)
-			for (uint32_t e = code->row_start[p->row[i]]; e < code->row_start[p->row[i] + 1];
-			     e++)
+			for (uint32_t e = code->row_start[p->row[i]];
+			     e < code->row_start[p->row[i] + 1]; e++)
 				qw[e] = k * nqb + (i - p->row_start[k]) / 2;
 	rc = chip_pair_colours(code, nq, qw, swz);
 	if (rc)
@@ -1205,7 +1209,8 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 				                                          : code->col_edge[k];
 
 				own = eloc[e] | ekind[e] << 16 |
-				      (uint32_t)nbldpc_gf_div(&code->gf, 1, code->row_val[e]) << 18 |
+				      (uint32_t)nbldpc_gf_div(&code->gf, 1, code->row_val[e])
+				          << 18 |
 				      (uint32_t)nbldpc_gf_div(&code->gf, code->row_val[e],
 				                              code->row_val[o])
 				          << 24;
@@ -1244,7 +1249,7 @@ int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs
 	uint32_t *tmp = (uint32_t *)malloc(((size_t)m + 1) * (CHIP_MAX_D + 2) * sizeof(uint32_t));
 	uint32_t cnt[CHIP_MAX_C] = {0}, ecnt[CHIP_MAX_C] = {0};
 	uint32_t *eslot = NULL, *ekind = NULL; /* the fused form's */
-	int32_t bal[CHIP_MAX_C] = {0};          /* the fused form's hosts less guests */
+	int32_t bal[CHIP_MAX_C] = {0};         /* the fused form's hosts less guests */
 	int rc = -FEC_ENOMEM;
 
 	memset(p, 0, sizeof(*p));
@@ -1412,7 +1417,8 @@ static chip_kernel_t chip_kernel(unsigned q, int v, int d, int f)
 		return f == (CHIP_F_ALL | CHIP_F_EDGE)
 		           ? nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_EDGE>
 		       : f == (CHIP_F_ALL | CHIP_F_EDGE | CHIP_F_FUSE)
-		           ? nbldpc_fftbp_chip_kernel<64, 4, 4, CHIP_F_ALL | CHIP_F_EDGE | CHIP_F_FUSE>
+		           ? nbldpc_fftbp_chip_kernel<64, 4, 4,
+		                                      CHIP_F_ALL | CHIP_F_EDGE | CHIP_F_FUSE>
 		           : NULL;
 	}
 	if (f != CHIP_F_ALL) {

@@ -8,7 +8,9 @@
  * lane at the places of the other edge's check (value x at h_b x), and the lane of a, next
  * iteration, reads b's check message at its own places, multiplies in the prior (kept per edge,
  * at that edge's places), normalises and has its variable-to-check message: the variable phase's
- * products, a lane's registers apart.
+ * products, a lane's registers apart. The lane forms that prior itself in iteration 0 from its
+ * column's LLRs (chip_fu_prior), and a lane a variable decides (chip_fu_decide): the per-frame
+ * work without groups' shuffles or remote accesses.
  *
  * One barrier an iteration: a column's two slots are a pair (2 i, 2 i + 1) and each slot is read
  * and then written by one lane in an iteration. In iteration t the lane of edge a reads the slot
@@ -76,8 +78,8 @@ template <bool CL> __device__ __forceinline__ void chip_fu_st4(uint32_t a, float
 		             "f"(v.y), "f"(v.z), "f"(v.w)
 		             : "memory");
 	else
-		asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(v.x), "f"(v.y),
-		             "f"(v.z), "f"(v.w)
+		asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(v.x),
+		             "f"(v.y), "f"(v.z), "f"(v.w)
 		             : "memory");
 }
 
@@ -126,12 +128,13 @@ template <int Q, bool CL> __device__ __forceinline__ void chip_fu_read(float (&F
  * different g do not meet in two banks), one 64-bit load. Formed where used, not kept across the
  * check (registers): the word is loaded as the lane starts, unpacked where used. */
 template <int Q>
-__device__ void chip_fu_steps_fill(uint8_t *st, const uint8_t *ex, const uint8_t *lg,
-                                   unsigned tid, unsigned nt)
+__device__ void chip_fu_steps_fill(uint8_t *st, const uint8_t *ex, const uint8_t *lg, unsigned tid,
+                                   unsigned nt)
 {
 	for (unsigned g = tid; g < (unsigned)Q; g += nt)
 		for (int i = 0; i < 8; i++)
-			st[8 * g + i] = g && i < chip_log2(Q) ? 4 * ex[lg[1u << i] + Q - 1 - lg[g]] : 0;
+			st[8 * g + i] =
+			    g && i < chip_log2(Q) ? 4 * ex[lg[1u << i] + Q - 1 - lg[g]] : 0;
 }
 
 template <int Q> struct chip_fu_steps {
@@ -204,8 +207,7 @@ __device__ __forceinline__ uint32_t chip_fu_slot32(uint32_t area, uint32_t s, ui
  * places are those of the coefficient with inverse key (the top byte of w). */
 template <int Q, int V>
 __device__ __forceinline__ void chip_fu_load(float (&r)[V], const char *area, uint32_t s,
-                                             uint32_t z, uint32_t w, const uint8_t *qt,
-                                             unsigned ln)
+                                             uint32_t z, uint32_t w, const uint8_t *qt, unsigned ln)
 {
 	const chip_cd_key<Q, V, true> k = chip_cd_key_of<Q, V, true>(qt, w, ln);
 	const uintptr_t a = chip_fu_slot<Q>(area, s, z);
@@ -301,12 +303,12 @@ __device__ __forceinline__ unsigned chip_fu_decide(const struct chip_ctx &x,
 	unsigned bi = 0;
 	float r[Q], best;
 
-	chip_fu_gather<Q>(r,
-	                  chip_fu_slot<Q>(rk.base[(wp >> 16) & 0xffu] + x.ly.pr, wp & 0xffffu,
-	                                  wp & 15u),
-	                  chip_fu_steps_of<Q>(x, wp >> 24));
+	chip_fu_gather<Q>(
+	    r, chip_fu_slot<Q>(rk.base[(wp >> 16) & 0xffu] + x.ly.pr, wp & 0xffffu, wp & 15u),
+	    chip_fu_steps_of<Q>(x, wp >> 24));
 	chip_fu_gather<Q, true>(r, chip_fu_slot<Q>(msg, s0, z0), chip_fu_steps_of<Q>(x, k0));
-	chip_fu_gather<Q, true>(r, chip_fu_slot<Q>(msg, s0 ^ 1, z0 ^ 1), chip_fu_steps_of<Q>(x, k1));
+	chip_fu_gather<Q, true>(r, chip_fu_slot<Q>(msg, s0 ^ 1, z0 ^ 1),
+	                        chip_fu_steps_of<Q>(x, k1));
 	chip_edge_norm<Q>(r);
 	best = r[0];
 #pragma unroll
@@ -324,10 +326,9 @@ __device__ __forceinline__ unsigned chip_fu_decide(const struct chip_ctx &x,
  * the row's end), then their slots' (block << 16 | place | swizzle << 20; the other edge's slot
  * and swizzle: both xor 1). */
 template <int Q>
-__device__ __forceinline__ void chip_checks_fused(const struct nbgpu_code &c,
-                                                  const struct gpu_batch &b, uint32_t f,
-                                                  const struct chip_ctx &x,
-                                                  const struct chip_ranks &rk, unsigned t)
+__device__ __forceinline__ void
+chip_checks_fused(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
+                  const struct chip_ctx &x, const struct chip_ranks &rk, unsigned t)
 {
 	static_assert(Q == 64, "the fused form: GF(64)");
 	const unsigned lane = threadIdx.x & 31, e = lane & 3;
@@ -351,11 +352,12 @@ __device__ __forceinline__ void chip_checks_fused(const struct nbgpu_code &c,
 
 			kind = (ow >> 16) & 3u;
 			stw = ((const uint2 *)(x.qt + Q * Q))[ow >> 24];
-			sa = chip_fu_slot32<Q>(kind == CHIP_FU_GUEST
-			                           ? rk.cbase[(sw >> 16) & 0xfu] + (uint32_t)x.ly.msg
-			                           : x.msg32,
-			                       (sw & 0xffffu) ^ (t & 1), ((sw >> 20) & 7u) ^ (t & 1));
-			if (t == 0) { /* the first variable-to-check message: the prior, formed here */
+			sa = chip_fu_slot32<Q>(
+			    kind == CHIP_FU_GUEST ? rk.cbase[(sw >> 16) & 0xfu] + (uint32_t)x.ly.msg
+			                          : x.msg32,
+			    (sw & 0xffffu) ^ (t & 1), ((sw >> 20) & 7u) ^ (t & 1));
+			if (t ==
+			    0) { /* the first variable-to-check message: the prior, formed here */
 				chip_fu_prior<Q>(c, b, f, x,
 				                 c.row_col[c.row_start[c.chip_row[x.r0 + k]] + e],
 				                 (ow >> 18) & 63u, pa);

@@ -434,10 +434,9 @@ static void test_presets(struct gpu_test *g)
 static void test_fftbp_kernels(struct gpu_test *g, bool presets, const char *only)
 {
 	static const char *const kernels[] = {
-	    "dram",    "chip,v2",  "chip,v8",    "chip,c2",       "chip,c6",
-	    "chip,c8", "chip,c16", "chip,c8,p0", "chip,s0",       "chip,b0",
-	    "chip,d0", "chip,old", "chip,split", "chip,c8,split", "chip,al",
-	    "chip,e0", "chip,f0"};
+	    "dram",       "chip,v2",       "chip,v8", "chip,c2", "chip,c6", "chip,c8",
+	    "chip,c16",   "chip,c8,p0",    "chip,s0", "chip,b0", "chip,d0", "chip,old",
+	    "chip,split", "chip,c8,split", "chip,al", "chip,e0", "chip,f0"};
 	static const char *const names[] = {"bds-b1c-sf2", "bds-b1c-sf3", "bds-b2a", "bds-b2b",
 	                                    "nb60-gf64"};
 	char text[256];
