@@ -1058,7 +1058,7 @@ static int chip_pair_colours(const struct nbldpc_code *code, uint32_t nq, const 
 	const uint32_t n = code->n, ne = n + 4 * nq + 1; /* pairs, then padding */
 	uint32_t *a = (uint32_t *)malloc(ne * sizeof(uint32_t));
 	uint32_t *b = (uint32_t *)malloc(ne * sizeof(uint32_t));
-	uint32_t *deg = (uint32_t *)calloc(2 * (size_t)nq + 1, sizeof(uint32_t));
+	uint32_t *deg = (uint32_t *)calloc((size_t)nq + 1, sizeof(uint32_t));
 	uint32_t *adj =
 	    (uint32_t *)malloc((2 * (size_t)nq + 1 + 2 * (size_t)ne) * sizeof(uint32_t));
 	uint32_t *stk = (uint32_t *)malloc((ne + 1) * sizeof(uint32_t));
@@ -1179,10 +1179,10 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 		const uint32_t i = np[h]++;
 
 		if (a == b) {
-			ekind[e0] = ekind[e1] = 0; /* CHIP_FU_IN */
+			ekind[e0] = ekind[e1] = CHIP_FU_IN;
 		} else {
-			ekind[e0] = h == a ? 1 : 2; /* CHIP_FU_HOST, CHIP_FU_GUEST */
-			ekind[e1] = h == b ? 1 : 2;
+			ekind[e0] = h == a ? CHIP_FU_HOST : CHIP_FU_GUEST;
+			ekind[e1] = h == b ? CHIP_FU_HOST : CHIP_FU_GUEST;
 		}
 		eslot[e0] = h << 16 | 2 * i | (uint32_t)swz[e0] << 20;
 		eslot[e1] = h << 16 | (2 * i + 1) | (uint32_t)swz[e1] << 20;
@@ -1232,8 +1232,8 @@ out:
 static uint32_t chip_pair_word(const uint32_t *eslot, const uint32_t *ekind, uint32_t e0,
                                uint32_t e1)
 {
-	return (eslot[e0] & 0x000fffffu) | (uint32_t)(ekind[e0] == 2) << 22 |
-	       (uint32_t)(ekind[e1] == 2) << 23 | (eslot[e0] >> 20 & 7u) << 24;
+	return (eslot[e0] & 0x000fffffu) | (uint32_t)(ekind[e0] == CHIP_FU_GUEST) << 22 |
+	       (uint32_t)(ekind[e1] == CHIP_FU_GUEST) << 23 | (eslot[e0] >> 20 & 7u) << 24;
 }
 
 int nbgpu_chip_plan_make(const struct nbldpc_code *code, unsigned q, unsigned cs, bool part,

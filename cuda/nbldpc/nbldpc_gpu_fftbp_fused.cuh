@@ -71,16 +71,12 @@ template <bool CL> __device__ __forceinline__ float4 chip_fu_ld4(uint32_t a)
 	return r;
 }
 
-template <bool CL> __device__ __forceinline__ void chip_fu_st4(uint32_t a, float4 v)
+/* 128 bits to any block's shared memory (a guest's writes; local writes are scalar chains) */
+__device__ __forceinline__ void chip_fu_st4_cluster(uint32_t a, float4 v)
 {
-	if (CL)
-		asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(v.x),
-		             "f"(v.y), "f"(v.z), "f"(v.w)
-		             : "memory");
-	else
-		asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(v.x),
-		             "f"(v.y), "f"(v.z), "f"(v.w)
-		             : "memory");
+	asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(v.x),
+	             "f"(v.y), "f"(v.z), "f"(v.w)
+	             : "memory");
 }
 
 /* One value at an address of this block's shared memory (32-bit) or a generic one (any block's,
@@ -151,14 +147,14 @@ template <int Q> __device__ __forceinline__ chip_fu_steps<Q> chip_fu_basis(uint2
 	return s;
 }
 
-/* The same, the message's 64 values back as they lie. */
-template <int Q, bool CL>
-__device__ __forceinline__ void chip_fu_put(uint32_t a, const float (&F)[Q])
+/* The same, the message's 64 values back as they lie, to any block's slot (a guest's). */
+template <int Q>
+__device__ __forceinline__ void chip_fu_put_cluster(uint32_t a, const float (&F)[Q])
 {
 #pragma unroll
 	for (int c = 0; c < Q / 4; c++)
-		chip_fu_st4<CL>(a ^ (16 * c),
-		                make_float4(F[4 * c], F[4 * c + 1], F[4 * c + 2], F[4 * c + 3]));
+		chip_fu_st4_cluster(
+		    a ^ (16 * c), make_float4(F[4 * c], F[4 * c + 1], F[4 * c + 2], F[4 * c + 3]));
 }
 
 /* Value y of F from place r y of the slot at a, and to it: xor chains over b (the images of 1,
@@ -387,7 +383,7 @@ chip_checks_fused(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_
 		chip_edge_rest<Q>(F);
 		if (ow != CHIP_SLOT_NONE) { /* over the slot read */
 			if (kind == CHIP_FU_GUEST)
-				chip_fu_put<Q, true>(sa, F);
+				chip_fu_put_cluster<Q>(sa, F);
 			else
 				chip_fu_write<Q>(sa, chip_fu_basis<Q>(stw), F);
 		}
