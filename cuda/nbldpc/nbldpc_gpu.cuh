@@ -50,7 +50,7 @@ struct nbgpu_code {
 	 * writes their slots), its first chip_var_nloc variables both slots in it */
 	const uint32_t *chip_row_nint, *chip_var_nloc;
 	/* the edge form (a lane an edge): each row's 4 slot words (block << 16 | place), in
-	 * chip_row's order, slots in their variables' blocks; the fused form: 8 words a row
+	 * chip_row's order, slots in their variables' blocks; the fused form: 12 words a row
 	 * (nbldpc_gpu_fftbp_fused.cuh), slots in their rows' blocks */
 	const uint32_t *chip_row_slots;
 	const uint32_t *chip_pair; /* the fused form: per variable its slot pair (chip_pair_word) */
@@ -226,7 +226,7 @@ struct nbgpu_chip_plan {
 	uint32_t *var, *var_start, *slot, *pos, *row, *row_start, *row_slot;
 	uint32_t *row_nint, *var_nloc; /* per block (nbgpu_code.chip_row_nint, chip_var_nloc) */
 	uint32_t *row_slots;           /* the edge and fused forms: row_words slot words a row */
-	unsigned row_words;            /* (nbgpu_code.chip_row_slots): 4 or 8 */
+	unsigned row_words;            /* (nbgpu_code.chip_row_slots): 4 or 12 */
 	uint32_t *pair;                /* the fused form: per variable (nbgpu_code.chip_pair) */
 	uint32_t pmax;                 /* the fused form: the most slot pairs a block holds */
 };

@@ -113,7 +113,7 @@ static __host__ __device__ size_t chip_qt_bytes(uint32_t q)
 
 struct chip_layout {
 	/* byte offsets: the hard decisions (n), the staged rows (rmax x 16 B, the fused form's
-	 * 32 B) and variables (vmax x 8 B), the quotient table (the fused form: and its chain
+	 * 48 B) and variables (vmax x 8 B), the quotient table (the fused form: and its chain
 	 * steps, 8 q B), the priors (vmax q floats, the fused form's emax q: one an edge), the
 	 * slots */
 	size_t hard, rows, vars, qt, pr, msg;
@@ -126,7 +126,7 @@ static __host__ __device__ struct chip_layout chip_layout_of(uint32_t n, uint32_
 
 	l.hard = CHIP_HEAD_BYTES;
 	l.rows = l.hard + chip_align16(n);
-	l.vars = l.rows + (size_t)rmax * (fu ? 32 : 16);
+	l.vars = l.rows + (size_t)rmax * (fu ? 48 : 16);
 	l.qt = l.vars + chip_align16((size_t)vmax * 8);
 	l.pr =
 	    l.qt + chip_align16(chip_qt_bytes(q) + (fu ? 8 * q : 0)); /* the fused form's steps */
@@ -585,6 +585,15 @@ __device__ __forceinline__ void chip_fu_sync(uint32_t C)
 	                 : "memory");
 }
 
+/* The decisions' barriers: the fused form's (one fence a block), the others' whole barrier. */
+template <int F> __device__ __forceinline__ void chip_decide_sync(cg::cluster_group &cl, uint32_t C)
+{
+	if constexpr ((F & CHIP_F_FUSE) != 0)
+		chip_fu_sync(C);
+	else
+		chip_sync<F>(cl, C);
+}
+
 /* A-posteriori values and hard decisions of the block's variables into every block's copy, then
  * the syndrome of its rows, every block's flag to every block: whether some check fails. */
 template <int Q, int V, int F>
@@ -626,20 +635,31 @@ __device__ static bool chip_decide(const struct nbgpu_code &c, const struct chip
 		for (uint32_t k = x.ln; k < C; k += L)
 			rk.base[k][x.ly.hard + c.chip_var[x.v0 + j]] = (uint8_t)bi;
 	}
-	chip_sync<F>(cl, C);
+	chip_decide_sync<F>(cl, C);
 	for (uint32_t k = tid; k < x.nr; k += nt) {
-		const uint32_t r = (F & CHIP_F_TAB) && !(F & CHIP_F_EDGE) ? x.rows[k].w
-		                                                          : c.chip_row[x.r0 + k];
 		unsigned s = 0;
 
-		for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1]; e++)
-			s ^= nbgpu_mul(x.ex, x.lg, c.row_val[e], hard[c.row_col[e]]);
+		if constexpr ((F & CHIP_F_FUSE) != 0) { /* the staged row: column | h << 24 */
+			const uint4 cw = x.rows[3 * k + 2];
+
+			s = nbgpu_mul(x.ex, x.lg, cw.x >> 24, hard[cw.x & 0xffffffu]) ^
+			    nbgpu_mul(x.ex, x.lg, cw.y >> 24, hard[cw.y & 0xffffffu]) ^
+			    nbgpu_mul(x.ex, x.lg, cw.z >> 24, hard[cw.z & 0xffffffu]) ^
+			    nbgpu_mul(x.ex, x.lg, cw.w >> 24, hard[cw.w & 0xffffffu]);
+		} else {
+			const uint32_t r = (F & CHIP_F_TAB) && !(F & CHIP_F_EDGE)
+			                       ? x.rows[k].w
+			                       : c.chip_row[x.r0 + k];
+
+			for (uint32_t e = c.row_start[r]; e < c.row_start[r + 1]; e++)
+				s ^= nbgpu_mul(x.ex, x.lg, c.row_val[e], hard[c.row_col[e]]);
+		}
 		my_bad |= s != 0;
 	}
 	my_bad = __syncthreads_or(my_bad);
 	if (tid < C)
 		((int *)(rk.base[tid] + 768))[(it & 1) * CHIP_MAX_C + x.rank] = my_bad;
-	chip_sync<F>(cl, C);
+	chip_decide_sync<F>(cl, C);
 	for (uint32_t k = 0; k < C; k++)
 		bad |= flags[(it & 1) * CHIP_MAX_C + k] != 0;
 	return bad;
@@ -708,11 +728,10 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)  ? CHIP_FUSE_THREADS
 	}
 	if (TAB) { /* the block's rows and variables from the code's tables */
 		for (uint32_t k = tid; k < x.nr; k += nt) {
-			if constexpr (FU) { /* the fused form: 8 words a row */
-				((uint4 *)x.rows)[2 * k] =
-				    ((const uint4 *)c.chip_row_slots)[2 * (x.r0 + k)];
-				((uint4 *)x.rows)[2 * k + 1] =
-				    ((const uint4 *)c.chip_row_slots)[2 * (x.r0 + k) + 1];
+			if constexpr (FU) { /* the fused form: 12 words a row */
+				for (int i = 0; i < 3; i++)
+					((uint4 *)x.rows)[3 * k + i] =
+					    ((const uint4 *)c.chip_row_slots)[3 * (x.r0 + k) + i];
 			} else if constexpr (CD) { /* the edge form: the row's slot words, no
 				                    * coefficients */
 				((uint4 *)x.rows)[k] = ((const uint4 *)c.chip_row_slots)[x.r0 + k];
@@ -757,7 +776,12 @@ __global__ void __launch_bounds__((F & CHIP_F_FUSE)  ? CHIP_FUSE_THREADS
 		bool bad = true, pending = false;
 		unsigned it = 0;
 
-		cl.sync(); /* the cluster is done with the last frame's arrays (and the tables) */
+		/* the cluster is done with the last frame's arrays (and the tables). The fused form
+		 * without soft output needs this only before its first frame: its decisions read
+		 * slots and priors before the decisions' first barrier, and nothing reads another
+		 * block's after it. */
+		if (!FU || b.soft || f == blockIdx.x / C)
+			cl.sync();
 		if (!usable) {
 			if (rank == 0 && tid == 0)
 				nbgpu_job_ok(c, job);
@@ -1145,9 +1169,10 @@ out:
  * 2 i + 1) in its variable's block (vrank: its rows' block where both are in one, else the
  * host's, the block of the two with fewer hosts than guests so far, so that each block's pairs
  * and priors fit about evenly); their swizzles from chip_pair_colours. Fills eslot (block << 16
- * | place | swizzle << 20) and ekind per edge, and in the plan's row order 8 words a row: its
+ * | place | swizzle << 20) and ekind per edge, and in the plan's row order 12 words a row: its
  * edges' first words (eloc | kind << 16 | 1 / h_a << 18 | h_a / h_b << 24, b the column's other
- * edge; CHIP_SLOT_NONE past the row's end; q <= 64), then their eslot. */
+ * edge; CHIP_SLOT_NONE past the row's end; q <= 64), their eslot, then their columns | h_a << 24
+ * (0 past the row's end: the priors' input and the syndrome without reads of device memory). */
 static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank,
                            const uint32_t *vrank, const uint32_t *eloc, uint32_t *eslot,
                            uint32_t *ekind, struct nbgpu_chip_plan *p)
@@ -1192,10 +1217,10 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 	if (2 * p->pmax > 0xffffu)
 		goto out;
 	rc = -FEC_ENOMEM;
-	p->row_slots = (uint32_t *)malloc(((size_t)code->m * 8 + 1) * sizeof(uint32_t));
+	p->row_slots = (uint32_t *)malloc(((size_t)code->m * 12 + 1) * sizeof(uint32_t));
 	if (!p->row_slots)
 		goto out;
-	p->row_words = 8;
+	p->row_words = 12;
 	for (uint32_t i = 0; i < code->m; i++) {
 		const uint32_t r = p->row[i], e0 = code->row_start[r];
 
@@ -1216,8 +1241,12 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 				          << 24;
 				slot = eslot[e];
 			}
-			p->row_slots[8 * i + j] = own;
-			p->row_slots[8 * i + 4 + j] = slot;
+			p->row_slots[12 * i + j] = own;
+			p->row_slots[12 * i + 4 + j] = slot;
+			p->row_slots[12 * i + 8 + j] =
+			    e < code->row_start[r + 1]
+			        ? code->row_col[e] | (uint32_t)code->row_val[e] << 24
+			        : 0;
 		}
 	}
 	rc = 0;

@@ -258,17 +258,40 @@ __device__ __forceinline__ chip_fu_steps<Q> chip_fu_steps_of(const struct chip_c
 	return chip_fu_basis<Q>(((const uint2 *)(x.qt + Q * Q))[key]);
 }
 
-/* An edge's prior (nbgpu_priors: the sums in bit order; its largest value subtracted and
- * floored as chip_norm_log, exp, normalised as group_norm_prob with the sum in another order) of
- * column col, at its places (the edge's key 1 / h) in this block's prior area at pa. */
+/* An edge's prior of column col (bit input: the sums of nbgpu_priors; q-ary input as it is; its
+ * largest value subtracted and floored as chip_norm_log, exp, normalised as group_norm_prob with
+ * the sum in another order), at its places (the edge's key 1 / h) in this block's prior area at
+ * pa. Bit input by subset sums: R[u], u's bit t standing for the t-th bit sent, is R[u less bit
+ * t] less LLR t for the highest t in u, so each sum is the CPU's (its 1 bits' LLRs subtracted in
+ * the order sent) in 63 subtractions, not 384 tests. R[u] is value a = the sum of 2^bit_shift[t]
+ * over u's bits, so R goes out by the xor chain over those values' images. */
 template <int Q>
 __device__ __forceinline__ void chip_fu_prior(const struct nbgpu_code &c, const struct gpu_batch &b,
                                               uint32_t f, const struct chip_ctx &x, uint32_t col,
                                               uint32_t key, uint32_t pa)
 {
+	const uint2 w = ((const uint2 *)(x.qt + Q * Q))[key];
+	chip_fu_steps<Q> st = chip_fu_basis<Q>(w);
 	float r[Q], mx;
 
-	nbgpu_priors<Q>(c, b, f, col, 0, r);
+	if (c.in == FEC_IN_F32_SYMLOGP) {
+		nbgpu_priors<Q>(c, b, f, col, 0, r);
+	} else {
+		const char *slot = (const char *)b.in + (size_t)f * b.in_stride;
+		float llr[chip_log2(Q)];
+
+#pragma unroll
+		for (int t = 0; t < chip_log2(Q); t++) {
+			const unsigned sh = c.bit_shift[t];
+
+			llr[t] = nbgpu_llr(c, slot, (size_t)col * chip_log2(Q) + t);
+			st.b[t] = ((sh < 4 ? w.x : w.y) >> (8 * (sh % 4))) & 0xffu;
+		}
+		r[0] = 0.0f;
+#pragma unroll
+		for (int u = 1; u < Q; u++)
+			r[u] = r[u ^ (1 << chip_log2(u))] - llr[chip_log2(u)];
+	}
 	mx = r[0];
 #pragma unroll
 	for (int v = 1; v < Q; v++)
@@ -281,7 +304,7 @@ __device__ __forceinline__ void chip_fu_prior(const struct nbgpu_code &c, const 
 		r[v] = expf(r[v]);
 	}
 	chip_edge_norm<Q>(r);
-	chip_fu_write<Q>(pa, chip_fu_steps_of<Q>(x, key), r);
+	chip_fu_write<Q>(pa, st, r);
 }
 
 /* A variable's hard decision after iteration t (chip_fu_app's product, a lane's): the largest
@@ -316,11 +339,11 @@ __device__ __forceinline__ unsigned chip_fu_decide(const struct chip_ctx &x,
 	return bi;
 }
 
-/* Iteration t (from 0) of the block's rows, 8 a warp round-robin. The staged rows hold 8 words
- * a row: the edges' first words (prior place | kind << 16 | g << 24, g = h_a / h_b with b the
- * column's other edge: the quotient table's key for the places h_b x = y / g; CHIP_SLOT_NONE past
- * the row's end), then their slots' (block << 16 | place | swizzle << 20; the other edge's slot
- * and swizzle: both xor 1). */
+/* Iteration t (from 0) of the block's rows, 8 a warp round-robin. The staged rows hold 12 words
+ * a row: the edges' first words (prior place | kind << 16 | 1 / h_a << 18 | g << 24, g = h_a /
+ * h_b with b the column's other edge: the quotient table's key for the places h_b x = y / g;
+ * CHIP_SLOT_NONE past the row's end), their slots' (block << 16 | place | swizzle << 20; the other
+ * edge's slot and swizzle: both xor 1), then their columns (| h_a << 24). */
 template <int Q>
 __device__ __forceinline__ void
 chip_checks_fused(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_t f,
@@ -338,7 +361,7 @@ chip_checks_fused(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_
 		float F[Q];
 
 		if (k < x.nr) {
-			const uint4 o = x.rows[2 * k], p = x.rows[2 * k + 1];
+			const uint4 o = x.rows[3 * k], p = x.rows[3 * k + 1];
 
 			ow = e == 0 ? o.x : e == 1 ? o.y : e == 2 ? o.z : o.w;
 			sw = e == 0 ? p.x : e == 1 ? p.y : e == 2 ? p.z : p.w;
@@ -354,9 +377,11 @@ chip_checks_fused(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_
 			    (sw & 0xffffu) ^ (t & 1), ((sw >> 20) & 7u) ^ (t & 1));
 			if (t ==
 			    0) { /* the first variable-to-check message: the prior, formed here */
-				chip_fu_prior<Q>(c, b, f, x,
-				                 c.row_col[c.row_start[c.chip_row[x.r0 + k]] + e],
-				                 (ow >> 18) & 63u, pa);
+				const uint4 cw = x.rows[3 * k + 2];
+				const uint32_t col =
+				    e == 0 ? cw.x : e == 1 ? cw.y : e == 2 ? cw.z : cw.w;
+
+				chip_fu_prior<Q>(c, b, f, x, col & 0xffffffu, (ow >> 18) & 63u, pa);
 				chip_fu_read<Q, false>(F, pa);
 			} else { /* the prior times the other edge's check message */
 				if (kind == CHIP_FU_IN)
