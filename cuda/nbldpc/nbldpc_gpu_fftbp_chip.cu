@@ -1186,7 +1186,7 @@ static int chip_rows_fused(const struct nbldpc_code *code, const uint32_t *erank
 	if (!qw || !swz)
 		goto out;
 	rc = -FEC_ENOTSUP;
-	if (code->max_row_deg > 4)
+	if (code->max_row_deg > 4 || code->n > 0xffffffu) /* columns in 24 bits */
 		goto out;
 	for (unsigned k = 0; k < p->c; k++)
 		for (uint32_t i = p->row_start[k]; i < p->row_start[k + 1]; i++)
