@@ -112,7 +112,7 @@ template <int Q> __device__ __forceinline__ void chip_edge_ones(float (&F)[Q])
  * inverse transform, the normalisation. Every lane of the warp (the shuffles). The inputs sum
  * to 1 (their transforms are 1 at 0, and so are the products), so the inverse transform sums to
  * q up to rounding: a product with 1 / q, exact, takes the place of the CPU's division by the
- * sum (no sum, no reciprocal: the fused form's iterations 6 % shorter), then the floor. */
+ * sum (no sum and no reciprocal a message), then the floor. */
 template <int Q> __device__ __forceinline__ void chip_edge_rest(float (&F)[Q])
 {
 #pragma unroll
