@@ -378,8 +378,10 @@ chip_checks_fused(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_
 			if (t ==
 			    0) { /* the first variable-to-check message: the prior, formed here */
 				const uint4 cw = x.rows[3 * k + 2];
-				const uint32_t col =
-				    e == 0 ? cw.x : e == 1 ? cw.y : e == 2 ? cw.z : cw.w;
+				const uint32_t col = e == 0   ? cw.x
+				                     : e == 1 ? cw.y
+				                     : e == 2 ? cw.z
+				                              : cw.w;
 
 				chip_fu_prior<Q>(c, b, f, x, col & 0xffffffu, (ow >> 18) & 63u, pa);
 				chip_fu_read<Q, false>(F, pa);
