@@ -253,9 +253,15 @@ __device__ __forceinline__ void chip_fu_app(const struct chip_ranks &rk,
  * (GF64_5040 on 8 blocks, B1C: 210 and 200 variables, 32 groups). The chains' steps for the
  * places h x come from the steps table's entry for the key 1 / h. */
 template <int Q>
+__device__ __forceinline__ uint2 chip_fu_steps_word(const struct chip_ctx &x, uint32_t key)
+{
+	return ((const uint2 *)(x.qt + Q * Q))[key]; /* after the quotient table */
+}
+
+template <int Q>
 __device__ __forceinline__ chip_fu_steps<Q> chip_fu_steps_of(const struct chip_ctx &x, uint32_t key)
 {
-	return chip_fu_basis<Q>(((const uint2 *)(x.qt + Q * Q))[key]);
+	return chip_fu_basis<Q>(chip_fu_steps_word<Q>(x, key));
 }
 
 /* An edge's prior of column col (bit input: the sums of nbgpu_priors; q-ary input as it is; its
@@ -270,7 +276,7 @@ __device__ __forceinline__ void chip_fu_prior(const struct nbgpu_code &c, const 
                                               uint32_t f, const struct chip_ctx &x, uint32_t col,
                                               uint32_t key, uint32_t pa)
 {
-	const uint2 w = ((const uint2 *)(x.qt + Q * Q))[key];
+	const uint2 w = chip_fu_steps_word<Q>(x, key);
 	chip_fu_steps<Q> st = chip_fu_basis<Q>(w);
 	float r[Q], mx;
 
@@ -370,7 +376,7 @@ chip_checks_fused(const struct nbgpu_code &c, const struct gpu_batch &b, uint32_
 			const uint32_t pa = chip_fu_slot32<Q>(x.pr32, ow & 0xffffu, ow & 15u);
 
 			kind = (ow >> 16) & 3u;
-			stw = ((const uint2 *)(x.qt + Q * Q))[ow >> 24];
+			stw = chip_fu_steps_word<Q>(x, ow >> 24);
 			sa = chip_fu_slot32<Q>(
 			    kind == CHIP_FU_GUEST ? rk.cbase[(sw >> 16) & 0xfu] + (uint32_t)x.ly.msg
 			                          : x.msg32,
