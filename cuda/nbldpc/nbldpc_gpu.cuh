@@ -51,7 +51,7 @@ struct nbgpu_code {
 	const uint32_t *chip_row_nint, *chip_var_nloc;
 	/* the edge form (a lane an edge): each row's 4 slot words (block << 16 | place), in
 	 * chip_row's order, slots in their variables' blocks; the fused form: 12 words a row
-	 * (nbldpc_gpu_fftbp_fused.cuh), slots in their rows' blocks */
+	 * (nbldpc_gpu_fftbp_fused.cuh), each column's slot pair in its variable's block */
 	const uint32_t *chip_row_slots;
 	const uint32_t *chip_pair; /* the fused form: per variable its slot pair (chip_pair_word) */
 	uint32_t chip_vmax, chip_rmax, chip_emax; /* the most variables, rows, edges of a block */
